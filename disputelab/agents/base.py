@@ -1,0 +1,119 @@
+"""The interfaces every agent implements, and what each is allowed to see.
+
+Visibility is enforced by construction: a mediator is built from a `PublicScenario`, which
+has no preferences, weights, fallbacks or personas, and every agent reads the dialogue as
+`PublicTurn`s, which carry no private thoughts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from disputelab.episode import Action, Intervention, Role, Signal, Stance, Tone, Turn
+from disputelab.scenario.schema import Scenario, Topic
+
+
+@dataclass(frozen=True, slots=True)
+class PublicParty:
+    id: str
+    name: str
+    role: str
+
+
+@dataclass(frozen=True, slots=True)
+class PublicScenario:
+    """What everyone at the table knows: the shared background, the topics, who is there."""
+
+    id: str
+    title: str
+    language: str
+    background: str
+    history: str
+    topics: tuple[Topic, ...]
+    parties: tuple[PublicParty, ...]
+
+    @staticmethod
+    def of(scenario: Scenario) -> PublicScenario:
+        return PublicScenario(
+            id=scenario.id,
+            title=scenario.title,
+            language=scenario.language,
+            background=scenario.background,
+            history=scenario.history,
+            topics=tuple(scenario.topics),
+            parties=tuple(PublicParty(p.id, p.name, p.role) for p in scenario.parties),
+        )
+
+    def party_name(self, party_id: str) -> str:
+        for p in self.parties:
+            if p.id == party_id:
+                return p.name
+        return party_id
+
+
+@dataclass(frozen=True, slots=True)
+class PublicTurn:
+    """A turn as the others at the table perceive it: words and stated positions only."""
+
+    index: int
+    party_turn: int
+    speaker: str
+    role: Role
+    text: str
+    stances: dict[str, Stance] = field(default_factory=dict)
+    signal: Signal | None = None
+    tone: Tone = "neutral"
+    proposal: dict[str, str] = field(default_factory=dict)
+
+    @staticmethod
+    def of(turn: Turn) -> PublicTurn:
+        a, m = turn.action, turn.intervention
+        return PublicTurn(
+            index=turn.index,
+            party_turn=turn.party_turn,
+            speaker=turn.speaker,
+            role=turn.role,
+            text=turn.text,
+            stances=a.stances if a else {},
+            signal=a.signal if a else None,
+            tone=a.tone if a else "neutral",
+            proposal=m.proposal if m else {},
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TurnContext:
+    """The protocol's clock, handed to agents so concession can follow the budget."""
+
+    party_turn: int  # party turns completed so far
+    budget: int  # party-turn budget
+    n_parties: int
+
+
+@runtime_checkable
+class PartyAgent(Protocol):
+    party_id: str
+
+    async def act(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
+        """Take one turn: the whole typed action."""
+        ...
+
+
+@runtime_checkable
+class HiddenState(Protocol):
+    """A party whose true position is known: the source of the oracle."""
+
+    def hidden_stances(self) -> dict[str, Stance]: ...
+
+
+@runtime_checkable
+class MediatorAgent(Protocol):
+    name: str
+
+    async def consider(
+        self, dialogue: Sequence[PublicTurn], ctx: TurnContext
+    ) -> Intervention | None:
+        """Called after each party turn: intervene (return what to say) or stay silent."""
+        ...

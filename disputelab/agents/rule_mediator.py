@@ -1,0 +1,122 @@
+"""The rule-based mediator: watches public stances and proposes a package when talks slip.
+
+It is built from a `PublicScenario` and reads `PublicTurn`s, so it cannot see a party's
+preferences, weights, fallback or thoughts; its picture of the table is what was said.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext
+from disputelab.consensus import consensus_by_topic, consensus_score
+from disputelab.episode import Intervention, Stance
+
+_EN = {
+    "drop": "Let me pause us here: positions are hardening, and that helps nobody.",
+    "hostile": "I'd like to lower the temperature. Everyone here wants this settled.",
+    "stall": "We seem to be stuck, so let me put a package on the table.",
+    "all": "On {topic}, everyone has said {label} is workable.",
+    "most": "On {topic}, {label} has the most support, though not from everyone yet.",
+    "ask": "Could each of you consider this package: {summary}?",
+}
+_ZH = {
+    "drop": "我先打断一下：各方立场越来越强硬，这对谁都没有好处。",
+    "hostile": "大家先冷静一下。在座各位都希望把事情解决。",
+    "stall": "我们似乎卡住了，我来提一个整体方案。",
+    "all": "关于{topic}，各方都表示{label}可以接受。",
+    "most": "关于{topic}，{label}得到的支持最多，但还不是所有人都同意。",
+    "ask": "请各位考虑这个方案：{summary}。",
+}
+
+
+class RuleMediator:
+    """Intervenes on a drop in publicly estimated consensus, on hostility, or on a stall."""
+
+    name = "rule"
+
+    def __init__(self, public: PublicScenario, cooldown: int | None = None) -> None:
+        self.public = public
+        self.topic_ids = [t.id for t in public.topics]
+        self.t = _ZH if public.language.startswith("zh") else _EN
+        n = len(public.parties)
+        self.cooldown = cooldown if cooldown is not None else max(3, 2 * n)
+        self.history: list[float] = []
+        self.last_position = -(10**9)
+
+    def estimate(
+        self, dialogue: Sequence[PublicTurn]
+    ) -> tuple[dict[str, float], dict[str, dict[str, Stance]]]:
+        """Public consensus per topic from each party's latest stated stances."""
+        latest: dict[str, dict[str, Stance]] = {}
+        for turn in reversed(dialogue):
+            if turn.role == "party" and turn.speaker not in latest:
+                latest[turn.speaker] = turn.stances
+        everyone = [latest.get(p.id, {}) for p in self.public.parties]
+        return consensus_by_topic(self.topic_ids, everyone), latest
+
+    async def consider(
+        self, dialogue: Sequence[PublicTurn], ctx: TurnContext
+    ) -> Intervention | None:
+        return self.decide(dialogue, ctx)
+
+    def decide(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Intervention | None:
+        by_topic, latest = self.estimate(dialogue)
+        score = consensus_score(by_topic)
+        self.history.append(score)
+        last = dialogue[-1] if dialogue else None
+        since = ctx.party_turn - self.last_position
+        n = ctx.n_parties
+        reason = None
+        if len(latest) < n:
+            return None  # not everyone has spoken yet; nothing to read
+        if len(self.history) >= 2 and score < self.history[-2] - 1e-9 and since >= 2:
+            reason = "drop"
+        elif last is not None and last.tone == "hostile" and since >= 2:
+            reason = "hostile"
+        elif (
+            len(self.history) > self.cooldown
+            and score <= self.history[-1 - self.cooldown] + 1e-9
+            and score < 1.0
+            and since >= self.cooldown
+        ):
+            reason = "stall"
+        if reason is None:
+            return None
+        self.last_position = ctx.party_turn
+        proposal, notes = self._proposal(latest)
+        names = {t.id: t for t in self.public.topics}
+        sep = "；" if self.t is _ZH else "; "
+        summary = sep.join(
+            f"{names[t].name}: {names[t].option(o).label}" for t, o in proposal.items()
+        )
+        words = [self.t[reason], *notes, self.t["ask"].format(summary=summary)]
+        thought = f"public consensus {score:.2f}; reason {reason}"
+        return Intervention(("" if self.t is _ZH else " ").join(words), proposal, thought)
+
+    def _proposal(self, latest: dict[str, dict[str, Stance]]) -> tuple[dict[str, str], list[str]]:
+        """Per topic, the option most parties said they would accept (then most backed)."""
+        proposal: dict[str, str] = {}
+        notes: list[str] = []
+        n = len(self.public.parties)
+        for topic in self.public.topics:
+            best = None
+            best_key = (-1, -1, 0)
+            for rank, opt in enumerate(topic.option_ids()):
+                accept = sum(
+                    1 for s in latest.values() if topic.id in s and opt in s[topic.id].acceptable
+                )
+                back = sum(
+                    1 for s in latest.values() if topic.id in s and s[topic.id].option == opt
+                )
+                key = (accept, back, -rank)
+                if key > best_key:
+                    best, best_key = opt, key
+            assert best is not None
+            proposal[topic.id] = best
+            label = topic.option(best).label
+            if best_key[0] >= n:
+                notes.append(self.t["all"].format(topic=topic.name, label=label))
+            else:
+                notes.append(self.t["most"].format(topic=topic.name, label=label))
+        return proposal, notes[:2]

@@ -1,0 +1,166 @@
+"""The rule policy's maths as pure functions: option values, package utility, concession.
+
+Utility of a package for a party is the weighted sum of per-topic option values. A ranked
+option's value falls linearly with its rank (best 1, last acceptable 1/m); an unacceptable
+option makes the whole package infeasible, which puts it below any fallback.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import numpy.typing as npt
+
+from disputelab.scenario.schema import CultureProfile, Party, Scenario, Strategy, TopicPreference
+
+# Exponent of the concession curve per Thomas-Kilmann mode. Below 1 the party holds out
+# and concedes late (Boulware); above 1 it gives ground early (Conceder).
+STRATEGY_BETA: dict[Strategy, float] = {
+    "competing": 0.3,
+    "avoiding": 0.6,
+    "collaborating": 0.8,
+    "compromising": 1.0,
+    "accommodating": 3.0,
+}
+
+MAX_PACKAGES = 200_000
+
+
+def option_values(pref: TopicPreference, option_ids: list[str]) -> list[float]:
+    """Value of each option, in the topic's option order: ranked best 1 down to 1/m, else 0."""
+    m = len(pref.ranking)
+    rank = {o: r for r, o in enumerate(pref.ranking)}
+    return [(m - rank[o]) / m if o in rank else 0.0 for o in option_ids]
+
+
+def concession_target(progress: float, beta: float, floor: float, ceiling: float = 1.0) -> float:
+    """Target utility after `progress` (0-1) of the concession horizon has elapsed.
+
+    Non-increasing in progress and never below `floor`, the party's fallback utility:
+    these two properties are what the policy's guarantees rest on.
+    """
+    p = min(1.0, max(0.0, progress))
+    return float(floor + (ceiling - floor) * (1.0 - p ** (1.0 / beta)))
+
+
+def culture_beta_factor(culture: CultureProfile | None) -> float:
+    """Multiplier on the concession exponent from Hofstede scores.
+
+    High uncertainty avoidance favours the status quo and high masculinity a competitive
+    stance: both slow concession. High long-term orientation makes a party patient early.
+    Scores at the midpoint (50) leave the strategy's curve unchanged.
+    """
+    if culture is None:
+        return 1.0
+    z = (
+        -0.5 * (culture.uncertainty_avoidance - 50) / 50
+        - 0.4 * (culture.masculinity - 50) / 50
+        - 0.2 * (culture.long_term_orientation - 50) / 50
+    )
+    return math.exp(z)
+
+
+def mediator_deference(culture: CultureProfile | None) -> float:
+    """How much a party heeds a mediator (0-1): higher with power distance."""
+    if culture is None:
+        return 0.6
+    return 0.35 + 0.5 * culture.power_distance / 100
+
+
+def expressiveness(culture: CultureProfile | None) -> float:
+    """How readily resentment shows as hostility (0-1): indulgence and individualism."""
+    if culture is None:
+        return 0.5
+    return 0.5 * (culture.indulgence + culture.individualism) / 100
+
+
+@dataclass(frozen=True)
+class PreferenceTable:
+    """A party's utilities over every package of a scenario, precomputed once."""
+
+    topic_ids: tuple[str, ...]
+    option_ids: tuple[tuple[str, ...], ...]
+    weights: npt.NDArray[np.float64]  # (k,) summing to 1
+    values: tuple[npt.NDArray[np.float64], ...]  # per topic, (m_j,)
+    acceptable: tuple[npt.NDArray[np.bool_], ...]  # per topic, (m_j,)
+    packages: npt.NDArray[np.intp]  # (P, k) option indices
+    utility: npt.NDArray[np.float64]  # (P,)
+    feasible: npt.NDArray[np.bool_]  # (P,) no unacceptable option
+
+    def package_utility(self, choice: Mapping[str, str | None]) -> float:
+        """Utility of a (possibly partial) package; missing or unknown topics count 0."""
+        total = 0.0
+        for j, t in enumerate(self.topic_ids):
+            opt = choice.get(t)
+            if opt in self.option_ids[j]:
+                total += float(self.weights[j] * self.values[j][self.option_ids[j].index(opt)])
+        return total
+
+    def package_feasible(self, choice: Mapping[str, str | None]) -> bool:
+        for j, t in enumerate(self.topic_ids):
+            opt = choice.get(t)
+            if opt not in self.option_ids[j]:
+                return False
+            if not self.acceptable[j][self.option_ids[j].index(opt)]:
+                return False
+        return True
+
+
+def preference_table(scenario: Scenario, party: Party) -> PreferenceTable:
+    """Precompute a party's package utilities (cached on the preference data itself)."""
+    key = (
+        tuple((t.id, tuple(t.option_ids())) for t in scenario.topics),
+        tuple(
+            (t.id, tuple(party.preferences[t.id].ranking), party.weights[t.id])
+            for t in scenario.topics
+        ),
+    )
+    return _build_table(key)
+
+
+@lru_cache(maxsize=512)
+def _build_table(
+    key: tuple[
+        tuple[tuple[str, tuple[str, ...]], ...], tuple[tuple[str, tuple[str, ...], int], ...]
+    ],
+) -> PreferenceTable:
+    topics, prefs = key
+    topic_ids = tuple(t for t, _ in topics)
+    option_ids = tuple(opts for _, opts in topics)
+    n_packages = math.prod(len(o) for o in option_ids)
+    if n_packages > MAX_PACKAGES:
+        raise ValueError(
+            f"{n_packages} option packages exceed the rule policy's limit of {MAX_PACKAGES}; "
+            "use fewer topics or options"
+        )
+    weights = np.array([w for _, _, w in prefs], dtype=np.float64) / 100.0
+    values = []
+    acceptable = []
+    for (_, opts), (_, ranking, _) in zip(topics, prefs, strict=True):
+        m = len(ranking)
+        rank = {o: r for r, o in enumerate(ranking)}
+        values.append(np.array([(m - rank[o]) / m if o in rank else 0.0 for o in opts]))
+        acceptable.append(np.array([o in rank for o in opts]))
+    packages = np.array(
+        list(itertools.product(*(range(len(o)) for o in option_ids))), dtype=np.intp
+    ).reshape(n_packages, len(option_ids))
+    utility = np.zeros(n_packages)
+    feasible = np.ones(n_packages, dtype=bool)
+    for j in range(len(option_ids)):
+        utility += weights[j] * values[j][packages[:, j]]
+        feasible &= acceptable[j][packages[:, j]]
+    return PreferenceTable(
+        topic_ids,
+        option_ids,
+        weights,
+        tuple(values),
+        tuple(acceptable),
+        packages,
+        utility,
+        feasible,
+    )

@@ -1,0 +1,123 @@
+"""Template voices: turn a rule party's structured action into words, in English or Chinese.
+
+The words never carry information the structure lacks, so a reader (or an LLM judge) of
+the transcript sees exactly what the rule policy decided, and nothing private.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+from disputelab.agents.base import PublicScenario
+from disputelab.episode import Signal, Stance, Tone
+from disputelab.scenario.schema import Party
+
+_EN = {
+    "open_hostile": [
+        "Frankly, what I'm hearing is not acceptable.",
+        "I'm losing patience with this.",
+        "We keep going round in circles, and I'm not going to be pushed.",
+    ],
+    "open_warm": [
+        "I think we're getting somewhere.",
+        "I appreciate the movement on the other side.",
+        "Let's keep this constructive.",
+    ],
+    "open_neutral": ["Let me be clear about where I stand.", "Here is my position.", ""],
+    "firm": [
+        "On {topic}, it has to be {label}.",
+        "On {topic}, I need {label}; nothing else works.",
+    ],
+    "flex": [
+        "On {topic}, I propose {label}, though I could live with {alt}.",
+        "On {topic}, my preference is {label}; {alt} would also be workable.",
+    ],
+    "move": [
+        "I can move on {topic}: I'd now accept {label}.",
+        "To meet you halfway on {topic}: {label}.",
+    ],
+    "agree": ["I can accept the package on the table: {summary}.", "Agreed, then: {summary}."],
+    "walk": [
+        "This is going nowhere. I'm done here; we'll take our chances elsewhere.",
+        "I've heard enough. I'm walking away from these talks.",
+    ],
+}
+
+_ZH = {
+    "open_hostile": [
+        "说实话，你们的立场我无法接受。",
+        "我的耐心快用完了。",
+        "我们一直在原地打转，我不会被逼着让步。",
+    ],
+    "open_warm": ["我觉得我们在取得进展。", "感谢对方做出的让步。", "我们继续建设性地谈下去吧。"],
+    "open_neutral": ["我先说明我的立场。", "这是我的看法。", ""],
+    "firm": ["关于{topic}，必须是{label}。", "关于{topic}，我只能接受{label}。"],
+    "flex": [
+        "关于{topic}，我提议{label}，{alt}我也可以考虑。",
+        "关于{topic}，我倾向于{label}；{alt}也可以商量。",
+    ],
+    "move": ["关于{topic}，我可以让一步：接受{label}。", "为了推进，关于{topic}我同意{label}。"],
+    "agree": ["我可以接受现在的方案：{summary}。", "那就这么定了：{summary}。"],
+    "walk": ["这样谈下去没有意义，我退出。", "我听够了，我决定退出这次调解。"],
+}
+
+
+class Voice:
+    """Phrases a party's action from templates, varied by a seeded random generator."""
+
+    def __init__(self, public: PublicScenario, party: Party, rng: random.Random) -> None:
+        self.public = public
+        self.party = party
+        self.rng = rng
+        self.t = _ZH if public.language.startswith("zh") else _EN
+        self.weights = party.weights
+        self.topics = {t.id: t for t in public.topics}
+
+    def _pick(self, key: str) -> str:
+        return self.rng.choice(self.t[key])
+
+    def _label(self, topic_id: str, option: str | None) -> str:
+        if option is None:
+            return "?"
+        try:
+            return self.topics[topic_id].option(option).label
+        except KeyError:
+            return option
+
+    def speak(
+        self,
+        stances: Mapping[str, Stance],
+        signal: Signal,
+        tone: Tone,
+        changed: Sequence[str],
+        others: Sequence[str],
+    ) -> str:
+        """One utterance for this action."""
+        if signal is Signal.WALK_AWAY:
+            return self._pick("walk")
+        if signal is Signal.CONSENSUS:
+            sep = "；" if self.t is _ZH else "; "
+            summary = sep.join(
+                f"{self.topics[t].name}: {self._label(t, s.option)}" for t, s in stances.items()
+            )
+            return self._pick("agree").format(summary=summary)
+        parts = [self._pick(f"open_{tone}")]
+        # Speak to what moved; otherwise to the topics that matter most to this party.
+        focus = list(changed) or sorted(stances, key=lambda t: -self.weights.get(t, 0))[:2]
+        for topic_id in focus[:3]:
+            s = stances[topic_id]
+            name = self.topics[topic_id].name
+            label = self._label(topic_id, s.option)
+            alts = [o for o in s.acceptable if o != s.option]
+            if topic_id in changed:
+                parts.append(self._pick("move").format(topic=name, label=label))
+            elif alts:
+                alt = ("或" if self.t is _ZH else " or ").join(
+                    self._label(topic_id, o) for o in alts[:2]
+                )
+                parts.append(self._pick("flex").format(topic=name, label=label, alt=alt))
+            else:
+                parts.append(self._pick("firm").format(topic=name, label=label))
+        joiner = "" if self.t is _ZH else " "
+        return joiner.join(p for p in parts if p)

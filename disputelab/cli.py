@@ -1,0 +1,268 @@
+"""The `disputelab` command line."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from disputelab.agents.registry import MEDIATOR_KINDS, PARTY_KINDS, UnknownAgentError
+from disputelab.episode import Episode
+from disputelab.evaluation.metrics import MetricResult
+from disputelab.scenario.io import ScenarioError, dump_scenario, load_scenario
+from disputelab.scenario.library import builtin_scenarios, resolve_scenario
+from disputelab.store.sqlite import Store, StoreError
+
+app = typer.Typer(
+    help="Simulate dispute mediation and negotiation, run experiments, and score outcomes.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+scenarios_app = typer.Typer(help="List, show and validate scenarios.", no_args_is_help=True)
+app.add_typer(scenarios_app, name="scenarios")
+
+out = Console()
+err = Console(stderr=True)
+
+
+class _State:
+    store_path: Path = Path("disputelab-runs")
+
+
+state = _State()
+
+
+def fail(message: str) -> NoReturn:
+    """One line on stderr, exit status 2: the contract for every bad input."""
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+def open_store() -> Store:
+    try:
+        return Store(state.store_path)
+    except StoreError as exc:
+        fail(str(exc))
+
+
+@app.callback()
+def main_options(
+    store: Annotated[
+        Path, typer.Option("--store", help="Directory of the run store.", envvar="DISPUTELAB_STORE")
+    ] = Path("disputelab-runs"),
+) -> None:
+    state.store_path = store
+
+
+class ReportFormat(StrEnum):
+    md = "md"
+    json = "json"
+    csv = "csv"
+
+
+def _metrics_table(title: str, columns: dict[str, dict[str, MetricResult]]) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("metric")
+    for name in columns:
+        table.add_column(name, justify="right")
+    metrics: list[str] = []
+    for scores in columns.values():
+        metrics += [m for m in scores if m not in metrics]
+    for m in metrics:
+        cells = []
+        for scores in columns.values():
+            r = scores.get(m)
+            cells.append("" if r is None else ("NaN" if not r.defined else f"{r.value:.3g}"))
+        table.add_row(m, *cells)
+    return table
+
+
+def _print_summary(ep: Episode, names: dict[str, str], label: str, excerpt: int = 3) -> None:
+    outcome = ep.outcome
+    assert outcome is not None
+    n_med = len(ep.intervention_positions())
+    out.print(
+        f"[bold]{label}[/]: {ep.party_turns} party turns, {n_med} mediator turns, "
+        f"{ep.wall_time_s * 1000:.0f} ms"
+    )
+    turns = ep.turns
+    shown = turns if len(turns) <= 2 * excerpt else turns[:excerpt] + turns[-excerpt:]
+    for i, t in enumerate(shown):
+        if len(turns) > 2 * excerpt and i == excerpt:
+            out.print(f"  [dim]… {len(turns) - 2 * excerpt} more turns …[/]")
+        text = t.text if len(t.text) <= 160 else t.text[:157] + "..."
+        out.print(
+            f"  [cyan]{t.party_turn:>3} {names.get(t.speaker, t.speaker)}:[/] {text}",
+            highlight=False,
+        )
+    out.print(f"  [bold]stop:[/] {outcome.status.value}: {outcome.stop_reason}")
+
+
+@app.command()
+def run(
+    scenario: Annotated[str, typer.Argument(help="Built-in scenario id or a scenario file.")],
+    mediator: Annotated[str, typer.Option(help=f"Mediator: {', '.join(MEDIATOR_KINDS)}.")] = "none",
+    model: Annotated[
+        str, typer.Option(help=f"Model for every role: {', '.join(PARTY_KINDS)}.")
+    ] = "rule",
+    protocol: Annotated[str, typer.Option(help="Protocol: roundtable.")] = "roundtable",
+    seed: Annotated[int, typer.Option(help="Random seed (same seed, same episode).")] = 0,
+    budget: Annotated[int, typer.Option(min=1, max=10_000, help="Party-turn budget.")] = 100,
+) -> None:
+    """Run one episode; with a mediator, also its matched unmediated episode."""
+    from disputelab.experiments.single import run_matched
+
+    if protocol != "roundtable":
+        fail(f"unknown protocol {protocol!r}; available: roundtable")
+    if mediator not in MEDIATOR_KINDS:
+        fail(f"unknown mediator {mediator!r}; available: {', '.join(MEDIATOR_KINDS)}")
+    if model not in PARTY_KINDS:
+        fail(f"unknown model {model!r}; available: {', '.join(PARTY_KINDS)}")
+    try:
+        sc = resolve_scenario(scenario)
+    except ScenarioError as exc:
+        _fail_scenario(exc)
+    store = open_store()
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    ) as progress:
+        progress.add_task(f"simulating {sc.id}", total=None)
+        try:
+            result = run_matched(
+                store, sc, mediator=mediator, parties_model=model, seed=seed, budget=budget
+            )
+        except (UnknownAgentError, ValueError) as exc:
+            fail(str(exc))
+    names = {p.id: p.name for p in sc.parties} | {"mediator": "Mediator"}
+    out.print(f"[bold]{sc.title}[/] ([green]{sc.id}[/]), run [magenta]{result.run_id}[/]")
+    if result.baseline is not None:
+        _print_summary(result.baseline, names, "unmediated")
+    _print_summary(
+        result.episode, names, f"mediator: {mediator}" if mediator != "none" else "unmediated"
+    )
+    columns = {"mediated" if mediator != "none" else "episode": result.scores}
+    out.print(_metrics_table("metrics (oracle consensus)", columns))
+    for name, r in result.scores.items():
+        if not r.defined:
+            out.print(f"  [dim]{name}: {r.explanation}[/]")
+    out.print(
+        f"[dim]full transcript: disputelab --store {state.store_path} report {result.run_id}[/]"
+    )
+
+
+@app.command()
+def report(
+    run_ref: Annotated[str, typer.Argument(metavar="RUN", help="A run id, or `last`.")] = "last",
+    fmt: Annotated[
+        ReportFormat, typer.Option("--format", help="md, json or csv.")
+    ] = ReportFormat.md,
+    out_path: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
+) -> None:
+    """Print a run's transcript and metrics."""
+    from disputelab.report.render import rows_csv, run_json, run_markdown, run_rows
+
+    store = open_store()
+    try:
+        run_id = store.resolve_run(run_ref)
+    except StoreError as exc:
+        fail(str(exc))
+    if fmt is ReportFormat.md:
+        text = run_markdown(store, run_id)
+    elif fmt is ReportFormat.json:
+        text = run_json(store, run_id)
+    else:
+        text = rows_csv(run_rows(store, [run_id]))
+    if out_path is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        try:
+            out_path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {out_path}: {exc.strerror}")
+        err.print(f"wrote {out_path}")
+
+
+@app.command("runs")
+def list_runs() -> None:
+    """List the runs in the store."""
+    import datetime as dt
+
+    store = open_store()
+    table = Table("run", "kind", "label", "episodes", "created")
+    for r in store.runs():
+        when = dt.datetime.fromtimestamp(r["created_at"]).strftime("%Y-%m-%d %H:%M:%S")
+        table.add_row(r["run_id"], r["kind"], r["label"], str(r["episodes"]), when)
+    out.print(table)
+
+
+def _fail_scenario(exc: ScenarioError) -> NoReturn:
+    for problem in exc.problems:
+        err.print(f"[bold red]error:[/] {exc.source}: {problem}", highlight=False, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+@scenarios_app.command("list")
+def scenarios_list() -> None:
+    """List the built-in scenarios."""
+    table = Table("id", "domain", "parties", "topics", "title")
+    for sid, s in builtin_scenarios().items():
+        table.add_row(sid, s.domain, str(len(s.parties)), str(len(s.topics)), s.title)
+    out.print(table)
+
+
+@scenarios_app.command("show")
+def scenarios_show(
+    ref: Annotated[str, typer.Argument(metavar="ID", help="Built-in id or a file.")],
+    fmt: Annotated[str, typer.Option("--format", help="yaml or json.")] = "yaml",
+) -> None:
+    """Print a scenario in full."""
+    if fmt not in ("yaml", "json"):
+        fail(f"unknown format {fmt!r}; use yaml or json")
+    try:
+        sc = resolve_scenario(ref)
+    except ScenarioError as exc:
+        _fail_scenario(exc)
+    sys.stdout.write(dump_scenario(sc, fmt))
+
+
+@scenarios_app.command("validate")
+def scenarios_validate(
+    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Scenario files.")],
+) -> None:
+    """Check scenario files; one line per problem, exit status 2 if any is invalid."""
+    bad = False
+    for f in files:
+        try:
+            sc = load_scenario(f)
+        except ScenarioError as exc:
+            bad = True
+            for problem in exc.problems:
+                err.print(
+                    f"[bold red]error:[/] {exc.source}: {problem}", highlight=False, soft_wrap=True
+                )
+            continue
+        out.print(f"[green]ok[/] {f}: {sc.id}, {len(sc.parties)} parties, {len(sc.topics)} topics")
+    if bad:
+        raise typer.Exit(2)
+
+
+def main() -> None:
+    """Console entry point: usage errors exit 2; nothing escapes as a traceback."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        err.print("interrupted; finished turns are in the store")
+        raise SystemExit(130) from None

@@ -1,0 +1,193 @@
+"""What a run produces: typed actions, turns and episodes.
+
+These are slotted dataclasses rather than pydantic models because a rule-based episode
+creates thousands of them per second; `to_dict`/`from_dict` give the JSON form the store
+and reports use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+Tone = Literal["warm", "neutral", "hostile"]
+Role = Literal["party", "mediator", "system"]
+
+
+class Signal(StrEnum):
+    CONTINUE = "continue"
+    CONSENSUS = "consensus"
+    WALK_AWAY = "walk_away"
+
+
+class Status(StrEnum):
+    RESOLVED = "resolved"
+    IMPASSE = "impasse"
+    BUDGET = "budget"
+    INCOMPLETE = "incomplete"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Stance:
+    """A party's position on one topic: the option it backs and every option it would take."""
+
+    option: str | None
+    acceptable: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"option": self.option, "acceptable": list(self.acceptable)}
+
+    @staticmethod
+    def from_dict(d: dict[str, Any]) -> Stance:
+        return Stance(d.get("option"), tuple(d.get("acceptable") or ()))
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One party turn: what it thinks (private), says, stands for per topic, and signals."""
+
+    utterance: str
+    stances: dict[str, Stance]
+    signal: Signal = Signal.CONTINUE
+    thought: str = ""
+    tone: Tone = "neutral"
+
+    def package(self) -> dict[str, str | None]:
+        return {t: s.option for t, s in self.stances.items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "thought": self.thought,
+            "utterance": self.utterance,
+            "stances": {t: s.to_dict() for t, s in self.stances.items()},
+            "signal": self.signal.value,
+            "tone": self.tone,
+        }
+
+    @staticmethod
+    def from_dict(d: dict[str, Any]) -> Action:
+        return Action(
+            utterance=d["utterance"],
+            stances={t: Stance.from_dict(s) for t, s in d.get("stances", {}).items()},
+            signal=Signal(d.get("signal", "continue")),
+            thought=d.get("thought", ""),
+            tone=d.get("tone", "neutral"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Intervention:
+    """A mediator's contribution: what it says and, optionally, a package it proposes."""
+
+    utterance: str
+    proposal: dict[str, str] = field(default_factory=dict)
+    thought: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"thought": self.thought, "utterance": self.utterance, "proposal": self.proposal}
+
+    @staticmethod
+    def from_dict(d: dict[str, Any]) -> Intervention:
+        return Intervention(d["utterance"], dict(d.get("proposal") or {}), d.get("thought", ""))
+
+
+@dataclass(slots=True)
+class Usage:
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Turn:
+    """One entry of the dialogue.
+
+    `index` counts every turn; `party_turn` counts party turns completed once this turn is
+    done, which is the clock the SoCRATES metrics run on. `consensus` is the oracle's
+    per-topic consensus after this turn, when the parties' hidden states are known.
+    """
+
+    index: int
+    party_turn: int
+    speaker: str
+    role: Role
+    text: str
+    action: Action | None = None
+    intervention: Intervention | None = None
+    consensus: dict[str, float] | None = None
+    latency_s: float = 0.0
+    usage: Usage | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "party_turn": self.party_turn,
+            "speaker": self.speaker,
+            "role": self.role,
+            "text": self.text,
+            "action": self.action.to_dict() if self.action else None,
+            "intervention": self.intervention.to_dict() if self.intervention else None,
+            "consensus": self.consensus,
+            "latency_s": self.latency_s,
+            "usage": self.usage.to_dict() if self.usage else None,
+        }
+
+    @staticmethod
+    def from_dict(d: dict[str, Any]) -> Turn:
+        return Turn(
+            index=d["index"],
+            party_turn=d["party_turn"],
+            speaker=d["speaker"],
+            role=d["role"],
+            text=d["text"],
+            action=Action.from_dict(d["action"]) if d.get("action") else None,
+            intervention=Intervention.from_dict(d["intervention"])
+            if d.get("intervention")
+            else None,
+            consensus=d.get("consensus"),
+            latency_s=d.get("latency_s", 0.0),
+            usage=Usage(**d["usage"]) if d.get("usage") else None,
+        )
+
+
+@dataclass(slots=True)
+class Outcome:
+    status: Status
+    stop_reason: str
+    agreement: dict[str, str | None] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status.value,
+            "stop_reason": self.stop_reason,
+            "agreement": self.agreement,
+        }
+
+
+@dataclass(slots=True)
+class Episode:
+    """A whole simulated dialogue and everything needed to score it again later."""
+
+    scenario_id: str
+    protocol: str
+    seed: int
+    agents: dict[str, str]
+    condition: str = "general"
+    turns: list[Turn] = field(default_factory=list)
+    outcome: Outcome | None = None
+    initial_consensus: dict[str, float] | None = None
+    wall_time_s: float = 0.0
+
+    @property
+    def party_turns(self) -> int:
+        return self.turns[-1].party_turn if self.turns else 0
+
+    def intervention_positions(self) -> list[int]:
+        """Party turns completed before each mediator intervention."""
+        return [t.party_turn for t in self.turns if t.role == "mediator"]

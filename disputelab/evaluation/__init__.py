@@ -1,0 +1,1 @@
+"""Consensus trackers, metrics and statistics."""

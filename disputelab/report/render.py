@@ -1,0 +1,183 @@
+"""Render stored runs: a markdown transcript with metric tables, JSON, or CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from disputelab.store.sqlite import EpisodeRecord, Store, StoredScore
+
+# Metric display order; others follow alphabetically.
+_ORDER = [
+    "consensus_gain",
+    "intervention_timeliness",
+    "intervention_effectiveness",
+    "final_consensus",
+    "resolved",
+    "interventions",
+    "party_turns",
+]
+
+
+def _fmt(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.3f}"
+
+
+def _sorted_scores(scores: Sequence[StoredScore]) -> list[StoredScore]:
+    def key(s: StoredScore) -> tuple[int, str, str]:
+        rank = _ORDER.index(s.metric) if s.metric in _ORDER else len(_ORDER)
+        return (rank, s.metric, s.evaluator)
+
+    return sorted(scores, key=key)
+
+
+def _names(record: EpisodeRecord) -> dict[str, str]:
+    names = {p["id"]: p["name"] for p in record.scenario.get("parties", [])}
+    names["mediator"] = "Mediator"
+    return names
+
+
+def episode_markdown(store: Store, record: EpisodeRecord) -> str:
+    ep = record.episode
+    names = _names(record)
+    lines = [
+        f"## Episode `{record.episode_id}`",
+        "",
+        f"- scenario: `{ep.scenario_id}` ({record.scenario.get('title', '')})",
+        f"- arm: {record.arm or '-'}; mediator: {ep.agents.get('mediator', 'none')}; "
+        f"parties: {ep.agents.get('parties', '?')}; seed: {ep.seed}; condition: {ep.condition}",
+    ]
+    if not record.complete:
+        lines.append(
+            f"- status: **{record.status.value.upper()}** (not a finished episode; "
+            "no metrics are reported for it)" + (f": {record.error}" if record.error else "")
+        )
+    elif ep.outcome is not None:
+        lines.append(f"- status: **{ep.outcome.status.value}**: {ep.outcome.stop_reason}")
+        agreed = ", ".join(f"{t}={o or '-'}" for t, o in ep.outcome.agreement.items())
+        lines.append(f"- agreement: {agreed or '-'}")
+    lines += ["", "### Transcript", ""]
+    for t in ep.turns:
+        s = ""
+        if t.consensus:
+            s = f" _(S={sum(t.consensus.values()) / len(t.consensus):.2f})_"
+        label = "party turn" if t.role == "party" else "after party turn"
+        lines.append(f"**{label} {t.party_turn} · {names.get(t.speaker, t.speaker)}:** {t.text}{s}")
+        lines.append("")
+    if record.complete:
+        scores = store.scores(record.episode_id)
+        if scores:
+            lines += [
+                "### Metrics",
+                "",
+                "| metric | value | evaluator | explanation |",
+                "|---|---|---|---|",
+            ]
+            for sc in _sorted_scores(scores):
+                lines.append(
+                    f"| {sc.metric} | {_fmt(sc.value)} | {sc.evaluator} v{sc.version} "
+                    f"| {sc.explanation} |"
+                )
+            lines.append("")
+    return "\n".join(lines)
+
+
+def run_markdown(store: Store, run_id: str) -> str:
+    records = [store.load_episode(e) for e in store.episode_ids(run_id)]
+    out = [f"# Run `{run_id}`", ""]
+    out += [episode_markdown(store, r) for r in records]
+    return "\n".join(out)
+
+
+def episode_json(store: Store, record: EpisodeRecord) -> dict[str, Any]:
+    ep = record.episode
+    return {
+        "episode_id": record.episode_id,
+        "run_id": record.run_id,
+        "arm": record.arm,
+        "status": record.status.value,
+        "complete": record.complete,
+        "error": record.error or None,
+        "matched_episode_id": record.matched_episode_id,
+        "scenario_id": ep.scenario_id,
+        "condition": ep.condition,
+        "protocol": ep.protocol,
+        "agents": ep.agents,
+        "seed": ep.seed,
+        "outcome": ep.outcome.to_dict() if ep.outcome else None,
+        "initial_consensus": ep.initial_consensus,
+        "wall_time_s": ep.wall_time_s,
+        "turns": [t.to_dict() for t in ep.turns],
+        "scores": [
+            {
+                "evaluator": s.evaluator,
+                "version": s.version,
+                "judge_model": s.judge_model,
+                "metric": s.metric,
+                "value": None if math.isnan(s.value) else s.value,
+                "explanation": s.explanation,
+                "detail": s.detail,
+            }
+            for s in store.scores(record.episode_id)
+        ]
+        if record.complete
+        else [],
+        "scenario": record.scenario,
+    }
+
+
+def run_json(store: Store, run_id: str) -> str:
+    episodes = [episode_json(store, store.load_episode(e)) for e in store.episode_ids(run_id)]
+    return json.dumps({"run_id": run_id, "episodes": episodes}, ensure_ascii=False, indent=2)
+
+
+def run_rows(store: Store, run_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """One row per episode with its metrics as columns; incomplete episodes get no metrics."""
+    rows: list[dict[str, Any]] = []
+    for run_id in run_ids:
+        for eid in store.episode_ids(run_id):
+            rec = store.load_episode(eid)
+            ep = rec.episode
+            row: dict[str, Any] = {
+                "episode_id": eid,
+                "run_id": run_id,
+                "arm": rec.arm,
+                "scenario_id": ep.scenario_id,
+                "condition": ep.condition,
+                "protocol": ep.protocol,
+                "mediator": ep.agents.get("mediator", ""),
+                "parties": ep.agents.get("parties", ""),
+                "seed": ep.seed,
+                "status": rec.status.value,
+                "stop_reason": ep.outcome.stop_reason if ep.outcome else rec.error,
+                "matched_episode_id": rec.matched_episode_id or "",
+            }
+            if rec.complete:
+                scores = store.scores(eid)
+                evaluators: dict[str, set[str]] = {}
+                for s in scores:
+                    evaluators.setdefault(s.metric, set()).add(s.evaluator)
+                for s in scores:
+                    col = (
+                        s.metric if len(evaluators[s.metric]) == 1 else f"{s.evaluator}.{s.metric}"
+                    )
+                    row[col] = "" if math.isnan(s.value) else s.value
+            rows.append(row)
+    return rows
+
+
+def rows_csv(rows: list[dict[str, Any]]) -> str:
+    columns: list[str] = []
+    for r in rows:
+        columns += [c for c in r if c not in columns]
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, restval="", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()

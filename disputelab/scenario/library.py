@@ -1,0 +1,42 @@
+"""The built-in scenario library shipped inside the package, and scenario lookup."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from disputelab.scenario.io import ScenarioError, load_scenario, parse_scenario_text
+from disputelab.scenario.schema import Scenario
+
+
+def _library_files() -> dict[str, str]:
+    root = resources.files("disputelab.scenarios")
+    return {
+        entry.name.rsplit(".", 1)[0]: entry.read_text(encoding="utf-8")
+        for entry in root.iterdir()
+        if entry.name.endswith(".yaml")
+    }
+
+
+@lru_cache(maxsize=1)
+def builtin_scenarios() -> dict[str, Scenario]:
+    """All built-in scenarios by id (parsed once per process)."""
+    out: dict[str, Scenario] = {}
+    for name, text in sorted(_library_files().items()):
+        scenario = parse_scenario_text(text, f"builtin:{name}", "yaml")
+        out[scenario.id] = scenario
+    return out
+
+
+def resolve_scenario(ref: str) -> Scenario:
+    """A built-in id or a path to a scenario file."""
+    library = builtin_scenarios()
+    if ref in library:
+        return library[ref].model_copy(deep=True)
+    path = Path(ref)
+    if path.exists() or path.suffix.lower() in (".yaml", ".yml", ".json"):
+        return load_scenario(path)
+    raise ScenarioError(
+        ref, [f"not a built-in scenario or a file; built-ins are {', '.join(sorted(library))}"]
+    )

@@ -1,0 +1,274 @@
+"""The scenario data model: who disputes what, and what each party privately wants.
+
+Everything here is plain pydantic v2. Cross-field rules (a preference that names an
+unknown option, weights that miss a topic) live in `Scenario` so that a scenario file
+gets every problem reported at once, each with its field path.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Strategy = Literal["competing", "collaborating", "compromising", "avoiding", "accommodating"]
+STRATEGIES: tuple[Strategy, ...] = (
+    "competing",
+    "collaborating",
+    "compromising",
+    "avoiding",
+    "accommodating",
+)
+
+_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
+
+
+class _Strict(BaseModel):
+    """Base for every schema model: unknown fields are errors, not silently dropped."""
+
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class ScenarioProblems(ValueError):
+    """Several cross-field problems, each with the dotted path of the field at fault."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(f"{path}: {msg}" for path, msg in problems))
+
+
+class Option(_Strict):
+    id: str = Field(pattern=_ID_PATTERN, description="Short label, conventionally A, B, C…")
+    label: str = Field(min_length=1)
+    description: str = ""
+
+
+class Topic(_Strict):
+    id: str = Field(pattern=_ID_PATTERN)
+    name: str = Field(min_length=1)
+    description: str = ""
+    options: list[Option]
+
+    @field_validator("options")
+    @classmethod
+    def _options_distinct(cls, options: list[Option]) -> list[Option]:
+        if len(options) < 2:
+            raise ValueError(f"has {len(options)} option(s), a topic needs at least 2")
+        ids = [o.id for o in options]
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            raise ValueError(f"option ids must be unique, repeated: {', '.join(dupes)}")
+        return options
+
+    def option_ids(self) -> list[str]:
+        return [o.id for o in self.options]
+
+    def option(self, option_id: str) -> Option:
+        for o in self.options:
+            if o.id == option_id:
+                return o
+        raise KeyError(option_id)
+
+
+class TopicPreference(_Strict):
+    """A party's view of one topic: acceptable options best first, then the unacceptable."""
+
+    ranking: list[str] = Field(description="Acceptable options, most preferred first.")
+    unacceptable: list[str] = Field(default_factory=list)
+
+
+class Fallback(_Strict):
+    """What the party gets if talks fail (its BATNA), and its utility on the 0-1 scale."""
+
+    description: str = ""
+    utility: float = Field(ge=0.0, lt=1.0)
+
+
+class CultureProfile(_Strict):
+    """Hofstede's six dimensions, each 0-100."""
+
+    name: str = ""
+    power_distance: float = Field(default=50, ge=0, le=100)
+    individualism: float = Field(default=50, ge=0, le=100)
+    masculinity: float = Field(default=50, ge=0, le=100)
+    uncertainty_avoidance: float = Field(default=50, ge=0, le=100)
+    long_term_orientation: float = Field(default=50, ge=0, le=100)
+    indulgence: float = Field(default=50, ge=0, le=100)
+
+
+class Persona(_Strict):
+    strategy: Strategy = "compromising"
+    reactivity: float = Field(default=0.3, ge=0.0, le=1.0)
+    culture: CultureProfile | None = None
+    traits: list[str] = Field(default_factory=list)
+
+
+class Party(_Strict):
+    id: str = Field(pattern=_ID_PATTERN)
+    name: str = Field(min_length=1)
+    role: str = ""
+    objective: str = Field(min_length=1)
+    fallback: Fallback
+    preferences: dict[str, TopicPreference]
+    weights: dict[str, int]
+    persona: Persona = Field(default_factory=Persona)
+    private_notes: str = ""
+
+    @field_validator("weights")
+    @classmethod
+    def _weights_sum_to_100(cls, weights: dict[str, int]) -> dict[str, int]:
+        bad = [t for t, w in weights.items() if w <= 0]
+        if bad:
+            raise ValueError(f"weights must be positive integers, not for {', '.join(bad)}")
+        total = sum(weights.values())
+        if total != 100:
+            raise ValueError(f"sum is {total}, must be 100")
+        return weights
+
+
+class Fact(_Strict):
+    source: str = ""
+    content: str
+
+
+class LegalContext(_Strict):
+    dispute_type: str = ""
+    brief: str = ""
+    facts: list[Fact] = Field(default_factory=list)
+    points_of_contention: list[str] = Field(default_factory=list)
+    legal_bases: list[str] = Field(default_factory=list)
+
+
+class NumericTerm(_Strict):
+    """A continuous term such as a price, with each party's target and walk-away value."""
+
+    id: str = Field(pattern=_ID_PATTERN)
+    name: str
+    unit: str = ""
+    targets: dict[str, float] = Field(default_factory=dict)
+    reservations: dict[str, float] = Field(default_factory=dict)
+
+
+class Scenario(_Strict):
+    id: str = Field(pattern=_ID_PATTERN)
+    title: str = Field(min_length=1)
+    domain: str = "general"
+    language: str = Field(default="en", pattern=r"^[a-z]{2}(-[A-Za-z]+)?$")
+    background: str = Field(min_length=1)
+    history: str = ""
+    parties: list[Party]
+    topics: list[Topic]
+    legal: LegalContext | None = None
+    terms: list[NumericTerm] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Scenario:
+        problems = list(_cross_field_problems(self))
+        if problems:
+            raise ScenarioProblems(problems)
+        return self
+
+    def topic(self, topic_id: str) -> Topic:
+        for t in self.topics:
+            if t.id == topic_id:
+                return t
+        raise KeyError(topic_id)
+
+    def party(self, party_id: str) -> Party:
+        for p in self.parties:
+            if p.id == party_id:
+                return p
+        raise KeyError(party_id)
+
+
+def _cross_field_problems(s: Scenario) -> list[tuple[str, str]]:
+    problems: list[tuple[str, str]] = []
+    if len(s.parties) < 2:
+        problems.append(("parties", f"has {len(s.parties)} party, a dispute needs at least 2"))
+    if not s.topics:
+        problems.append(("topics", "is empty; add at least one topic with its options"))
+    for field, ids in (
+        ("parties", [p.id for p in s.parties]),
+        ("topics", [t.id for t in s.topics]),
+    ):
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            problems.append((field, f"ids must be unique, repeated: {', '.join(dupes)}"))
+    topics = {t.id: t for t in s.topics}
+    for i, party in enumerate(s.parties):
+        base = f"parties[{i}]"
+        problems += _weight_problems(base, party, topics)
+        problems += _preference_problems(base, party, topics)
+    party_ids = {p.id for p in s.parties}
+    for i, term in enumerate(s.terms):
+        for field in ("targets", "reservations"):
+            unknown = sorted(set(getattr(term, field)) - party_ids)
+            if unknown:
+                problems.append(
+                    (
+                        f"terms[{i}].{field}",
+                        f"unknown party {', '.join(unknown)}; "
+                        f"use one of {', '.join(sorted(party_ids))}",
+                    )
+                )
+    return problems
+
+
+def _weight_problems(base: str, party: Party, topics: dict[str, Topic]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    unknown = sorted(set(party.weights) - set(topics))
+    if unknown:
+        out.append(
+            (
+                f"{base}.weights",
+                f"unknown topic {', '.join(unknown)}; topics are {', '.join(topics)}",
+            )
+        )
+    missing = [t for t in topics if t not in party.weights]
+    if missing:
+        out.append(
+            (
+                f"{base}.weights",
+                f"no weight for topic {', '.join(missing)}; give every topic a positive weight",
+            )
+        )
+    return out
+
+
+def _preference_problems(
+    base: str, party: Party, topics: dict[str, Topic]
+) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for topic_id in party.preferences:
+        if topic_id not in topics:
+            out.append(
+                (f"{base}.preferences.{topic_id}", f"unknown topic; topics are {', '.join(topics)}")
+            )
+    for topic_id, topic in topics.items():
+        path = f"{base}.preferences.{topic_id}"
+        pref = party.preferences.get(topic_id)
+        if pref is None:
+            out.append((path, "missing; rank this topic's options for the party"))
+            continue
+        valid = topic.option_ids()
+        listed = pref.ranking + pref.unacceptable
+        for opt in listed:
+            if opt not in valid:
+                out.append((path, f"names unknown option {opt!r}; options are {', '.join(valid)}"))
+        dupes = sorted({o for o in listed if listed.count(o) > 1})
+        if dupes:
+            out.append((path, f"option {', '.join(dupes)} listed more than once"))
+        if not pref.ranking:
+            out.append(
+                (f"{path}.ranking", "no acceptable option; rank at least one option as acceptable")
+            )
+        unlisted = [o for o in valid if o not in listed]
+        if unlisted:
+            out.append(
+                (
+                    path,
+                    f"option {', '.join(unlisted)} neither ranked nor unacceptable; "
+                    "list it in one of them",
+                )
+            )
+    return out

@@ -1,0 +1,419 @@
+"""The SQLite store: runs, episodes, turns, scores and usage, committed as they happen.
+
+WAL mode with one commit per turn means a killed process keeps every finished turn. An
+episode row is written as `incomplete` before its first turn and only changes status
+when the protocol finishes it, so a half-run episode is never read as complete.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import secrets
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from disputelab.episode import Episode, Outcome, Status, Turn
+
+DB_NAME = "disputelab.sqlite"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    label TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL,
+    config TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS episodes (
+    episode_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs(run_id),
+    arm TEXT NOT NULL DEFAULT '',
+    scenario_id TEXT NOT NULL,
+    scenario TEXT NOT NULL,
+    condition TEXT NOT NULL,
+    protocol TEXT NOT NULL,
+    agents TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    matched_episode_id TEXT,
+    status TEXT NOT NULL,
+    stop_reason TEXT NOT NULL DEFAULT '',
+    agreement TEXT NOT NULL DEFAULT '{}',
+    initial_consensus TEXT,
+    error TEXT NOT NULL DEFAULT '',
+    started_at REAL NOT NULL,
+    finished_at REAL,
+    wall_time_s REAL
+);
+CREATE INDEX IF NOT EXISTS episodes_by_run ON episodes(run_id);
+CREATE TABLE IF NOT EXISTS turns (
+    episode_id TEXT NOT NULL REFERENCES episodes(episode_id),
+    idx INTEGER NOT NULL,
+    party_turn INTEGER NOT NULL,
+    speaker TEXT NOT NULL,
+    role TEXT NOT NULL,
+    text TEXT NOT NULL,
+    action TEXT,
+    intervention TEXT,
+    consensus TEXT,
+    latency_s REAL NOT NULL DEFAULT 0,
+    usage TEXT,
+    PRIMARY KEY (episode_id, idx)
+);
+CREATE TABLE IF NOT EXISTS scores (
+    episode_id TEXT NOT NULL REFERENCES episodes(episode_id),
+    evaluator TEXT NOT NULL,
+    version TEXT NOT NULL,
+    judge_model TEXT NOT NULL DEFAULT '',
+    metric TEXT NOT NULL,
+    value REAL,
+    explanation TEXT NOT NULL DEFAULT '',
+    detail TEXT NOT NULL DEFAULT '{}',
+    created_at REAL NOT NULL,
+    PRIMARY KEY (episode_id, evaluator, version, judge_model, metric)
+);
+CREATE TABLE IF NOT EXISTS usage (
+    episode_id TEXT NOT NULL REFERENCES episodes(episode_id),
+    role TEXT NOT NULL,
+    model TEXT NOT NULL,
+    calls INTEGER NOT NULL DEFAULT 0,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cost_usd REAL,
+    PRIMARY KEY (episode_id, role, model)
+);
+"""
+
+
+class ScoreLike(Protocol):
+    """What the store needs of a score: a value (NaN allowed), why, and the numbers behind it."""
+
+    @property
+    def value(self) -> float: ...
+
+    @property
+    def explanation(self) -> str: ...
+
+    @property
+    def detail(self) -> dict[str, Any]: ...
+
+
+class StoreError(Exception):
+    """The store cannot do what was asked (unknown run, unreadable database)."""
+
+
+@dataclass(frozen=True)
+class EpisodeRecord:
+    """An episode as stored: the episode itself plus where it sits in its run."""
+
+    episode_id: str
+    run_id: str
+    arm: str
+    status: Status
+    matched_episode_id: str | None
+    episode: Episode
+    scenario: dict[str, Any]
+    error: str
+
+    @property
+    def complete(self) -> bool:
+        return self.status not in (Status.INCOMPLETE, Status.FAILED)
+
+
+@dataclass(frozen=True)
+class StoredScore:
+    evaluator: str
+    version: str
+    judge_model: str
+    metric: str
+    value: float
+    explanation: str
+    detail: dict[str, Any]
+
+
+def new_run_id() -> str:
+    """Sortable by creation time, unique across processes."""
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+
+
+class Store:
+    """One SQLite database under a store directory."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            self.path = self.root / DB_NAME
+            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(_SCHEMA)
+            self.db.execute(
+                "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+        except (OSError, sqlite3.DatabaseError) as exc:
+            raise StoreError(f"cannot open store at {self.root}: {exc}") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # ---- writing ---------------------------------------------------------------------
+    def create_run(
+        self,
+        kind: str,
+        label: str = "",
+        config: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+    ) -> str:
+        rid = run_id or new_run_id()
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO runs VALUES (?, ?, ?, ?, ?)",
+                (rid, kind, label, time.time(), json.dumps(dict(config or {}))),
+            )
+        return rid
+
+    def start_episode(
+        self,
+        episode_id: str,
+        run_id: str,
+        episode: Episode,
+        scenario: Mapping[str, Any],
+        arm: str = "",
+        matched_episode_id: str | None = None,
+    ) -> None:
+        """Register an episode as incomplete before its first turn."""
+        with self._tx() as db:
+            db.execute("DELETE FROM turns WHERE episode_id = ?", (episode_id,))
+            db.execute(
+                "INSERT OR REPLACE INTO episodes (episode_id, run_id, arm, scenario_id, scenario,"
+                " condition, protocol, agents, seed, matched_episode_id, status, started_at)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    episode_id,
+                    run_id,
+                    arm,
+                    episode.scenario_id,
+                    json.dumps(dict(scenario)),
+                    episode.condition,
+                    episode.protocol,
+                    json.dumps(episode.agents),
+                    episode.seed,
+                    matched_episode_id,
+                    Status.INCOMPLETE.value,
+                    time.time(),
+                ),
+            )
+
+    def append_turn(self, episode_id: str, turn: Turn) -> None:
+        """Commit one finished turn."""
+        d = turn.to_dict()
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO turns VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    episode_id,
+                    turn.index,
+                    turn.party_turn,
+                    turn.speaker,
+                    turn.role,
+                    turn.text,
+                    _j(d["action"]),
+                    _j(d["intervention"]),
+                    _j(d["consensus"]),
+                    turn.latency_s,
+                    _j(d["usage"]),
+                ),
+            )
+
+    def finish_episode(self, episode_id: str, episode: Episode) -> None:
+        if episode.outcome is None:
+            raise StoreError(f"episode {episode_id} has no outcome to record")
+        o = episode.outcome
+        with self._tx() as db:
+            db.execute(
+                "UPDATE episodes SET status=?, stop_reason=?, agreement=?, initial_consensus=?,"
+                " finished_at=?, wall_time_s=? WHERE episode_id=?",
+                (
+                    o.status.value,
+                    o.stop_reason,
+                    json.dumps(o.agreement),
+                    _j(episode.initial_consensus),
+                    time.time(),
+                    episode.wall_time_s,
+                    episode_id,
+                ),
+            )
+
+    def fail_episode(self, episode_id: str, error: str) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE episodes SET status=?, error=?, finished_at=? WHERE episode_id=?",
+                (Status.FAILED.value, error, time.time(), episode_id),
+            )
+
+    def add_scores(
+        self,
+        episode_id: str,
+        evaluator: str,
+        version: str,
+        results: Mapping[str, ScoreLike],
+        judge_model: str = "",
+    ) -> None:
+        """Store scores beside earlier ones; the same evaluator version overwrites itself."""
+        now = time.time()
+        with self._tx() as db:
+            for metric, r in results.items():
+                value = None if math.isnan(r.value) else float(r.value)
+                db.execute(
+                    "INSERT OR REPLACE INTO scores VALUES (?,?,?,?,?,?,?,?,?)",
+                    (
+                        episode_id,
+                        evaluator,
+                        version,
+                        judge_model,
+                        metric,
+                        value,
+                        r.explanation,
+                        json.dumps(r.detail),
+                        now,
+                    ),
+                )
+
+    # ---- reading ---------------------------------------------------------------------
+    def resolve_run(self, ref: str) -> str:
+        """A run id, a unique prefix of one, or `last`."""
+        if ref == "last":
+            row = self.db.execute(
+                "SELECT run_id FROM runs ORDER BY created_at DESC, run_id DESC LIMIT 1"
+            ).fetchone()
+            if row is None:
+                raise StoreError(f"no runs in store {self.root}; run `disputelab run` first")
+            return str(row[0])
+        rows = self.db.execute(
+            "SELECT run_id FROM runs WHERE run_id = ? OR run_id LIKE ? OR label = ?",
+            (ref, ref + "%", ref),
+        ).fetchall()
+        ids = sorted({r[0] for r in rows})
+        if len(ids) == 1:
+            return str(ids[0])
+        if not ids:
+            raise StoreError(f"no run {ref!r} in store {self.root}; see `disputelab runs`")
+        raise StoreError(f"run {ref!r} is ambiguous: {', '.join(ids[:5])}")
+
+    def runs(self) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT r.run_id, r.kind, r.label, r.created_at, COUNT(e.episode_id)"
+            " FROM runs r LEFT JOIN episodes e USING (run_id)"
+            " GROUP BY r.run_id ORDER BY r.created_at"
+        ).fetchall()
+        return [
+            dict(zip(("run_id", "kind", "label", "created_at", "episodes"), r, strict=True))
+            for r in rows
+        ]
+
+    def episode_ids(self, run_id: str) -> list[str]:
+        rows = self.db.execute(
+            "SELECT episode_id FROM episodes WHERE run_id=? ORDER BY started_at, episode_id",
+            (run_id,),
+        ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    def load_episode(self, episode_id: str) -> EpisodeRecord:
+        row = self.db.execute(
+            "SELECT run_id, arm, scenario_id, scenario, condition, protocol, agents, seed,"
+            " matched_episode_id, status, stop_reason, agreement, initial_consensus, error,"
+            " wall_time_s FROM episodes WHERE episode_id=?",
+            (episode_id,),
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"no episode {episode_id!r}")
+        (
+            run_id,
+            arm,
+            scenario_id,
+            scenario,
+            condition,
+            protocol,
+            agents,
+            seed,
+            matched,
+            status,
+            stop_reason,
+            agreement,
+            initial,
+            error,
+            wall,
+        ) = row
+        ep = Episode(scenario_id, protocol, seed, json.loads(agents), condition)
+        ep.initial_consensus = json.loads(initial) if initial else None
+        ep.wall_time_s = wall or 0.0
+        st = Status(status)
+        if st not in (Status.INCOMPLETE, Status.FAILED):
+            ep.outcome = Outcome(st, stop_reason, json.loads(agreement))
+        for t in self.db.execute(
+            "SELECT idx, party_turn, speaker, role, text, action, intervention, consensus,"
+            " latency_s, usage FROM turns WHERE episode_id=? ORDER BY idx",
+            (episode_id,),
+        ):
+            ep.turns.append(
+                Turn.from_dict(
+                    {
+                        "index": t[0],
+                        "party_turn": t[1],
+                        "speaker": t[2],
+                        "role": t[3],
+                        "text": t[4],
+                        "action": _l(t[5]),
+                        "intervention": _l(t[6]),
+                        "consensus": _l(t[7]),
+                        "latency_s": t[8],
+                        "usage": _l(t[9]),
+                    }
+                )
+            )
+        return EpisodeRecord(episode_id, run_id, arm, st, matched, ep, json.loads(scenario), error)
+
+    def scores(self, episode_id: str) -> list[StoredScore]:
+        rows = self.db.execute(
+            "SELECT evaluator, version, judge_model, metric, value, explanation, detail"
+            " FROM scores WHERE episode_id=? ORDER BY evaluator, version, metric",
+            (episode_id,),
+        ).fetchall()
+        return [
+            StoredScore(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                math.nan if r[4] is None else float(r[4]),
+                r[5],
+                json.loads(r[6]),
+            )
+            for r in rows
+        ]
+
+
+def _j(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _l(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
