@@ -8,18 +8,16 @@ assert that self-report equals the oracle for truthful rule parties.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from disputelab.episode import Stance
 
 
-def _share_agreeing(counts: Counter[str], n: int) -> float:
+def _share_agreeing(counts: dict[str, int], n: int) -> float:
     """Largest bloc behind one option, rescaled so 'everyone apart' is 0 and 'all' is 1."""
     if n < 2 or not counts:
         return 0.0
-    best = max(counts.values())
-    return max(0.0, (best - 1) / (n - 1))
+    return max(0.0, (max(counts.values()) - 1) / (n - 1))
 
 
 def topic_consensus(stances: Sequence[Stance | None]) -> float:
@@ -33,14 +31,19 @@ def topic_consensus(stances: Sequence[Stance | None]) -> float:
     n = len(stances)
     if n == 0:
         return 0.0
-    accept: Counter[str] = Counter()
-    back: Counter[str] = Counter()
+    accept: dict[str, int] = {}
+    back: dict[str, int] = {}
     for s in stances:
         if s is None:
             continue
-        accept.update(set(s.acceptable) | ({s.option} if s.option else set()))
-        if s.option:
-            back[s.option] += 1
+        options = s.acceptable
+        if s.option is not None:
+            back[s.option] = back.get(s.option, 0) + 1
+            if s.option not in options:
+                options = (*options, s.option)
+        # A stance may list an option twice (LLM output); count each party once.
+        for o in options if len(set(options)) == len(options) else set(options):
+            accept[o] = accept.get(o, 0) + 1
     return 0.5 * _share_agreeing(accept, n) + 0.5 * _share_agreeing(back, n)
 
 

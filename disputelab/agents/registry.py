@@ -21,7 +21,8 @@ def make_parties(scenario: Scenario, kind: str, seed: int) -> list[PartyAgent]:
         raise UnknownAgentError(
             f"unknown party model {kind!r}; available: {', '.join(PARTY_KINDS)}"
         )
-    return [RuleParty(scenario, p.id, seed) for p in scenario.parties]
+    public = PublicScenario.of(scenario)
+    return [RuleParty(scenario, p.id, seed, public) for p in scenario.parties]
 
 
 def make_mediator(scenario: Scenario, kind: str) -> MediatorAgent | None:

@@ -42,18 +42,27 @@ class RuleMediator:
         n = len(public.parties)
         self.cooldown = cooldown if cooldown is not None else max(3, 2 * n)
         self.history: list[float] = []
+        # Incrementally maintained picture of the table: latest stances and consensus.
+        self.seen = 0
+        self.latest: dict[str, dict[str, Stance]] = {}
+        self.by_topic: dict[str, float] = dict.fromkeys(self.topic_ids, 0.0)
         self.last_position = -(10**9)
 
     def estimate(
         self, dialogue: Sequence[PublicTurn]
     ) -> tuple[dict[str, float], dict[str, dict[str, Stance]]]:
         """Public consensus per topic from each party's latest stated stances."""
-        latest: dict[str, dict[str, Stance]] = {}
-        for turn in reversed(dialogue):
-            if turn.role == "party" and turn.speaker not in latest:
-                latest[turn.speaker] = turn.stances
-        everyone = [latest.get(p.id, {}) for p in self.public.parties]
-        return consensus_by_topic(self.topic_ids, everyone), latest
+        changed: set[str] = set()
+        for turn in dialogue[self.seen :]:
+            if turn.role == "party":
+                before = self.latest.get(turn.speaker, {})
+                changed.update(t for t in self.topic_ids if before.get(t) != turn.stances.get(t))
+                self.latest[turn.speaker] = turn.stances
+        self.seen = len(dialogue)
+        if changed:
+            everyone = [self.latest.get(p.id, {}) for p in self.public.parties]
+            self.by_topic = self.by_topic | consensus_by_topic(sorted(changed), everyone)
+        return self.by_topic, self.latest
 
     async def consider(
         self, dialogue: Sequence[PublicTurn], ctx: TurnContext

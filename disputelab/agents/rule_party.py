@@ -9,15 +9,19 @@ party's stated stances equal its hidden ones, so trackers can be checked against
 
 from __future__ import annotations
 
+import bisect
+import math
 import random
-import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext
 from disputelab.agents.utility import (
     STRATEGY_BETA,
+    PreferenceTable,
     concession_target,
     culture_beta_factor,
     expressiveness,
@@ -26,7 +30,7 @@ from disputelab.agents.utility import (
 )
 from disputelab.agents.voice import Voice
 from disputelab.episode import Action, Signal, Stance, Tone
-from disputelab.scenario.schema import Party, Scenario
+from disputelab.scenario.schema import Party, Scenario, Strategy
 
 # Resentment above which a party digs in: it backs only its current offer and accepts
 # nothing else until it cools down.
@@ -46,32 +50,89 @@ SELF_WEIGHT = {
 }
 
 
+Package = tuple[int, ...]  # option index per topic, in the scenario's topic order
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """A party's feasible packages by falling utility, with the fixed part of their score.
+
+    Packages worth at least the target are then always a prefix, and scoring them against
+    public support is one matrix-vector product per turn.
+    """
+
+    packages: list[tuple[int, ...]]
+    utility_desc: list[float]  # negated utilities, ascending, for bisect
+    onehot: npt.NDArray[np.float64]  # (F, n_options), scaled by how much to follow others
+    own_term: npt.NDArray[np.float64]
+    offsets: npt.NDArray[np.intp]  # where each topic's options start in the flat layout
+
+
+def candidates(table: PreferenceTable, strategy: Strategy) -> Candidates:
+    """Built once per party profile and strategy, then shared by every episode."""
+    cached = table.cache.get(strategy)
+    if isinstance(cached, Candidates):
+        return cached
+    feasible = np.flatnonzero(table.feasible)
+    order = feasible[np.argsort(-table.utility[feasible], kind="stable")]
+    top = max(table.w)
+    # Collaborators follow others most on the topics that matter least to them.
+    follow = np.repeat(
+        [1.5 - w / top if strategy == "collaborating" else 1.0 for w in table.w],
+        [len(o) for o in table.option_ids],
+    )
+    onehot = np.zeros((len(order), table.n_options))
+    np.put_along_axis(onehot, table.flat[order], 1.0, axis=1)
+    result = Candidates(
+        [tuple(int(i) for i in row) for row in table.packages[order]],
+        [-float(u) for u in table.utility[order]],
+        onehot * follow,
+        SELF_WEIGHT[strategy] * table.utility[order],
+        np.cumsum([0] + [len(o) for o in table.option_ids[:-1]]).astype(np.intp),
+    )
+    table.cache[strategy] = result
+    return result
+
+
 class RuleParty:
     """A deterministic (given its seed) rule-policy negotiator."""
 
-    def __init__(self, scenario: Scenario, party_id: str, seed: int) -> None:
+    def __init__(
+        self, scenario: Scenario, party_id: str, seed: int, public: PublicScenario | None = None
+    ) -> None:
         self.party: Party = scenario.party(party_id)
         self.party_id = party_id
-        self.public = PublicScenario.of(scenario)
+        self.public = public or PublicScenario.of(scenario)
         self.table = preference_table(scenario, self.party)
         persona = self.party.persona
         self.strategy = persona.strategy
         self.reactivity = persona.reactivity
-        self.beta = STRATEGY_BETA[self.strategy] * culture_beta_factor(persona.culture)
+        self.rng = random.Random(f"{seed}:{party_id}")
+        # Individual variation: two parties with the same persona still differ a little in
+        # how fast they concede, so seeds explore a neighbourhood rather than one path.
+        self.beta = (
+            STRATEGY_BETA[self.strategy]
+            * culture_beta_factor(persona.culture)
+            * math.exp(self.rng.gauss(0.0, 0.15))
+        )
         self.deference = mediator_deference(persona.culture)
         self.expressive = expressiveness(persona.culture)
         self.floor = self.party.fallback.utility
-        self.rng = random.Random(f"{seed}:{party_id}")
-        self.noise = np.random.default_rng(zlib.crc32(f"{seed}:{party_id}".encode()))
         self.voice = Voice(self.public, self.party, self.rng)
         self.progress = 0.0
         self.resentment = 0.0
         self.target = 1.0
         self.seen = 0  # dialogue entries already read
-        self.last_seen: dict[tuple[str, str], str] = {}
         self.own_turns = 0
-        best = int(np.argmax(np.where(self.table.feasible, self.table.utility, -1.0)))
-        self.offer: np.ndarray = self.table.packages[best].copy()
+        # Each other party's latest turn, the options it backs, and the support it lends.
+        self.latest: dict[str, PublicTurn] = {}
+        self.backed: dict[str, tuple[int | None, ...]] = {}
+        self.support: dict[str, npt.NDArray[np.float64]] = {}
+        self.cand = candidates(self.table, self.strategy)
+        # A seeded tie-break among equally scored packages.
+        raw = np.frombuffer(self.rng.randbytes(8 * len(self.cand.utility_desc)), dtype=np.uint64)
+        self.own_term = self.cand.own_term + raw * (1e-9 / 2.0**64)
+        self.offer: Package = self.cand.packages[0]
         self._stances = self._stances_for(self.offer, dug_in=False)
 
     # ---- what the oracle reads -------------------------------------------------------
@@ -83,7 +144,8 @@ class RuleParty:
         return self.decide(dialogue, ctx)
 
     def decide(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
-        others, proposal = self._observe(dialogue)
+        proposal = self._observe(dialogue)
+        others = self.latest
         own_horizon = max(1, -(-ctx.budget // ctx.n_parties))
         self.resentment *= COOLING
         step = max(0.0, 1.0 - self.resentment) / own_horizon
@@ -94,9 +156,9 @@ class RuleParty:
         prev_offer = self.offer
 
         if self.resentment >= WALK_AWAY:
-            return self._finish(Signal.WALK_AWAY, "hostile", prev_offer, dug_in=True, others=others)
+            return self._finish(Signal.WALK_AWAY, "hostile", prev_offer, True, others)
 
-        common = _common_package(others, self.table.topic_ids, self.table.option_ids)
+        common = self._common_package()
         if not dug_in and common is not None and self._worth_it(common):
             self.offer = common
             return self._finish(Signal.CONSENSUS, "warm", prev_offer, dug_in, others)
@@ -111,111 +173,114 @@ class RuleParty:
         elif self.strategy == "avoiding" and self.own_turns % 3 != 1 and self._worth_it(self.offer):
             choice = self.offer  # avoiders rarely re-engage; they let the offer stand
         else:
-            choice = self._best_supported(others, proposal)
+            choice = self._best_supported(proposal)
         self.offer = choice
-        signal = Signal.CONTINUE
-        if common is not None and np.array_equal(choice, common) and not dug_in:
-            signal = Signal.CONSENSUS
-        return self._finish(signal, self._tone(dug_in), prev_offer, dug_in, others)
+        return self._finish(Signal.CONTINUE, self._tone(dug_in), prev_offer, dug_in, others)
 
     # ---- helpers -----------------------------------------------------------------------
-    def _observe(
-        self, dialogue: Sequence[PublicTurn]
-    ) -> tuple[dict[str, PublicTurn], np.ndarray | None]:
-        """Update resentment from the turns since we last spoke; latest turn per party."""
-        latest: dict[str, PublicTurn] = {}
-        proposal: np.ndarray | None = None
+    def _observe(self, dialogue: Sequence[PublicTurn]) -> Package | None:
+        """Read the turns since we last spoke: resentment, latest stances, any proposal."""
+        proposal: Package | None = None
         for turn in dialogue[self.seen :]:
             if turn.role == "mediator":
                 self.resentment *= 1.0 - 0.6 * self.deference
                 if turn.proposal:
                     proposal = self._as_package(turn.proposal)
             elif turn.role == "party" and turn.speaker != self.party_id:
-                self._react_to(turn)
+                backed, support = self._read(turn)
+                self._react_to(turn, backed)
+                self.latest[turn.speaker] = turn
+                self.backed[turn.speaker] = backed
+                self.support[turn.speaker] = support
         self.seen = len(dialogue)
-        for turn in reversed(dialogue):
-            if (
-                turn.role == "party"
-                and turn.speaker != self.party_id
-                and turn.speaker not in latest
-            ):
-                latest[turn.speaker] = turn
-        return latest, proposal
+        return proposal
 
-    def _react_to(self, turn: PublicTurn) -> None:
+    def _read(self, turn: PublicTurn) -> tuple[tuple[int | None, ...], npt.NDArray[np.float64]]:
+        """The option index each topic's stance backs, and the support it lends each option.
+
+        Support is half a point for every option a party says it would accept and half for
+        the one it backs, laid out over all options end to end.
+        """
+        t = self.table
+        support = [0.0] * t.n_options
+        backed: list[int | None] = []
+        base = 0
+        for j, topic in enumerate(t.topic_ids):
+            s = turn.stances.get(topic)
+            index = t.index[j]
+            i = None
+            if s is not None:
+                for o in s.acceptable:
+                    k = index.get(o)
+                    if k is not None:
+                        support[base + k] += 0.5
+                i = index.get(s.option or "")
+                if i is not None:
+                    support[base + i] += 0.5
+            backed.append(i)
+            base += len(t.option_ids[j])
+        return tuple(backed), np.array(support)
+
+    def _react_to(self, turn: PublicTurn, backed: tuple[int | None, ...]) -> None:
         """Hostility and unfavourable *moves* (not repeated positions) breed resentment."""
         if turn.tone == "hostile":
             self.resentment += 0.6 * self.reactivity
+        before_all = self.backed.get(turn.speaker)
+        if before_all == backed:
+            return
         hurt = 0.0
         pleased = 0.0
-        for j, t in enumerate(self.table.topic_ids):
-            s = turn.stances.get(t)
-            if s is None or s.option not in self.table.option_ids[j]:
+        t = self.table
+        for j, idx in enumerate(backed):
+            before = before_all[j] if before_all is not None else None
+            if idx is None or before == idx:
                 continue
-            key = (turn.speaker, t)
-            before = self.last_seen.get(key)
-            if before == s.option:
-                continue
-            self.last_seen[key] = s.option
-            idx = self.table.option_ids[j].index(s.option)
-            w = float(self.table.weights[j])
-            if not self.table.acceptable[j][idx]:
-                hurt += w
+            if not t.ok[j][idx]:
+                hurt += t.w[j]
             elif before is not None:
-                old = self.table.option_ids[j].index(before)
-                delta = float(self.table.values[j][idx] - self.table.values[j][old])
-                hurt += w * max(0.0, -delta)
-                pleased += w * max(0.0, delta)
+                delta = t.v[j][idx] - t.v[j][before]
+                hurt += t.w[j] * max(0.0, -delta)
+                pleased += t.w[j] * max(0.0, delta)
         self.resentment = max(0.0, self.resentment + 0.5 * self.reactivity * hurt - 0.3 * pleased)
 
-    def _as_package(self, choice: dict[str, str]) -> np.ndarray | None:
+    def _as_package(self, choice: dict[str, str]) -> Package | None:
         idx = []
-        for j, t in enumerate(self.table.topic_ids):
-            opt = choice.get(t)
-            if opt not in self.table.option_ids[j]:
+        for j, topic in enumerate(self.table.topic_ids):
+            i = self.table.index[j].get(choice.get(topic, ""))
+            if i is None:
                 return None
-            idx.append(self.table.option_ids[j].index(opt))
-        return np.array(idx, dtype=np.intp)
+            idx.append(i)
+        return tuple(idx)
 
-    def _utility(self, pkg: np.ndarray) -> float:
-        return float(
-            sum(self.table.weights[j] * self.table.values[j][o] for j, o in enumerate(pkg))
-        )
+    def _common_package(self) -> Package | None:
+        """The package every other party currently backs, if they all back the same one."""
+        packages = set(self.backed.values())
+        if len(packages) != 1:
+            return None
+        (pkg,) = packages
+        if any(i is None for i in pkg):
+            return None
+        return tuple(i for i in pkg if i is not None)
 
-    def _worth_it(self, pkg: np.ndarray) -> bool:
-        ok = all(self.table.acceptable[j][o] for j, o in enumerate(pkg))
+    def _utility(self, pkg: Package) -> float:
+        t = self.table
+        return sum(t.w[j] * t.v[j][o] for j, o in enumerate(pkg))
+
+    def _worth_it(self, pkg: Package) -> bool:
+        t = self.table
+        ok = all(t.ok[j][o] for j, o in enumerate(pkg))
         return ok and self._utility(pkg) >= self.target - 1e-12
 
-    def _best_supported(
-        self, others: dict[str, PublicTurn], proposal: np.ndarray | None
-    ) -> np.ndarray:
+    def _best_supported(self, proposal: Package | None) -> Package:
+        """Among packages worth the target, the one best supported by what others said."""
         t = self.table
-        k = len(t.topic_ids)
-        score = np.zeros(len(t.utility))
-        for j, topic in enumerate(t.topic_ids):
-            support = np.zeros(len(t.option_ids[j]))
-            for turn in others.values():
-                s = turn.stances.get(topic)
-                if s is None:
-                    continue
-                for o in s.acceptable:
-                    if o in t.option_ids[j]:
-                        support[t.option_ids[j].index(o)] += 0.5
-                if s.option in t.option_ids[j]:
-                    support[t.option_ids[j].index(s.option)] += 0.5
-            if proposal is not None:
-                support[proposal[j]] += self.deference
-            if self.strategy == "collaborating":
-                # Trade: follow the others on topics that matter little to us.
-                support *= 1.5 - float(t.weights[j]) / float(t.weights.max())
-            score += support[t.packages[:, j]]
-        score /= max(1, k * max(1, len(others)))
-        score += SELF_WEIGHT[self.strategy] * t.utility
-        score += self.noise.random(len(score)) * 1e-9  # seeded tie-break
-        mask = t.feasible & (t.utility >= self.target - 1e-12)
-        score = np.where(mask, score, -np.inf)
-        best: np.ndarray = t.packages[int(np.argmax(score))].copy()
-        return best
+        support = sum(self.support.values(), np.zeros(t.n_options))
+        if proposal is not None:
+            support[self.cand.offsets + np.asarray(proposal)] += self.deference
+        scale = 1.0 / max(1, len(t.topic_ids) * max(1, len(self.support)))
+        n = max(1, bisect.bisect_right(self.cand.utility_desc, -(self.target - 1e-12)))
+        score = self.cand.onehot[:n] @ (support * scale) + self.own_term[:n]
+        return self.cand.packages[int(np.argmax(score))]
 
     def _tone(self, dug_in: bool) -> Tone:
         if dug_in and self.rng.random() < 0.4 + 0.6 * self.expressive:
@@ -226,66 +291,46 @@ class RuleParty:
             return "warm"
         return "neutral"
 
-    def _stances_for(self, pkg: np.ndarray, dug_in: bool) -> dict[str, Stance]:
+    def _stances_for(self, pkg: Package, dug_in: bool) -> dict[str, Stance]:
+        """Truthful stances: the option backed, and every option that keeps the target."""
         t = self.table
         own = self._utility(pkg)
+        floor = self.target - 1e-12
         out: dict[str, Stance] = {}
         for j, topic in enumerate(t.topic_ids):
-            chosen = t.option_ids[j][pkg[j]]
+            opts = t.option_ids[j]
+            chosen = opts[pkg[j]]
             if dug_in:
                 out[topic] = Stance(chosen, (chosen,))
                 continue
-            base = own - float(t.weights[j] * t.values[j][pkg[j]])
-            ok = tuple(
-                o
-                for i, o in enumerate(t.option_ids[j])
-                if t.acceptable[j][i]
-                and base + float(t.weights[j] * t.values[j][i]) >= self.target - 1e-12
-            )
-            out[topic] = Stance(chosen, ok)
+            w = t.w[j]
+            rest = own - w * t.v[j][pkg[j]]
+            # Acceptable options are the best-ranked ones down to the first that would drop
+            # the package below target; count them, then look the set up.
+            count = 0
+            for value in t.ranked_values[j]:
+                if rest + w * value < floor:
+                    break
+                count += 1
+            out[topic] = Stance(chosen, t.top_sets[j][count])
         return out
 
     def _finish(
         self,
         signal: Signal,
         tone: Tone,
-        prev_offer: np.ndarray,
+        prev_offer: Package,
         dug_in: bool,
         others: dict[str, PublicTurn],
     ) -> Action:
         self._stances = self._stances_for(self.offer, dug_in)
         changed = [
-            self.table.topic_ids[j]
-            for j in range(len(self.table.topic_ids))
-            if prev_offer[j] != self.offer[j]
+            topic for j, topic in enumerate(self.table.topic_ids) if prev_offer[j] != self.offer[j]
         ]
         utterance = self.voice.speak(self._stances, signal, tone, changed, list(others))
         thought = (
-            f"target {self.target:.2f}, offer worth {self._utility(self.offer):.2f}, "
+            f"target {self.target:.4f}, offer worth {self._utility(self.offer):.4f}, "
             f"fallback {self.floor:.2f}, resentment {self.resentment:.2f}"
             + (", digging in" if dug_in else "")
         )
         return Action(utterance, dict(self._stances), signal, thought, tone)
-
-
-def _common_package(
-    others: dict[str, PublicTurn],
-    topic_ids: tuple[str, ...],
-    option_ids: tuple[tuple[str, ...], ...],
-) -> np.ndarray | None:
-    """The package every other party currently backs, if they all back the same one."""
-    if not others:
-        return None
-    pkg: list[int] = []
-    for j, topic in enumerate(topic_ids):
-        options = {
-            turn.stances[topic].option if topic in turn.stances else None
-            for turn in others.values()
-        }
-        if len(options) != 1:
-            return None
-        (opt,) = options
-        if opt not in option_ids[j]:
-            return None
-        pkg.append(option_ids[j].index(opt))
-    return np.array(pkg, dtype=np.intp)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -91,6 +91,20 @@ class PreferenceTable:
     packages: npt.NDArray[np.intp]  # (P, k) option indices
     utility: npt.NDArray[np.float64]  # (P,)
     feasible: npt.NDArray[np.bool_]  # (P,) no unacceptable option
+    flat: npt.NDArray[np.intp]  # (P, k) indices into all options laid end to end
+    # Plain-Python mirrors for the per-turn hot path, where numpy scalars are slow.
+    w: tuple[float, ...]
+    v: tuple[tuple[float, ...], ...]
+    ok: tuple[tuple[bool, ...], ...]
+    index: tuple[dict[str, int], ...]
+    ranked_values: tuple[tuple[float, ...], ...]  # acceptable options' values, best first
+    top_sets: tuple[tuple[tuple[str, ...], ...], ...]  # [j][c]: the c best, in option order
+    # Derived per-strategy structures (see rule_party.candidates), built on first use.
+    cache: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def n_options(self) -> int:
+        return sum(len(o) for o in self.option_ids)
 
     def package_utility(self, choice: Mapping[str, str | None]) -> float:
         """Utility of a (possibly partial) package; missing or unknown topics count 0."""
@@ -154,6 +168,7 @@ def _build_table(
     for j in range(len(option_ids)):
         utility += weights[j] * values[j][packages[:, j]]
         feasible &= acceptable[j][packages[:, j]]
+    offsets = np.cumsum([0] + [len(o) for o in option_ids[:-1]]).astype(np.intp)
     return PreferenceTable(
         topic_ids,
         option_ids,
@@ -163,4 +178,22 @@ def _build_table(
         packages,
         utility,
         feasible,
+        packages + offsets,
+        tuple(float(x) for x in weights),
+        tuple(tuple(float(x) for x in v) for v in values),
+        tuple(tuple(bool(x) for x in a) for a in acceptable),
+        tuple({o: i for i, o in enumerate(opts)} for opts in option_ids),
+        tuple(
+            tuple(sorted((float(x) for x in v[a]), reverse=True))
+            for v, a in zip(values, acceptable, strict=True)
+        ),
+        tuple(
+            _top_sets(opts, ranking)
+            for (_, opts), (_, ranking, _) in zip(topics, prefs, strict=True)
+        ),
     )
+
+
+def _top_sets(option_ids: tuple[str, ...], ranking: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """For c = 0..m, the c best-ranked options listed in the topic's option order."""
+    return tuple(tuple(o for o in option_ids if o in ranking[:c]) for c in range(len(ranking) + 1))

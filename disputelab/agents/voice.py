@@ -71,19 +71,20 @@ class Voice:
         self.party = party
         self.rng = rng
         self.t = _ZH if public.language.startswith("zh") else _EN
-        self.weights = party.weights
-        self.topics = {t.id: t for t in public.topics}
+        self.names = {t.id: t.name for t in public.topics}
+        self.labels = {(t.id, o.id): o.label for t in public.topics for o in t.options}
+        # The topics this party talks about when nothing moved: its two heaviest.
+        self.priorities = sorted(self.names, key=lambda t: -party.weights.get(t, 0))[:2]
+        self.zh = self.t is _ZH
 
     def _pick(self, key: str) -> str:
-        return self.rng.choice(self.t[key])
+        options = self.t[key]
+        return options[int(self.rng.random() * len(options))]
 
     def _label(self, topic_id: str, option: str | None) -> str:
         if option is None:
             return "?"
-        try:
-            return self.topics[topic_id].option(option).label
-        except KeyError:
-            return option
+        return self.labels.get((topic_id, option), option)
 
     def speak(
         self,
@@ -97,27 +98,25 @@ class Voice:
         if signal is Signal.WALK_AWAY:
             return self._pick("walk")
         if signal is Signal.CONSENSUS:
-            sep = "；" if self.t is _ZH else "; "
+            sep = "；" if self.zh else "; "
             summary = sep.join(
-                f"{self.topics[t].name}: {self._label(t, s.option)}" for t, s in stances.items()
+                f"{self.names[t]}: {self._label(t, s.option)}" for t, s in stances.items()
             )
             return self._pick("agree").format(summary=summary)
         parts = [self._pick(f"open_{tone}")]
         # Speak to what moved; otherwise to the topics that matter most to this party.
-        focus = list(changed) or sorted(stances, key=lambda t: -self.weights.get(t, 0))[:2]
+        focus = changed or self.priorities
         for topic_id in focus[:3]:
             s = stances[topic_id]
-            name = self.topics[topic_id].name
+            name = self.names[topic_id]
             label = self._label(topic_id, s.option)
             alts = [o for o in s.acceptable if o != s.option]
             if topic_id in changed:
                 parts.append(self._pick("move").format(topic=name, label=label))
             elif alts:
-                alt = ("或" if self.t is _ZH else " or ").join(
-                    self._label(topic_id, o) for o in alts[:2]
-                )
+                alt = ("或" if self.zh else " or ").join(self._label(topic_id, o) for o in alts[:2])
                 parts.append(self._pick("flex").format(topic=name, label=label, alt=alt))
             else:
                 parts.append(self._pick("firm").format(topic=name, label=label))
-        joiner = "" if self.t is _ZH else " "
+        joiner = "" if self.zh else " "
         return joiner.join(p for p in parts if p)

@@ -19,7 +19,7 @@ from disputelab.agents.base import (
     PublicTurn,
     TurnContext,
 )
-from disputelab.consensus import consensus_by_topic
+from disputelab.consensus import consensus_by_topic, topic_consensus
 from disputelab.episode import Episode, Outcome, Signal, Stance, Status, Turn
 from disputelab.scenario.schema import Scenario
 
@@ -83,8 +83,13 @@ class RoundTable:
             latency = time.perf_counter() - t0
             party_turn += 1
             if oracle:
-                hidden[agent.party_id] = sources[agent.party_id].hidden_stances()
-                consensus = consensus_by_topic(topic_ids, list(hidden.values()))
+                consensus = _update_consensus(
+                    consensus,
+                    topic_ids,
+                    hidden,
+                    agent.party_id,
+                    sources[agent.party_id].hidden_stances(),
+                )
             record(
                 Turn(
                     len(episode.turns),
@@ -146,4 +151,24 @@ def _agreement(
     for t in topic_ids:
         options = {s[t].option if t in s else None for s in stated.values()}
         out[t] = options.pop() if len(options) == 1 else None
+    return out
+
+
+def _update_consensus(
+    previous: dict[str, float] | None,
+    topic_ids: Sequence[str],
+    hidden: dict[str, dict[str, Stance]],
+    speaker: str,
+    new: dict[str, Stance],
+) -> dict[str, float]:
+    """Oracle consensus after `speaker` moved, recomputing only the topics it changed."""
+    old = hidden.get(speaker, {})
+    hidden[speaker] = new
+    if previous is None:
+        return consensus_by_topic(topic_ids, list(hidden.values()))
+    out = dict(previous)
+    everyone = list(hidden.values())
+    for t in topic_ids:
+        if old.get(t) != new.get(t):
+            out[t] = topic_consensus([s.get(t) for s in everyone])
     return out

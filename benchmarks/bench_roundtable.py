@@ -1,0 +1,54 @@
+"""Rule-based roundtable throughput: episodes per second on one core.
+
+Setting: the built-in `workplace` scenario (3 parties, 4 topics, 4 options each), rule
+parties, 60-party-turn budget, no mediator and rule mediator, seeds 0..N-1, all in one
+process and one event loop (no store writes: this measures the simulator). Prints the
+median over repeats. Usage: python benchmarks/bench_roundtable.py [--episodes N] [--repeats R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import statistics
+import time
+
+from disputelab.agents.registry import make_mediator, make_parties
+from disputelab.episode import Episode
+from disputelab.protocols.roundtable import RoundTable
+from disputelab.scenario import builtin_scenarios
+
+
+async def _batch(mediator: str, n: int, budget: int) -> float:
+    s = builtin_scenarios()["workplace"]
+    protocol = RoundTable(budget)
+    t0 = time.perf_counter()
+    for seed in range(n):
+        ep = Episode(s.id, "roundtable", seed, {})
+        await protocol.run(s, make_parties(s, "rule", seed), make_mediator(s, mediator), ep)
+    return n / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--episodes", type=int, default=300)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--budget", type=int, default=60)
+    args = ap.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
+    print(f"python {platform.python_version()} on {platform.machine()}, "
+          f"{os.cpu_count()} cpus visible, pinned to one core")
+    for mediator in ("none", "rule"):
+        asyncio.run(_batch(mediator, 20, args.budget))  # warm caches
+        rates = [asyncio.run(_batch(mediator, args.episodes, args.budget))
+                 for _ in range(args.repeats)]
+        print(f"mediator={mediator:4s} budget={args.budget}: median {statistics.median(rates):.0f} "
+              f"episodes/s (min {min(rates):.0f}, max {max(rates):.0f}, "
+              f"{args.repeats} x {args.episodes} episodes)")
+
+
+if __name__ == "__main__":
+    main()

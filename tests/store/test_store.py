@@ -1,0 +1,122 @@
+"""The store loses nothing, and never passes a half-finished episode off as complete."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from disputelab.episode import Status
+from disputelab.evaluation.metrics import MetricResult
+from disputelab.experiments.single import run_matched
+from disputelab.report.render import rows_csv, run_markdown, run_rows
+from disputelab.store.sqlite import DB_NAME, Store, StoreError
+from tests.helpers import scenario
+
+
+def test_a_run_round_trips_through_the_store(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    result = run_matched(store, scenario("tenancy"), mediator="rule", seed=4)
+    rec = store.load_episode(result.episode_id)
+    assert rec.complete and rec.arm == "mediated"
+    assert rec.matched_episode_id == result.baseline_id
+    original = [t.to_dict() for t in result.episode.turns]
+    assert [t.to_dict() for t in rec.episode.turns] == original
+    assert rec.episode.outcome == result.episode.outcome
+    assert rec.episode.initial_consensus == result.episode.initial_consensus
+    stored = {s.metric: s.value for s in store.scores(result.episode_id)}
+    for name, r in result.scores.items():
+        assert stored[name] == pytest.approx(r.value, nan_ok=True)
+
+
+def test_nan_scores_keep_their_reason(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    result = run_matched(store, scenario("tenancy"), mediator="none", seed=0)
+    store.add_scores(result.episode_id, "judge-x", "2", {"m": MetricResult(math.nan, "judge failed: timeout")})
+    (score,) = [s for s in store.scores(result.episode_id) if s.evaluator == "judge-x"]
+    assert math.isnan(score.value) and score.explanation == "judge failed: timeout"
+
+
+def test_a_started_but_unfinished_episode_reads_as_incomplete(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    done = run_matched(store, scenario("tenancy"), mediator="none", seed=0)
+    run_id = store.create_run("run")
+    store.start_episode("partial", run_id, done.episode, {"parties": []})
+    for turn in done.episode.turns[:5]:
+        store.append_turn("partial", turn)
+    rec = store.load_episode("partial")
+    assert rec.status is Status.INCOMPLETE and not rec.complete
+    assert rec.episode.outcome is None
+    assert len(rec.episode.turns) == 5
+    assert "INCOMPLETE" in run_markdown(store, run_id)
+    (row,) = run_rows(store, [run_id])
+    assert row["status"] == "incomplete" and "final_consensus" not in row
+    assert "final_consensus" not in rows_csv([row]).splitlines()[0]
+
+
+def test_a_killed_process_keeps_every_finished_turn(tmp_path: Path) -> None:
+    # A child plays a long episode whose turn sink is slowed down, and is SIGKILLed
+    # part-way through: every committed turn must survive, and the episode is incomplete.
+    child = textwrap.dedent(f"""
+        import time
+        from disputelab.store.sqlite import Store
+        from disputelab.experiments import single
+        from disputelab.scenario import builtin_scenarios
+        store = Store({str(tmp_path)!r})
+        real = store.append_turn
+        def slow(eid, turn):
+            real(eid, turn)
+            time.sleep(0.02)
+        store.append_turn = slow
+        single.run_matched(store, builtin_scenarios()["workplace"], mediator="none", budget=5000)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", child], cwd=Path(__file__).parents[2])
+    db = tmp_path / DB_NAME
+    deadline = time.time() + 30
+    count = 0
+    while time.time() < deadline:
+        time.sleep(0.1)
+        if db.exists():
+            try:
+                count = sqlite3.connect(db).execute("SELECT COUNT(*) FROM turns").fetchone()[0]
+            except sqlite3.OperationalError:
+                continue
+            if count >= 10:
+                break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert count >= 10, "the child never got going"
+    store = Store(tmp_path)
+    (eid,) = store.episode_ids(store.resolve_run("last"))
+    rec = store.load_episode(eid)
+    assert rec.status is Status.INCOMPLETE
+    assert len(rec.episode.turns) >= count
+    assert [t.index for t in rec.episode.turns] == list(range(len(rec.episode.turns)))
+
+
+def test_runs_resolve_by_id_prefix_and_last(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    first = run_matched(store, scenario("tenancy"), mediator="none", seed=0).run_id
+    second = run_matched(store, scenario("tenancy"), mediator="none", seed=1).run_id
+    assert store.resolve_run("last") == second
+    assert store.resolve_run(first) == first
+    with pytest.raises(StoreError, match="no run"):
+        store.resolve_run("nope")
+
+
+def test_an_empty_store_has_no_last_run(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no runs"):
+        Store(tmp_path).resolve_run("last")
+
+
+def test_the_store_uses_write_ahead_logging(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
