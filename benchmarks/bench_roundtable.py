@@ -39,15 +39,20 @@ def main() -> None:
     args = ap.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
-    print(f"python {platform.python_version()} on {platform.machine()}, "
-          f"{os.cpu_count()} cpus visible, pinned to one core")
+    print(
+        f"python {platform.python_version()} on {platform.machine()}, "
+        f"{os.cpu_count()} cpus visible, pinned to one core"
+    )
     for mediator in ("none", "rule"):
         asyncio.run(_batch(mediator, 20, args.budget))  # warm caches
-        rates = [asyncio.run(_batch(mediator, args.episodes, args.budget))
-                 for _ in range(args.repeats)]
-        print(f"mediator={mediator:4s} budget={args.budget}: median {statistics.median(rates):.0f} "
-              f"episodes/s (min {min(rates):.0f}, max {max(rates):.0f}, "
-              f"{args.repeats} x {args.episodes} episodes)")
+        rates = [
+            asyncio.run(_batch(mediator, args.episodes, args.budget)) for _ in range(args.repeats)
+        ]
+        print(
+            f"mediator={mediator:4s} budget={args.budget}: median {statistics.median(rates):.0f} "
+            f"episodes/s (min {min(rates):.0f}, max {max(rates):.0f}, "
+            f"{args.repeats} x {args.episodes} episodes)"
+        )
 
 
 if __name__ == "__main__":

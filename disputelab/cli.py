@@ -103,6 +103,10 @@ def _print_summary(ep: Episode, names: dict[str, str], label: str, excerpt: int 
             highlight=False,
         )
     out.print(f"  [bold]stop:[/] {outcome.status.value}: {outcome.stop_reason}")
+    if outcome.agreement and any(outcome.agreement.values()):
+        agreed = ", ".join(f"{t}={o or '-'}" for t, o in outcome.agreement.items())
+        label = "agreement" if outcome.status.value == "resolved" else "common ground"
+        out.print(f"  [bold]{label}:[/] {agreed}")
 
 
 @app.command()
@@ -154,6 +158,8 @@ def run(
         result.episode, names, f"mediator: {mediator}" if mediator != "none" else "unmediated"
     )
     columns = {"mediated" if mediator != "none" else "episode": result.scores}
+    if result.baseline_scores is not None:
+        columns = {"unmediated": result.baseline_scores} | columns
     out.print(_metrics_table("metrics (oracle consensus)", columns))
     for name, r in result.scores.items():
         if not r.defined:

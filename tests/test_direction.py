@@ -12,6 +12,7 @@ from tests.helpers import play, scenario, with_personas
 SCENARIOS = ["tenancy", "workplace", "community-centre"]
 SEEDS = range(50)
 
+
 def _outcomes(strategy: str) -> tuple[float, float]:
     resolved, finals = [], []
     for sid in SCENARIOS:
@@ -25,11 +26,13 @@ def _outcomes(strategy: str) -> tuple[float, float]:
             finals.append(traj[-1])
     return statistics.mean(resolved), statistics.mean(finals)
 
+
 def test_all_competing_parties_resolve_less_and_agree_less_than_all_accommodating() -> None:
     comp_rate, comp_final = _outcomes("competing")
     acc_rate, acc_final = _outcomes("accommodating")
     assert comp_rate < acc_rate
     assert comp_final < acc_final
+
 
 def test_the_rule_mediators_mean_consensus_gain_is_positive() -> None:
     gains = []

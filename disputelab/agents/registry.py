@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from disputelab.agents.base import MediatorAgent, PartyAgent, PublicScenario
 from disputelab.agents.rule_mediator import RuleMediator
-from disputelab.agents.rule_party import RuleParty
+from disputelab.agents.rule_party import ReadMemo, RuleParty
 from disputelab.scenario.schema import Scenario
 
 PARTY_KINDS = ("rule",)
@@ -22,7 +22,8 @@ def make_parties(scenario: Scenario, kind: str, seed: int) -> list[PartyAgent]:
             f"unknown party model {kind!r}; available: {', '.join(PARTY_KINDS)}"
         )
     public = PublicScenario.of(scenario)
-    return [RuleParty(scenario, p.id, seed, public) for p in scenario.parties]
+    reads: ReadMemo = {}
+    return [RuleParty(scenario, p.id, seed, public, reads) for p in scenario.parties]
 
 
 def make_mediator(scenario: Scenario, kind: str) -> MediatorAgent | None:

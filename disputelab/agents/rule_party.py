@@ -51,6 +51,9 @@ SELF_WEIGHT = {
 
 
 Package = tuple[int, ...]  # option index per topic, in the scenario's topic order
+# Parsed public turns by dialogue index. Parsing depends only on the turn and the
+# scenario's option layout, so the rule parties of one episode may share one memo.
+ReadMemo = dict[int, tuple[tuple[int | None, ...], "npt.NDArray[np.float64]"]]
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,12 @@ class RuleParty:
     """A deterministic (given its seed) rule-policy negotiator."""
 
     def __init__(
-        self, scenario: Scenario, party_id: str, seed: int, public: PublicScenario | None = None
+        self,
+        scenario: Scenario,
+        party_id: str,
+        seed: int,
+        public: PublicScenario | None = None,
+        reads: ReadMemo | None = None,
     ) -> None:
         self.party: Party = scenario.party(party_id)
         self.party_id = party_id
@@ -126,6 +134,7 @@ class RuleParty:
         self.own_turns = 0
         # Each other party's latest turn, the options it backs, and the support it lends.
         self.latest: dict[str, PublicTurn] = {}
+        self.reads: ReadMemo = reads if reads is not None else {}
         self.backed: dict[str, tuple[int | None, ...]] = {}
         self.support: dict[str, npt.NDArray[np.float64]] = {}
         self.cand = candidates(self.table, self.strategy)
@@ -187,7 +196,10 @@ class RuleParty:
                 if turn.proposal:
                     proposal = self._as_package(turn.proposal)
             elif turn.role == "party" and turn.speaker != self.party_id:
-                backed, support = self._read(turn)
+                parsed = self.reads.get(turn.index)
+                if parsed is None:
+                    parsed = self.reads[turn.index] = self._read(turn)
+                backed, support = parsed
                 self._react_to(turn, backed)
                 self.latest[turn.speaker] = turn
                 self.backed[turn.speaker] = backed
@@ -291,10 +303,12 @@ class RuleParty:
             return "warm"
         return "neutral"
 
-    def _stances_for(self, pkg: Package, dug_in: bool) -> dict[str, Stance]:
+    def _stances_for(
+        self, pkg: Package, dug_in: bool, own: float | None = None
+    ) -> dict[str, Stance]:
         """Truthful stances: the option backed, and every option that keeps the target."""
         t = self.table
-        own = self._utility(pkg)
+        own = self._utility(pkg) if own is None else own
         floor = self.target - 1e-12
         out: dict[str, Stance] = {}
         for j, topic in enumerate(t.topic_ids):
@@ -323,13 +337,14 @@ class RuleParty:
         dug_in: bool,
         others: dict[str, PublicTurn],
     ) -> Action:
-        self._stances = self._stances_for(self.offer, dug_in)
+        worth = self._utility(self.offer)
+        self._stances = self._stances_for(self.offer, dug_in, worth)
         changed = [
             topic for j, topic in enumerate(self.table.topic_ids) if prev_offer[j] != self.offer[j]
         ]
         utterance = self.voice.speak(self._stances, signal, tone, changed, list(others))
         thought = (
-            f"target {self.target:.4f}, offer worth {self._utility(self.offer):.4f}, "
+            f"target {self.target:.4f}, offer worth {worth:.4f}, "
             f"fallback {self.floor:.2f}, resentment {self.resentment:.2f}"
             + (", digging in" if dug_in else "")
         )

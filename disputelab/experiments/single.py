@@ -23,6 +23,7 @@ class RunResult:
     baseline: Episode | None
     baseline_id: str | None
     scores: dict[str, MetricResult]
+    baseline_scores: dict[str, MetricResult] | None = None
 
 
 async def play_episode(
@@ -87,6 +88,7 @@ async def run_matched_async(
     )
     baseline: Episode | None = None
     baseline_id: str | None = None
+    baseline_scores: dict[str, MetricResult] | None = None
     if mediator != "none":
         baseline_id = f"{run_id}-unmediated"
         baseline = await play_episode(
@@ -101,12 +103,8 @@ async def run_matched_async(
             condition,
             "unmediated",
         )
-        store.add_scores(
-            baseline_id,
-            socrates.EVALUATOR,
-            socrates.VERSION,
-            socrates.score_episode(baseline, None),
-        )
+        baseline_scores = socrates.score_episode(baseline, None)
+        store.add_scores(baseline_id, socrates.EVALUATOR, socrates.VERSION, baseline_scores)
     episode_id = f"{run_id}-{mediator}" if mediator != "none" else f"{run_id}-unmediated"
     episode = await play_episode(
         store,
@@ -123,7 +121,7 @@ async def run_matched_async(
     )
     scores = socrates.score_episode(episode, baseline)
     store.add_scores(episode_id, socrates.EVALUATOR, socrates.VERSION, scores)
-    return RunResult(run_id, episode, episode_id, baseline, baseline_id, scores)
+    return RunResult(run_id, episode, episode_id, baseline, baseline_id, scores, baseline_scores)
 
 
 def run_matched(store: Store, scenario: Scenario, **kwargs: object) -> RunResult:

@@ -114,17 +114,6 @@ class Party(_Strict):
     persona: Persona = Field(default_factory=Persona)
     private_notes: str = ""
 
-    @field_validator("weights")
-    @classmethod
-    def _weights_sum_to_100(cls, weights: dict[str, int]) -> dict[str, int]:
-        bad = [t for t, w in weights.items() if w <= 0]
-        if bad:
-            raise ValueError(f"weights must be positive integers, not for {', '.join(bad)}")
-        total = sum(weights.values())
-        if total != 100:
-            raise ValueError(f"sum is {total}, must be 100")
-        return weights
-
 
 class Fact(_Strict):
     source: str = ""
@@ -216,6 +205,12 @@ def _cross_field_problems(s: Scenario) -> list[tuple[str, str]]:
 
 def _weight_problems(base: str, party: Party, topics: dict[str, Topic]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
+    bad = [t for t, w in party.weights.items() if w <= 0]
+    if bad:
+        out.append((f"{base}.weights", f"must be positive integers, not for {', '.join(bad)}"))
+    total = sum(party.weights.values())
+    if total != 100:
+        out.append((f"{base}.weights", f"sum is {total}, must be 100"))
     unknown = sorted(set(party.weights) - set(topics))
     if unknown:
         out.append(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -63,7 +64,7 @@ def test_a_rule_partys_target_never_rises_over_the_budget(
             target = float(t.action.thought.split("target ")[1].split(",")[0])
             targets.setdefault(t.speaker, []).append(target)
     for series in targets.values():
-        assert all(b <= a + 1e-9 for a, b in zip(series, series[1:], strict=False))
+        assert all(b <= a + 1e-9 for a, b in itertools.pairwise(series))
 
 
 @settings(max_examples=40, deadline=None)
@@ -120,9 +121,17 @@ def test_hostile_moves_make_a_reactive_party_dig_in() -> None:
     tenant = RuleParty(s, "tenant", seed=0)
     # The landlord, angrily, backs options the tenant finds unacceptable.
     hostile = PublicTurn(
-        0, 1, "landlord", "party", "No.",
-        stances={"repairs": Stance("D", ("D",)), "arrears": Stance("D", ("D",)),
-                 "rent": Stance("D", ("D",)), "lease": Stance("A", ("A",))},
+        0,
+        1,
+        "landlord",
+        "party",
+        "No.",
+        stances={
+            "repairs": Stance("D", ("D",)),
+            "arrears": Stance("D", ("D",)),
+            "rent": Stance("D", ("D",)),
+            "lease": Stance("A", ("A",)),
+        },
         tone="hostile",
     )
     action = tenant.decide([hostile], TurnContext(1, 100, 2))

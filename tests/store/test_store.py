@@ -40,7 +40,9 @@ def test_a_run_round_trips_through_the_store(tmp_path: Path) -> None:
 def test_nan_scores_keep_their_reason(tmp_path: Path) -> None:
     store = Store(tmp_path)
     result = run_matched(store, scenario("tenancy"), mediator="none", seed=0)
-    store.add_scores(result.episode_id, "judge-x", "2", {"m": MetricResult(math.nan, "judge failed: timeout")})
+    store.add_scores(
+        result.episode_id, "judge-x", "2", {"m": MetricResult(math.nan, "judge failed: timeout")}
+    )
     (score,) = [s for s in store.scores(result.episode_id) if s.evaluator == "judge-x"]
     assert math.isnan(score.value) and score.explanation == "judge failed: timeout"
 
