@@ -13,38 +13,34 @@ from collections.abc import Mapping, Sequence
 from disputelab.episode import Stance
 
 
-def _share_agreeing(counts: dict[str, int], n: int) -> float:
-    """Largest bloc behind one option, rescaled so 'everyone apart' is 0 and 'all' is 1."""
-    if n < 2 or not counts:
-        return 0.0
-    return max(0.0, (max(counts.values()) - 1) / (n - 1))
-
-
 def topic_consensus(stances: Sequence[Stance | None]) -> float:
     """Consensus on one topic in [0, 1].
 
     Half of it is the largest bloc of parties that would all *accept* one option, half the
-    largest bloc that *backs* the same option. For two parties this gives 0, 0.5 or 1; for
-    three, five levels, mirroring a 1-5 judge rubric. A party with no stance (None, or no
-    option) counts as agreeing with nobody, which is the conservative reading.
+    largest bloc that *backs* the same option, each rescaled so that "everyone apart" is 0
+    and "everyone together" is 1. For two parties this gives 0, 0.5 or 1; for three, five
+    levels, mirroring a 1-5 judge rubric. A party with no stance (None, or no option and
+    nothing acceptable) counts as agreeing with nobody, which is the conservative reading.
+    Stances list each acceptable option once (their constructors make sure of it).
     """
     n = len(stances)
-    if n == 0:
+    if n < 2:
         return 0.0
     accept: dict[str, int] = {}
     back: dict[str, int] = {}
     for s in stances:
         if s is None:
             continue
-        options = s.acceptable
-        if s.option is not None:
-            back[s.option] = back.get(s.option, 0) + 1
-            if s.option not in options:
-                options = (*options, s.option)
-        # A stance may list an option twice (LLM output); count each party once.
-        for o in options if len(set(options)) == len(options) else set(options):
+        option, acceptable = s
+        if option is not None:
+            back[option] = back.get(option, 0) + 1
+            if option not in acceptable:
+                accept[option] = accept.get(option, 0) + 1
+        for o in acceptable:
             accept[o] = accept.get(o, 0) + 1
-    return 0.5 * _share_agreeing(accept, n) + 0.5 * _share_agreeing(back, n)
+    accept_share = (max(accept.values()) - 1) / (n - 1) if accept else 0.0
+    back_share = (max(back.values()) - 1) / (n - 1) if back else 0.0
+    return 0.5 * accept_share + 0.5 * back_share
 
 
 def consensus_by_topic(

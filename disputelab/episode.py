@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 Tone = Literal["warm", "neutral", "hostile"]
 Role = Literal["party", "mediator", "system"]
@@ -29,9 +29,12 @@ class Status(StrEnum):
     FAILED = "failed"
 
 
-@dataclass(frozen=True, slots=True)
-class Stance:
-    """A party's position on one topic: the option it backs and every option it would take."""
+class Stance(NamedTuple):
+    """A party's position on one topic: the option it backs and every option it would take.
+
+    A named tuple rather than a dataclass: stances are compared and hashed on every turn,
+    and tuple equality runs in C.
+    """
 
     option: str | None
     acceptable: tuple[str, ...] = ()
@@ -41,10 +44,10 @@ class Stance:
 
     @staticmethod
     def from_dict(d: dict[str, Any]) -> Stance:
-        return Stance(d.get("option"), tuple(d.get("acceptable") or ()))
+        return Stance(d.get("option"), tuple(dict.fromkeys(d.get("acceptable") or ())))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Action:
     """One party turn: what it thinks (private), says, stands for per topic, and signals."""
 

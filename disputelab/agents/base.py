@@ -7,9 +7,10 @@ has no preferences, weights, fallbacks or personas, and every agent reads the di
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from disputelab.episode import Action, Intervention, Role, Signal, Stance, Tone, Turn
 from disputelab.scenario.schema import Scenario, Topic
@@ -53,38 +54,36 @@ class PublicScenario:
         return party_id
 
 
-@dataclass(frozen=True, slots=True)
-class PublicTurn:
+class PublicTurn(NamedTuple):
     """A turn as the others at the table perceive it: words and stated positions only."""
 
-    index: int
+    turn_index: int  # position in the whole dialogue (`index` is taken by tuple)
     party_turn: int
     speaker: str
     role: Role
     text: str
-    stances: dict[str, Stance] = field(default_factory=dict)
+    stances: Mapping[str, Stance] = MappingProxyType({})
     signal: Signal | None = None
     tone: Tone = "neutral"
-    proposal: dict[str, str] = field(default_factory=dict)
+    proposal: Mapping[str, str] = MappingProxyType({})
 
     @staticmethod
     def of(turn: Turn) -> PublicTurn:
         a, m = turn.action, turn.intervention
         return PublicTurn(
-            index=turn.index,
+            turn_index=turn.index,
             party_turn=turn.party_turn,
             speaker=turn.speaker,
             role=turn.role,
             text=turn.text,
-            stances=a.stances if a else {},
+            stances=MappingProxyType(a.stances) if a else MappingProxyType({}),
             signal=a.signal if a else None,
             tone=a.tone if a else "neutral",
-            proposal=m.proposal if m else {},
+            proposal=MappingProxyType(m.proposal) if m else MappingProxyType({}),
         )
 
 
-@dataclass(frozen=True, slots=True)
-class TurnContext:
+class TurnContext(NamedTuple):
     """The protocol's clock, handed to agents so concession can follow the budget."""
 
     party_turn: int  # party turns completed so far

@@ -6,7 +6,7 @@ preferences, weights, fallback or thoughts; its picture of the table is what was
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext
 from disputelab.consensus import consensus_by_topic, consensus_score
@@ -44,13 +44,13 @@ class RuleMediator:
         self.history: list[float] = []
         # Incrementally maintained picture of the table: latest stances and consensus.
         self.seen = 0
-        self.latest: dict[str, dict[str, Stance]] = {}
+        self.latest: dict[str, Mapping[str, Stance]] = {}
         self.by_topic: dict[str, float] = dict.fromkeys(self.topic_ids, 0.0)
         self.last_position = -(10**9)
 
     def estimate(
         self, dialogue: Sequence[PublicTurn]
-    ) -> tuple[dict[str, float], dict[str, dict[str, Stance]]]:
+    ) -> tuple[dict[str, float], dict[str, Mapping[str, Stance]]]:
         """Public consensus per topic from each party's latest stated stances."""
         changed: set[str] = set()
         for turn in dialogue[self.seen :]:
@@ -103,7 +103,9 @@ class RuleMediator:
         thought = f"public consensus {score:.2f}; reason {reason}"
         return Intervention(("" if self.t is _ZH else " ").join(words), proposal, thought)
 
-    def _proposal(self, latest: dict[str, dict[str, Stance]]) -> tuple[dict[str, str], list[str]]:
+    def _proposal(
+        self, latest: dict[str, Mapping[str, Stance]]
+    ) -> tuple[dict[str, str], list[str]]:
         """Per topic, the option most parties said they would accept (then most backed)."""
         proposal: dict[str, str] = {}
         notes: list[str] = []

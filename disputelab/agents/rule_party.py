@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -135,6 +135,8 @@ class RuleParty:
         # Each other party's latest turn, the options it backs, and the support it lends.
         self.latest: dict[str, PublicTurn] = {}
         self.reads: ReadMemo = reads if reads is not None else {}
+        self._last_key: object = None
+        self._last_choice: Package = ()
         self.backed: dict[str, tuple[int | None, ...]] = {}
         self.support: dict[str, npt.NDArray[np.float64]] = {}
         self.cand = candidates(self.table, self.strategy)
@@ -196,9 +198,9 @@ class RuleParty:
                 if turn.proposal:
                     proposal = self._as_package(turn.proposal)
             elif turn.role == "party" and turn.speaker != self.party_id:
-                parsed = self.reads.get(turn.index)
+                parsed = self.reads.get(turn.turn_index)
                 if parsed is None:
-                    parsed = self.reads[turn.index] = self._read(turn)
+                    parsed = self.reads[turn.turn_index] = self._read(turn)
                 backed, support = parsed
                 self._react_to(turn, backed)
                 self.latest[turn.speaker] = turn
@@ -255,7 +257,7 @@ class RuleParty:
                 pleased += t.w[j] * max(0.0, delta)
         self.resentment = max(0.0, self.resentment + 0.5 * self.reactivity * hurt - 0.3 * pleased)
 
-    def _as_package(self, choice: dict[str, str]) -> Package | None:
+    def _as_package(self, choice: Mapping[str, str]) -> Package | None:
         idx = []
         for j, topic in enumerate(self.table.topic_ids):
             i = self.table.index[j].get(choice.get(topic, ""))
@@ -286,13 +288,20 @@ class RuleParty:
     def _best_supported(self, proposal: Package | None) -> Package:
         """Among packages worth the target, the one best supported by what others said."""
         t = self.table
+        n = max(1, bisect.bisect_right(self.cand.utility_desc, -(self.target - 1e-12)))
+        # Same candidates, same stated positions, same proposal: same answer. Late in a
+        # long episode positions settle, and this skips most of the work.
+        key = (n, proposal, tuple(tuple(turn.stances.values()) for turn in self.latest.values()))
+        if key == self._last_key:
+            return self._last_choice
         support = sum(self.support.values(), np.zeros(t.n_options))
         if proposal is not None:
             support[self.cand.offsets + np.asarray(proposal)] += self.deference
         scale = 1.0 / max(1, len(t.topic_ids) * max(1, len(self.support)))
-        n = max(1, bisect.bisect_right(self.cand.utility_desc, -(self.target - 1e-12)))
         score = self.cand.onehot[:n] @ (support * scale) + self.own_term[:n]
-        return self.cand.packages[int(np.argmax(score))]
+        self._last_key = key
+        self._last_choice = self.cand.packages[int(np.argmax(score))]
+        return self._last_choice
 
     def _tone(self, dug_in: bool) -> Tone:
         if dug_in and self.rng.random() < 0.4 + 0.6 * self.expressive:
