@@ -265,10 +265,35 @@ def scenarios_validate(
         raise typer.Exit(2)
 
 
+def _click_class(name: str) -> type[Exception]:
+    """Click's exception class, wherever this typer release takes click from."""
+    for cls in typer.BadParameter.__mro__:
+        if cls.__name__ == name and issubclass(cls, Exception):
+            return cls
+    raise RuntimeError(f"typer has no click {name}")
+
+
+_USAGE_ERROR = _click_class("UsageError")
+
+
 def main() -> None:
-    """Console entry point: usage errors exit 2; nothing escapes as a traceback."""
+    """Console entry point: every usage error is one line and exit status 2."""
     try:
-        app()
-    except KeyboardInterrupt:
+        code = app(standalone_mode=False)
+    except _USAGE_ERROR as exc:
+        ctx = getattr(exc, "ctx", None)
+        if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:
+            out.print(ctx.get_help(), end="")  # a bare group shows its help
+            raise SystemExit(0) from None
+        where = ctx.command_path if ctx is not None else "disputelab"
+        message = str(getattr(exc, "format_message", exc.__str__)()).replace("Value error, ", "")
+        err.print(
+            f"[bold red]error:[/] {message} (see `{where} --help`)",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise SystemExit(2) from None
+    except (KeyboardInterrupt, typer.Abort):
         err.print("interrupted; finished turns are in the store")
         raise SystemExit(130) from None
+    raise SystemExit(code if isinstance(code, int) else 0)

@@ -1,0 +1,158 @@
+"""The command-line contract: what users type, what they see, and exit status 2 on bad input."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from disputelab.cli import app
+
+runner = CliRunner()
+
+
+def _run(tmp_path: Path, *args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["--store", str(tmp_path / "runs"), *args])
+    return result.exit_code, result.output
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_run_with_a_mediator_reports_stop_reason_and_the_three_metrics(tmp_path: Path) -> None:
+    code, out = _run(tmp_path, "run", "tenancy", "--mediator", "rule")
+    assert code == 0, out
+    flat = _flat(out)
+    assert "stop: budget: turn budget of 100 party turns ran out" in flat
+    assert "stop: resolved: all 2 parties signalled consensus" in flat
+    for metric in ("consensus_gain", "intervention_timeliness", "intervention_effectiveness"):
+        assert metric in out
+
+
+def test_the_same_seed_gives_the_same_transcript(tmp_path: Path) -> None:
+    texts = []
+    for _ in range(2):
+        assert _run(tmp_path, "run", "workplace", "--mediator", "rule", "--seed", "7")[0] == 0
+        code, out = _run(tmp_path, "report", "last", "--format", "json")
+        assert code == 0
+        data = json.loads(out)
+        texts.append([[t["text"] for t in e["turns"]] for e in data["episodes"]])
+    assert texts[0] == texts[1]
+
+
+def test_report_formats(tmp_path: Path) -> None:
+    _run(tmp_path, "run", "tenancy", "--mediator", "rule")
+    code, md = _run(tmp_path, "report", "last")
+    assert code == 0 and "### Transcript" in md and "party turn 1 · Mira Okafor" in md
+    assert "| consensus_gain |" in md
+    code, js = _run(tmp_path, "report", "last", "--format", "json")
+    data = json.loads(js)
+    (mediated,) = [e for e in data["episodes"] if e["arm"] == "mediated"]
+    assert mediated["turns"][0]["action"]["stances"]
+    assert mediated["matched_episode_id"].endswith("-unmediated")
+    code, text = _run(tmp_path, "report", "last", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len(rows) == 2 and all(r["episode_id"] for r in rows)
+    assert {"consensus_gain", "final_consensus", "resolved"} <= set(rows[0])
+
+
+def test_report_can_write_to_a_file(tmp_path: Path) -> None:
+    _run(tmp_path, "run", "tenancy")
+    target = tmp_path / "r.csv"
+    code, _ = _run(tmp_path, "report", "last", "--format", "csv", "--out", str(target))
+    assert code == 0 and target.read_text().startswith("episode_id,")
+
+
+def test_runs_lists_what_was_run(tmp_path: Path) -> None:
+    _run(tmp_path, "run", "tenancy")
+    code, out = _run(tmp_path, "runs")
+    assert code == 0 and "tenancy/none/seed0" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["report", "last"], "no runs in store"),
+        (["report", "20990101-nope"], "no run '20990101-nope'"),
+        (["run", "tenancy", "--mediator", "oracle"], "unknown mediator 'oracle'"),
+        (["run", "tenancy", "--model", "gpt-9"], "unknown model 'gpt-9'"),
+        (["run", "tenancy", "--protocol", "staged"], "unknown protocol 'staged'"),
+        (["run", "no-such-case"], "not a built-in scenario or a file"),
+        (["run", "tenancy", "--budget", "0"], "--budget"),
+        (["run", "tenancy", "--seed", "notanumber"], "--seed"),
+        (["scenarios", "show", "nope"], "not a built-in scenario"),
+        (["scenarios", "show", "tenancy", "--format", "xml"], "unknown format 'xml'"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message_and_no_traceback(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    code, out = _run(tmp_path, *args)
+    assert code == 2, out
+    assert message in _flat(out)
+    assert "Traceback" not in out
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [],
+        ["run"],
+        ["report"],
+        ["runs"],
+        ["scenarios"],
+        ["scenarios", "list"],
+        ["scenarios", "show"],
+        ["scenarios", "validate"],
+    ],
+)
+def test_every_command_has_help(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0 and "Usage" in result.output
+
+
+def test_scenarios_list_and_show(tmp_path: Path) -> None:
+    code, out = _run(tmp_path, "scenarios", "list")
+    assert code == 0
+    for sid in ("tenancy", "workplace", "community-centre"):
+        assert sid in out
+    code, out = _run(tmp_path, "scenarios", "show", "tenancy", "--format", "json")
+    assert code == 0 and json.loads(out)["id"] == "tenancy"
+
+
+def test_the_installed_console_script_exits_2_on_bad_input(tmp_path: Path) -> None:
+    exe = shutil.which("disputelab")
+    if exe is None:
+        pytest.skip("the disputelab console script is not installed on PATH")
+    bad = subprocess.run(
+        [exe, "--store", str(tmp_path), "run", "tenancy", "--mediator", "nope"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
+    usage = subprocess.run(
+        [exe, "--store", str(tmp_path), "run", "tenancy", "--budget", "0"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert usage.returncode == 2
+    (line,) = usage.stderr.strip().splitlines()
+    assert "--budget" in line and "Traceback" not in line
+    good = subprocess.run(
+        [exe, "--store", str(tmp_path), "run", "tenancy", "--mediator", "rule"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert good.returncode == 0, good.stderr
+    assert "consensus_gain" in good.stdout
