@@ -164,9 +164,10 @@ def run(
     for name, r in result.scores.items():
         if not r.defined:
             out.print(f"  [dim]{name}: {r.explanation}[/]")
-    out.print(
-        f"[dim]full transcript: disputelab --store {state.store_path} report {result.run_id}[/]"
+    store_opt = (
+        "" if state.store_path == Path("disputelab-runs") else f"--store {state.store_path} "
     )
+    out.print(f"[dim]full transcript: disputelab {store_opt}report {result.run_id}[/]")
 
 
 @app.command()
