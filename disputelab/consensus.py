@@ -9,11 +9,19 @@ assert that self-report equals the oracle for truthful rule parties.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from disputelab.episode import Stance
 
 
 def topic_consensus(stances: Sequence[Stance | None]) -> float:
+    """Consensus on one topic in [0, 1] (see `_topic_consensus`); memoised, as the same
+    tables of stances recur across turns and episodes."""
+    return _topic_consensus(tuple(stances))
+
+
+@lru_cache(maxsize=1 << 16)
+def _topic_consensus(stances: tuple[Stance | None, ...]) -> float:
     """Consensus on one topic in [0, 1].
 
     Half of it is the largest bloc of parties that would all *accept* one option, half the

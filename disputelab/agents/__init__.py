@@ -1,0 +1,1 @@
+"""Agents: interfaces and visibility, rule parties and mediators, voices."""

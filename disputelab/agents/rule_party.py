@@ -13,7 +13,8 @@ import bisect
 import math
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -51,6 +52,7 @@ SELF_WEIGHT = {
 
 
 Package = tuple[int, ...]  # option index per topic, in the scenario's topic order
+MEMO_LIMIT = 200_000
 # Parsed public turns by dialogue index. Parsing depends only on the turn and the
 # scenario's option layout, so the rule parties of one episode may share one memo.
 ReadMemo = dict[int, tuple[tuple[int | None, ...], "npt.NDArray[np.float64]"]]
@@ -69,6 +71,16 @@ class Candidates:
     onehot: npt.NDArray[np.float64]  # (F, n_options), scaled by how much to follow others
     own_term: npt.NDArray[np.float64]
     offsets: npt.NDArray[np.intp]  # where each topic's options start in the flat layout
+    utility_of: dict[tuple[int, ...], float]  # every feasible package's utility
+    # Memos of pure functions of this profile, shared by every episode that uses it.
+    choices: dict[object, tuple[int, ...]] = field(default_factory=dict)
+    stances: dict[object, dict[str, Stance]] = field(default_factory=dict)
+
+    def remember(self, memo: dict[Any, Any], key: object, value: Any) -> Any:
+        if len(memo) >= MEMO_LIMIT:
+            memo.clear()  # crude but bounded; a long experiment never grows without limit
+        memo[key] = value
+        return value
 
 
 def candidates(table: PreferenceTable, strategy: Strategy) -> Candidates:
@@ -92,6 +104,10 @@ def candidates(table: PreferenceTable, strategy: Strategy) -> Candidates:
         onehot * follow,
         SELF_WEIGHT[strategy] * table.utility[order],
         np.cumsum([0] + [len(o) for o in table.option_ids[:-1]]).astype(np.intp),
+        {
+            tuple(int(i) for i in row): float(u)
+            for row, u in zip(table.packages[order], table.utility[order], strict=True)
+        },
     )
     table.cache[strategy] = result
     return result
@@ -135,20 +151,16 @@ class RuleParty:
         # Each other party's latest turn, the options it backs, and the support it lends.
         self.latest: dict[str, PublicTurn] = {}
         self.reads: ReadMemo = reads if reads is not None else {}
-        self._last_key: object = None
-        self._last_choice: Package = ()
         self.backed: dict[str, tuple[int | None, ...]] = {}
         self.support: dict[str, npt.NDArray[np.float64]] = {}
         self.cand = candidates(self.table, self.strategy)
         # A seeded tie-break among equally scored packages.
-        raw = np.frombuffer(self.rng.randbytes(8 * len(self.cand.utility_desc)), dtype=np.uint64)
-        self.own_term = self.cand.own_term + raw * (1e-9 / 2.0**64)
         self.offer: Package = self.cand.packages[0]
         self._stances = self._stances_for(self.offer, dug_in=False)
 
     # ---- what the oracle reads -------------------------------------------------------
     def hidden_stances(self) -> dict[str, Stance]:
-        return self._stances
+        return dict(self._stances)  # a copy: the memoised original is shared
 
     # ---- one turn ----------------------------------------------------------------------
     async def act(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
@@ -277,6 +289,9 @@ class RuleParty:
         return tuple(i for i in pkg if i is not None)
 
     def _utility(self, pkg: Package) -> float:
+        known = self.cand.utility_of.get(pkg)
+        if known is not None:
+            return known
         t = self.table
         return sum(t.w[j] * t.v[j][o] for j, o in enumerate(pkg))
 
@@ -288,20 +303,30 @@ class RuleParty:
     def _best_supported(self, proposal: Package | None) -> Package:
         """Among packages worth the target, the one best supported by what others said."""
         t = self.table
-        n = max(1, bisect.bisect_right(self.cand.utility_desc, -(self.target - 1e-12)))
-        # Same candidates, same stated positions, same proposal: same answer. Late in a
-        # long episode positions settle, and this skips most of the work.
-        key = (n, proposal, tuple(tuple(turn.stances.values()) for turn in self.latest.values()))
-        if key == self._last_key:
-            return self._last_choice
+        n = self._prefix()
+        # A pure function of the candidates in reach, what the others said and the
+        # proposal, so the answer is memoised across turns and episodes. Ties go to the
+        # package worth most to this party (candidates are sorted that way).
+        key = (
+            n,
+            proposal,
+            self.deference,
+            tuple(tuple(turn.stances.values()) for turn in self.latest.values()),
+        )
+        known = self.cand.choices.get(key)
+        if known is not None:
+            return known
         support = sum(self.support.values(), np.zeros(t.n_options))
         if proposal is not None:
             support[self.cand.offsets + np.asarray(proposal)] += self.deference
         scale = 1.0 / max(1, len(t.topic_ids) * max(1, len(self.support)))
-        score = self.cand.onehot[:n] @ (support * scale) + self.own_term[:n]
-        self._last_key = key
-        self._last_choice = self.cand.packages[int(np.argmax(score))]
-        return self._last_choice
+        score = self.cand.onehot[:n] @ (support * scale) + self.cand.own_term[:n]
+        choice: Package = self.cand.packages[int(score.argmax())]
+        return self.cand.remember(self.cand.choices, key, choice)  # type: ignore[no-any-return]
+
+    def _prefix(self) -> int:
+        """How many candidate packages are worth at least the current target."""
+        return max(1, bisect.bisect_right(self.cand.utility_desc, -(self.target - 1e-12)))
 
     def _tone(self, dug_in: bool) -> Tone:
         if dug_in and self.rng.random() < 0.4 + 0.6 * self.expressive:
@@ -316,6 +341,12 @@ class RuleParty:
         self, pkg: Package, dug_in: bool, own: float | None = None
     ) -> dict[str, Stance]:
         """Truthful stances: the option backed, and every option that keeps the target."""
+        # Which options keep a package worth the target depends on the target only through
+        # which candidates it admits, so (package, dug in, prefix) decides the stances.
+        key = (pkg, dug_in, self._prefix())
+        known = self.cand.stances.get(key)
+        if known is not None:
+            return known
         t = self.table
         own = self._utility(pkg) if own is None else own
         floor = self.target - 1e-12
@@ -336,7 +367,7 @@ class RuleParty:
                     break
                 count += 1
             out[topic] = Stance(chosen, t.top_sets[j][count])
-        return out
+        return self.cand.remember(self.cand.stances, key, out)  # type: ignore[no-any-return]
 
     def _finish(
         self,

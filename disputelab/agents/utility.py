@@ -102,9 +102,11 @@ class PreferenceTable:
     # Derived per-strategy structures (see rule_party.candidates), built on first use.
     cache: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
 
-    @property
-    def n_options(self) -> int:
-        return sum(len(o) for o in self.option_ids)
+    def __post_init__(self) -> None:
+        # Frozen, so set the derived count through object.__setattr__ once.
+        object.__setattr__(self, "n_options", sum(len(o) for o in self.option_ids))
+
+    n_options: int = field(init=False, compare=False)
 
     def package_utility(self, choice: Mapping[str, str | None]) -> float:
         """Utility of a (possibly partial) package; missing or unknown topics count 0."""

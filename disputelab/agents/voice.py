@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from disputelab.agents.base import PublicScenario
 from disputelab.episode import Signal, Stance, Tone
@@ -63,6 +64,12 @@ _ZH = {
 }
 
 
+@lru_cache(maxsize=8192)
+def _render(template: str, topic: str, label: str, alt: str) -> str:
+    """Fill a template; cached, since the same phrases recur across turns and episodes."""
+    return template.format(topic=topic, label=label, alt=alt)
+
+
 class Voice:
     """Phrases a party's action from templates, varied by a seeded random generator."""
 
@@ -112,11 +119,11 @@ class Voice:
             label = self._label(topic_id, s.option)
             alts = [o for o in s.acceptable if o != s.option]
             if topic_id in changed:
-                parts.append(self._pick("move").format(topic=name, label=label))
+                parts.append(_render(self._pick("move"), name, label, ""))
             elif alts:
                 alt = ("或" if self.zh else " or ").join(self._label(topic_id, o) for o in alts[:2])
-                parts.append(self._pick("flex").format(topic=name, label=label, alt=alt))
+                parts.append(_render(self._pick("flex"), name, label, alt))
             else:
-                parts.append(self._pick("firm").format(topic=name, label=label))
+                parts.append(_render(self._pick("firm"), name, label, ""))
         joiner = "" if self.zh else " "
         return joiner.join(p for p in parts if p)

@@ -1,0 +1,1 @@
+"""Protocols own turn-taking and termination."""

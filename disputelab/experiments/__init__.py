@@ -1,0 +1,1 @@
+"""Running episodes: single matched runs (grids come later)."""

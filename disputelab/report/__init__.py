@@ -1,0 +1,1 @@
+"""Rendering stored runs as markdown, JSON and CSV."""

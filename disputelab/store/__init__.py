@@ -1,0 +1,1 @@
+"""The SQLite run store."""
