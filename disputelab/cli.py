@@ -113,27 +113,58 @@ def _print_summary(ep: Episode, names: dict[str, str], label: str, excerpt: int 
 def run(
     scenario: Annotated[str, typer.Argument(help="Built-in scenario id or a scenario file.")],
     mediator: Annotated[str, typer.Option(help=f"Mediator: {', '.join(MEDIATOR_KINDS)}.")] = "none",
+    parties: Annotated[
+        str | None,
+        typer.Option(
+            help="Party agents: rule, llm or hybrid (default: rule without a model, llm with one)."
+        ),
+    ] = None,
     model: Annotated[
-        str, typer.Option(help=f"Model for every role: {', '.join(PARTY_KINDS)}.")
+        str,
+        typer.Option(
+            help="Model for every LLM role: rule (none), local, openai:MODEL, "
+            "openai:MODEL@URL or a disputelab.toml profile."
+        ),
     ] = "rule",
+    parties_model: Annotated[str | None, typer.Option(help="Model for the parties.")] = None,
+    mediator_model: Annotated[str | None, typer.Option(help="Model for the mediator.")] = None,
+    judge_model: Annotated[
+        str | None, typer.Option(help="Model for judges (recorded; used by evaluators).")
+    ] = None,
     protocol: Annotated[str, typer.Option(help="Protocol: roundtable.")] = "roundtable",
     seed: Annotated[int, typer.Option(help="Random seed (same seed, same episode).")] = 0,
     budget: Annotated[int, typer.Option(min=1, max=10_000, help="Party-turn budget.")] = 100,
 ) -> None:
     """Run one episode; with a mediator, also its matched unmediated episode."""
-    from disputelab.experiments.single import run_matched
+    from disputelab.experiments.single import Agents, run_matched
+    from disputelab.llm.base import ModelError
+    from disputelab.llm.models import ModelConfigError, ModelHub, load_profiles, parse_model
 
     if protocol != "roundtable":
         fail(f"unknown protocol {protocol!r}; available: roundtable")
     if mediator not in MEDIATOR_KINDS:
         fail(f"unknown mediator {mediator!r}; available: {', '.join(MEDIATOR_KINDS)}")
-    if model not in PARTY_KINDS:
-        fail(f"unknown model {model!r}; available: {', '.join(PARTY_KINDS)}")
+    agents = Agents(
+        parties=parties or ("rule" if (parties_model or model) == "rule" else "llm"),
+        mediator=mediator,
+        parties_model=parties_model or model,
+        mediator_model=mediator_model or model,
+        judge_model=judge_model or model,
+    )
+    if agents.parties not in PARTY_KINDS:
+        fail(f"unknown party kind {agents.parties!r}; available: {', '.join(PARTY_KINDS)}")
+    try:
+        profiles = load_profiles()
+        for spec in {agents.parties_model, agents.mediator_model, agents.judge_model} - {"rule"}:
+            parse_model(spec, profiles)  # fail fast on a bad name, before simulating
+    except ModelConfigError as exc:
+        fail(str(exc))
     try:
         sc = resolve_scenario(scenario)
     except ScenarioError as exc:
         _fail_scenario(exc)
     store = open_store()
+    hub = ModelHub(store.root / "cache.sqlite", profiles)
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -145,11 +176,9 @@ def run(
     ) as progress:
         progress.add_task(f"simulating {sc.id}", total=None)
         try:
-            result = run_matched(
-                store, sc, mediator=mediator, parties_model=model, seed=seed, budget=budget
-            )
-        except (UnknownAgentError, ValueError) as exc:
-            fail(str(exc))
+            result = run_matched(store, sc, agents=agents, seed=seed, budget=budget, hub=hub)
+        except (UnknownAgentError, ModelConfigError, ModelError, ValueError) as exc:
+            fail(str(exc).splitlines()[0])
     names = {p.id: p.name for p in sc.parties} | {"mediator": "Mediator"}
     out.print(f"[bold]{sc.title}[/] ([green]{sc.id}[/]), run [magenta]{result.run_id}[/]")
     if result.baseline is not None:
@@ -167,7 +196,22 @@ def run(
     store_opt = (
         "" if state.store_path == Path("disputelab-runs") else f"--store {state.store_path} "
     )
+    _print_usage(hub)
     out.print(f"[dim]full transcript: disputelab {store_opt}report {result.run_id}[/]")
+
+
+def _print_usage(hub: object) -> None:
+    from disputelab.llm.models import ModelHub
+
+    assert isinstance(hub, ModelHub)
+    for role, u in hub.ledger.roles.items():
+        cost = "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}"
+        out.print(
+            f"model use, {role} ({u.model}): {u.calls} calls, {u.cached} from cache, "
+            f"{u.retries} retries, {u.input_tokens} tokens in, {u.output_tokens} out, "
+            f"cost {cost}",
+            highlight=False,
+        )
 
 
 @app.command()

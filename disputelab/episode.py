@@ -186,6 +186,7 @@ class Episode:
     outcome: Outcome | None = None
     initial_consensus: dict[str, float] | None = None
     wall_time_s: float = 0.0
+    usage: dict[str, Usage] = field(default_factory=dict)  # model usage per role
 
     @property
     def party_turns(self) -> int:

@@ -3,16 +3,41 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from disputelab.agents.registry import make_mediator, make_parties
+from disputelab.agents.registry import LLM_MEDIATORS, make_mediator, make_parties
 from disputelab.episode import Episode
 from disputelab.evaluation import socrates
 from disputelab.evaluation.metrics import MetricResult
+from disputelab.llm.base import ChatModel
+from disputelab.llm.models import ModelHub
 from disputelab.protocols.roundtable import DEFAULT_BUDGET, RoundTable
 from disputelab.scenario.io import scenario_to_data
 from disputelab.scenario.schema import Scenario
 from disputelab.store.sqlite import Store
+
+
+@dataclass(frozen=True)
+class Agents:
+    """Who plays each role: agent kinds and, for LLM roles, model names."""
+
+    parties: str = "rule"  # rule | llm | hybrid
+    mediator: str = "none"  # none | rule | generic | social
+    parties_model: str = "rule"
+    mediator_model: str = "rule"
+    judge_model: str = "rule"
+
+    def describe(self, mediator: str | None = None) -> dict[str, str]:
+        med = self.mediator if mediator is None else mediator
+        out = {"parties": self.parties, "mediator": med}
+        if self.parties != "rule":
+            out["parties_model"] = self.parties_model
+        if med in LLM_MEDIATORS:
+            out["mediator_model"] = self.mediator_model
+        if self.judge_model != "rule":
+            out["judge_model"] = self.judge_model
+        return out
 
 
 @dataclass
@@ -24,15 +49,21 @@ class RunResult:
     baseline_id: str | None
     scores: dict[str, MetricResult]
     baseline_scores: dict[str, MetricResult] | None = None
+    hub: ModelHub | None = field(default=None, repr=False)
+
+
+def _model(hub: ModelHub, spec: str, role: str) -> ChatModel | None:
+    return None if spec == "rule" else hub.model(spec, role)
 
 
 async def play_episode(
     store: Store,
+    hub: ModelHub,
     run_id: str,
     episode_id: str,
     scenario: Scenario,
+    agents: Agents,
     mediator: str,
-    parties_model: str,
     seed: int,
     budget: int,
     condition: str = "general",
@@ -40,21 +71,19 @@ async def play_episode(
     matched_episode_id: str | None = None,
 ) -> Episode:
     """Play and commit one roundtable episode, turn by turn."""
-    episode = Episode(
-        scenario.id,
-        RoundTable.name,
-        seed,
-        {"parties": parties_model, "mediator": mediator},
-        condition,
+    episode = Episode(scenario.id, RoundTable.name, seed, agents.describe(mediator), condition)
+    parties = make_parties(
+        scenario, agents.parties, seed, _model(hub, agents.parties_model, "parties")
     )
+    med = make_mediator(scenario, mediator, _model(hub, agents.mediator_model, "mediator"), seed)
     store.start_episode(
         episode_id, run_id, episode, scenario_to_data(scenario), arm, matched_episode_id
     )
     try:
         await RoundTable(budget).run(
             scenario,
-            make_parties(scenario, parties_model, seed),
-            make_mediator(scenario, mediator),
+            parties,
+            med,
             episode,
             on_turn=lambda turn: store.append_turn(episode_id, turn),
         )
@@ -62,25 +91,35 @@ async def play_episode(
         store.fail_episode(episode_id, f"{type(exc).__name__}: {exc}")
         raise
     store.finish_episode(episode_id, episode)
+    models = {"parties": agents.parties_model, "mediator": agents.mediator_model}
+    store.record_usage(
+        episode_id,
+        {
+            role: (models.get(role, "?"), usage, hub.price(models.get(role, "?")))
+            for role, usage in episode.usage.items()
+        },
+    )
     return episode
 
 
 async def run_matched_async(
     store: Store,
     scenario: Scenario,
-    mediator: str = "none",
-    parties_model: str = "rule",
+    agents: Agents | None = None,
     seed: int = 0,
     budget: int = DEFAULT_BUDGET,
     condition: str = "general",
+    hub: ModelHub | None = None,
+    mediator: str | None = None,
 ) -> RunResult:
+    agents = agents or Agents(mediator=mediator or "none")
+    hub = hub or ModelHub(Path(store.root) / "cache.sqlite")
     run_id = store.create_run(
         "run",
-        label=f"{scenario.id}/{mediator}/seed{seed}",
+        label=f"{scenario.id}/{agents.mediator}/seed{seed}",
         config={
             "scenario": scenario.id,
-            "mediator": mediator,
-            "parties": parties_model,
+            **agents.describe(),
             "seed": seed,
             "budget": budget,
             "condition": condition,
@@ -89,15 +128,16 @@ async def run_matched_async(
     baseline: Episode | None = None
     baseline_id: str | None = None
     baseline_scores: dict[str, MetricResult] | None = None
-    if mediator != "none":
+    if agents.mediator != "none":
         baseline_id = f"{run_id}-unmediated"
         baseline = await play_episode(
             store,
+            hub,
             run_id,
             baseline_id,
             scenario,
+            agents,
             "none",
-            parties_model,
             seed,
             budget,
             condition,
@@ -105,23 +145,27 @@ async def run_matched_async(
         )
         baseline_scores = socrates.score_episode(baseline, None)
         store.add_scores(baseline_id, socrates.EVALUATOR, socrates.VERSION, baseline_scores)
-    episode_id = f"{run_id}-{mediator}" if mediator != "none" else f"{run_id}-unmediated"
+    mediated = agents.mediator != "none"
+    episode_id = f"{run_id}-{agents.mediator}" if mediated else f"{run_id}-unmediated"
     episode = await play_episode(
         store,
+        hub,
         run_id,
         episode_id,
         scenario,
-        mediator,
-        parties_model,
+        agents,
+        agents.mediator,
         seed,
         budget,
         condition,
-        "mediated" if baseline else "unmediated",
+        "mediated" if mediated else "unmediated",
         baseline_id,
     )
     scores = socrates.score_episode(episode, baseline)
     store.add_scores(episode_id, socrates.EVALUATOR, socrates.VERSION, scores)
-    return RunResult(run_id, episode, episode_id, baseline, baseline_id, scores, baseline_scores)
+    return RunResult(
+        run_id, episode, episode_id, baseline, baseline_id, scores, baseline_scores, hub
+    )
 
 
 def run_matched(store: Store, scenario: Scenario, **kwargs: object) -> RunResult:

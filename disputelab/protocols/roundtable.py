@@ -20,7 +20,7 @@ from disputelab.agents.base import (
     TurnContext,
 )
 from disputelab.consensus import consensus_by_topic, topic_consensus
-from disputelab.episode import Episode, Outcome, Signal, Stance, Status, Turn
+from disputelab.episode import Episode, Outcome, Signal, Stance, Status, Turn, Usage
 from disputelab.scenario.schema import Scenario
 
 DEFAULT_BUDGET = 100
@@ -100,8 +100,10 @@ class RoundTable:
                     action=action,
                     consensus=consensus,
                     latency_s=latency,
+                    usage=getattr(agent, "last_usage", None),
                 )
             )
+            _charge(episode, "parties", getattr(agent, "last_usage", None))
             signals[agent.party_id] = action.signal
             stated[agent.party_id] = action.stances
             if action.signal is Signal.WALK_AWAY:
@@ -130,8 +132,10 @@ class RoundTable:
                             intervention=move,
                             consensus=consensus,
                             latency_s=time.perf_counter() - t0,
+                            usage=getattr(mediator, "last_usage", None),
                         )
                     )
+                _charge(episode, "mediator", getattr(mediator, "last_usage", None))
         if outcome is None:
             outcome = Outcome(
                 Status.BUDGET,
@@ -172,3 +176,13 @@ def _update_consensus(
         if old.get(t) != new.get(t):
             out[t] = topic_consensus([s.get(t) for s in everyone])
     return out
+
+
+def _charge(episode: Episode, role: str, usage: Usage | None) -> None:
+    """Add one agent call's usage to the episode's total for its role."""
+    if usage is None:
+        return
+    total = episode.usage.setdefault(role, Usage(cost_usd=None))
+    total.calls += usage.calls
+    total.input_tokens += usage.input_tokens
+    total.output_tokens += usage.output_tokens

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from disputelab.episode import Episode, Outcome, Status, Turn
+from disputelab.episode import Episode, Outcome, Status, Turn, Usage
 
 DB_NAME = "disputelab.sqlite"
 SCHEMA_VERSION = 1
@@ -103,6 +103,10 @@ class ScoreLike(Protocol):
 
     @property
     def detail(self) -> dict[str, Any]: ...
+
+
+class PriceLike(Protocol):
+    def cost(self, input_tokens: int | None, output_tokens: int | None) -> float | None: ...
 
 
 class StoreError(Exception):
@@ -261,6 +265,27 @@ class Store:
                     episode_id,
                 ),
             )
+
+    def record_usage(
+        self, episode_id: str, by_role: Mapping[str, tuple[str, Usage, PriceLike]]
+    ) -> None:
+        """Model usage per role; cost is NULL (unknown) when a price or token count is."""
+        with self._tx() as db:
+            for role, (model, u, prices) in by_role.items():
+                cost = prices.cost(u.input_tokens, u.output_tokens)
+                db.execute(
+                    "INSERT OR REPLACE INTO usage VALUES (?,?,?,?,?,?,?)",
+                    (episode_id, role, model, u.calls, u.input_tokens, u.output_tokens, cost),
+                )
+
+    def usage(self, episode_id: str) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT role, model, calls, input_tokens, output_tokens, cost_usd FROM usage"
+            " WHERE episode_id=? ORDER BY role",
+            (episode_id,),
+        ).fetchall()
+        keys = ("role", "model", "calls", "input_tokens", "output_tokens", "cost_usd")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
 
     def fail_episode(self, episode_id: str, error: str) -> None:
         with self._tx() as db:

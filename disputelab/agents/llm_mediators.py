@@ -1,0 +1,191 @@
+"""LLM mediators. Both see only the public scenario and the public dialogue.
+
+`generic` (ProMediate's baseline): a when-call decides whether to speak, a how-call says
+what. `social` (the inner-thought mediator): it drafts candidate interventions from four
+mediation approaches, rates each on the four socio-cognitive factors, intervenes only when
+the best overall rating passes a threshold, and then articulates it. Unlike the released
+ProMediate code, it uses this scenario's topics (never a fixed case's), treats a reply it
+cannot parse as an error to re-ask rather than a silent default, and never speaks twice
+before every party has had a turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext
+from disputelab.agents.llm_party import usage_of
+from disputelab.agents.prompts import dialogue_block, mediator_system, texts
+from disputelab.episode import Intervention, Usage
+from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
+from disputelab.llm.structured import ask_structured
+
+FACTORS = (
+    "perception_alignment",
+    "emotional_dynamics",
+    "cognitive_challenges",
+    "communication_breakdowns",
+)
+
+
+class _Reply(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class WhenReply(_Reply):
+    reason: str = ""
+    should_speak: bool
+
+
+class SayReply(_Reply):
+    utterance: str = Field(min_length=1)
+
+
+class Candidate(_Reply):
+    approach: Literal["facilitative", "evaluative", "transformative", "settlement"]
+    plan: str = Field(min_length=1)
+
+
+class CandidatesReply(_Reply):
+    candidates: list[Candidate] = Field(min_length=1, max_length=5)
+
+
+class Rating(_Reply):
+    reasoning: str = ""
+    perception_alignment: float = Field(ge=1, le=5)
+    emotional_dynamics: float = Field(ge=1, le=5)
+    cognitive_challenges: float = Field(ge=1, le=5)
+    communication_breakdowns: float = Field(ge=1, le=5)
+
+    def overall(self) -> float:
+        return float(sum(getattr(self, f) for f in FACTORS)) / len(FACTORS)
+
+
+class RatingsReply(_Reply):
+    ratings: list[Rating] = Field(min_length=1)
+
+
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()
+
+
+class _LLMMediator:
+    name = "llm"
+
+    def __init__(self, public: PublicScenario, model: ChatModel, seed: int) -> None:
+        self.public = public
+        self.model = model
+        self.seed = seed
+        self.x = texts(public.language)
+        self.system = mediator_system(public)
+        self.last_usage: Usage | None = None
+        self.last_position = -1
+
+    def _everyone_spoke_since_last(self, dialogue: Sequence[PublicTurn]) -> bool:
+        """True once every party has spoken since this mediator last did."""
+        speakers: set[str] = set()
+        for t in reversed(dialogue):
+            if t.role == "mediator":
+                break
+            speakers.add(t.speaker)
+        return speakers >= {p.id for p in self.public.parties}
+
+    async def _ask(
+        self,
+        user: str,
+        reply: type[_Reply],
+        name: str,
+        ctx: TurnContext,
+        calls: list[ChatResponse],
+        temperature: float = 0.6,
+    ) -> Any:
+        request = ChatRequest(
+            (Message("system", self.system), Message("user", user)),
+            temperature=temperature,
+            max_tokens=500,
+            schema=_schema(reply),
+            schema_name=name,
+            seed=self.seed * 1000 + ctx.party_turn,
+        )
+        parsed, responses = await ask_structured(self.model, request, reply.model_validate)
+        calls.extend(responses)
+        return parsed
+
+
+class GenericMediator(_LLMMediator):
+    name = "generic"
+
+    async def consider(
+        self, dialogue: Sequence[PublicTurn], ctx: TurnContext
+    ) -> Intervention | None:
+        calls: list[ChatResponse] = []
+        self.last_usage = None
+        if not self._everyone_spoke_since_last(dialogue):
+            return None
+        talk = dialogue_block(self.public, dialogue)
+        when: WhenReply = await self._ask(
+            f"{talk}\n\n{self.x['when']}", WhenReply, "when", ctx, calls
+        )
+        move = None
+        if when.should_speak:
+            say: SayReply = await self._ask(
+                f"{talk}\n\n{self.x['how']}", SayReply, "how", ctx, calls
+            )
+            move = Intervention(say.utterance.strip(), {}, when.reason)
+        self.last_usage = usage_of(calls)
+        return move
+
+
+class SocialMediator(_LLMMediator):
+    name = "social"
+
+    def __init__(
+        self, public: PublicScenario, model: ChatModel, seed: int, threshold: float = 3.5
+    ) -> None:
+        super().__init__(public, model, seed)
+        self.threshold = threshold
+
+    async def consider(
+        self, dialogue: Sequence[PublicTurn], ctx: TurnContext
+    ) -> Intervention | None:
+        calls: list[ChatResponse] = []
+        self.last_usage = None
+        if not self._everyone_spoke_since_last(dialogue):
+            return None
+        talk = dialogue_block(self.public, dialogue)
+        drafts: CandidatesReply = await self._ask(
+            f"{talk}\n\n{self.x['candidates']}", CandidatesReply, "candidates", ctx, calls
+        )
+        listing = "\n".join(
+            f"{i + 1}. [{c.approach}] {c.plan}" for i, c in enumerate(drafts.candidates)
+        )
+        rated: RatingsReply = await self._ask(
+            f"{talk}\n\n{listing}\n\n{self.x['rate']}",
+            RatingsReply,
+            "ratings",
+            ctx,
+            calls,
+            temperature=0.0,
+        )
+        scored = list(zip(drafts.candidates, rated.ratings, strict=False))
+        best, rating = max(scored, key=lambda cr: cr[1].overall())
+        thought = (
+            f"best [{best.approach}] {best.plan} rated {rating.overall():.2f} "
+            f"(threshold {self.threshold}): "
+            + ", ".join(f"{f}={getattr(rating, f):.1f}" for f in FACTORS)
+        )
+        move = None
+        if rating.overall() >= self.threshold:
+            say: SayReply = await self._ask(
+                f"{talk}\n\n{self.x['articulate'].format(plan=best.plan)}",
+                SayReply,
+                "articulate",
+                ctx,
+                calls,
+            )
+            move = Intervention(say.utterance.strip(), {}, thought)
+        self.last_usage = usage_of(calls)
+        return move

@@ -1,0 +1,208 @@
+"""LLM parties: one call per turn returns the whole typed action; hybrid parties let the
+rule policy decide and the LLM only phrase the words."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext
+from disputelab.agents.prompts import dialogue_block, party_system, texts
+from disputelab.agents.rule_party import ReadMemo, RuleParty
+from disputelab.episode import Action, Signal, Stance, Usage
+from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
+from disputelab.llm.structured import ask_structured
+from disputelab.scenario.schema import Scenario
+
+MAX_TOKENS = 400
+
+
+class StanceReply(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    option: str
+    acceptable: list[str] = Field(default_factory=list)
+
+
+class ActionReply(BaseModel):
+    """What a party's model must return each turn (option ids are checked separately)."""
+
+    model_config = ConfigDict(extra="ignore")
+    thought: str = ""
+    utterance: str = Field(min_length=1)
+    stances: dict[str, StanceReply]
+    signal: Literal["continue", "consensus", "walk_away"] = "continue"
+
+
+def action_schema(public: PublicScenario) -> dict[str, Any]:
+    """JSON schema with each topic's option ids as enums, so a grammar can enforce them."""
+    stance_props = {}
+    for t in public.topics:
+        ids = t.option_ids()
+        stance_props[t.id] = {
+            "type": "object",
+            "properties": {
+                "option": {"type": "string", "enum": ids},
+                "acceptable": {"type": "array", "items": {"type": "string", "enum": ids}},
+            },
+            "required": ["option", "acceptable"],
+            "additionalProperties": False,
+        }
+    return {
+        "type": "object",
+        "properties": {
+            "thought": {"type": "string"},
+            "utterance": {"type": "string"},
+            "stances": {
+                "type": "object",
+                "properties": stance_props,
+                "required": [t.id for t in public.topics],
+                "additionalProperties": False,
+            },
+            "signal": {"type": "string", "enum": ["continue", "consensus", "walk_away"]},
+        },
+        "required": ["thought", "utterance", "stances", "signal"],
+        "additionalProperties": False,
+    }
+
+
+def usage_of(responses: Sequence[ChatResponse]) -> Usage:
+    """Calls and tokens of one turn; cache hits are not calls. Cost is priced per role at
+    the end of the episode, so a turn leaves it unknown (None) rather than 0."""
+    fresh = [r for r in responses if not r.cached]
+    return Usage(
+        calls=len(fresh),
+        input_tokens=sum(r.input_tokens or 0 for r in fresh),
+        output_tokens=sum(r.output_tokens or 0 for r in fresh),
+        cost_usd=None,
+    )
+
+
+def to_action(reply: ActionReply, public: PublicScenario) -> Action:
+    """Check option ids against the scenario; raises ValueError naming the first bad one."""
+    stances: dict[str, Stance] = {}
+    for t in public.topics:
+        s = reply.stances.get(t.id)
+        if s is None:
+            raise ValueError(f"stances.{t.id} is missing")
+        ids = t.option_ids()
+        if s.option not in ids:
+            raise ValueError(f"stances.{t.id}.option {s.option!r} is not one of {ids}")
+        bad = [o for o in s.acceptable if o not in ids]
+        if bad:
+            raise ValueError(f"stances.{t.id}.acceptable has unknown options {bad}")
+        acceptable = tuple(dict.fromkeys([*s.acceptable, s.option]))
+        stances[t.id] = Stance(s.option, acceptable)
+    return Action(reply.utterance.strip(), stances, Signal(reply.signal), reply.thought)
+
+
+class LLMParty:
+    """A party played by a language model with its private profile in the instructions."""
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        party_id: str,
+        model: ChatModel,
+        seed: int,
+        public: PublicScenario | None = None,
+        temperature: float = 0.7,
+    ) -> None:
+        self.party_id = party_id
+        self.party = scenario.party(party_id)
+        self.public = public or PublicScenario.of(scenario)
+        self.model = model
+        self.seed = seed
+        self.temperature = temperature
+        self.system = party_system(self.public, self.party)
+        self.schema = action_schema(self.public)
+        self.last_usage: Usage | None = None
+
+    async def act(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
+        x = texts(self.public.language)
+        user = "\n\n".join(
+            [
+                dialogue_block(self.public, dialogue),
+                x["your_turn"].format(turn=ctx.party_turn + 1, budget=ctx.budget),
+            ]
+        )
+        request = ChatRequest(
+            (Message("system", self.system), Message("user", user)),
+            temperature=self.temperature,
+            max_tokens=MAX_TOKENS,
+            schema=self.schema,
+            schema_name="party_action",
+            seed=self.seed * 1000 + ctx.party_turn,
+        )
+
+        def parse(data: Any) -> Action:
+            return to_action(ActionReply.model_validate(data), self.public)
+
+        action, responses = await ask_structured(self.model, request, parse)
+        self.last_usage = usage_of(responses)
+        return action
+
+
+class UtteranceReply(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    utterance: str = Field(min_length=1)
+
+
+UTTERANCE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"utterance": {"type": "string"}},
+    "required": ["utterance"],
+    "additionalProperties": False,
+}
+
+
+class HybridParty(RuleParty):
+    """The rule policy decides the move (so the oracle still holds); the LLM phrases it."""
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        party_id: str,
+        seed: int,
+        model: ChatModel,
+        public: PublicScenario | None = None,
+        reads: ReadMemo | None = None,
+    ) -> None:
+        super().__init__(scenario, party_id, seed, public, reads)
+        self.model = model
+        self.seed = seed
+        self.system = party_system(self.public, self.party)
+        self.last_usage: Usage | None = None
+
+    async def act(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
+        action = self.decide(dialogue, ctx)
+        x = texts(self.public.language)
+        move = "\n".join(
+            [f"- signal: {action.signal.value}", f"- tone: {action.tone}"]
+            + [
+                f"- {t}: back {s.option}; would accept {', '.join(s.acceptable)}"
+                for t, s in action.stances.items()
+            ]
+            + [f"- template wording: {action.utterance}"]
+        )
+        user = "\n\n".join(
+            [
+                dialogue_block(self.public, dialogue),
+                f"{x['move']}:\n{move}",
+                x["phrase"].format(name=self.party.name),
+            ]
+        )
+        request = ChatRequest(
+            (Message("system", self.system), Message("user", user)),
+            temperature=0.7,
+            max_tokens=200,
+            schema=UTTERANCE_SCHEMA,
+            schema_name="utterance",
+            seed=self.seed * 1000 + ctx.party_turn,
+        )
+        reply, responses = await ask_structured(self.model, request, UtteranceReply.model_validate)
+        self.last_usage = usage_of(responses)
+        return Action(
+            reply.utterance.strip(), action.stances, action.signal, action.thought, action.tone
+        )

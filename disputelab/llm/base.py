@@ -1,0 +1,81 @@
+"""The model interface: one async call from a request to a response.
+
+Every cross-cutting concern (limits, retries, caching, metering, structured output) is a
+thin wrapper that is itself a `ChatModel`, so they stack in any order and a backend only
+has to turn one request into one response.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """What to ask. `sample` tells repeated samples of the same prompt apart, so that at
+    temperature > 0 they stay distinct in the cache yet each replays exactly."""
+
+    messages: tuple[Message, ...]
+    temperature: float = 0.0
+    max_tokens: int = 512
+    schema: dict[str, Any] | None = None  # JSON schema the reply must satisfy
+    schema_name: str = "reply"
+    sample: int = 0
+    seed: int | None = None
+
+    def with_messages(self, messages: tuple[Message, ...]) -> ChatRequest:
+        return ChatRequest(
+            messages,
+            self.temperature,
+            self.max_tokens,
+            self.schema,
+            self.schema_name,
+            self.sample,
+            self.seed,
+        )
+
+
+@dataclass(slots=True)
+class ChatResponse:
+    text: str
+    model: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached: bool = False
+    latency_s: float = 0.0
+    retries: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """Anything that answers a chat request: a backend or a wrapper around one."""
+
+    name: str
+
+    async def complete(self, request: ChatRequest) -> ChatResponse: ...
+
+
+class ModelError(Exception):
+    """A model call failed in a way retrying will not fix (bad request, auth, missing model)."""
+
+
+class TransientModelError(ModelError):
+    """A failure worth retrying: rate limit, server error, timeout, dropped connection."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ModelReplyError(ModelError):
+    """The model kept replying with something that does not fit the expected structure."""

@@ -1,0 +1,135 @@
+"""From the model names users type to wrapped, metered `ChatModel`s.
+
+Names: `rule` (no LLM), `local` (the embedded model), `openai:MODEL` (the OpenAI API),
+`openai:MODEL@http://host:port/v1` (any OpenAI-compatible server), or a profile from a
+`disputelab.toml`. A profile names the *environment variable* holding the key, never the
+key itself: keys are read at call time and are never written anywhere.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from disputelab.llm.base import ChatModel
+from disputelab.llm.local import LocalLlama
+from disputelab.llm.openai_backend import OpenAICompatible
+from disputelab.llm.wrappers import (
+    Cached,
+    Ledger,
+    Limited,
+    Metered,
+    Prices,
+    ResponseCache,
+    Retrying,
+)
+
+CONFIG_NAME = "disputelab.toml"
+
+
+class ModelConfigError(ValueError):
+    """A model name or profile that cannot be used; the message says how to fix it."""
+
+
+class Profile(BaseModel):
+    """One endpoint in `disputelab.toml` under `[models.NAME]`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = Field(
+        default=None, description="Name of the environment variable that holds the key."
+    )
+    input_price_per_m: float | None = Field(default=None, ge=0)
+    output_price_per_m: float | None = Field(default=None, ge=0)
+    concurrency: int = Field(default=8, ge=1)
+    rpm: float | None = Field(default=None, gt=0)
+    json_schema: bool = True
+
+
+def load_profiles(path: Path | None = None) -> dict[str, Profile]:
+    """Profiles from `disputelab.toml` in the working directory (or `path`)."""
+    p = path or Path(CONFIG_NAME)
+    if not p.exists():
+        return {}
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ModelConfigError(f"{p}: cannot read: {exc}") from None
+    out: dict[str, Profile] = {}
+    for name, body in (data.get("models") or {}).items():
+        if isinstance(body, dict) and "api_key" in body:
+            raise ModelConfigError(
+                f"{p}: models.{name}.api_key: keys do not belong in files; put the key in an "
+                "environment variable and name it with api_key_env"
+            )
+        try:
+            out[name] = Profile.model_validate(body)
+        except ValidationError as exc:
+            e = exc.errors(include_url=False)[0]
+            loc = ".".join(str(x) for x in e["loc"])
+            raise ModelConfigError(f"{p}: models.{name}.{loc}: {e['msg']}") from None
+    return out
+
+
+@dataclass
+class Endpoint:
+    backend: ChatModel
+    prices: Prices
+    concurrency: int
+    rpm: float | None
+
+
+def parse_model(spec: str, profiles: dict[str, Profile]) -> Endpoint:
+    """A backend for a model name, with its prices and limits."""
+    if spec == "local":
+        return Endpoint(LocalLlama(), Prices(0.0, 0.0), 1, None)
+    if spec in profiles:
+        p = profiles[spec]
+        backend = OpenAICompatible(p.model, p.base_url, p.api_key_env, json_schema=p.json_schema)
+        return Endpoint(
+            backend, Prices(p.input_price_per_m, p.output_price_per_m), p.concurrency, p.rpm
+        )
+    if spec.startswith("openai:") and len(spec) > len("openai:"):
+        model, _, url = spec.removeprefix("openai:").partition("@")
+        if not model:
+            raise ModelConfigError(f"model {spec!r} names no model before '@'")
+        backend = OpenAICompatible(model, url or None, "OPENAI_API_KEY")
+        return Endpoint(backend, Prices(), 8, None)
+    known = ", ".join(sorted(profiles)) or "none defined"
+    raise ModelConfigError(
+        f"unknown model {spec!r}; use rule, local, openai:MODEL, openai:MODEL@URL or a "
+        f"profile from {CONFIG_NAME} (profiles: {known})"
+    )
+
+
+@dataclass
+class ModelHub:
+    """Builds one wrapped stack per endpoint, shared by every role that uses it (so the
+    limits are per endpoint), and one metered view of it per role."""
+
+    cache_path: Path | None
+    profiles: dict[str, Profile] = field(default_factory=dict)
+    ledger: Ledger = field(default_factory=Ledger)
+    _stacks: dict[str, tuple[ChatModel, Prices]] = field(default_factory=dict)
+    _cache: ResponseCache | None = None
+
+    def model(self, spec: str, role: str) -> ChatModel:
+        if spec not in self._stacks:
+            ep = parse_model(spec, self.profiles)
+            stack: ChatModel = Retrying(Limited(ep.backend, ep.concurrency, ep.rpm))
+            if self.cache_path is not None:
+                if self._cache is None:
+                    self._cache = ResponseCache(self.cache_path)
+                stack = Cached(stack, self._cache)
+            self._stacks[spec] = (stack, ep.prices)
+        stack, prices = self._stacks[spec]
+        return Metered(stack, self.ledger, role, prices)
+
+    def price(self, spec: str) -> Prices:
+        """The prices of a model already in use (unknown for anything else)."""
+        return self._stacks[spec][1] if spec in self._stacks else Prices()

@@ -1,0 +1,89 @@
+"""Structured output: ask for JSON that fits a schema, repair small faults, re-ask on errors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from json_repair import repair_json
+from pydantic import ValidationError
+
+from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message, ModelReplyError
+
+T = TypeVar("T")
+
+
+def load_json(text: str) -> Any:
+    """Parse JSON, tolerating code fences, prose around the object, and common faults
+    (single quotes, trailing commas, unquoted keys) through json-repair."""
+    stripped = text.strip()
+    try:
+        return json.loads(stripped)
+    except json.JSONDecodeError:
+        pass
+    start = stripped.find("{")
+    candidate = stripped[start:] if start >= 0 else stripped
+    repaired = repair_json(candidate, return_objects=True)
+    if not isinstance(repaired, dict) or not repaired:
+        raise ValueError("the reply is not a JSON object")
+    return repaired
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        parts = []
+        for e in exc.errors(include_url=False)[:5]:
+            loc = ".".join(str(p) for p in e["loc"]) or "(top level)"
+            parts.append(f"{loc}: {e['msg']}")
+        return "; ".join(parts)
+    return str(exc)
+
+
+def schema_instruction(schema: dict[str, Any]) -> str:
+    return (
+        "Reply with one JSON object only, no other text. It must match this JSON schema:\n"
+        + json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    )
+
+
+async def ask_structured(
+    model: ChatModel,
+    request: ChatRequest,
+    parse: Callable[[Any], T],
+    reasks: int = 2,
+) -> tuple[T, list[ChatResponse]]:
+    """Call until the reply parses and validates, at most 1 + `reasks` times.
+
+    Each re-ask shows the model its own reply and what was wrong with it. Raises
+    ModelReplyError naming the last problem when every attempt fails.
+    """
+    messages = request.messages
+    if request.schema is not None:
+        *head, last = messages
+        messages = (
+            *head,
+            Message(last.role, last.content + "\n\n" + schema_instruction(request.schema)),
+        )
+    responses: list[ChatResponse] = []
+    problem = "no reply"
+    for _ in range(reasks + 1):
+        response = await model.complete(request.with_messages(messages))
+        responses.append(response)
+        try:
+            return parse(load_json(response.text)), responses
+        except (ValueError, ValidationError) as exc:
+            problem = _describe(exc)
+        messages = (
+            *messages,
+            Message("assistant", response.text),
+            Message(
+                "user",
+                f"That reply could not be used ({problem}). Answer again with "
+                "one JSON object that matches the schema exactly.",
+            ),
+        )
+    raise ModelReplyError(
+        f"{model.name}: reply still did not fit the expected structure after "
+        f"{reasks + 1} attempts: {problem}"
+    )

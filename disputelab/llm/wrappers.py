@@ -1,0 +1,242 @@
+"""Cross-cutting concerns as thin `ChatModel` wrappers: limits, retries, cache, metering."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, TransientModelError
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class Limited:
+    """At most `concurrency` calls in flight and `rpm` call starts per minute."""
+
+    def __init__(self, inner: ChatModel, concurrency: int = 8, rpm: float | None = None) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.semaphore = asyncio.Semaphore(concurrency)
+        self.interval = 60.0 / rpm if rpm else 0.0
+        self.next_start = 0.0
+        self.lock = asyncio.Lock()
+
+    async def _pace(self) -> None:
+        if not self.interval:
+            return
+        async with self.lock:
+            now = time.monotonic()
+            wait = self.next_start - now
+            self.next_start = max(now, self.next_start) + self.interval
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        async with self.semaphore:
+            await self._pace()
+            return await self.inner.complete(request)
+
+
+class Retrying:
+    """Retry transient failures with capped exponential backoff and full jitter.
+
+    A server's `Retry-After` wins over the backoff. Attempts are bounded; the last
+    failure is re-raised. The response records how many retries it took.
+    """
+
+    def __init__(
+        self,
+        inner: ChatModel,
+        attempts: int = 6,
+        base_s: float = 0.5,
+        cap_s: float = 30.0,
+        max_retry_after_s: float = 300.0,
+        sleep: Sleep = asyncio.sleep,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.attempts = attempts
+        self.base_s = base_s
+        self.cap_s = cap_s
+        self.max_retry_after_s = max_retry_after_s
+        self.sleep = sleep
+        self.rng = rng or random.Random()
+        self.retries = 0  # over the wrapper's lifetime, for reporting
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.max_retry_after_s)
+        return self.rng.uniform(0, min(self.cap_s, self.base_s * 2**attempt))
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        for attempt in range(self.attempts):
+            try:
+                response = await self.inner.complete(request)
+            except TransientModelError as exc:
+                if attempt == self.attempts - 1:
+                    raise TransientModelError(
+                        f"{exc} (gave up after {self.attempts} attempts)", exc.retry_after
+                    ) from None
+                self.retries += 1
+                await self.sleep(self.delay(attempt, exc.retry_after))
+                continue
+            response.retries = attempt
+            return response
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def request_key(model: str, request: ChatRequest) -> str:
+    """Cache key: model, messages, parameters, schema and the sample index."""
+    payload = {
+        "model": model,
+        "messages": [[m.role, m.content] for m in request.messages],
+        "temperature": request.temperature,
+        "max_tokens": request.max_tokens,
+        "schema": request.schema,
+        "schema_name": request.schema_name,
+        "sample": request.sample,
+        "seed": request.seed,
+    }
+    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
+    return hashlib.sha256(blob).hexdigest()
+
+
+class ResponseCache:
+    """Replies by request key in SQLite, so a re-run is free and replays exactly."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT NOT NULL,"
+            " text TEXT NOT NULL, input_tokens INTEGER, output_tokens INTEGER,"
+            " created_at REAL NOT NULL)"
+        )
+
+    def get(self, key: str) -> ChatResponse | None:
+        row = self.db.execute(
+            "SELECT model, text, input_tokens, output_tokens FROM responses WHERE key=?", (key,)
+        ).fetchone()
+        if row is None:
+            return None
+        return ChatResponse(row[1], row[0], row[2], row[3], cached=True)
+
+    def put(self, key: str, response: ChatResponse) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?,?)",
+            (
+                key,
+                response.model,
+                response.text,
+                response.input_tokens,
+                response.output_tokens,
+                time.time(),
+            ),
+        )
+
+    def __len__(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+
+class Cached:
+    """Answer from the cache when the same request (same sample) was answered before."""
+
+    def __init__(self, inner: ChatModel, cache: ResponseCache) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.cache = cache
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        key = request_key(self.name, request)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return hit
+        response = await self.inner.complete(request)
+        self.cache.put(key, response)
+        return response
+
+
+@dataclass
+class Prices:
+    """US dollars per million tokens; None means unknown (and is reported so, never 0)."""
+
+    input_per_m: float | None = None
+    output_per_m: float | None = None
+
+    def cost(self, input_tokens: int | None, output_tokens: int | None) -> float | None:
+        if self.input_per_m is None or self.output_per_m is None:
+            return None
+        if input_tokens is None or output_tokens is None:
+            return None
+        return (input_tokens * self.input_per_m + output_tokens * self.output_per_m) / 1e6
+
+
+@dataclass
+class RoleUsage:
+    """What one role (parties, mediator, judge) spent. Cache hits are not model calls."""
+
+    model: str
+    calls: int = 0
+    cached: int = 0
+    retries: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = 0.0
+    tokens_unknown: int = 0  # calls whose reply carried no token counts
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass
+class Ledger:
+    """Usage per role, filled by `Metered` wrappers."""
+
+    roles: dict[str, RoleUsage] = field(default_factory=dict)
+
+    def role(self, role: str, model: str) -> RoleUsage:
+        if role not in self.roles:
+            self.roles[role] = RoleUsage(model)
+        return self.roles[role]
+
+    @property
+    def calls(self) -> int:
+        return sum(r.calls for r in self.roles.values())
+
+
+class Metered:
+    """Count calls, tokens and cost for one role; tokens come from the response."""
+
+    def __init__(self, inner: ChatModel, ledger: Ledger, role: str, prices: Prices) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.usage = ledger.role(role, inner.name)
+        self.prices = prices
+
+    async def complete(self, request: ChatRequest) -> ChatResponse:
+        response = await self.inner.complete(request)
+        u = self.usage
+        if response.cached:
+            u.cached += 1
+            return response
+        u.calls += 1
+        u.retries += response.retries
+        if response.input_tokens is None or response.output_tokens is None:
+            u.tokens_unknown += 1
+            u.cost_usd = None
+            return response
+        u.input_tokens += response.input_tokens
+        u.output_tokens += response.output_tokens
+        cost = self.prices.cost(response.input_tokens, response.output_tokens)
+        u.cost_usd = None if cost is None or u.cost_usd is None else u.cost_usd + cost
+        return response

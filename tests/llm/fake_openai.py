@@ -1,0 +1,128 @@
+"""A small OpenAI-compatible HTTP server on 127.0.0.1 for tests: a real socket and real
+HTTP, with scripted replies, status codes, delays, Retry-After headers and broken JSON."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Scripted:
+    """One reply: `content` for a 200, or a `status` with optional headers; `raw` sends a
+    body verbatim (for truncated or malformed HTTP bodies)."""
+
+    content: str | None = None
+    status: int = 200
+    delay_s: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+    raw: bytes | None = None
+    prompt_tokens: int = 11
+    completion_tokens: int = 7
+
+
+Responder = Callable[[dict[str, Any]], Scripted]
+
+
+class FakeOpenAI:
+    def __init__(self, default: Responder | None = None) -> None:
+        self.queue: deque[Scripted] = deque()
+        self.default = default or (lambda body: Scripted(content='{"utterance": "fine"}'))
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.start_times: list[float] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server.lock:
+                    server.requests.append(body)
+                    server.headers.append(dict(self.headers))
+                    server.start_times.append(time.monotonic())
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                    reply = server.queue.popleft() if server.queue else server.default(body)
+                try:
+                    if reply.delay_s:
+                        time.sleep(reply.delay_s)
+                    self._send(reply, body)
+                finally:
+                    with server.lock:
+                        server.in_flight -= 1
+
+            def _send(self, reply: Scripted, body: dict[str, Any]) -> None:
+                if reply.raw is not None:
+                    payload = reply.raw
+                elif reply.status != 200:
+                    payload = json.dumps(
+                        {"error": {"message": "scripted failure", "type": "test"}}
+                    ).encode()
+                else:
+                    payload = json.dumps(
+                        {
+                            "id": "chatcmpl-test",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": body.get("model", "test"),
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": reply.content},
+                                }
+                            ],
+                            "usage": {
+                                "prompt_tokens": reply.prompt_tokens,
+                                "completion_tokens": reply.completion_tokens,
+                                "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+                            },
+                        }
+                    ).encode()
+                self.send_response(reply.status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                for k, v in reply.headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def script(self, *replies: Scripted) -> None:
+        self.queue.extend(replies)
+
+    @property
+    def calls(self) -> int:
+        return len(self.requests)
+
+
+@contextmanager
+def fake_openai(default: Responder | None = None) -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI(default)
+    server.thread.start()
+    try:
+        yield server
+    finally:
+        server.httpd.shutdown()
+        server.httpd.server_close()

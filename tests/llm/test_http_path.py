@@ -1,0 +1,230 @@
+"""The model layer over real HTTP: retries, re-asks, cache, limits and cost, no network."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from disputelab.llm.base import (
+    ChatRequest,
+    Message,
+    ModelError,
+    ModelReplyError,
+    TransientModelError,
+)
+from disputelab.llm.openai_backend import OpenAICompatible
+from disputelab.llm.structured import ask_structured
+from disputelab.llm.wrappers import (
+    Cached,
+    Ledger,
+    Limited,
+    Metered,
+    Prices,
+    ResponseCache,
+    Retrying,
+)
+from tests.llm.fake_openai import Scripted, fake_openai
+
+ASK = ChatRequest((Message("system", "You negotiate."), Message("user", "Your move?")))
+
+
+class Reply(BaseModel):
+    utterance: str
+    rating: float
+
+
+SCHEMA = Reply.model_json_schema()
+STRUCTURED = ChatRequest(ASK.messages, schema=SCHEMA, schema_name="reply")
+GOOD = '{"utterance": "Let us split it.", "rating": 3.5}'
+
+
+def _backend(url: str, **kw: object) -> OpenAICompatible:
+    return OpenAICompatible("test-model", url, api_key_env=None, **kw)  # type: ignore[arg-type]
+
+
+def _fast_retry(inner: object, attempts: int = 4) -> Retrying:
+    return Retrying(inner, attempts=attempts, base_s=0.01, cap_s=0.05)  # type: ignore[arg-type]
+
+
+def test_a_reply_carries_text_and_token_counts() -> None:
+    with fake_openai() as server:
+        server.script(Scripted(content="hello", prompt_tokens=20, completion_tokens=3))
+        r = asyncio.run(_backend(server.url).complete(ASK))
+    assert (r.text, r.input_tokens, r.output_tokens) == ("hello", 20, 3)
+    assert server.requests[0]["messages"][1] == {"role": "user", "content": "Your move?"}
+
+
+def test_429_is_retried_after_the_servers_retry_after() -> None:
+    with fake_openai() as server:
+        server.script(Scripted(status=429, headers={"retry-after": "0.3"}), Scripted(content="ok"))
+        model = _fast_retry(_backend(server.url))
+        t0 = time.monotonic()
+        r = asyncio.run(model.complete(ASK))
+        waited = server.start_times[1] - server.start_times[0]
+    assert r.text == "ok" and r.retries == 1 and model.retries == 1
+    assert waited >= 0.3 and time.monotonic() - t0 >= 0.3
+
+
+def test_server_errors_and_timeouts_are_retried() -> None:
+    with fake_openai() as server:
+        server.script(
+            Scripted(status=500),
+            Scripted(status=503),
+            Scripted(content="late", delay_s=1.0),
+            Scripted(content="ok"),
+        )
+        model = _fast_retry(_backend(server.url, timeout_s=0.3), attempts=5)
+        r = asyncio.run(model.complete(ASK))
+    assert r.text == "ok" and r.retries == 3 and server.calls == 4
+
+
+def test_retrying_is_bounded_and_says_so() -> None:
+    with fake_openai() as server:
+        server.script(*[Scripted(status=502)] * 5)
+        model = _fast_retry(_backend(server.url), attempts=3)
+        with pytest.raises(TransientModelError, match="gave up after 3 attempts"):
+            asyncio.run(model.complete(ASK))
+    assert server.calls == 3
+
+
+def test_a_refused_request_is_not_retried() -> None:
+    with fake_openai() as server:
+        server.script(Scripted(status=401))
+        with pytest.raises(ModelError, match="refused \\(401\\)") as info:
+            asyncio.run(_fast_retry(_backend(server.url)).complete(ASK))
+    assert not isinstance(info.value, TransientModelError)
+    assert server.calls == 1
+
+
+def test_a_connection_failure_is_transient() -> None:
+    model = _fast_retry(_backend("http://127.0.0.1:9/v1", timeout_s=0.5), attempts=2)
+    with pytest.raises(TransientModelError, match="cannot connect"):
+        asyncio.run(model.complete(ASK))
+
+
+def test_structured_output_asks_for_the_schema() -> None:
+    with fake_openai() as server:
+        server.script(Scripted(content=GOOD))
+        reply, responses = asyncio.run(
+            ask_structured(_backend(server.url), STRUCTURED, Reply.model_validate)
+        )
+    assert reply.rating == 3.5 and len(responses) == 1
+    fmt = server.requests[0]["response_format"]
+    assert fmt["type"] == "json_schema" and fmt["json_schema"]["schema"] == SCHEMA
+
+
+def test_common_json_faults_are_repaired_without_asking_again() -> None:
+    with fake_openai() as server:
+        server.script(Scripted(content="Sure! ```json\n{'utterance': 'ok', 'rating': 2,}\n```"))
+        reply, responses = asyncio.run(
+            ask_structured(_backend(server.url), STRUCTURED, Reply.model_validate)
+        )
+    assert reply == Reply(utterance="ok", rating=2) and len(responses) == 1
+
+
+def test_a_truncated_or_invalid_reply_is_re_asked_with_the_error_fed_back() -> None:
+    with fake_openai() as server:
+        server.script(
+            Scripted(content='{"utterance": "We could'),
+            Scripted(content='{"utterance": "x", "rating": "high"}'),
+            Scripted(content=GOOD),
+        )
+        reply, responses = asyncio.run(
+            ask_structured(_backend(server.url), STRUCTURED, Reply.model_validate)
+        )
+        last = server.requests[-1]["messages"]
+    assert reply.rating == 3.5 and len(responses) == 3
+    assert last[-2] == {"role": "assistant", "content": '{"utterance": "x", "rating": "high"}'}
+    assert "rating" in last[-1]["content"] and "could not be used" in last[-1]["content"]
+
+
+def test_re_asking_is_bounded() -> None:
+    with fake_openai() as server:
+        server.script(*[Scripted(content="no json here")] * 3)
+        with pytest.raises(ModelReplyError, match="after 3 attempts"):
+            asyncio.run(ask_structured(_backend(server.url), STRUCTURED, Reply.model_validate))
+    assert server.calls == 3
+
+
+def test_a_server_without_json_schema_support_gets_plain_json_mode() -> None:
+    with fake_openai() as server:
+        server.script(
+            Scripted(
+                status=400,
+                raw=json.dumps(
+                    {"error": {"message": "response_format json_schema unsupported"}}
+                ).encode(),
+            ),
+            Scripted(content=GOOD),
+        )
+        reply, _ = asyncio.run(
+            ask_structured(_backend(server.url), STRUCTURED, Reply.model_validate)
+        )
+    assert reply.rating == 3.5
+    assert server.requests[1]["response_format"] == {"type": "json_object"}
+    assert "JSON schema" in server.requests[1]["messages"][-1]["content"]
+
+
+def test_the_cache_replays_a_request_and_keeps_samples_apart(tmp_path: Path) -> None:
+    with fake_openai(lambda body: Scripted(content=f"reply {len(body['messages'])}")) as server:
+        cache = ResponseCache(tmp_path / "cache.sqlite")
+        model = Cached(_backend(server.url), cache)
+        first = asyncio.run(model.complete(ASK))
+        again = asyncio.run(model.complete(ASK))
+        other = ChatRequest(ASK.messages, temperature=0.9, sample=1)
+        sample1 = asyncio.run(model.complete(other))
+        sample1_again = asyncio.run(model.complete(other))
+        calls = server.calls
+        url = server.url
+    assert calls == 2
+    assert not first.cached and again.cached and again.text == first.text
+    assert sample1_again.cached and sample1_again.text == sample1.text
+    # Opening the same cache file again replays it, with the server gone.
+    reopened = Cached(_backend(url), ResponseCache(tmp_path / "cache.sqlite"))
+    assert asyncio.run(reopened.complete(ASK)).text == first.text
+
+
+def test_concurrency_is_capped_per_endpoint() -> None:
+    with fake_openai(lambda body: Scripted(content="ok", delay_s=0.15)) as server:
+        model = Limited(_backend(server.url), concurrency=2)
+
+        async def many() -> None:
+            await asyncio.gather(*(model.complete(ASK) for _ in range(6)))
+
+        asyncio.run(many())
+    assert server.calls == 6 and server.max_in_flight == 2
+
+
+def test_requests_per_minute_space_out_call_starts() -> None:
+    with fake_openai() as server:
+        model = Limited(_backend(server.url), concurrency=10, rpm=600)  # one per 0.1 s
+
+        async def many() -> None:
+            await asyncio.gather(*(model.complete(ASK) for _ in range(5)))
+
+        asyncio.run(many())
+        starts = sorted(server.start_times)
+    assert starts[-1] - starts[0] >= 0.35
+
+
+def test_cost_comes_from_tokens_and_prices_and_unknown_is_not_zero(tmp_path: Path) -> None:
+    with fake_openai(
+        lambda b: Scripted(content="ok", prompt_tokens=1000, completion_tokens=500)
+    ) as server:
+        ledger = Ledger()
+        cache = ResponseCache(tmp_path / "c.sqlite")
+        shared = Cached(_backend(server.url), cache)
+        parties = Metered(shared, ledger, "parties", Prices(2.0, 8.0))
+        judge = Metered(shared, ledger, "judge", Prices())
+        asyncio.run(parties.complete(ASK))
+        asyncio.run(parties.complete(ASK))  # a cache hit: no call, no cost
+        asyncio.run(judge.complete(ChatRequest(ASK.messages, sample=3)))
+    p, j = ledger.roles["parties"], ledger.roles["judge"]
+    assert (p.calls, p.cached, p.input_tokens, p.output_tokens) == (1, 1, 1000, 500)
+    assert p.cost_usd == pytest.approx((1000 * 2.0 + 500 * 8.0) / 1e6)
+    assert j.calls == 1 and j.cost_usd is None
