@@ -17,6 +17,9 @@ from disputelab.llm.structured import ask_structured
 from disputelab.scenario.schema import Scenario
 
 MAX_TOKENS = 400
+# Length bounds in the schema: grammar-constrained models cannot ramble past them.
+UTTERANCE_CHARS = 300
+THOUGHT_CHARS = 200
 
 
 class StanceReply(BaseModel):
@@ -49,11 +52,12 @@ def action_schema(public: PublicScenario) -> dict[str, Any]:
             "required": ["option", "acceptable"],
             "additionalProperties": False,
         }
+    # The private thought goes last: if a small model rambles there until it runs out of
+    # tokens, the decisions before it are complete and the truncated reply is repairable.
     return {
         "type": "object",
         "properties": {
-            "thought": {"type": "string"},
-            "utterance": {"type": "string"},
+            "utterance": {"type": "string", "maxLength": UTTERANCE_CHARS},
             "stances": {
                 "type": "object",
                 "properties": stance_props,
@@ -61,8 +65,9 @@ def action_schema(public: PublicScenario) -> dict[str, Any]:
                 "additionalProperties": False,
             },
             "signal": {"type": "string", "enum": ["continue", "consensus", "walk_away"]},
+            "thought": {"type": "string", "maxLength": THOUGHT_CHARS},
         },
-        "required": ["thought", "utterance", "stances", "signal"],
+        "required": ["utterance", "stances", "signal", "thought"],
         "additionalProperties": False,
     }
 
@@ -81,6 +86,8 @@ def usage_of(responses: Sequence[ChatResponse]) -> Usage:
 
 def to_action(reply: ActionReply, public: PublicScenario) -> Action:
     """Check option ids against the scenario; raises ValueError naming the first bad one."""
+    if not reply.utterance.strip():
+        raise ValueError("utterance is blank; say something to the others")
     stances: dict[str, Stance] = {}
     for t in public.topics:
         s = reply.stances.get(t.id)

@@ -72,10 +72,12 @@ async def play_episode(
 ) -> Episode:
     """Play and commit one roundtable episode, turn by turn."""
     episode = Episode(scenario.id, RoundTable.name, seed, agents.describe(mediator), condition)
-    parties = make_parties(
-        scenario, agents.parties, seed, _model(hub, agents.parties_model, "parties")
+    party_model = _model(hub, agents.parties_model, "parties") if agents.parties != "rule" else None
+    mediator_model = (
+        _model(hub, agents.mediator_model, "mediator") if mediator in LLM_MEDIATORS else None
     )
-    med = make_mediator(scenario, mediator, _model(hub, agents.mediator_model, "mediator"), seed)
+    parties = make_parties(scenario, agents.parties, seed, party_model)
+    med = make_mediator(scenario, mediator, mediator_model, seed)
     store.start_episode(
         episode_id, run_id, episode, scenario_to_data(scenario), arm, matched_episode_id
     )

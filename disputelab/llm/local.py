@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import os
 import threading
 import time
 from importlib.metadata import PackageNotFoundError, files
@@ -52,9 +53,14 @@ class LocalLlama:
     _shared: ClassVar[dict[str, Any]] = {}
     _load_lock: ClassVar[threading.Lock] = threading.Lock()
 
-    def __init__(self, n_ctx: int = 4096, threads: int | None = None) -> None:
+    def __init__(
+        self, n_ctx: int = 4096, threads: int | None = None, max_tokens_cap: int = 256
+    ) -> None:
         self.n_ctx = n_ctx
-        self.threads = threads
+        # llama.cpp defaults to half the cores; this model is small enough to use them all.
+        self.threads = threads or os.cpu_count() or 1
+        # A tiny model can loop inside a JSON array until max_tokens; cap the damage.
+        self.max_tokens_cap = max_tokens_cap
         self._call_lock = threading.Lock()
 
     def _model(self) -> Any:
@@ -79,7 +85,7 @@ class LocalLlama:
         kwargs: dict[str, Any] = {
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
             "temperature": request.temperature,
-            "max_tokens": request.max_tokens,
+            "max_tokens": min(request.max_tokens, self.max_tokens_cap),
             "seed": request.seed if request.seed is not None else request.sample,
         }
         if request.schema is not None:

@@ -76,7 +76,9 @@ async def ask_structured(
             problem = _describe(exc)
         messages = (
             *messages,
-            Message("assistant", response.text),
+            # Echo a long failed reply only in part: a rambling reply fed back in full
+            # mostly teaches a small model to ramble again.
+            Message("assistant", response.text[:600]),
             Message(
                 "user",
                 f"That reply could not be used ({problem}). Answer again with "

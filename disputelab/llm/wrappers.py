@@ -117,6 +117,8 @@ class ResponseCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
+        # Survives a killed process (what matters for a cache); skips an fsync per reply.
+        self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute(
             "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT NOT NULL,"
             " text TEXT NOT NULL, input_tokens INTEGER, output_tokens INTEGER,"

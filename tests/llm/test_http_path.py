@@ -19,6 +19,7 @@ from disputelab.llm.base import (
 )
 from disputelab.llm.openai_backend import OpenAICompatible
 from disputelab.llm.structured import ask_structured
+from disputelab.llm.testing import Scripted, fake_openai
 from disputelab.llm.wrappers import (
     Cached,
     Ledger,
@@ -28,7 +29,6 @@ from disputelab.llm.wrappers import (
     ResponseCache,
     Retrying,
 )
-from tests.llm.fake_openai import Scripted, fake_openai
 
 ASK = ChatRequest((Message("system", "You negotiate."), Message("user", "Your move?")))
 

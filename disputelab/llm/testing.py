@@ -1,5 +1,10 @@
-"""A small OpenAI-compatible HTTP server on 127.0.0.1 for tests: a real socket and real
-HTTP, with scripted replies, status codes, delays, Retry-After headers and broken JSON."""
+"""A small OpenAI-compatible HTTP server on 127.0.0.1, for tests and benchmarks.
+
+It is a real socket and real HTTP, so everything above it (the SDK, retries, parsing) runs
+as in production. Replies are scripted: content, status codes, delays, Retry-After headers
+and broken bodies. `fill` makes a valid instance of a JSON schema, so the server can also
+play any role without a script. Usable from your own tests too.
+"""
 
 from __future__ import annotations
 
@@ -126,3 +131,24 @@ def fake_openai(default: Responder | None = None) -> Iterator[FakeOpenAI]:
     finally:
         server.httpd.shutdown()
         server.httpd.server_close()
+
+
+def fill(schema: dict[str, Any], defs: dict[str, Any] | None = None, text: str = "ok") -> Any:
+    defs = defs if defs is not None else schema.get("$defs", {})
+    if "$ref" in schema:
+        return fill(defs[schema["$ref"].split("/")[-1]], defs, text)
+    if "anyOf" in schema:
+        return fill(schema["anyOf"][0], defs, text)
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {k: fill(v, defs, text) for k, v in props.items()}
+    if kind == "array":
+        return [fill(schema.get("items", {}), defs, text)] * max(1, schema.get("minItems", 1))
+    if kind == "boolean":
+        return True
+    if kind in ("number", "integer"):
+        return schema.get("maximum", 4)
+    return text

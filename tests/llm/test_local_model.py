@@ -1,0 +1,82 @@
+"""The embedded model end to end. Skipped, with the reason printed, when it is not installed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+from typer.testing import CliRunner
+
+from disputelab.cli import app
+from disputelab.llm.base import ChatRequest, Message
+from disputelab.llm.local import LocalLlama, find_gguf, local_available
+from disputelab.llm.structured import ask_structured
+
+REASON = local_available()
+pytestmark = pytest.mark.skipif(REASON is not None, reason=f"embedded model absent: {REASON}")
+
+
+class Offer(BaseModel):
+    utterance: str
+    option: str
+
+
+def test_the_gguf_is_found_without_importing_llm() -> None:
+    path = find_gguf()
+    assert path.suffix == ".gguf" and path.stat().st_size > 50_000_000
+
+
+def test_a_schema_constrained_reply_parses() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "utterance": {"type": "string"},
+            "option": {"type": "string", "enum": ["A", "B", "C"]},
+        },
+        "required": ["utterance", "option"],
+    }
+    request = ChatRequest(
+        (
+            Message("system", "You are a tenant negotiating rent."),
+            Message("user", "The landlord proposes option B. Reply."),
+        ),
+        max_tokens=120,
+        schema=schema,
+    )
+    reply, responses = asyncio.run(ask_structured(LocalLlama(), request, Offer.model_validate))
+    assert reply.option in {"A", "B", "C"}
+    assert responses[-1].input_tokens and responses[-1].output_tokens
+
+
+def test_a_real_episode_runs_and_a_rerun_is_free_and_identical(tmp_path: Path) -> None:
+    runner = CliRunner()
+    args = [
+        "--store",
+        str(tmp_path),
+        "run",
+        "tenancy",
+        "--model",
+        "local",
+        "--seed",
+        "1",
+        "--budget",
+        "2",
+    ]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    report1 = runner.invoke(app, ["--store", str(tmp_path), "report", "last", "--format", "json"])
+    second = runner.invoke(app, args)
+    assert second.exit_code == 0, second.output
+    assert "model use, parties (local): 0 calls" in " ".join(second.output.split())
+    report2 = runner.invoke(app, ["--store", str(tmp_path), "report", "last", "--format", "json"])
+    turns = [
+        [(t["text"], t["action"]) for t in e["turns"]]
+        for e in (
+            json.loads(report1.output)["episodes"][0],
+            json.loads(report2.output)["episodes"][0],
+        )
+    ]
+    assert turns[0] == turns[1] and len(turns[0]) == 2
