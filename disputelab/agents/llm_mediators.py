@@ -93,6 +93,24 @@ class _LLMMediator:
             speakers.add(t.speaker)
         return speakers >= {p.id for p in self.public.parties}
 
+    async def consider(
+        self, dialogue: Sequence[PublicTurn], ctx: TurnContext
+    ) -> Intervention | None:
+        """Deliberate only once every party has spoken since the last intervention."""
+        self.last_usage = None
+        if not self._everyone_spoke_since_last(dialogue):
+            return None
+        calls: list[ChatResponse] = []
+        try:
+            return await self._deliberate(dialogue_block(self.public, dialogue), ctx, calls)
+        finally:
+            self.last_usage = usage_of(calls)
+
+    async def _deliberate(
+        self, talk: str, ctx: TurnContext, calls: list[ChatResponse]
+    ) -> Intervention | None:
+        raise NotImplementedError
+
     async def _ask(
         self,
         user: str,
@@ -118,14 +136,9 @@ class _LLMMediator:
 class GenericMediator(_LLMMediator):
     name = "generic"
 
-    async def consider(
-        self, dialogue: Sequence[PublicTurn], ctx: TurnContext
+    async def _deliberate(
+        self, talk: str, ctx: TurnContext, calls: list[ChatResponse]
     ) -> Intervention | None:
-        calls: list[ChatResponse] = []
-        self.last_usage = None
-        if not self._everyone_spoke_since_last(dialogue):
-            return None
-        talk = dialogue_block(self.public, dialogue)
         when: WhenReply = await self._ask(
             f"{talk}\n\n{self.x['when']}", WhenReply, "when", ctx, calls
         )
@@ -135,7 +148,6 @@ class GenericMediator(_LLMMediator):
                 f"{talk}\n\n{self.x['how']}", SayReply, "how", ctx, calls
             )
             move = Intervention(say.utterance.strip(), {}, when.reason)
-        self.last_usage = usage_of(calls)
         return move
 
 
@@ -148,14 +160,9 @@ class SocialMediator(_LLMMediator):
         super().__init__(public, model, seed)
         self.threshold = threshold
 
-    async def consider(
-        self, dialogue: Sequence[PublicTurn], ctx: TurnContext
+    async def _deliberate(
+        self, talk: str, ctx: TurnContext, calls: list[ChatResponse]
     ) -> Intervention | None:
-        calls: list[ChatResponse] = []
-        self.last_usage = None
-        if not self._everyone_spoke_since_last(dialogue):
-            return None
-        talk = dialogue_block(self.public, dialogue)
         drafts: CandidatesReply = await self._ask(
             f"{talk}\n\n{self.x['candidates']}", CandidatesReply, "candidates", ctx, calls
         )
@@ -187,5 +194,4 @@ class SocialMediator(_LLMMediator):
                 calls,
             )
             move = Intervention(say.utterance.strip(), {}, thought)
-        self.last_usage = usage_of(calls)
         return move

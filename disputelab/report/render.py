@@ -70,6 +70,21 @@ def episode_markdown(store: Store, record: EpisodeRecord) -> str:
         label = "party turn" if t.role == "party" else "after party turn"
         lines.append(f"**{label} {t.party_turn} · {names.get(t.speaker, t.speaker)}:** {t.text}{s}")
         lines.append("")
+    usage = store.usage(record.episode_id)
+    if usage:
+        lines += [
+            "### Model use",
+            "",
+            "| role | model | calls | tokens in | tokens out | cost (USD) |",
+            "|---|---|---|---|---|---|",
+        ]
+        for u in usage:
+            cost = "unknown" if u["cost_usd"] is None else f"{u['cost_usd']:.4f}"
+            lines.append(
+                f"| {u['role']} | {u['model']} | {u['calls']} | {u['input_tokens']} "
+                f"| {u['output_tokens']} | {cost} |"
+            )
+        lines.append("")
     if record.complete:
         scores = store.scores(record.episode_id)
         if scores:
@@ -114,6 +129,7 @@ def episode_json(store: Store, record: EpisodeRecord) -> dict[str, Any]:
         "initial_consensus": ep.initial_consensus,
         "wall_time_s": ep.wall_time_s,
         "turns": [t.to_dict() for t in ep.turns],
+        "usage": store.usage(record.episode_id),
         "scores": [
             {
                 "evaluator": s.evaluator,
