@@ -200,6 +200,136 @@ def run(
     out.print(f"[dim]full transcript: disputelab {store_opt}report {result.run_id}[/]")
 
 
+@app.command()
+def evaluate(
+    run_ref: Annotated[str, typer.Argument(metavar="RUN", help="A run id, or `last`.")] = "last",
+    evaluator: Annotated[
+        str,
+        typer.Option(help="Tracker to score with: oracle, self-report, topic-localized, per-turn."),
+    ] = "self-report",
+    judge_model: Annotated[
+        list[str] | None,
+        typer.Option(help="Judge model (repeat to combine several by the mean)."),
+    ] = None,
+) -> None:
+    """Re-score a stored run without simulating again; scores are stored beside old ones."""
+    import asyncio
+
+    from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
+    from disputelab.experiments.judging import evaluate_run
+    from disputelab.llm.base import ModelError
+    from disputelab.llm.models import ModelConfigError, ModelHub, load_profiles, parse_model
+
+    if evaluator not in TRACKERS:
+        fail(f"unknown evaluator {evaluator!r}; available: {', '.join(TRACKERS)}")
+    judges = [j for j in (judge_model or []) if j != "rule"]
+    if evaluator in LLM_TRACKERS and not judges:
+        fail(f"evaluator {evaluator!r} needs a judge: pass --judge-model (e.g. local)")
+    store = open_store()
+    try:
+        run_id = store.resolve_run(run_ref)
+        profiles = load_profiles()
+        for j in judges:
+            parse_model(j, profiles)
+    except (StoreError, ModelConfigError) as exc:
+        fail(str(exc))
+    hub = ModelHub(store.root / "cache.sqlite", profiles)
+    try:
+        results = asyncio.run(evaluate_run(store, run_id, evaluator, hub, judges))
+    except (ModelError, ValueError) as exc:
+        fail(str(exc).splitlines()[0])
+    if not results:
+        fail(f"run {run_id} has no complete episode to evaluate")
+    out.print(_metrics_table(f"{evaluator} scores, run {run_id}", results))
+    for eid, scores in results.items():
+        for name, r in scores.items():
+            if not r.defined:
+                out.print(f"  [dim]{eid} {name}: {r.explanation}[/]")
+    _print_usage(hub)
+
+
+@app.command("validate-judge")
+def validate_judge_cmd(
+    tracker: Annotated[
+        list[str] | None,
+        typer.Option(help="Tracker(s) to validate: self-report, topic-localized, per-turn."),
+    ] = None,
+    judge_model: Annotated[
+        list[str] | None, typer.Option(help="Judge model(s) for judge-based trackers.")
+    ] = None,
+    scenario: Annotated[str, typer.Option(help="Scenario to simulate.")] = "workplace",
+    episodes: Annotated[int, typer.Option(min=1, max=1000, help="Rule-party episodes.")] = 5,
+    budget: Annotated[int, typer.Option(min=2, max=1000, help="Party turns each.")] = 30,
+    mediator: Annotated[str, typer.Option(help="Mediator in the episodes: none or rule.")] = "rule",
+) -> None:
+    """Score trackers against the known truth of rule-party episodes."""
+    import asyncio
+
+    from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
+    from disputelab.experiments.judging import validate_judge
+    from disputelab.llm.base import ModelError
+    from disputelab.llm.models import ModelConfigError, ModelHub, load_profiles, parse_model
+
+    names = tracker or ["self-report"]
+    for name in names:
+        if name not in TRACKERS:
+            fail(f"unknown tracker {name!r}; available: {', '.join(TRACKERS)}")
+    if mediator not in ("none", "rule"):
+        fail(
+            f"validation episodes use rule agents; mediator must be none or rule, not {mediator!r}"
+        )
+    judges = [j for j in (judge_model or []) if j != "rule"]
+    if any(n in LLM_TRACKERS for n in names) and not judges:
+        fail("judge-based trackers need a judge: pass --judge-model (e.g. local)")
+    try:
+        sc = resolve_scenario(scenario)
+    except ScenarioError as exc:
+        _fail_scenario(exc)
+    try:
+        profiles = load_profiles()
+        for j in judges:
+            parse_model(j, profiles)
+    except ModelConfigError as exc:
+        fail(str(exc))
+    store = open_store()
+    hub = ModelHub(store.root / "cache.sqlite", profiles)
+    try:
+        reports = asyncio.run(
+            validate_judge(store, hub, sc, names, judges, episodes, budget, mediator)
+        )
+    except (ModelError, ValueError) as exc:
+        fail(str(exc).splitlines()[0])
+    table = Table(
+        title=f"trackers against the oracle: {episodes} episodes of {sc.id}, "
+        f"{budget} party turns, mediator {mediator}",
+        title_justify="left",
+    )
+    table.add_column("tracker", no_wrap=True)
+    table.add_column("judge", no_wrap=True)
+    for col in ("traj. r", "outcome r", "MAE", "points", "calls/ep", "tokens/ep"):
+        table.add_column(col, justify="right")
+
+    def f(x: float) -> str:
+        return "NaN" if x != x else f"{x:.3f}"
+
+    for rep in reports:
+        a = rep.agreement
+        table.add_row(
+            rep.tracker,
+            rep.judge if rep.tracker in LLM_TRACKERS else "-",
+            f(a.trajectory_r),
+            f(a.outcome_r),
+            f(a.mae),
+            str(a.points),
+            f"{a.calls_per_episode:.1f}",
+            f"{a.tokens_per_episode:.0f}",
+        )
+    out.print(table)
+    for rep in reports:
+        for why in rep.agreement.failures[:3]:
+            out.print(f"  [dim]{rep.tracker}: {why}[/]")
+
+
 def _print_usage(hub: object) -> None:
     from disputelab.llm.models import ModelHub
 

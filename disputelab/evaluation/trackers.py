@@ -1,0 +1,357 @@
+"""Consensus trackers: per-topic consensus after every party turn, S<=t in [0, 1].
+
+- `oracle`: the rule parties' true hidden stances (recorded by the protocol).
+- `self-report`: the stances parties state, with no extra calls.
+- `topic-localized` (SoCRATES): one judge call per topic reads the whole dialogue, scores
+  the turns where the topic moves 1-5, and carries scores forward.
+- `per-turn` (ProMediate): per party utterance, extract the speaker's attitude per topic,
+  then score its agreement with every other party on the topics it mentioned.
+
+Index 0 is the state before anyone spoke; index t the state after party turn t. A value
+that cannot be known is NaN (self-report before every party has spoken; everything when a
+judge fails, with the reason kept).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from disputelab.consensus import consensus_by_topic
+from disputelab.episode import Episode, Stance
+from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message, ModelError
+from disputelab.llm.structured import ask_structured
+from disputelab.scenario.schema import Scenario
+
+TRACKERS = ("oracle", "self-report", "topic-localized", "per-turn")
+LLM_TRACKERS = ("topic-localized", "per-turn")
+RUBRIC_VERSION = "1"
+
+
+@dataclass
+class Trajectory:
+    by_topic: dict[str, list[float]]
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    failure: str | None = None  # why the tracker could not score, if it could not
+
+    def overall(self) -> list[float]:
+        topics = list(self.by_topic.values())
+        if not topics:
+            return []
+        return [
+            math.nan
+            if any(math.isnan(t[i]) for t in topics)
+            else sum(t[i] for t in topics) / len(topics)
+            for i in range(len(topics[0]))
+        ]
+
+    def charge(self, responses: Sequence[ChatResponse]) -> None:
+        for r in responses:
+            if r.cached:
+                continue
+            self.calls += 1
+            self.input_tokens += r.input_tokens or 0
+            self.output_tokens += r.output_tokens or 0
+
+
+def _nan_trajectory(topic_ids: Sequence[str], length: int, why: str) -> Trajectory:
+    return Trajectory({t: [math.nan] * length for t in topic_ids}, failure=why)
+
+
+def oracle(episode: Episode, scenario: Scenario) -> Trajectory:
+    topic_ids = [t.id for t in scenario.topics]
+    length = episode.party_turns + 1
+    if episode.initial_consensus is None:
+        return _nan_trajectory(topic_ids, length, "no oracle: some party has no hidden state")
+    by_topic = {t: [episode.initial_consensus[t]] for t in topic_ids}
+    for turn in episode.turns:
+        if turn.role == "party" and turn.consensus is not None:
+            for t in topic_ids:
+                by_topic[t].append(turn.consensus[t])
+    return Trajectory(by_topic)
+
+
+def self_report(episode: Episode, scenario: Scenario) -> Trajectory:
+    """Consensus of the latest stated stances; undefined until every party has spoken."""
+    topic_ids = [t.id for t in scenario.topics]
+    parties = [p.id for p in scenario.parties]
+    latest: dict[str, dict[str, Stance]] = {}
+    by_topic: dict[str, list[float]] = {t: [math.nan] for t in topic_ids}
+    for turn in episode.turns:
+        if turn.role != "party" or turn.action is None:
+            continue
+        latest[turn.speaker] = turn.action.stances
+        if len(latest) < len(parties):
+            values = dict.fromkeys(topic_ids, math.nan)
+        else:
+            values = consensus_by_topic(topic_ids, [latest[p] for p in parties])
+        for t in topic_ids:
+            by_topic[t].append(values[t])
+    return Trajectory(by_topic)
+
+
+# ---- judge-based trackers -------------------------------------------------------------
+class _Reply(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class TopicEvent(_Reply):
+    turn: int = Field(ge=1)
+    reasoning: str = ""
+    score: int = Field(ge=1, le=5)
+
+
+class TopicReply(_Reply):
+    events: list[TopicEvent]
+
+
+class AttitudeReply(_Reply):
+    attitudes: dict[str, str]
+
+
+class AgreementReply(_Reply):
+    reasoning: str = ""
+    shared_goals: float = Field(ge=0, le=1)
+    common_understanding: float = Field(ge=0, le=1)
+    agreement_on_terms: float = Field(ge=0, le=1)
+    tone_and_willingness: float = Field(ge=0, le=1)
+    shared_decision_making: float = Field(ge=0, le=1)
+
+    def overall(self) -> float:
+        parts = (
+            self.shared_goals,
+            self.common_understanding,
+            self.agreement_on_terms,
+            self.tone_and_willingness,
+            self.shared_decision_making,
+        )
+        return float(sum(parts)) / len(parts)
+
+
+def _numbered_dialogue(episode: Episode, scenario: Scenario) -> str:
+    names = {p.id: p.name for p in scenario.parties}
+    lines = []
+    for turn in episode.turns:
+        if turn.role == "party":
+            lines.append(f"[turn {turn.party_turn}] {names.get(turn.speaker)}: {turn.text}")
+        else:
+            lines.append(f"[after turn {turn.party_turn}] Mediator: {turn.text}")
+    return "\n".join(lines)
+
+
+def _topic_text(scenario: Scenario, topic_id: str) -> str:
+    t = scenario.topic(topic_id)
+    return f"{t.name}: " + "; ".join(f"{o.id}) {o.label}" for o in t.options)
+
+
+_LOCALIZED = (
+    "You are judging how much the parties agree on one topic of a negotiation, turn by turn."
+    "\nTopic: {topic}\nParties: {parties}\n\nDialogue:\n{dialogue}\n\n"
+    "List only the turns where this topic is discussed or a party's position on it moves. "
+    "For each, reason briefly, then score the agreement on this topic right after that turn: "
+    "1 = opposed positions, no movement; 2 = some movement, still far apart; 3 = one option "
+    "looks acceptable to some but not all; 4 = nearly agreed, details open; 5 = every party "
+    "accepts the same option. Use the turn numbers shown in brackets."
+)
+
+_ATTITUDE = (
+    "Negotiation topics:\n{topics}\n\nWhat does this utterance say about the speaker's "
+    "position on each topic? Answer per topic id with a short phrase, or 'no mention'.\n"
+    "{speaker}: {text}"
+)
+
+_AGREEMENT = (
+    "Topic: {topic}\n{a}'s current position: {pa}\n{b}'s current position: {pb}\n\n"
+    "Score how far these two parties agree on this topic, each dimension from 0 to 1: "
+    "shared goals, common understanding of the problem, agreement on terms, tone and "
+    "willingness to compromise, shared decision making. Reason first. If either position "
+    "is 'no mention', score every dimension 0."
+)
+
+
+async def topic_localized(episode: Episode, scenario: Scenario, judge: ChatModel) -> Trajectory:
+    """SoCRATES: one judge pass per topic, located scores carried forward, (r-1)/4."""
+    topic_ids = [t.id for t in scenario.topics]
+    length = episode.party_turns + 1
+    dialogue = _numbered_dialogue(episode, scenario)
+    parties = ", ".join(p.name for p in scenario.parties)
+    out = Trajectory({})
+    for topic_id in topic_ids:
+        prompt = _LOCALIZED.format(
+            topic=_topic_text(scenario, topic_id), parties=parties, dialogue=dialogue
+        )
+        request = ChatRequest(
+            (Message("user", prompt),),
+            temperature=0.0,
+            max_tokens=800,
+            schema=TopicReply.model_json_schema(),
+            schema_name="topic_events",
+        )
+        try:
+            reply, responses = await ask_structured(judge, request, TopicReply.model_validate)
+        except ModelError as exc:
+            return _nan_trajectory(topic_ids, length, f"judge failed on {topic_id}: {exc}")
+        out.charge(responses)
+        scores = [math.nan] * length
+        located = {e.turn: e.score for e in reply.events if 1 <= e.turn < length}
+        current = 1  # before a topic's first located turn: no agreement (SoCRATES choice)
+        for t in range(length):
+            current = located.get(t, current)
+            scores[t] = (current - 1) / 4
+        out.by_topic[topic_id] = scores
+    return out
+
+
+async def per_turn(episode: Episode, scenario: Scenario, judge: ChatModel) -> Trajectory:
+    """ProMediate: attitudes per utterance, pairwise agreement on the topics mentioned."""
+    topic_ids = [t.id for t in scenario.topics]
+    names = {p.id: p.name for p in scenario.parties}
+    pairs = list(itertools.combinations([p.id for p in scenario.parties], 2))
+    topics = "\n".join(f"- {t}: {_topic_text(scenario, t)}" for t in topic_ids)
+    attitude: dict[str, dict[str, str]] = {p: dict.fromkeys(topic_ids, "no mention") for p in names}
+    pair_score: dict[tuple[str, str, str], float] = {
+        (a, b, t): 0.0 for a, b in pairs for t in topic_ids
+    }
+    out = Trajectory({t: [0.0] for t in topic_ids})
+    try:
+        for turn in episode.turns:
+            if turn.role != "party":
+                continue  # mediator lines carry the previous state forward
+            request = ChatRequest(
+                (
+                    Message(
+                        "user",
+                        _ATTITUDE.format(
+                            topics=topics, speaker=names[turn.speaker], text=turn.text
+                        ),
+                    ),
+                ),
+                temperature=0.0,
+                max_tokens=300,
+                schema=_attitude_schema(topic_ids),
+                schema_name="attitudes",
+            )
+            reply, responses = await ask_structured(judge, request, AttitudeReply.model_validate)
+            out.charge(responses)
+            mentioned = [
+                t
+                for t in topic_ids
+                if reply.attitudes.get(t, "").strip().lower() not in ("", "no mention")
+            ]
+            for t in mentioned:
+                attitude[turn.speaker][t] = reply.attitudes[t]
+                for a, b in pairs:
+                    if turn.speaker not in (a, b):
+                        continue
+                    score = await _agreement(judge, scenario, t, names, attitude, a, b, out)
+                    pair_score[(a, b, t)] = score
+            for t in topic_ids:
+                out.by_topic[t].append(
+                    sum(pair_score[(a, b, t)] for a, b in pairs) / max(1, len(pairs))
+                )
+    except ModelError as exc:
+        return _nan_trajectory(topic_ids, episode.party_turns + 1, f"judge failed: {exc}")
+    return out
+
+
+async def _agreement(
+    judge: ChatModel,
+    scenario: Scenario,
+    topic: str,
+    names: dict[str, str],
+    attitude: dict[str, dict[str, str]],
+    a: str,
+    b: str,
+    out: Trajectory,
+) -> float:
+    prompt = _AGREEMENT.format(
+        topic=_topic_text(scenario, topic),
+        a=names[a],
+        b=names[b],
+        pa=attitude[a][topic],
+        pb=attitude[b][topic],
+    )
+    request = ChatRequest(
+        (Message("user", prompt),),
+        temperature=0.0,
+        max_tokens=300,
+        schema=AgreementReply.model_json_schema(),
+        schema_name="agreement",
+    )
+    reply, responses = await ask_structured(judge, request, AgreementReply.model_validate)
+    out.charge(responses)
+    return reply.overall()
+
+
+def _attitude_schema(topic_ids: Sequence[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "attitudes": {
+                "type": "object",
+                "properties": {t: {"type": "string", "maxLength": 120} for t in topic_ids},
+                "required": list(topic_ids),
+            }
+        },
+        "required": ["attitudes"],
+    }
+
+
+async def track(
+    name: str, episode: Episode, scenario: Scenario, judges: Sequence[ChatModel] = ()
+) -> Trajectory:
+    """Run a tracker by name; several judges are combined by the mean of their scores."""
+    if name == "oracle":
+        return oracle(episode, scenario)
+    if name == "self-report":
+        return self_report(episode, scenario)
+    if name not in LLM_TRACKERS:
+        raise ValueError(f"unknown tracker {name!r}; available: {', '.join(TRACKERS)}")
+    if not judges:
+        raise ValueError(f"tracker {name!r} needs a judge model: pass --judge-model")
+    runs = [
+        await (topic_localized if name == "topic-localized" else per_turn)(episode, scenario, j)
+        for j in judges
+    ]
+    return _mean_of(runs)
+
+
+def _mean_of(runs: Sequence[Trajectory]) -> Trajectory:
+    if len(runs) == 1:
+        return runs[0]
+    failures = [r.failure for r in runs if r.failure]
+    topic_ids = list(runs[0].by_topic)
+    combined = {
+        t: [
+            sum(r.by_topic[t][i] for r in runs) / len(runs) for i in range(len(runs[0].by_topic[t]))
+        ]
+        for t in topic_ids
+    }
+    return Trajectory(
+        combined,
+        sum(r.calls for r in runs),
+        sum(r.input_tokens for r in runs),
+        sum(r.output_tokens for r in runs),
+        "; ".join(failures) or None,
+    )
+
+
+@dataclass
+class Agreement:
+    """How a tracker compares with the oracle over a set of episodes."""
+
+    trajectory_r: float
+    outcome_r: float
+    mae: float
+    points: int
+    episodes: int
+    calls_per_episode: float
+    tokens_per_episode: float
+    failures: list[str] = field(default_factory=list)

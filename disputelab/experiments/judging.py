@@ -1,0 +1,109 @@
+"""Re-score stored episodes with a tracker, and validate trackers against the oracle."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from disputelab.episode import Episode
+from disputelab.evaluation import socrates
+from disputelab.evaluation.metrics import (
+    MetricResult,
+    consensus_gain,
+    intervention_effectiveness,
+    intervention_timeliness,
+)
+from disputelab.evaluation.trackers import (
+    RUBRIC_VERSION,
+    Agreement,
+    Trajectory,
+    oracle,
+    track,
+)
+from disputelab.evaluation.validation import compare
+from disputelab.experiments.single import Agents, run_matched_async
+from disputelab.llm.models import ModelHub
+from disputelab.scenario.schema import Scenario
+from disputelab.store.sqlite import Store
+
+
+def tracker_scores(
+    traj: Trajectory, episode: Episode, baseline: Trajectory | None
+) -> dict[str, MetricResult]:
+    """Final consensus and the SoCRATES metrics on a tracker's trajectory."""
+    s = traj.overall()
+    if traj.failure or not s:
+        why = f"undefined: {traj.failure or 'empty dialogue'}"
+        return {"final_consensus": MetricResult(float("nan"), why)}
+    out = {"final_consensus": MetricResult(s[-1], f"tracker consensus after turn {len(s) - 1}")}
+    if episode.agents.get("mediator", "none") != "none":
+        positions = episode.intervention_positions()
+        clean = [0.0 if v != v else v for v in s]  # NaN before everyone spoke counts as 0
+        out["intervention_timeliness"] = intervention_timeliness(clean, positions)
+        out["intervention_effectiveness"] = intervention_effectiveness(clean, positions)
+        base = baseline.overall() if baseline else []
+        out["consensus_gain"] = (
+            consensus_gain(s[-1], base[-1])
+            if base and base[-1] == base[-1]
+            else MetricResult(float("nan"), "undefined: no matched baseline scored")
+        )
+    return out
+
+
+async def evaluate_run(
+    store: Store, run_id: str, tracker: str, hub: ModelHub, judge_models: Sequence[str]
+) -> dict[str, dict[str, MetricResult]]:
+    """Score every complete episode of a run again; stores scores beside the old ones."""
+    judges = [hub.model(m, "judge") for m in judge_models]
+    evaluator = f"tracker:{tracker}"
+    version = f"{socrates.VERSION}.{RUBRIC_VERSION}"
+    judge_name = ",".join(judge_models)
+    records = [store.load_episode(e) for e in store.episode_ids(run_id)]
+    complete = [r for r in records if r.complete]
+    trajectories: dict[str, Trajectory] = {}
+    for rec in complete:
+        scenario = Scenario.model_validate(rec.scenario)
+        trajectories[rec.episode_id] = await track(tracker, rec.episode, scenario, judges)
+    results: dict[str, dict[str, MetricResult]] = {}
+    for rec in complete:
+        base = trajectories.get(rec.matched_episode_id or "")
+        scores = tracker_scores(trajectories[rec.episode_id], rec.episode, base)
+        traj = trajectories[rec.episode_id]
+        scores["judge_calls"] = MetricResult(float(traj.calls), "judge calls for this episode")
+        store.add_scores(rec.episode_id, evaluator, version, scores, judge_name)
+        results[rec.episode_id] = scores
+    return results
+
+
+@dataclass
+class ValidationReport:
+    tracker: str
+    judge: str
+    agreement: Agreement
+
+
+async def validate_judge(
+    store: Store,
+    hub: ModelHub,
+    scenario: Scenario,
+    trackers: Sequence[str],
+    judge_models: Sequence[str],
+    episodes: int,
+    budget: int,
+    mediator: str,
+    first_seed: int = 0,
+) -> list[ValidationReport]:
+    """Run rule-party episodes (known truth) and score each tracker against the oracle."""
+    played: list[Episode] = []
+    for seed in range(first_seed, first_seed + episodes):
+        result = await run_matched_async(
+            store, scenario, Agents(mediator=mediator), seed=seed, budget=budget, hub=hub
+        )
+        played.append(result.episode)
+    truth = [oracle(ep, scenario) for ep in played]
+    judges = [hub.model(m, "judge") for m in judge_models]
+    reports = []
+    for name in trackers:
+        got = [await track(name, ep, scenario, judges) for ep in played]
+        reports.append(ValidationReport(name, ",".join(judge_models) or "-", compare(got, truth)))
+    return reports

@@ -1,0 +1,147 @@
+"""Consensus trackers, judge failures, re-scoring a stored run, and judge validation."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from disputelab.cli import app
+from disputelab.evaluation.trackers import oracle, per_turn, self_report, topic_localized
+from disputelab.experiments.judging import validate_judge
+from disputelab.llm.models import ModelHub
+from disputelab.llm.openai_backend import OpenAICompatible
+from disputelab.llm.testing import Scripted, fake_openai, fill
+from disputelab.store.sqlite import Store
+from tests.helpers import play, scenario
+
+
+def test_self_report_reproduces_the_oracle_on_rule_parties(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    hub = ModelHub(tmp_path / "cache.sqlite")
+    for sid in ("tenancy", "workplace", "community-centre"):
+        (report,) = asyncio.run(
+            validate_judge(
+                store,
+                hub,
+                scenario(sid),
+                ["self-report"],
+                [],
+                episodes=6,
+                budget=40,
+                mediator="rule",
+            )
+        )
+        a = report.agreement
+        assert a.trajectory_r == 1.0 or math.isclose(a.trajectory_r, 1.0, abs_tol=1e-12)
+        assert a.mae == 0.0 and a.calls_per_episode == 0
+
+
+def test_self_report_is_undefined_until_every_party_has_spoken() -> None:
+    s = scenario("community-centre")
+    traj = self_report(play(s, "none", seed=0, budget=8), s)
+    overall = traj.overall()
+    assert all(math.isnan(x) for x in overall[:4]) and not math.isnan(overall[4])
+
+
+def _judge(url: str) -> OpenAICompatible:
+    return OpenAICompatible("judge", url, api_key_env=None)
+
+
+def test_topic_localized_scores_located_turns_and_carries_them_forward() -> None:
+    s = scenario("tenancy")
+    ep = play(s, "none", seed=0, budget=6)
+    events = {
+        "events": [
+            {"turn": 2, "reasoning": "r", "score": 3},
+            {"turn": 5, "reasoning": "r", "score": 5},
+        ]
+    }
+    with fake_openai(lambda body: Scripted(content=json.dumps(events))) as server:
+        traj = asyncio.run(topic_localized(ep, s, _judge(server.url)))
+        assert server.calls == len(s.topics)  # one judge pass per topic
+    # before turn 2: 1 -> 0.0; turns 2-4: 3 -> 0.5; turns 5-6: 5 -> 1.0
+    assert traj.by_topic["rent"] == [0.0, 0.0, 0.5, 0.5, 0.5, 1.0, 1.0]
+    assert traj.calls == 4 and traj.failure is None
+
+
+def test_a_failed_judge_gives_nan_with_the_reason_never_zero() -> None:
+    s = scenario("tenancy")
+    ep = play(s, "none", seed=0, budget=4)
+    with fake_openai(lambda body: Scripted(content="no idea")) as server:
+        traj = asyncio.run(topic_localized(ep, s, _judge(server.url)))
+    assert traj.failure and "judge failed" in traj.failure
+    assert all(math.isnan(x) for x in traj.overall())
+
+
+def test_per_turn_extracts_attitudes_and_scores_pairs_on_mentioned_topics() -> None:
+    s = scenario("workplace")
+    ep = play(s, "none", seed=0, budget=3)
+
+    def answer(body: dict[str, Any]) -> Scripted:
+        name = body["response_format"]["json_schema"]["name"]
+        schema = body["response_format"]["json_schema"]["schema"]
+        if name == "attitudes":
+            reply = {"attitudes": {t.id: "no mention" for t in s.topics}}
+            reply["attitudes"][s.topics[0].id] = "wants option A"
+            return Scripted(content=json.dumps(reply))
+        return Scripted(content=json.dumps(fill(schema)))  # every dimension at its max, 1
+
+    with fake_openai(answer) as server:
+        traj = asyncio.run(per_turn(ep, s, _judge(server.url)))
+        calls = server.calls
+    first = s.topics[0].id
+    # 3 utterances, each 1 attitude call + 2 pair calls on the one mentioned topic
+    assert calls == 3 * (1 + 2)
+    assert traj.by_topic[first][0] == 0.0  # nothing said yet
+    # after turn 1, pairs (1,2) and (1,3) are scored 1.0, pair (2,3) still 0: 2/3
+    assert traj.by_topic[first][1] == 2 / 3 and traj.by_topic[first][3] == 1.0
+    assert traj.by_topic[s.topics[1].id] == [0.0] * 4
+
+
+def test_oracle_tracker_matches_the_recorded_trajectory() -> None:
+    s = scenario("workplace")
+    ep = play(s, "rule", seed=1, budget=20)
+    traj = oracle(ep, s)
+    assert len(traj.overall()) == ep.party_turns + 1
+
+
+def test_evaluate_rescores_a_stored_run_and_keeps_the_old_scores(tmp_path: Path) -> None:
+    runner = CliRunner()
+    store_args = ["--store", str(tmp_path)]
+    assert (
+        runner.invoke(app, [*store_args, "run", "workplace", "--mediator", "rule"]).exit_code == 0
+    )
+    result = runner.invoke(app, [*store_args, "evaluate", "last", "--evaluator", "self-report"])
+    assert result.exit_code == 0, result.output
+    assert "final_consensus" in result.output
+    store = Store(tmp_path)
+    (eid, *_) = [e for e in store.episode_ids(store.resolve_run("last")) if e.endswith("-rule")]
+    evaluators = {s.evaluator for s in store.scores(eid)}
+    assert {"socrates-oracle", "tracker:self-report"} <= evaluators
+    by = {(s.evaluator, s.metric): s.value for s in store.scores(eid)}
+    assert (
+        by[("tracker:self-report", "final_consensus")] == by[("socrates-oracle", "final_consensus")]
+    )
+
+
+def test_evaluate_and_validate_judge_refuse_bad_input_in_one_line(tmp_path: Path) -> None:
+    runner = CliRunner()
+    r = runner.invoke(app, ["--store", str(tmp_path), "evaluate", "last"])
+    assert r.exit_code == 2 and "no runs" in r.output
+    r = runner.invoke(app, ["validate-judge", "--tracker", "topic-localized"])
+    assert r.exit_code == 2 and "need a judge" in r.output
+    r = runner.invoke(app, ["validate-judge", "--tracker", "vibes"])
+    assert r.exit_code == 2 and "unknown tracker 'vibes'" in r.output
+
+
+def test_validate_judge_prints_r_mae_and_cost(tmp_path: Path) -> None:
+    r = CliRunner().invoke(
+        app, ["--store", str(tmp_path), "validate-judge", "--episodes", "3", "--budget", "20"]
+    )
+    assert r.exit_code == 0, r.output
+    assert "self-report" in r.output and "1.000" in r.output
