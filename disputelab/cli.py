@@ -205,7 +205,14 @@ def evaluate(
     run_ref: Annotated[str, typer.Argument(metavar="RUN", help="A run id, or `last`.")] = "last",
     evaluator: Annotated[
         str,
-        typer.Option(help="Tracker to score with: oracle, self-report, topic-localized, per-turn."),
+        typer.Option(
+            help="oracle, self-report, topic-localized, per-turn (trackers, scored "
+            "with the SoCRATES metrics), promediate (CC/RL/ME on --tracker), "
+            "outcome-judges (consensus and litigation risk), mediator-intelligence."
+        ),
+    ] = "self-report",
+    tracker: Annotated[
+        str, typer.Option(help="Tracker under the promediate evaluator.")
     ] = "self-report",
     judge_model: Annotated[
         list[str] | None,
@@ -216,14 +223,19 @@ def evaluate(
     import asyncio
 
     from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
-    from disputelab.experiments.judging import evaluate_run
+    from disputelab.experiments.judging import EVALUATORS, JUDGE_EVALUATORS, evaluate_run
     from disputelab.llm.base import ModelError
     from disputelab.llm.models import ModelConfigError, ModelHub, load_profiles, parse_model
 
-    if evaluator not in TRACKERS:
-        fail(f"unknown evaluator {evaluator!r}; available: {', '.join(TRACKERS)}")
+    if evaluator not in EVALUATORS:
+        fail(f"unknown evaluator {evaluator!r}; available: {', '.join(EVALUATORS)}")
+    if tracker not in TRACKERS:
+        fail(f"unknown tracker {tracker!r}; available: {', '.join(TRACKERS)}")
     judges = [j for j in (judge_model or []) if j != "rule"]
-    if evaluator in LLM_TRACKERS and not judges:
+    needs_judge = evaluator in (*LLM_TRACKERS, *JUDGE_EVALUATORS) or (
+        evaluator == "promediate" and tracker in LLM_TRACKERS
+    )
+    if needs_judge and not judges:
         fail(f"evaluator {evaluator!r} needs a judge: pass --judge-model (e.g. local)")
     store = open_store()
     try:
@@ -235,7 +247,7 @@ def evaluate(
         fail(str(exc))
     hub = ModelHub(store.root / "cache.sqlite", profiles)
     try:
-        results = asyncio.run(evaluate_run(store, run_id, evaluator, hub, judges))
+        results = asyncio.run(evaluate_run(store, run_id, evaluator, hub, judges, tracker))
     except (ModelError, ValueError) as exc:
         fail(str(exc).splitlines()[0])
     if not results:
