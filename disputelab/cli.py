@@ -282,7 +282,10 @@ def validate_judge_cmd(
     from disputelab.llm.base import ModelError
     from disputelab.llm.models import ModelConfigError, ModelHub, load_profiles, parse_model
 
-    names = tracker or ["self-report"]
+    judges_given = [j for j in (judge_model or []) if j != "rule"]
+    # With a judge and no tracker named, validate the judge-based SoCRATES tracker too;
+    # the per-turn tracker costs O(T x P^2) calls, so it is opt-in.
+    names = tracker or (["self-report", "topic-localized"] if judges_given else ["self-report"])
     for name in names:
         if name not in TRACKERS:
             fail(f"unknown tracker {name!r}; available: {', '.join(TRACKERS)}")
