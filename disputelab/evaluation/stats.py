@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import krippendorff
 import numpy as np
@@ -96,20 +96,21 @@ def wilcoxon(xs: Sequence[float], ys: Sequence[float]) -> TestResult:
     return TestResult(float(r.statistic), float(r.pvalue), "Wilcoxon signed-rank", len(a))
 
 
-def pearson(xs: Sequence[float], ys: Sequence[float]) -> TestResult:
+def _correlation(xs: Sequence[float], ys: Sequence[float], test: str, fn: Any) -> TestResult:
+    """A correlation over the pairs where both are defined; NaN without variance."""
     a, b = _paired(xs, ys)
     if len(a) < 2 or np.all(a == a[0]) or np.all(b == b[0]):
-        return TestResult(math.nan, math.nan, "Pearson r", len(a))
-    r = stats.pearsonr(a, b)
-    return TestResult(float(r.statistic), float(r.pvalue), "Pearson r", len(a))
+        return TestResult(math.nan, math.nan, test, len(a))
+    r = fn(a, b)
+    return TestResult(float(r.statistic), float(r.pvalue), test, len(a))
+
+
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> TestResult:
+    return _correlation(xs, ys, "Pearson r", stats.pearsonr)
 
 
 def spearman(xs: Sequence[float], ys: Sequence[float]) -> TestResult:
-    a, b = _paired(xs, ys)
-    if len(a) < 2 or np.all(a == a[0]) or np.all(b == b[0]):
-        return TestResult(math.nan, math.nan, "Spearman rho", len(a))
-    r = stats.spearmanr(a, b)
-    return TestResult(float(r.statistic), float(r.pvalue), "Spearman rho", len(a))
+    return _correlation(xs, ys, "Spearman rho", stats.spearmanr)
 
 
 def cohens_kappa(rater_a: Sequence[str], rater_b: Sequence[str]) -> float:
