@@ -25,6 +25,7 @@ from disputelab.evaluation.promediate import (
     mediator_effectiveness,
     mediator_intelligence,
     response_latency,
+    topic_level_efficiency,
 )
 from disputelab.evaluation.trackers import (
     RUBRIC_VERSION,
@@ -117,11 +118,33 @@ def promediate_scores(traj: Trajectory, episode: Episode) -> dict[str, MetricRes
     ]
     return {
         "consensus_change": consensus_change(overall),
+        "topic_level_efficiency": topic_level_efficiency(by_topic, topic_mentions(episode)),
         "response_latency": response_latency(overall, [k + 1 for k in positions]),
         "mediator_effectiveness": mediator_effectiveness(
             by_topic, list(zip(positions, targets, strict=True))
         ),
     }
+
+
+def topic_mentions(episode: Episode) -> dict[str, list[int]]:
+    """Party turns (1-based) that touch each topic, read from the structure rather than
+    asked of a judge: the speaker's stance on the topic moved, or its words name the topic
+    or back a new option. A mediator proposal counts at the next party turn's index."""
+    mentions: dict[str, list[int]] = {}
+    last: dict[tuple[str, str], object] = {}
+    for turn in episode.turns:
+        if turn.role == "mediator" and turn.intervention is not None:
+            for topic in turn.intervention.proposal:
+                mentions.setdefault(topic, []).append(turn.party_turn)
+            continue
+        if turn.action is None:
+            continue
+        for topic, stance in turn.action.stances.items():
+            key = (turn.speaker, topic)
+            if last.get(key) != stance:
+                mentions.setdefault(topic, []).append(turn.party_turn)
+            last[key] = stance
+    return {t: sorted(set(v)) for t, v in mentions.items()}
 
 
 async def judge_scores(

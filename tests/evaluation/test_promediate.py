@@ -78,3 +78,19 @@ def test_mediator_intelligence_skips_interventions_where_nothing_applies() -> No
     r = mediator_intelligence(ratings)
     assert r.value == pytest.approx((4 + 2) / 2)
     assert r.detail["no_dimension_applied"] == 1
+
+
+def test_the_promediate_evaluator_reads_mentions_from_the_structure() -> None:
+    from disputelab.evaluation.trackers import oracle
+    from disputelab.experiments.judging import promediate_scores, topic_mentions
+    from tests.helpers import play, scenario
+
+    s = scenario("workplace")
+    ep = play(s, "rule", seed=0, budget=40)
+    mentions = topic_mentions(ep)
+    # Every party states every topic on its first turn, so turns 1-3 mention them all.
+    assert all(m[:3] == [1, 2, 3] for m in mentions.values())
+    scores = promediate_scores(oracle(ep, s), ep)
+    assert set(scores) == {"consensus_change", "topic_level_efficiency", "response_latency",
+                           "mediator_effectiveness"}
+    assert scores["consensus_change"].defined and scores["topic_level_efficiency"].defined
