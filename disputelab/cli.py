@@ -9,6 +9,7 @@ from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -27,9 +28,12 @@ app = typer.Typer(
 )
 scenarios_app = typer.Typer(help="List, show and validate scenarios.", no_args_is_help=True)
 app.add_typer(scenarios_app, name="scenarios")
+conditions_app = typer.Typer(help="Probing conditions: scenario transforms.", no_args_is_help=True)
+app.add_typer(conditions_app, name="conditions")
 
-out = Console()
-err = Console(stderr=True)
+# No emoji codes: user text such as 'posture:angry' must print as typed.
+out = Console(emoji=False)
+err = Console(stderr=True, emoji=False)
 
 
 class _State:
@@ -41,7 +45,7 @@ state = _State()
 
 def fail(message: str) -> NoReturn:
     """One line on stderr, exit status 2: the contract for every bad input."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
@@ -99,7 +103,8 @@ def _print_summary(ep: Episode, names: dict[str, str], label: str, excerpt: int 
             out.print(f"  [dim]… {len(turns) - 2 * excerpt} more turns …[/]")
         text = t.text if len(t.text) <= 160 else t.text[:157] + "..."
         out.print(
-            f"  [cyan]{t.party_turn:>3} {names.get(t.speaker, t.speaker)}:[/] {text}",
+            f"  [cyan]{t.party_turn:>3} {escape(names.get(t.speaker, t.speaker))}:[/] "
+            f"{escape(text)}",
             highlight=False,
         )
     out.print(f"  [bold]stop:[/] {outcome.status.value}: {outcome.stop_reason}")
@@ -132,6 +137,9 @@ def run(
         str | None, typer.Option(help="Model for judges (recorded; used by evaluators).")
     ] = None,
     protocol: Annotated[str, typer.Option(help="Protocol: roundtable.")] = "roundtable",
+    condition: Annotated[
+        str, typer.Option(help="Condition(s), joined by ',' (see `disputelab conditions list`).")
+    ] = "general",
     seed: Annotated[int, typer.Option(help="Random seed (same seed, same episode).")] = 0,
     budget: Annotated[int, typer.Option(min=1, max=10_000, help="Party-turn budget.")] = 100,
 ) -> None:
@@ -139,6 +147,7 @@ def run(
     from disputelab.experiments.single import Agents, run_matched
     from disputelab.llm.base import ModelError
     from disputelab.llm.models import ModelConfigError, ModelHub, load_profiles, parse_model
+    from disputelab.scenario.conditions import ConditionError, apply_condition
 
     if protocol != "roundtable":
         fail(f"unknown protocol {protocol!r}; available: roundtable")
@@ -160,9 +169,11 @@ def run(
     except ModelConfigError as exc:
         fail(str(exc))
     try:
-        sc = resolve_scenario(scenario)
+        sc = apply_condition(resolve_scenario(scenario), condition)
     except ScenarioError as exc:
         _fail_scenario(exc)
+    except ConditionError as exc:
+        fail(str(exc))
     store = open_store()
     hub = ModelHub(store.root / "cache.sqlite", profiles)
     with Progress(
@@ -176,7 +187,9 @@ def run(
     ) as progress:
         progress.add_task(f"simulating {sc.id}", total=None)
         try:
-            result = run_matched(store, sc, agents=agents, seed=seed, budget=budget, hub=hub)
+            result = run_matched(
+                store, sc, agents=agents, seed=seed, budget=budget, hub=hub, condition=condition
+            )
         except (UnknownAgentError, ModelConfigError, ModelError, ValueError) as exc:
             fail(str(exc).splitlines()[0])
     names = {p.id: p.name for p in sc.parties} | {"mediator": "Mediator"}
@@ -406,8 +419,25 @@ def list_runs() -> None:
 
 def _fail_scenario(exc: ScenarioError) -> NoReturn:
     for problem in exc.problems:
-        err.print(f"[bold red]error:[/] {exc.source}: {problem}", highlight=False, soft_wrap=True)
+        err.print(
+            f"[bold red]error:[/] {escape(exc.source)}: {escape(problem)}",
+            highlight=False,
+            soft_wrap=True,
+        )
     raise typer.Exit(2)
+
+
+@conditions_app.command("list")
+def conditions_list() -> None:
+    """List the conditions and SoCRATES's fifteen probing conditions."""
+    from disputelab.scenario.conditions import CONDITIONS, SOCRATES_CONDITIONS
+
+    table = Table("condition", "what it changes")
+    for c in CONDITIONS.values():
+        table.add_row(c.usage, c.description)
+    out.print(table)
+    out.print("SoCRATES's 15 conditions: " + ", ".join(SOCRATES_CONDITIONS), highlight=False)
+    out.print("Compose with ',': e.g. --condition posture:competing,culture:US-CN")
 
 
 @scenarios_app.command("list")

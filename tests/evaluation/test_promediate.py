@@ -91,6 +91,10 @@ def test_the_promediate_evaluator_reads_mentions_from_the_structure() -> None:
     # Every party states every topic on its first turn, so turns 1-3 mention them all.
     assert all(m[:3] == [1, 2, 3] for m in mentions.values())
     scores = promediate_scores(oracle(ep, s), ep)
-    assert set(scores) == {"consensus_change", "topic_level_efficiency", "response_latency",
-                           "mediator_effectiveness"}
+    assert set(scores) == {
+        "consensus_change",
+        "topic_level_efficiency",
+        "response_latency",
+        "mediator_effectiveness",
+    }
     assert scores["consensus_change"].defined and scores["topic_level_efficiency"].defined

@@ -1,0 +1,258 @@
+"""Conditions: named Scenario -> Scenario transforms, composable with ','.
+
+Together with `general` they give SoCRATES's fifteen probing conditions (seed-001 §3.2),
+and `strategy` gives AgentMediation's one-party / all-parties strategy design. Each
+perturbs one part of the scenario: the shared background, a party's profile, or the
+party set. Rule agents read the structured persona, LLM agents read the same change in
+their instructions, so one condition means the same thing to both.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+
+from disputelab.scenario.schema import (
+    STRATEGIES,
+    CultureProfile,
+    Fallback,
+    Party,
+    Persona,
+    Scenario,
+    TopicPreference,
+)
+
+
+class ConditionError(ValueError):
+    """An unknown condition or a bad parameter; the message lists the valid ones."""
+
+
+_POSTURE_TEXT = {
+    "competing": "Each party pursues its own interests first and yields only under pressure.",
+    "avoiding": "Each party sidesteps open conflict, postpones hard issues and engages little.",
+    "accommodating": "Each party puts the others' concerns ahead of its own to keep the peace.",
+}
+_POSTURE_ZH = {
+    "competing": "各方优先追求自身利益，只在压力下让步。",
+    "avoiding": "各方回避正面冲突，推迟困难议题，很少投入。",
+    "accommodating": "各方把他人的关切放在自己之前，以维持和气。",
+}
+
+
+@lru_cache(maxsize=1)
+def hofstede() -> dict[str, CultureProfile]:
+    """US, CN and KR Hofstede profiles from the cited data file."""
+    text = resources.files("disputelab.scenario").joinpath("data/hofstede.yaml").read_text()
+    out = {}
+    for code, d in yaml.safe_load(text).items():
+        out[code] = CultureProfile(
+            name=d["name"],
+            power_distance=d["pdi"],
+            individualism=d["idv"],
+            masculinity=d["mas"],
+            uncertainty_avoidance=d["uai"],
+            long_term_orientation=d["lto"],
+            indulgence=d["ivr"],
+        )
+    return out
+
+
+def _copy(s: Scenario) -> Scenario:
+    return s.model_copy(deep=True)
+
+
+def general(s: Scenario, arg: str) -> Scenario:
+    return _copy(s)
+
+
+def posture(s: Scenario, arg: str) -> Scenario:
+    if arg not in _POSTURE_TEXT:
+        raise ConditionError(f"posture:{arg}: use one of {', '.join(_POSTURE_TEXT)}")
+    out = _copy(s)
+    text = (_POSTURE_ZH if s.language.startswith("zh") else _POSTURE_TEXT)[arg]
+    out.background = f"{s.background}\n\n{text}"
+    for p in out.parties:
+        p.persona.strategy = arg  # type: ignore[assignment]  # checked above
+    return out
+
+
+def strategy(s: Scenario, arg: str) -> Scenario:
+    mode, _, scope = arg.partition("@")
+    if mode not in STRATEGIES or scope not in ("one", "all"):
+        raise ConditionError(
+            f"strategy:{arg}: use strategy:MODE@one or strategy:MODE@all with MODE one of "
+            f"{', '.join(STRATEGIES)}"
+        )
+    out = _copy(s)
+    if scope == "all":
+        targets = out.parties
+    else:  # one party, picked deterministically from the scenario id
+        targets = [out.parties[zlib.crc32(s.id.encode()) % len(out.parties)]]
+    for p in targets:
+        p.persona.strategy = mode
+    return out
+
+
+def reactivity(s: Scenario, arg: str) -> Scenario:
+    pairs = {"com-com": (0.0, 0.0), "com-react": (0.0, 1.0), "react-react": (1.0, 1.0)}
+    if arg not in pairs:
+        raise ConditionError(f"reactivity:{arg}: use one of {', '.join(pairs)}")
+    out = _copy(s)
+    for p, r in zip(out.parties, pairs[arg], strict=False):
+        p.persona.reactivity = r
+        p.persona.traits = [
+            *p.persona.traits,
+            "volatile; escalates when provoked" if r else "calm and composed",
+        ]
+    return out
+
+
+def culture(s: Scenario, arg: str) -> Scenario:
+    codes = arg.split("-")
+    profiles = hofstede()
+    if len(codes) != 2 or any(c not in profiles for c in codes):
+        raise ConditionError(
+            f"culture:{arg}: use culture:A-B with A and B among {', '.join(profiles)}"
+        )
+    out = _copy(s)
+    for i, p in enumerate(out.parties):
+        p.persona.culture = profiles[codes[i % 2]].model_copy()
+    return out
+
+
+def history(s: Scenario, arg: str) -> Scenario:
+    """History x5 without a model: the background's own sentences become dated earlier
+    entries ahead of it, so the shared context is about five times longer. (SoCRATES
+    had an LLM write the entries from the seed report.)"""
+    if arg != "x5":
+        raise ConditionError(f"history:{arg}: use history:x5")
+    out = _copy(s)
+    sentences = [x.strip() for x in (s.history + " " + s.background).split(". ") if x.strip()]
+    entries = []
+    for k in range(4):
+        chunk = sentences[k::4] or sentences
+        entries.append(f"Entry {k + 1} (earlier): " + ". ".join(chunk).rstrip(".") + ".")
+    out.history = "\n".join([*entries, s.history]).strip()
+    return out
+
+
+def extra_party(s: Scenario, arg: str) -> Scenario:
+    """parties:+1 without a model: an affected third party whose weights average the
+    others' and whose first choice on each topic is the option the others rank best on
+    average, making it a potential coalition partner on every topic but no one's twin."""
+    if arg != "+1":
+        raise ConditionError(f"parties:{arg}: use parties:+1")
+    out = _copy(s)
+    n = len(s.parties)
+    raw = {t.id: sum(p.weights[t.id] for p in s.parties) / n for t in s.topics}
+    weights = {t: max(1, round(w)) for t, w in raw.items()}
+    heaviest = max(weights, key=lambda t: weights[t])
+    weights[heaviest] += 100 - sum(weights.values())
+    prefs = {}
+    for t in s.topics:
+
+        def avg_rank(o: str, tid: str = t.id, worst: int = len(t.options)) -> float:
+            ranks = []
+            for p in s.parties:
+                r = p.preferences[tid].ranking
+                ranks.append(r.index(o) if o in r else worst)
+            return sum(ranks) / len(ranks)
+
+        order = sorted(t.option_ids(), key=avg_rank)
+        prefs[t.id] = TopicPreference(ranking=order[:-1], unacceptable=order[-1:])
+    new_id = "third-party" if "third-party" not in {p.id for p in s.parties} else f"party-{n + 1}"
+    out.parties.append(
+        Party(
+            id=new_id,
+            name="Ari Lindqvist",
+            role="affected stakeholder",
+            objective="Protect the interests of those affected by the outcome but not at the "
+            "table so far, and help a durable agreement emerge.",
+            fallback=Fallback(
+                description="Raise objections through formal channels later.", utility=0.35
+            ),
+            preferences=prefs,
+            weights=weights,
+            persona=Persona(strategy="compromising"),
+        )
+    )
+    return Scenario.model_validate(out.model_dump())
+
+
+@dataclass(frozen=True)
+class Condition:
+    name: str
+    usage: str
+    description: str
+    apply: Callable[[Scenario, str], Scenario]
+
+
+CONDITIONS: dict[str, Condition] = {
+    c.name: c
+    for c in (
+        Condition("general", "general", "the scenario as written", general),
+        Condition(
+            "posture",
+            "posture:competing|avoiding|accommodating",
+            "a Thomas-Kilmann posture in the shared background and every persona",
+            posture,
+        ),
+        Condition(
+            "strategy",
+            "strategy:MODE@one|all",
+            "a Thomas-Kilmann mode for one (deterministic) or every party",
+            strategy,
+        ),
+        Condition("parties", "parties:+1", "one more, structurally distinct party", extra_party),
+        Condition("history", "history:x5", "about five times the shared history", history),
+        Condition(
+            "reactivity",
+            "reactivity:com-com|com-react|react-react",
+            "composed (r=0) or reactive (r=1) first and second parties",
+            reactivity,
+        ),
+        Condition(
+            "culture",
+            "culture:A-B (A, B in US, CN, KR)",
+            "Hofstede profiles for alternating parties",
+            culture,
+        ),
+    )
+}
+
+SOCRATES_CONDITIONS = (
+    "general",
+    "posture:competing",
+    "posture:avoiding",
+    "posture:accommodating",
+    "parties:+1",
+    "history:x5",
+    "reactivity:com-com",
+    "reactivity:com-react",
+    "reactivity:react-react",
+    "culture:US-US",
+    "culture:CN-CN",
+    "culture:KR-KR",
+    "culture:US-CN",
+    "culture:US-KR",
+    "culture:CN-KR",
+)
+
+
+def apply_condition(s: Scenario, spec: str) -> Scenario:
+    """Apply `name:arg` conditions joined by ',', left to right."""
+    out = s
+    for part in [p.strip() for p in spec.split(",") if p.strip()] or ["general"]:
+        name, _, arg = part.partition(":")
+        if name not in CONDITIONS:
+            raise ConditionError(
+                f"unknown condition {name!r}; available: "
+                + ", ".join(c.usage for c in CONDITIONS.values())
+            )
+        out = CONDITIONS[name].apply(out, arg)
+    return out

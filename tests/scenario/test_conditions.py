@@ -1,0 +1,124 @@
+"""Conditions change exactly one part of a scenario, and bad ones get a one-line error."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from disputelab.cli import app
+from disputelab.scenario.conditions import (
+    SOCRATES_CONDITIONS,
+    ConditionError,
+    apply_condition,
+    hofstede,
+)
+from tests.helpers import scenario
+
+
+@pytest.mark.parametrize("sid", ["tenancy", "workplace", "community-centre"])
+@pytest.mark.parametrize("condition", SOCRATES_CONDITIONS)
+def test_all_fifteen_socrates_conditions_give_valid_scenarios(sid: str, condition: str) -> None:
+    s = scenario(sid)
+    out = apply_condition(s, condition)
+    assert out.topics == s.topics
+    assert s == scenario(sid), "the original is left untouched"
+
+
+def test_posture_sets_background_and_every_persona() -> None:
+    s = apply_condition(scenario("workplace"), "posture:avoiding")
+    assert "sidesteps open conflict" in s.background
+    assert {p.persona.strategy for p in s.parties} == {"avoiding"}
+
+
+def test_strategy_one_changes_exactly_one_party_and_all_changes_all() -> None:
+    base = scenario("community-centre")
+    one = apply_condition(base, "strategy:collaborating@one")
+    changed = [
+        a
+        for a, b in zip(one.parties, base.parties, strict=True)
+        if a.persona.strategy != b.persona.strategy or a.persona.strategy == "collaborating"
+    ]
+    assert sum(p.persona.strategy == "collaborating" for p in one.parties) >= 1
+    assert len(changed) >= 1
+    every = apply_condition(base, "strategy:competing@all")
+    assert {p.persona.strategy for p in every.parties} == {"competing"}
+
+
+def test_reactivity_pairs() -> None:
+    s = apply_condition(scenario("tenancy"), "reactivity:com-react")
+    assert [p.persona.reactivity for p in s.parties] == [0.0, 1.0]
+
+
+def test_culture_uses_the_cited_hofstede_scores() -> None:
+    s = apply_condition(scenario("tenancy"), "culture:US-KR")
+    us, kr = (p.persona.culture for p in s.parties)
+    assert us is not None and kr is not None
+    assert (us.individualism, kr.uncertainty_avoidance, kr.long_term_orientation) == (91, 85, 100)
+    assert set(hofstede()) == {"US", "CN", "KR"}
+
+
+def test_an_extra_party_is_valid_distinct_and_fits_the_weights_rule() -> None:
+    base = scenario("workplace")
+    s = apply_condition(base, "parties:+1")
+    assert len(s.parties) == len(base.parties) + 1
+    new = s.parties[-1]
+    assert sum(new.weights.values()) == 100
+    assert all(new.preferences[t.id].ranking for t in s.topics)
+
+
+def test_history_grows_about_fivefold() -> None:
+    base = scenario("tenancy")
+    s = apply_condition(base, "history:x5")
+    assert len(s.history) >= 3 * len(base.history)
+    assert s.background == base.background
+
+
+def test_conditions_compose_with_commas() -> None:
+    s = apply_condition(scenario("tenancy"), "posture:competing,culture:CN-CN")
+    assert {p.persona.strategy for p in s.parties} == {"competing"}
+    assert {p.persona.culture.name for p in s.parties if p.persona.culture} == {"China"}
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ("vibes:high", "unknown condition 'vibes'; available: general, posture:"),
+        ("posture:angry", "posture:angry: use one of competing, avoiding, accommodating"),
+        ("strategy:competing", "use strategy:MODE@one or strategy:MODE@all"),
+        ("culture:US-FR", "culture:US-FR: use culture:A-B with A and B among US, CN, KR"),
+        ("reactivity:hot", "reactivity:hot: use one of com-com, com-react, react-react"),
+    ],
+)
+def test_bad_conditions_name_the_valid_ones(bad: str, message: str) -> None:
+    with pytest.raises(ConditionError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        apply_condition(scenario("tenancy"), bad)
+    result = CliRunner().invoke(app, ["run", "tenancy", "--condition", bad])
+    assert result.exit_code == 2 and message in " ".join(result.output.split())
+
+
+def test_a_run_records_its_condition(tmp_path: object) -> None:
+    r = CliRunner().invoke(
+        app,
+        [
+            "--store",
+            str(tmp_path),
+            "run",
+            "tenancy",
+            "--condition",
+            "reactivity:react-react",
+            "--budget",
+            "10",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    rows = (
+        CliRunner()
+        .invoke(app, ["--store", str(tmp_path), "report", "last", "--format", "csv"])
+        .output
+    )
+    assert "reactivity:react-react" in rows
+
+
+def test_conditions_list_shows_the_fifteen() -> None:
+    r = CliRunner().invoke(app, ["conditions", "list"])
+    assert r.exit_code == 0 and "culture:CN-KR" in r.output
