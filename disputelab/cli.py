@@ -358,6 +358,86 @@ def validate_judge_cmd(
             out.print(f"  [dim]{rep.tracker}: {why}[/]")
 
 
+@app.command()
+def experiment(
+    spec_path: Annotated[Path, typer.Argument(metavar="SPEC.yaml", help="Experiment spec.")],
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue a stopped run; finished episodes are kept.")
+    ] = False,
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, max=1024, help="Episodes in flight (overrides spec).")
+    ] = None,
+) -> None:
+    """Run an experiment grid: scenarios x conditions x mediators x replicates."""
+    import asyncio
+
+    from rich.progress import MofNCompleteColumn, TimeRemainingColumn
+
+    from disputelab.experiments.runner import run_experiment
+    from disputelab.experiments.spec import SpecError, load_spec
+    from disputelab.llm.models import ModelConfigError, ModelHub, load_profiles, parse_model
+
+    try:
+        spec = load_spec(spec_path)
+        profiles = load_profiles()
+        for m in set(spec.models.values()) - {"rule"}:
+            parse_model(m, profiles)
+    except SpecError as exc:
+        for problem in exc.problems:
+            err.print(
+                f"[bold red]error:[/] {escape(exc.source)}: {escape(problem)}",
+                highlight=False,
+                soft_wrap=True,
+            )
+        raise typer.Exit(2) from None
+    except ModelConfigError as exc:
+        fail(str(exc))
+    store = open_store()
+    hub = ModelHub(store.root / "cache.sqlite", profiles)
+    failed = 0
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("failed {task.fields[failed]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        disable=not err.is_terminal,
+    ) as progress:
+        task = progress.add_task(f"experiment {spec.name}", total=None, failed=0)
+
+        def tick(event: str, ep: object, error: str | None) -> None:
+            nonlocal failed
+            failed += event == "failed"
+            progress.update(task, advance=1, failed=failed)
+
+        try:
+            summary = asyncio.run(
+                run_experiment(store, spec, spec_path.parent, hub, resume, concurrency, tick)
+            )
+        except SpecError as exc:
+            for problem in exc.problems:
+                err.print(
+                    f"[bold red]error:[/] {escape(str(spec_path))}: {escape(problem)}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+            raise typer.Exit(2) from None
+        except StoreError as exc:
+            fail(str(exc))
+    out.print(
+        f"experiment [magenta]{summary.run_id}[/]: {summary.planned} episodes planned, "
+        f"{summary.done} run, {summary.skipped} already done, {summary.failed} failed"
+    )
+    for e in summary.errors[:5]:
+        out.print(f"  [dim]{escape(e)}[/]")
+    if summary.failed:
+        out.print("  failed episodes are kept with their reason and retried by --resume")
+    _print_usage(hub)
+    out.print(f"[dim]tables: disputelab report {summary.run_id}[/]")
+
+
 def _print_usage(hub: object) -> None:
     from disputelab.llm.models import ModelHub
 
@@ -388,7 +468,12 @@ def report(
         run_id = store.resolve_run(run_ref)
     except StoreError as exc:
         fail(str(exc))
-    if fmt is ReportFormat.md:
+    kind, config = store.run_info(run_id)
+    if fmt is ReportFormat.md and kind == "experiment":
+        from disputelab.report.tables import experiment_markdown, spec_conditions
+
+        text = experiment_markdown(store, run_id, spec_conditions(config))
+    elif fmt is ReportFormat.md:
         text = run_markdown(store, run_id)
     elif fmt is ReportFormat.json:
         text = run_json(store, run_id)

@@ -361,6 +361,19 @@ class Store:
         ).fetchall()
         return [str(r[0]) for r in rows]
 
+    def complete_episode_ids(self, run_id: str) -> set[str]:
+        """Episodes of a run that finished (resolved, impasse or budget)."""
+        rows = self.db.execute(
+            "SELECT episode_id FROM episodes WHERE run_id=? AND status NOT IN (?, ?)",
+            (run_id, Status.INCOMPLETE.value, Status.FAILED.value),
+        ).fetchall()
+        return {str(r[0]) for r in rows}
+
+    def run_info(self, run_id: str) -> tuple[str, dict[str, Any]]:
+        """A run's kind and its stored configuration."""
+        row = self.db.execute("SELECT kind, config FROM runs WHERE run_id=?", (run_id,)).fetchone()
+        return (str(row[0]), json.loads(row[1])) if row else ("", {})
+
     def load_episode(self, episode_id: str) -> EpisodeRecord:
         row = self.db.execute(
             "SELECT run_id, arm, scenario_id, scenario, condition, protocol, agents, seed,"

@@ -1,0 +1,141 @@
+"""Run an experiment grid on asyncio with bounded concurrency, committing every episode.
+
+`resume` skips episodes already complete and re-runs failed or half-finished ones under
+the same deterministic ids, so a killed run continues without duplicates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from disputelab.episode import Episode
+from disputelab.evaluation import socrates
+from disputelab.experiments.single import Agents, play_episode
+from disputelab.experiments.spec import (
+    ExperimentSpec,
+    PlannedEpisode,
+    SpecError,
+    check_conditions,
+    plan,
+    resolve_scenarios,
+)
+from disputelab.llm.models import ModelHub
+from disputelab.scenario.conditions import apply_condition
+from disputelab.scenario.schema import Scenario
+from disputelab.store.sqlite import Store, StoreError
+
+Progress = Callable[[str, PlannedEpisode, str | None], None]  # event, episode, error
+
+
+@dataclass
+class Summary:
+    run_id: str
+    planned: int
+    skipped: int = 0
+    done: int = 0
+    failed: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def _agents(spec: ExperimentSpec) -> Agents:
+    m = spec.models
+    return Agents(
+        parties=spec.parties,
+        parties_model=m.get("parties", "rule"),
+        mediator_model=m.get("mediator", "rule"),
+        judge_model=m.get("judge", "rule"),
+    )
+
+
+async def run_experiment(
+    store: Store,
+    spec: ExperimentSpec,
+    spec_dir: Path,
+    hub: ModelHub,
+    resume: bool = False,
+    concurrency: int | None = None,
+    progress: Progress | None = None,
+) -> Summary:
+    scenarios = resolve_scenarios(spec, spec_dir)
+    check_conditions(spec, scenarios)
+    episodes = plan(spec, list(scenarios))
+    existing = {r["run_id"] for r in store.runs()}
+    if spec.name in existing and not resume:
+        raise StoreError(
+            f"experiment {spec.name!r} already exists in {store.root}; pass "
+            "--resume to continue it, or give the spec a new name"
+        )
+    if spec.name not in existing:
+        store.create_run(
+            "experiment", spec.name, json.loads(spec.model_dump_json()), run_id=spec.name
+        )
+    done_ids = store.complete_episode_ids(spec.name)
+    summary = Summary(spec.name, len(episodes))
+    conditioned: dict[tuple[str, str], Scenario] = {}
+    for ep in episodes:
+        key = (ep.scenario_id, ep.condition)
+        if key not in conditioned:
+            conditioned[key] = apply_condition(scenarios[ep.scenario_id], ep.condition)
+    agents = _agents(spec)
+    gate = asyncio.Semaphore(concurrency or spec.concurrency)
+
+    async def one(ep: PlannedEpisode) -> None:
+        if ep.episode_id in done_ids:
+            summary.skipped += 1
+            if progress:
+                progress("skipped", ep, None)
+            return
+        async with gate:
+            try:
+                await play_episode(
+                    store,
+                    hub,
+                    spec.name,
+                    ep.episode_id,
+                    conditioned[(ep.scenario_id, ep.condition)],
+                    agents,
+                    ep.mediator,
+                    ep.seed,
+                    spec.budget,
+                    ep.condition,
+                    "mediated" if ep.baseline_id else "unmediated",
+                    ep.baseline_id,
+                )
+            except Exception as exc:  # recorded in the store; retried on resume
+                summary.failed += 1
+                summary.errors.append(f"{ep.episode_id}: {type(exc).__name__}: {exc}")
+                if progress:
+                    progress("failed", ep, str(exc))
+                return
+        summary.done += 1
+        if progress:
+            progress("done", ep, None)
+
+    await asyncio.gather(*(one(ep) for ep in episodes))
+    score_experiment(store, spec.name, episodes)
+    return summary
+
+
+def score_experiment(store: Store, run_id: str, episodes: list[PlannedEpisode]) -> None:
+    """SoCRATES scores for every complete episode, mediated ones against their twin."""
+    complete = store.complete_episode_ids(run_id)
+    loaded: dict[str, Episode] = {}
+
+    def get(eid: str) -> Episode:
+        if eid not in loaded:
+            loaded[eid] = store.load_episode(eid).episode
+        return loaded[eid]
+
+    for ep in episodes:
+        if ep.episode_id not in complete:
+            continue
+        base = get(ep.baseline_id) if ep.baseline_id in complete else None
+        scores = socrates.score_episode(get(ep.episode_id), base)
+        store.add_scores(ep.episode_id, socrates.EVALUATOR, socrates.VERSION, scores)
+
+
+__all__ = ["SpecError", "Summary", "run_experiment"]

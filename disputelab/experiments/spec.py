@@ -1,0 +1,144 @@
+"""Experiment specs (YAML), validated by pydantic, and their expansion into episodes.
+
+Each cell-replicate is one episode with a deterministic id, so a resumed run finds what
+is done. A mediated cell's matched unmediated episode (same scenario, condition and seed)
+is planned once and shared by every mediator.
+"""
+
+from __future__ import annotations
+
+import glob
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from disputelab.agents.registry import MEDIATOR_KINDS, PARTY_KINDS
+from disputelab.scenario.conditions import apply_condition
+from disputelab.scenario.io import ScenarioError, describe_validation_error
+from disputelab.scenario.library import builtin_scenarios, resolve_scenario
+from disputelab.scenario.schema import Scenario
+
+
+class SpecError(ValueError):
+    """A spec that cannot run; `problems` holds one line per fault."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        super().__init__("\n".join(f"{source}: {p}" for p in problems))
+
+
+class ExperimentSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+    scenarios: list[str] = Field(min_length=1, description="Built-in ids, files or globs.")
+    protocol: Literal["roundtable"] = "roundtable"
+    conditions: list[str] = Field(default_factory=lambda: ["general"], min_length=1)
+    mediators: list[str] = Field(default_factory=lambda: ["rule"], min_length=1)
+    parties: str = "rule"
+    models: dict[Literal["parties", "mediator", "judge"], str] = Field(default_factory=dict)
+    replicates: int = Field(default=3, ge=1, le=10_000)
+    base_seed: int = 0
+    budget: int = Field(default=100, ge=1, le=10_000)
+    concurrency: int = Field(default=4, ge=1, le=1024)
+
+    @field_validator("mediators")
+    @classmethod
+    def _known_mediators(cls, v: list[str]) -> list[str]:
+        bad = [m for m in v if m not in MEDIATOR_KINDS]
+        if bad:
+            raise ValueError(f"unknown mediator {', '.join(bad)}; use {', '.join(MEDIATOR_KINDS)}")
+        return v
+
+    @field_validator("parties")
+    @classmethod
+    def _known_parties(cls, v: str) -> str:
+        if v not in PARTY_KINDS:
+            raise ValueError(f"unknown party kind {v!r}; use {', '.join(PARTY_KINDS)}")
+        return v
+
+
+@dataclass(frozen=True)
+class PlannedEpisode:
+    episode_id: str
+    scenario_id: str
+    condition: str
+    mediator: str
+    replicate: int
+    seed: int
+    baseline_id: str | None  # the matched unmediated episode, for mediated ones
+
+
+def load_spec(path: str | Path) -> ExperimentSpec:
+    p = Path(path)
+    if not p.exists():
+        raise SpecError(str(p), ["no such file; check the path"])
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise SpecError(str(p), [f"cannot be read as YAML: {exc}".splitlines()[0]]) from None
+    if not isinstance(data, dict):
+        raise SpecError(str(p), ["must hold a mapping of fields (name, scenarios, ...)"])
+    try:
+        return ExperimentSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(str(p), describe_validation_error(exc)) from None
+
+
+def resolve_scenarios(spec: ExperimentSpec, base: Path) -> dict[str, Scenario]:
+    """Scenario refs -> scenarios: built-in ids, then files, then globs (relative to the
+    spec's folder). Every problem is reported at once."""
+    out: dict[str, Scenario] = {}
+    problems: list[str] = []
+    for i, ref in enumerate(spec.scenarios):
+        if ref in builtin_scenarios():
+            out[ref] = resolve_scenario(ref)
+            continue
+        pattern = ref if Path(ref).is_absolute() else str(base / ref)
+        paths = sorted(glob.glob(pattern)) or [pattern]
+        for path in paths:
+            try:
+                s = resolve_scenario(path)
+            except ScenarioError as exc:
+                problems += [f"scenarios[{i}]: {exc.source}: {x}" for x in exc.problems]
+                continue
+            out[s.id] = s
+    if problems:
+        raise SpecError("spec", problems)
+    return out
+
+
+def check_conditions(spec: ExperimentSpec, scenarios: dict[str, Scenario]) -> None:
+    problems = []
+    any_scenario = next(iter(scenarios.values()))
+    for i, cond in enumerate(spec.conditions):
+        try:
+            apply_condition(any_scenario, cond)
+        except ValueError as exc:
+            problems.append(f"conditions[{i}]: {exc}")
+    if problems:
+        raise SpecError("spec", problems)
+
+
+def plan(spec: ExperimentSpec, scenario_ids: list[str]) -> list[PlannedEpisode]:
+    """Every episode of the grid, unmediated twins first, in a stable order."""
+    episodes: list[PlannedEpisode] = []
+    for sid in scenario_ids:
+        for cond in spec.conditions:
+            for r in range(spec.replicates):
+                seed = spec.base_seed + r
+                base_id = f"{spec.name}/{sid}/{cond}/none/r{r}"
+                episodes.append(PlannedEpisode(base_id, sid, cond, "none", r, seed, None))
+                for med in spec.mediators:
+                    if med == "none":
+                        continue
+                    episodes.append(
+                        PlannedEpisode(
+                            f"{spec.name}/{sid}/{cond}/{med}/r{r}", sid, cond, med, r, seed, base_id
+                        )
+                    )
+    return episodes

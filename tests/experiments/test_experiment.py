@@ -1,0 +1,131 @@
+"""Experiment grids: validated specs, deterministic plans, resume after a kill, tables."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from disputelab.cli import app
+from disputelab.experiments.spec import ExperimentSpec, plan
+from disputelab.store.sqlite import DB_NAME, Store
+
+SPEC = """name: grid
+scenarios: [tenancy, workplace]
+conditions: [general, posture:competing]
+mediators: [rule, none]
+replicates: 3
+budget: 40
+"""
+
+
+def _write(tmp_path: Path, text: str = SPEC) -> Path:
+    p = tmp_path / "spec.yaml"
+    p.write_text(text)
+    return p
+
+
+def test_the_plan_shares_one_unmediated_twin_across_mediators() -> None:
+    spec = ExperimentSpec(name="x", scenarios=["tenancy"], mediators=["rule", "none"], replicates=2)
+    episodes = plan(spec, ["tenancy"])
+    ids = [e.episode_id for e in episodes]
+    assert ids == [
+        "x/tenancy/general/none/r0",
+        "x/tenancy/general/rule/r0",
+        "x/tenancy/general/none/r1",
+        "x/tenancy/general/rule/r1",
+    ]
+    assert episodes[1].baseline_id == "x/tenancy/general/none/r0"
+    assert episodes[1].seed == episodes[0].seed == 0 and episodes[3].seed == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "name: g\nscenarios: [tenancy]\nmediators: [oracle]\n",
+            "mediators: Value error, unknown mediator oracle",
+        ),
+        ("name: g\nscenarios: [tenancy]\nreplicas: 3\n", "replicas: unknown field"),
+        (
+            "name: g\nscenarios: [tenancy]\nconditions: [posture:angry]\n",
+            "conditions[0]: posture:angry: use one of competing, avoiding, accommodating",
+        ),
+        ("name: g\nscenarios: [nope.yaml]\n", "scenarios[0]:"),
+        ("name: g\n", "scenarios: missing"),
+        ("name: [g\n", "cannot be read as YAML"),
+    ],
+)
+def test_a_bad_spec_gets_one_line_per_problem_and_status_2(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    r = CliRunner().invoke(
+        app, ["--store", str(tmp_path / "s"), "experiment", str(_write(tmp_path, text))]
+    )
+    assert r.exit_code == 2, r.output
+    assert message.replace("Value error, ", "") in " ".join(r.output.split())
+    assert "Traceback" not in r.output
+
+
+def test_a_grid_runs_scores_and_reports(tmp_path: Path) -> None:
+    runner = CliRunner()
+    store_args = ["--store", str(tmp_path / "s")]
+    r = runner.invoke(app, [*store_args, "experiment", str(_write(tmp_path))])
+    assert r.exit_code == 0, r.output
+    assert "24 episodes planned, 24 run, 0 already done, 0 failed" in " ".join(r.output.split())
+    table = runner.invoke(app, [*store_args, "report", "grid"]).output
+    assert "| posture:competing | rule | 6 |" in table and "Wilcoxon" in table
+    rows = runner.invoke(app, [*store_args, "report", "grid", "--format", "csv"]).output
+    assert len(rows.strip().splitlines()) == 1 + 24
+    again = runner.invoke(app, [*store_args, "experiment", str(_write(tmp_path))])
+    assert again.exit_code == 2 and "--resume" in again.output
+
+
+def test_resume_after_a_kill_finishes_without_duplicates(tmp_path: Path) -> None:
+    exe = shutil.which("disputelab")
+    if exe is None:
+        pytest.skip("the disputelab console script is not installed on PATH")
+    spec = _write(
+        tmp_path,
+        SPEC.replace("replicates: 3", "replicates: 60").replace("budget: 40", "budget: 100"),
+    )
+    store_dir = tmp_path / "s"
+    proc = subprocess.Popen(
+        [exe, "--store", str(store_dir), "experiment", str(spec)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    db = store_dir / DB_NAME
+    deadline = time.time() + 60
+    done = 0
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+        if db.exists():
+            try:
+                done = (
+                    sqlite3.connect(db)
+                    .execute("SELECT COUNT(*) FROM episodes WHERE status != 'incomplete'")
+                    .fetchone()[0]
+                )
+            except sqlite3.OperationalError:
+                continue
+            if done >= 20:
+                break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert done >= 20, "the experiment never got going"
+    store = Store(store_dir)
+    before = store.complete_episode_ids("grid")
+    assert 0 < len(before) < 480, "the kill should land mid-run"
+    r = CliRunner().invoke(app, ["--store", str(store_dir), "experiment", str(spec), "--resume"])
+    assert r.exit_code == 0, r.output
+    assert f"{len(before)} already done" in " ".join(r.output.split())
+    ids = store.episode_ids("grid")
+    assert len(ids) == len(set(ids)) == 480
+    assert store.complete_episode_ids("grid") == set(ids)
