@@ -18,7 +18,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -105,7 +105,8 @@ class _Reply(BaseModel):
 class TopicEvent(_Reply):
     turn: int = Field(ge=1)
     reasoning: str = ""
-    score: int = Field(ge=1, le=5)
+    # An enum rather than bounds: grammar-constrained backends enforce enums, not ranges.
+    score: Literal[1, 2, 3, 4, 5]
 
 
 class TopicReply(_Reply):
