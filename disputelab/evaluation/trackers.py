@@ -210,8 +210,29 @@ async def topic_localized(episode: Episode, scenario: Scenario, judge: ChatModel
     return out
 
 
-async def per_turn(episode: Episode, scenario: Scenario, judge: ChatModel) -> Trajectory:
-    """ProMediate: attitudes per utterance, pairwise agreement on the topics mentioned."""
+def preference_attitudes(scenario: Scenario) -> dict[str, dict[str, str]]:
+    """Each party's starting attitude per topic, written from its ranking (ProMediate
+    starts from the preference profiles)."""
+    out: dict[str, dict[str, str]] = {}
+    for p in scenario.parties:
+        out[p.id] = {}
+        for t in scenario.topics:
+            pref = p.preferences[t.id]
+            text = "prefers " + " over ".join(t.option(o).label for o in pref.ranking)
+            if pref.unacceptable:
+                text += "; rejects " + ", ".join(t.option(o).label for o in pref.unacceptable)
+            out[p.id][t.id] = text
+    return out
+
+
+async def per_turn(
+    episode: Episode, scenario: Scenario, judge: ChatModel, from_preferences: bool = True
+) -> Trajectory:
+    """ProMediate: attitudes per utterance, pairwise agreement on the topics mentioned.
+
+    With `from_preferences` (the paper's setting) the state at t = 0 scores every pair on
+    every topic from the parties' preference profiles, K x C(P, 2) extra calls; without
+    it every attitude starts as 'no mention' and every pair at 0."""
     topic_ids = [t.id for t in scenario.topics]
     names = {p.id: p.name for p in scenario.parties}
     pairs = list(itertools.combinations([p.id for p in scenario.parties], 2))
@@ -222,6 +243,16 @@ async def per_turn(episode: Episode, scenario: Scenario, judge: ChatModel) -> Tr
     }
     out = Trajectory({t: [0.0] for t in topic_ids})
     try:
+        if from_preferences:
+            attitude = preference_attitudes(scenario)
+            for t in topic_ids:
+                for a, b in pairs:
+                    pair_score[(a, b, t)] = await _agreement(
+                        judge, scenario, t, names, attitude, a, b, out
+                    )
+                out.by_topic[t][0] = sum(pair_score[(a, b, t)] for a, b in pairs) / max(
+                    1, len(pairs)
+                )
         for turn in episode.turns:
             if turn.role != "party":
                 continue  # mediator lines carry the previous state forward

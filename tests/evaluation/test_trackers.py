@@ -92,7 +92,7 @@ def test_per_turn_extracts_attitudes_and_scores_pairs_on_mentioned_topics() -> N
         return Scripted(content=json.dumps(fill(schema)))  # every dimension at its max, 1
 
     with fake_openai(answer) as server:
-        traj = asyncio.run(per_turn(ep, s, _judge(server.url)))
+        traj = asyncio.run(per_turn(ep, s, _judge(server.url), from_preferences=False))
         calls = server.calls
     first = s.topics[0].id
     # 3 utterances, each 1 attitude call + 2 pair calls on the one mentioned topic
@@ -145,3 +145,26 @@ def test_validate_judge_prints_r_mae_and_cost(tmp_path: Path) -> None:
     )
     assert r.exit_code == 0, r.output
     assert "self-report" in r.output and "1.000" in r.output
+
+
+def test_per_turn_starts_from_the_preference_profiles_as_promediate_does() -> None:
+    s = scenario("tenancy")
+    ep = play(s, "none", seed=0, budget=2)
+    prompts: list[str] = []
+
+    def answer(body: dict[str, Any]) -> Scripted:
+        prompts.append(body["messages"][-1]["content"])
+        schema = body["response_format"]["json_schema"]["schema"]
+        if body["response_format"]["json_schema"]["name"] == "attitudes":
+            return Scripted(
+                content=json.dumps({"attitudes": {t.id: "no mention" for t in s.topics}})
+            )
+        return Scripted(content=json.dumps(fill(schema)))
+
+    with fake_openai(answer) as server:
+        traj = asyncio.run(per_turn(ep, s, _judge(server.url)))
+        calls = server.calls
+    # t = 0: 4 topics x 1 pair scored from the profiles; then 2 attitude calls, no mentions
+    assert calls == 4 + 2
+    assert "prefers" in prompts[0] and "rejects" in prompts[0]
+    assert [traj.by_topic["rent"][i] for i in range(3)] == [1.0, 1.0, 1.0]
