@@ -400,21 +400,36 @@ def experiment(
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("failed {task.fields[failed]}"),
+        TextColumn("{task.fields[spend]}"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=err,
         disable=not err.is_terminal,
     ) as progress:
-        task = progress.add_task(f"experiment {spec.name}", total=None, failed=0)
+        task = progress.add_task(f"experiment {spec.name}", total=None, failed=0, spend="")
 
         def tick(event: str, ep: object, error: str | None) -> None:
             nonlocal failed
             failed += event == "failed"
-            progress.update(task, advance=1, failed=failed)
+            roles = hub.ledger.roles.values()
+            tokens = sum(u.input_tokens + u.output_tokens for u in roles)
+            costs = [u.cost_usd for u in roles]
+            cost = "unknown" if None in costs else f"${sum(c or 0.0 for c in costs):.4f}"
+            spend = f"{hub.ledger.calls} calls, {tokens} tokens, {cost}" if roles else ""
+            progress.update(task, advance=1, failed=failed, spend=spend)
 
         try:
             summary = asyncio.run(
-                run_experiment(store, spec, spec_path.parent, hub, resume, concurrency, tick)
+                run_experiment(
+                    store,
+                    spec,
+                    spec_path.parent,
+                    hub,
+                    resume,
+                    concurrency,
+                    tick,
+                    on_plan=lambda n: progress.update(task, total=n),
+                )
             )
         except SpecError as exc:
             for problem in exc.problems:

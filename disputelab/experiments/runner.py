@@ -59,6 +59,7 @@ async def run_experiment(
     resume: bool = False,
     concurrency: int | None = None,
     progress: Progress | None = None,
+    on_plan: Callable[[int], None] | None = None,
 ) -> Summary:
     scenarios = resolve_scenarios(spec, spec_dir)
     check_conditions(spec, scenarios)
@@ -75,6 +76,8 @@ async def run_experiment(
         )
     done_ids = store.complete_episode_ids(spec.name)
     summary = Summary(spec.name, len(episodes))
+    if on_plan is not None:
+        on_plan(len(episodes))
     conditioned: dict[tuple[str, str], Scenario] = {}
     for ep in episodes:
         key = (ep.scenario_id, ep.condition)
