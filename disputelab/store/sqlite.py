@@ -152,6 +152,8 @@ class Store:
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
+        if self.root.exists() and not self.root.is_dir():
+            raise StoreError(f"store {self.root} is a file; --store needs a directory")
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             self.path = self.root / DB_NAME

@@ -122,3 +122,10 @@ def test_an_empty_store_has_no_last_run(tmp_path: Path) -> None:
 def test_the_store_uses_write_ahead_logging(tmp_path: Path) -> None:
     store = Store(tmp_path)
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_store_path_that_is_a_file_is_refused_clearly(tmp_path: Path) -> None:
+    target = tmp_path / "runs"
+    target.write_text("not a directory")
+    with pytest.raises(StoreError, match="is a file; --store needs a directory"):
+        Store(target)
