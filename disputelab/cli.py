@@ -69,6 +69,7 @@ class ReportFormat(StrEnum):
     md = "md"
     json = "json"
     csv = "csv"
+    parquet = "parquet"
 
 
 def _metrics_table(title: str, columns: dict[str, dict[str, MetricResult]]) -> Table:
@@ -471,11 +472,15 @@ def _print_usage(hub: object) -> None:
 def report(
     run_ref: Annotated[str, typer.Argument(metavar="RUN", help="A run id, or `last`.")] = "last",
     fmt: Annotated[
-        ReportFormat, typer.Option("--format", help="md, json or csv.")
+        ReportFormat,
+        typer.Option("--format", help="md, json, csv or parquet (one row per episode)."),
     ] = ReportFormat.md,
     out_path: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
+    plots: Annotated[
+        Path | None, typer.Option("--plots", help="Write experiment plots (PNG) to this folder.")
+    ] = None,
 ) -> None:
-    """Print a run's transcript and metrics."""
+    """Print a run's transcript and metrics, or an experiment's tables."""
     from disputelab.report.render import rows_csv, run_json, run_markdown, run_rows
 
     store = open_store()
@@ -484,6 +489,29 @@ def report(
     except StoreError as exc:
         fail(str(exc))
     kind, config = store.run_info(run_id)
+    if plots is not None:
+        if kind != "experiment":
+            fail(f"--plots needs an experiment run; {run_id} is a single run")
+        from disputelab.report.plots import write_plots
+        from disputelab.report.tables import spec_conditions
+
+        try:
+            written = write_plots(store, run_id, spec_conditions(config), plots)
+        except OSError as exc:
+            fail(f"cannot write plots to {plots}: {exc.strerror}")
+        for p in written:
+            err.print(f"wrote {p}")
+    if fmt is ReportFormat.parquet:
+        import pandas as pd
+
+        if out_path is None:
+            fail("--format parquet is binary; give a file with --out")
+        try:
+            pd.DataFrame(run_rows(store, [run_id])).to_parquet(out_path, index=False)
+        except (OSError, ImportError, ValueError) as exc:
+            fail(f"cannot write {out_path}: {exc}")
+        err.print(f"wrote {out_path}")
+        return
     if fmt is ReportFormat.md and kind == "experiment":
         from disputelab.report.tables import experiment_markdown, spec_conditions
 

@@ -183,7 +183,7 @@ def run_rows(store: Store, run_ids: Sequence[str]) -> list[dict[str, Any]]:
                     col = (
                         s.metric if len(evaluators[s.metric]) == 1 else f"{s.evaluator}.{s.metric}"
                     )
-                    row[col] = "" if math.isnan(s.value) else s.value
+                    row[col] = s.value  # NaN stays NaN; CSV writes it as an empty cell
             rows.append(row)
     return rows
 
@@ -195,5 +195,7 @@ def rows_csv(rows: list[dict[str, Any]]) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=columns, restval="", lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows(
+        {k: "" if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()} for r in rows
+    )
     return buf.getvalue()

@@ -129,3 +129,35 @@ def test_resume_after_a_kill_finishes_without_duplicates(tmp_path: Path) -> None
     ids = store.episode_ids("grid")
     assert len(ids) == len(set(ids)) == 480
     assert store.complete_episode_ids("grid") == set(ids)
+
+
+def test_plots_and_parquet_for_an_experiment(tmp_path: Path) -> None:
+    import pandas as pd
+
+    runner = CliRunner()
+    store_args = ["--store", str(tmp_path / "s")]
+    assert runner.invoke(app, [*store_args, "experiment", str(_write(tmp_path))]).exit_code == 0
+    out = tmp_path / "rows.parquet"
+    r = runner.invoke(
+        app,
+        [
+            *store_args,
+            "report",
+            "grid",
+            "--format",
+            "parquet",
+            "--out",
+            str(out),
+            "--plots",
+            str(tmp_path / "plots"),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    rows = pd.read_parquet(out)
+    assert len(rows) == 24 and rows["episode_id"].is_unique
+    assert rows["consensus_gain"].isna().sum() == 12  # unmediated twins have no gain
+    for name in ("trajectories.png", "gain_shift.png"):
+        png = (tmp_path / "plots" / name).read_bytes()
+        assert png.startswith(b"\x89PNG") and len(png) > 5_000
+    no_file = runner.invoke(app, [*store_args, "report", "grid", "--format", "parquet"])
+    assert no_file.exit_code == 2 and "give a file with --out" in no_file.output

@@ -1,0 +1,110 @@
+"""Experiment plots (matplotlib, written as PNG files).
+
+- `trajectories.png`: mean oracle consensus per party turn, mediated vs unmediated, one
+  panel per condition.
+- `gain_shift.png`: each condition's mean consensus gain minus the reference condition's,
+  per mediator, as in SoCRATES Figure 3.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; no display needed
+
+import matplotlib.pyplot as plt
+
+from disputelab.consensus import consensus_score
+from disputelab.report.tables import experiment_rows
+from disputelab.store.sqlite import Store
+
+
+def _mean_curve(curves: list[list[float]]) -> list[float]:
+    length = max(len(c) for c in curves)
+    out = []
+    for i in range(length):
+        # An episode that ended early keeps its final value (the trajectory is frozen).
+        vals = [c[min(i, len(c) - 1)] for c in curves]
+        out.append(sum(vals) / len(vals))
+    return out
+
+
+def trajectories_png(store: Store, run_id: str, conditions: list[str], path: Path) -> Path:
+    curves: dict[tuple[str, str], list[list[float]]] = defaultdict(list)
+    for eid in sorted(store.complete_episode_ids(run_id)):
+        _, _, cond, med, _ = eid.split("/")
+        ep = store.load_episode(eid).episode
+        if ep.initial_consensus is None:
+            continue
+        curve = [consensus_score(ep.initial_consensus)]
+        curve += [
+            consensus_score(t.consensus)
+            for t in ep.turns
+            if t.role == "party" and t.consensus is not None
+        ]
+        curves[(cond, med)].append(curve)
+    conds = [c for c in conditions if any(k[0] == c for k in curves)]
+    fig, axes = plt.subplots(
+        1, max(1, len(conds)), figsize=(4 * max(1, len(conds)), 3.2), sharey=True, squeeze=False
+    )
+    for ax, cond in zip(axes[0], conds, strict=False):
+        for (c, med), cs in sorted(curves.items()):
+            if c != cond:
+                continue
+            label = "unmediated" if med == "none" else f"mediator: {med}"
+            ax.plot(
+                _mean_curve(cs),
+                label=f"{label} (n={len(cs)})",
+                linestyle="--" if med == "none" else "-",
+            )
+        ax.set_title(cond, fontsize=9)
+        ax.set_xlabel("party turn")
+        ax.set_ylim(0, 1.02)
+    axes[0][0].set_ylabel("consensus score (oracle)")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def gain_shift_png(store: Store, run_id: str, conditions: list[str], path: Path) -> Path:
+    grid = experiment_rows(store, run_id)
+    mediators = sorted({m for (_, m) in grid if m != "none"})
+    reference = conditions[0]
+    fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(conditions)), 3.2))
+    width = 0.8 / max(1, len(mediators))
+    for j, med in enumerate(mediators):
+        ref_vals = [
+            v.get("consensus_gain", math.nan) for v in grid.get((reference, med), {}).values()
+        ]
+        ref_vals = [x for x in ref_vals if not math.isnan(x)]
+        ref = sum(ref_vals) / len(ref_vals) if ref_vals else math.nan
+        shifts = []
+        for cond in conditions[1:]:
+            vals = [v.get("consensus_gain", math.nan) for v in grid.get((cond, med), {}).values()]
+            vals = [x for x in vals if not math.isnan(x)]
+            shifts.append(sum(vals) / len(vals) - ref if vals else math.nan)
+        xs = [i + j * width for i in range(len(shifts))]
+        ax.bar(xs, shifts, width=width, label=f"mediator: {med}")
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(conditions) - 1)])
+    ax.set_xticklabels(conditions[1:], rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel(f"consensus gain shift vs {reference}")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def write_plots(store: Store, run_id: str, conditions: list[str], folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    out = [trajectories_png(store, run_id, conditions, folder / "trajectories.png")]
+    if len(conditions) > 1:
+        out.append(gain_shift_png(store, run_id, conditions, folder / "gain_shift.png"))
+    return out
