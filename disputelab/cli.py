@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -566,6 +567,58 @@ def conditions_list() -> None:
     out.print(table)
     out.print("SoCRATES's 15 conditions: " + ", ".join(SOCRATES_CONDITIONS), highlight=False)
     out.print("Compose with ',': e.g. --condition posture:competing,culture:US-CN")
+
+
+@scenarios_app.command("import")
+def scenarios_import(
+    path: Annotated[Path, typer.Argument(help="A case file, or a folder of them.")],
+    source: Annotated[str, typer.Option("--from", help="Format: promediate.")],
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", help="Write scenario files here (default: the store's library folder)."
+        ),
+    ] = None,
+) -> None:
+    """Convert external cases into scenario files, warning about anything assumed."""
+    import json
+
+    from disputelab.scenario.importers.promediate import import_promediate
+    from disputelab.scenario.io import save_scenario
+
+    if source != "promediate":
+        fail(f"unknown format {source!r}; available: promediate")
+    if not path.exists():
+        fail(f"{path}: no such file or folder")
+    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
+    target = out_dir or state.store_path / "library"
+    target.mkdir(parents=True, exist_ok=True)
+    bad = 0
+    for f in files:
+        try:
+            data = json.loads(f.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            result = import_promediate(data, re.sub(r"[^A-Za-z0-9_.-]+", "-", f.stem))
+        except (OSError, ValueError) as exc:  # JSONDecodeError and pydantic errors included
+            bad += 1
+            err.print(
+                f"[bold red]error:[/] {escape(str(f))}: {escape(str(exc).splitlines()[0])}",
+                highlight=False,
+                soft_wrap=True,
+            )
+            continue
+        dest = target / f"{result.scenario.id}.yaml"
+        save_scenario(result.scenario, dest)
+        out.print(f"[green]imported[/] {escape(str(f))} -> {escape(str(dest))}")
+        for w in result.warnings:
+            err.print(
+                f"[yellow]warning:[/] {escape(str(f))}: {escape(w)}",
+                highlight=False,
+                soft_wrap=True,
+            )
+    if bad:
+        raise typer.Exit(2)
 
 
 @scenarios_app.command("list")

@@ -1,0 +1,1 @@
+"""Importers: external case formats into Scenarios."""

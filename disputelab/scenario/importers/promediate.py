@@ -1,0 +1,248 @@
+"""Import ProMediate case files (seed-003 §1.4) into Scenarios.
+
+A case gives shared text (`instruction`, `issues`, `options`), topic names (`topics`,
+only in some cases) and one markdown profile per party (`names`), whose `## Opinions`
+section states choices in prose: "First choice: (a) ...", "Unacceptable: (c)", or
+"You prefer open formulary ... will not consider exclusive". Choices are read from
+option letters first, then from option words; whatever cannot be read is filled in with a
+warning, never silently. Cases carry no numeric weights or fallbacks, so those get neutral
+defaults, also with a warning.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from disputelab.scenario.schema import (
+    Fallback,
+    Option,
+    Party,
+    Persona,
+    Scenario,
+    Topic,
+    TopicPreference,
+)
+
+_STOP = {
+    "the",
+    "a",
+    "an",
+    "and",
+    "or",
+    "of",
+    "for",
+    "to",
+    "on",
+    "at",
+    "with",
+    "in",
+    "by",
+    "is",
+    "be",
+    "year",
+    "contract",
+    "status",
+    "support",
+}
+_ORDINALS = ("first", "second", "third", "fourth", "fifth")
+_NEGATIVE = re.compile(r"(unacceptable|will not|won't|not accept|cannot accept|refuse|never)", re.I)
+
+
+@dataclass
+class ImportResult:
+    scenario: Scenario
+    warnings: list[str] = field(default_factory=list)
+
+
+def _slug(text: str) -> str:
+    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return s[:40] or "x"
+
+
+def parse_options(text: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """'1. Name:\\n(a) ...\\n(b) ...' -> [(name, [(letter, label), ...]), ...]."""
+    sections = re.split(r"(?m)^\s*\d+\.\s*", text)
+    out = []
+    for sec in sections:
+        if not sec.strip():
+            continue
+        head, _, body = sec.partition("\n")
+        name = head.strip().rstrip(":").strip()
+        pairs = re.findall(r"\(([a-z])\)\s*(.*?)(?=\([a-z]\)|\Z)", head + "\n" + body, re.S)
+        opts = [(letter.upper(), " ".join(label.split()).strip(" ;.")) for letter, label in pairs]
+        if opts:
+            out.append((name, opts))
+    return out
+
+
+def _opinion_blocks(profile: str, n_topics: int) -> list[str]:
+    """The '## Opinions' section split into one block per topic, by '1)' or '1.' headers."""
+    m = re.search(r"##\s*Opinions?(.*?)(?:\n##\s|\Z)", profile, re.S | re.I)
+    section = m.group(1) if m else ""
+    parts = re.split(r"(?m)^\s*#*\s*\d+\s*[).]\s*", section)
+    blocks = [p for p in parts if p.strip()]
+    return (blocks + [""] * n_topics)[:n_topics]
+
+
+def _words(label: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9$%\-]+", label.lower()) if w not in _STOP}
+
+
+def _mentioned(fragment: str, options: list[tuple[str, str]]) -> list[str]:
+    """Option letters a fragment names: '(b)' first, else each option's first word that no
+    other option of the topic uses (matched as a word prefix, so 'flyer' finds 'flyers')."""
+    letters = [x.upper() for x in re.findall(r"\(\(?([a-e])\)", fragment)]
+    if letters:
+        return [x for x in letters if x in {o for o, _ in options}]
+    low = fragment.lower()
+    found = []
+    for letter, label in options:
+        others = set().union(*(_words(lb) for o, lb in options if o != letter))
+        distinct = [
+            w for w in sorted(_words(label), key=lambda w: label.lower().find(w)) if w not in others
+        ]
+        if distinct and re.search(rf"\b{re.escape(distinct[0])}", low):
+            found.append(letter)
+    return found
+
+
+def _choice(fragment: str, options: list[tuple[str, str]]) -> list[str]:
+    """What a 'First choice: ...' line names: '(b)', a bare leading 'b', or option words."""
+    bare = re.match(r"\s*\(?\(?([a-e])\)?(?:[\s,;.)]|$)", fragment)
+    if bare and bare.group(1).upper() in {o for o, _ in options}:
+        return [bare.group(1).upper()]
+    return _mentioned(fragment, options)
+
+
+def parse_preference(block: str, options: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
+    """(ranking, unacceptable) read from one topic's opinion text.
+
+    Explicit 'First choice: ...' lines decide the ranking when present; otherwise options
+    are ranked in the order the text names them. Options named after a negation
+    ('will not consider', 'unacceptable') are unacceptable."""
+    ranking: list[str] = []
+    bad: list[str] = []
+    # Some profiles repeat the option list before 'Your opinion:'; only the opinion counts.
+    block = re.split(r"your opinion\s*:?", block, flags=re.I)[-1]
+    ordinal = {}
+    for line in block.splitlines():
+        m = re.match(rf"\s*({'|'.join(_ORDINALS)})\s+choice\s*(?:\([^)]*\))?\s*:?(.*)", line, re.I)
+        if m:
+            ordinal[_ORDINALS.index(m.group(1).lower())] = m.group(2)
+        m = re.match(r"\s*unacceptable\s*:?(.*)", line, re.I)
+        if m:
+            bad += [x for x in _choice(m.group(1), options) if x not in bad]
+    if ordinal:
+        for k in sorted(ordinal):
+            picks = _choice(ordinal[k], options)
+            for x in picks[:1]:
+                if x not in ranking and x not in bad:
+                    ranking.append(x)
+        return ranking, bad
+    for sentence in re.split(r"(?<=[.;])\s+|\n", block):
+        s = sentence.strip()
+        if not s:
+            continue
+        neg = _NEGATIVE.search(s)
+        if neg is not None:
+            before, after = s[: neg.start()], s[neg.start() :]
+            for x in _mentioned(before, options):
+                if x not in ranking and x not in bad:
+                    ranking.append(x)
+            bad += [x for x in _mentioned(after, options) if x not in bad and x not in ranking]
+            continue
+        for x in _mentioned(s, options):
+            if x not in ranking and x not in bad:
+                ranking.append(x)
+    return ranking, bad
+
+
+def import_promediate(data: dict[str, Any], case_id: str) -> ImportResult:
+    warnings: list[str] = []
+    parsed = parse_options(str(data.get("options", "")))
+    if not parsed:
+        raise ValueError("no options could be read from 'options'")
+    names = list(data.get("topics") or [])
+    if len(names) != len(parsed):
+        if names:
+            warnings.append(
+                f"'topics' lists {len(names)} topics but 'options' {len(parsed)}; "
+                "using the names in 'options'"
+            )
+        names = [n for n, _ in parsed]
+    topics = [
+        Topic(id=_slug(name), name=name, options=[Option(id=o, label=label) for o, label in opts])
+        for name, (_, opts) in zip(names, parsed, strict=True)
+    ]
+    profiles = {k: str(v) for k, v in (data.get("names") or {}).items() if k != "Mediator"}
+    if len(profiles) < 2:
+        raise ValueError("fewer than two parties in 'names'")
+    parties = []
+    for name, profile in profiles.items():
+        blocks = _opinion_blocks(profile, len(topics))
+        prefs = {}
+        for topic, block, (_, opts) in zip(topics, blocks, parsed, strict=True):
+            ranking, bad = parse_preference(block, opts)
+            if re.search(r"only if|depends on", block, re.I):
+                warnings.append(
+                    f"{name}/{topic.id}: a conditional choice ('only if', "
+                    "'depends on') was read as unconditional"
+                )
+            rest = [o for o, _ in opts if o not in ranking and o not in bad]
+            if not ranking:
+                warnings.append(
+                    f"{name}/{topic.id}: no choice could be read; every option "
+                    "not marked unacceptable is ranked in listed order"
+                )
+            elif rest:
+                warnings.append(
+                    f"{name}/{topic.id}: options {', '.join(rest)} not mentioned; "
+                    "ranked after the stated choices"
+                )
+            ranking += rest
+            if not ranking:  # everything was marked unacceptable: keep the least bad one
+                ranking, bad = bad[-1:], bad[:-1]
+                warnings.append(
+                    f"{name}/{topic.id}: every option unacceptable; keeping "
+                    f"{ranking[0]} as the only acceptable one"
+                )
+            prefs[topic.id] = TopicPreference(ranking=ranking, unacceptable=bad)
+        share, extra = divmod(100, len(topics))
+        weights = {t.id: share + (1 if i < extra else 0) for i, t in enumerate(topics)}
+        role = re.search(r"You are ([^.\n]+)", profile)
+        goal = re.search(r"Main Goal[:\s]*([^\n]+)", profile, re.I)
+        parties.append(
+            Party(
+                id=_slug(name),
+                name=name,
+                role=(role.group(1).strip()[:120] if role else ""),
+                objective=(
+                    goal.group(1).strip()
+                    if goal
+                    else f"Reach an agreement {name} can accept on every issue."
+                ),
+                fallback=Fallback(description="No agreement is reached.", utility=0.3),
+                preferences=prefs,
+                weights=weights,
+                persona=Persona(strategy="compromising"),
+                private_notes=profile.strip(),
+            )
+        )
+    warnings.append(
+        "ProMediate cases carry no weights or fallbacks: equal weights and a "
+        "fallback utility of 0.3 were assumed for every party"
+    )
+    background = str(data.get("instruction", "")).replace("{issues}", str(data.get("issues", "")))
+    background = background.replace("{options}", str(data.get("options", ""))).strip()
+    scenario = Scenario(
+        id=case_id,
+        title=f"ProMediate case: {case_id}",
+        domain="business-to-business",
+        language="en",
+        background=background or f"ProMediate case {case_id}.",
+        parties=parties,
+        topics=topics,
+    )
+    return ImportResult(scenario, warnings)

@@ -1,0 +1,113 @@
+"""The ProMediate importer: the real shared case, the format's variants, and bad files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from disputelab.cli import app
+from disputelab.scenario import load_scenario
+from disputelab.scenario.importers.promediate import (
+    import_promediate,
+    parse_options,
+    parse_preference,
+)
+
+HMO = Path(__file__).parents[2].parent / "shared" / "datasets" / "promediate" / "hmo.json"
+OPTIONS = [("A", "Open"), ("B", "Dual"), ("C", "Exclusive")]
+
+
+@pytest.mark.skipif(not HMO.exists(), reason=f"shared dataset absent: {HMO}")
+def test_the_shared_hmo_case_imports_with_the_rankings_its_profiles_state() -> None:
+    result = import_promediate(json.loads(HMO.read_text()), "hmo")
+    s = result.scenario
+    assert [t.id for t in s.topics] == [
+        "market-share-target-tiers",
+        "discount-pricing-schedule",
+        "marketing-support",
+        "formulary-status",
+        "contract-term",
+    ]
+    prefs = {p.name: {t: p.preferences[t] for t in p.preferences} for p in s.parties}
+    # Jamie: 'First choice: c / Second choice: b / Unacceptable: a' on formulary status
+    assert prefs["Jamie"]["formulary-status"].ranking == ["C", "B"]
+    assert prefs["Jamie"]["formulary-status"].unacceptable == ["A"]
+    # Lee, in prose: prefers open, would consider dual, 'will not consider exclusive'
+    assert prefs["Lee"]["formulary-status"].ranking == ["A", "B"]
+    assert prefs["Lee"]["formulary-status"].unacceptable == ["C"]
+    # Alex: 'First choice: c, Second choice: a, Third choice: b' with bare letters
+    assert prefs["Alex"]["discount-pricing-schedule"].ranking == ["C", "A", "B"]
+    assert any("conditional choice" in w for w in result.warnings)
+    assert any("equal weights" in w for w in result.warnings)
+
+
+def test_options_in_one_line_or_many() -> None:
+    text = (
+        "1. Formulary status:\n(a) Open; (b) Dual; (c) Exclusive\n"
+        "2. Term:\n(a) Two-year\n(b) Five-year"
+    )
+    assert parse_options(text) == [
+        ("Formulary status", OPTIONS),
+        ("Term", [("A", "Two-year"), ("B", "Five-year")]),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("block", "ranking", "bad"),
+    [
+        ("First choice: (c) Exclusive\nSecond choice: b\nUnacceptable: a", ["C", "B"], ["A"]),
+        (
+            "Options:\n(a) Open\n(b) Dual\nYour opinion:\nFirst choice: b\n"
+            "Second choice (reluctantly): a",
+            ["B", "A"],
+            [],
+        ),
+        (
+            "You prefer open formulary, but you could live with dual. "
+            "You will not consider exclusive.",
+            ["A", "B"],
+            ["C"],
+        ),
+    ],
+)
+def test_preferences_from_letters_bare_letters_and_prose(
+    block: str, ranking: list[str], bad: list[str]
+) -> None:
+    assert parse_preference(block, OPTIONS) == (ranking, bad)
+
+
+def test_the_cli_writes_files_and_reports_bad_ones(tmp_path: Path) -> None:
+    good = {
+        "instruction": "Two hospitals share a pharmacy budget.\n{issues}",
+        "issues": "1. Formulary status",
+        "options": "1. Formulary status:\n(a) Open; (b) Dual; (c) Exclusive",
+        "names": {
+            "Ana": "## Opinions\n1) Formulary\nFirst choice: a\nSecond choice: b\nUnacceptable: c",
+            "Ben": "## Opinions\n1) Formulary\nFirst choice: c\nSecond choice: b",
+            "Mediator": "You mediate.",
+        },
+    }
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "cases" / "pharmacy.json").write_text(json.dumps(good))
+    (tmp_path / "cases" / "broken.json").write_text("{not json")
+    r = CliRunner().invoke(
+        app,
+        [
+            "scenarios",
+            "import",
+            "--from",
+            "promediate",
+            str(tmp_path / "cases"),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+    )
+    assert r.exit_code == 2  # one file was bad, and is named
+    assert "broken.json" in r.output and "imported" in r.output
+    s = load_scenario(tmp_path / "out" / "pharmacy.yaml")
+    assert s.party("ana").preferences["formulary-status"].unacceptable == ["C"]
+    unknown = CliRunner().invoke(app, ["scenarios", "import", "--from", "csv", str(tmp_path)])
+    assert unknown.exit_code == 2 and "unknown format 'csv'" in unknown.output
