@@ -111,6 +111,12 @@ def test_bad_input_exits_2_with_a_message_and_no_traceback(
         ["scenarios", "list"],
         ["scenarios", "show"],
         ["scenarios", "validate"],
+        ["scenarios", "import"],
+        ["conditions"],
+        ["conditions", "list"],
+        ["experiment"],
+        ["evaluate"],
+        ["validate-judge"],
     ],
 )
 def test_every_command_has_help(command: list[str]) -> None:
