@@ -658,10 +658,15 @@ def scenarios_validate(
             bad = True
             for problem in exc.problems:
                 err.print(
-                    f"[bold red]error:[/] {exc.source}: {problem}", highlight=False, soft_wrap=True
+                    f"[bold red]error:[/] {escape(exc.source)}: {escape(problem)}",
+                    highlight=False,
+                    soft_wrap=True,
                 )
             continue
-        out.print(f"[green]ok[/] {f}: {sc.id}, {len(sc.parties)} parties, {len(sc.topics)} topics")
+        out.print(
+            f"[green]ok[/] {escape(str(f))}: {escape(sc.id)}, {len(sc.parties)} parties, "
+            f"{len(sc.topics)} topics"
+        )
     if bad:
         raise typer.Exit(2)
 

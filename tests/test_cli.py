@@ -1,0 +1,344 @@
+"""The `disputelab` command line: what each command prints, and how bad input fails.
+
+The contract for bad input: exit status 2, a message naming the problem, never a traceback.
+Most checks drive `disputelab.cli.app` through typer's CliRunner; a few run the installed
+console script in a subprocess to see the real exit code and the one-line error format.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import Result
+from typer.testing import CliRunner
+
+from disputelab.cli import app
+from disputelab.scenario.io import scenario_to_data
+from disputelab.scenario.library import builtin_scenarios
+from disputelab.store.sqlite import DB_NAME
+
+BUILTIN_IDS = ("tenancy", "workplace", "community-centre")
+HEADLINE_METRICS = ("consensus_gain", "intervention_timeliness", "intervention_effectiveness")
+
+
+def invoke(store: Path, *args: str) -> Result:
+    """`disputelab --store STORE ARGS...`, in-process."""
+    return CliRunner().invoke(app, ["--store", str(store), *args])
+
+
+def flat(text: str) -> str:
+    """Undo rich's line wrapping so phrases can be searched for."""
+    return " ".join(text.split())
+
+
+def assert_usage_failure(result: Result) -> None:
+    """Exit status 2, something on stderr, no traceback anywhere."""
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip()
+    assert "Traceback" not in result.output
+    assert not isinstance(result.exception, Exception) or isinstance(
+        result.exception, SystemExit
+    ), repr(result.exception)
+
+
+def assert_one_error_line(result: Result, *fragments: str) -> None:
+    assert_usage_failure(result)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No disputelab.toml or default store from the repo leaks into a test."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DISPUTELAB_STORE", raising=False)
+
+
+@pytest.fixture(scope="module")
+def mediated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Result]]:
+    """One `run tenancy --mediator rule` shared by the report tests."""
+    root = tmp_path_factory.mktemp("mediated")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(root)
+        mp.delenv("DISPUTELAB_STORE", raising=False)
+        store = root / "runs"
+        result = invoke(store, "run", "tenancy", "--mediator", "rule", "--seed", "0")
+        assert result.exit_code == 0, result.output
+        yield store, result
+
+
+def report_json(store: Path, run: str = "last") -> dict[str, Any]:
+    result = invoke(store, "report", run, "--format", "json")
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+# ---- run ---------------------------------------------------------------------------------
+
+
+def test_run_with_rule_mediator_exits_0_and_names_stop_reason_and_headline_metrics(
+    mediated: tuple[Path, Result],
+) -> None:
+    store, result = mediated
+    text = flat(result.stdout)
+    assert "Traceback" not in result.output
+    episodes = report_json(store)["episodes"]
+    for ep in episodes:
+        outcome = ep["outcome"]
+        assert f"stop: {outcome['status']}: {flat(outcome['stop_reason'])}" in text
+    for metric in HEADLINE_METRICS:
+        assert metric in text
+
+
+def test_a_mediated_run_prints_both_the_unmediated_and_the_mediated_episode(
+    mediated: tuple[Path, Result],
+) -> None:
+    _, result = mediated
+    assert "unmediated:" in result.stdout
+    assert "mediator: rule:" in result.stdout
+
+
+def test_the_same_seed_gives_the_same_transcript(tmp_path: Path) -> None:
+    texts = []
+    for store in (tmp_path / "first", tmp_path / "second"):
+        result = invoke(store, "run", "tenancy", "--mediator", "rule", "--seed", "7")
+        assert result.exit_code == 0, result.output
+        episodes = report_json(store)["episodes"]
+        texts.append([[t["text"] for t in ep["turns"]] for ep in episodes])
+    assert texts[0] == texts[1]
+    assert all(texts[0])  # non-empty transcripts
+
+
+# ---- report ------------------------------------------------------------------------------
+
+
+def test_report_last_markdown_contains_the_transcript(mediated: tuple[Path, Result]) -> None:
+    store, _ = mediated
+    result = invoke(store, "report", "last")
+    assert result.exit_code == 0, result.output
+    md = result.stdout
+    assert md.startswith("# Run `")
+    assert "### Transcript" in md
+    for ep in report_json(store)["episodes"]:
+        for turn in ep["turns"]:
+            assert turn["text"] in md
+
+
+def test_report_last_json_parses_and_holds_the_turns(mediated: tuple[Path, Result]) -> None:
+    store, _ = mediated
+    data = report_json(store)
+    assert data["run_id"]
+    assert len(data["episodes"]) == 2
+    arms = sorted(ep["arm"] for ep in data["episodes"])
+    assert arms == ["mediated", "unmediated"]
+    for ep in data["episodes"]:
+        assert ep["turns"], ep["episode_id"]
+        assert all(t["text"] for t in ep["turns"])
+
+
+def test_report_by_run_id_matches_report_last(mediated: tuple[Path, Result]) -> None:
+    store, _ = mediated
+    last = report_json(store)
+    assert report_json(store, last["run_id"]) == last
+
+
+def test_report_last_csv_has_one_row_per_episode_with_metric_columns(
+    mediated: tuple[Path, Result],
+) -> None:
+    store, _ = mediated
+    result = invoke(store, "report", "last", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    reader = csv.DictReader(io.StringIO(result.stdout))
+    rows = list(reader)
+    assert reader.fieldnames is not None
+    assert "episode_id" in reader.fieldnames
+    for metric in (*HEADLINE_METRICS, "final_consensus", "resolved"):
+        assert metric in reader.fieldnames
+    assert len(rows) == 2
+    assert len({r["episode_id"] for r in rows}) == 2
+    mediated_row = next(r for r in rows if r["arm"] == "mediated")
+    for metric in HEADLINE_METRICS:
+        float(mediated_row[metric])  # a number for the mediated episode
+
+
+def test_report_on_an_empty_store_exits_2_with_one_line(tmp_path: Path) -> None:
+    result = invoke(tmp_path / "empty", "report")
+    assert_one_error_line(result, "no runs")
+
+
+def test_report_on_an_unknown_run_id_exits_2_with_one_line(
+    mediated: tuple[Path, Result],
+) -> None:
+    store, _ = mediated
+    result = invoke(store, "report", "no-such-run")
+    assert_one_error_line(result, "'no-such-run'")
+
+
+def test_runs_lists_the_stored_run(mediated: tuple[Path, Result]) -> None:
+    store, _ = mediated
+    run_id = report_json(store)["run_id"]
+    result = invoke(store, "runs")
+    assert result.exit_code == 0, result.output
+    assert run_id[:8] in result.stdout  # rich may wrap the rest of the id in its column
+
+
+# ---- bad arguments -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["run", "tenancy", "--mediator", "oracle"], "unknown mediator 'oracle'"),
+        (["run", "tenancy", "--model", "no-such-model"], "'no-such-model'"),
+        (["run", "tenancy", "--protocol", "auction"], "unknown protocol 'auction'"),
+        (["run", "no-such-scenario"], "no-such-scenario"),
+    ],
+    ids=["mediator", "model", "protocol", "scenario"],
+)
+def test_an_unknown_name_exits_2_with_one_line_and_no_traceback(
+    tmp_path: Path, args: list[str], fragment: str
+) -> None:
+    store = tmp_path / "runs"
+    assert_one_error_line(invoke(store, *args), fragment)
+
+
+def test_an_unknown_scenario_error_lists_the_builtins(tmp_path: Path) -> None:
+    result = invoke(tmp_path / "runs", "run", "no-such-scenario")
+    assert_one_error_line(result, *BUILTIN_IDS)
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["run", "tenancy", "--budget", "0"], "--budget"),
+        (["run", "tenancy", "--seed", "notanumber"], "--seed"),
+        (["report", "last", "--format", "xml"], "--format"),
+    ],
+    ids=["budget-0", "seed-not-a-number", "report-format"],
+)
+def test_an_invalid_option_value_exits_2_naming_the_option(
+    tmp_path: Path, args: list[str], option: str
+) -> None:
+    result = invoke(tmp_path / "runs", *args)
+    assert_usage_failure(result)
+    assert option in result.stderr
+
+
+def test_bad_arguments_write_nothing_to_the_store(tmp_path: Path) -> None:
+    store = tmp_path / "runs"
+    invoke(store, "run", "tenancy", "--mediator", "oracle")
+    invoke(store, "run", "tenancy", "--budget", "0")
+    assert not (store / DB_NAME).exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [],
+        ["run"],
+        ["report"],
+        ["runs"],
+        ["scenarios"],
+        ["scenarios", "list"],
+        ["scenarios", "show"],
+        ["scenarios", "validate"],
+    ],
+    ids=lambda c: " ".join(c) or "top-level",
+)
+def test_help_works_for_every_command(tmp_path: Path, command: list[str]) -> None:
+    result = invoke(tmp_path / "runs", *command, "--help")
+    assert result.exit_code == 0, result.output
+    assert "Usage" in result.stdout
+    assert "Traceback" not in result.output
+
+
+# ---- scenarios ---------------------------------------------------------------------------
+
+
+def test_scenarios_list_shows_the_three_builtin_ids(tmp_path: Path) -> None:
+    result = invoke(tmp_path / "runs", "scenarios", "list")
+    assert result.exit_code == 0, result.output
+    for sid in BUILTIN_IDS:
+        assert sid in result.stdout
+
+
+def test_scenarios_show_json_parses_and_equals_the_builtin(tmp_path: Path) -> None:
+    result = invoke(tmp_path / "runs", "scenarios", "show", "tenancy", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["id"] == "tenancy"
+    assert data == scenario_to_data(builtin_scenarios()["tenancy"])
+
+
+def test_scenarios_show_an_unknown_id_exits_2(tmp_path: Path) -> None:
+    result = invoke(tmp_path / "runs", "scenarios", "show", "no-such-scenario")
+    assert_one_error_line(result, "no-such-scenario")
+
+
+# ---- the installed console script --------------------------------------------------------
+
+
+def _script() -> str:
+    path = shutil.which("disputelab")
+    if path is None:
+        pytest.skip("the disputelab console script is not on PATH")
+    return path
+
+
+def _run_script(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "DISPUTELAB_STORE"}
+    return subprocess.run(
+        [_script(), *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_console_script_run_exits_0_and_report_reads_it_back(tmp_path: Path) -> None:
+    store = str(tmp_path / "runs")
+    proc = _run_script(tmp_path, "--store", store, "run", "tenancy", "--mediator", "rule")
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    for metric in HEADLINE_METRICS:
+        assert metric in proc.stdout
+    rep = _run_script(tmp_path, "--store", store, "report", "last", "--format", "json")
+    assert rep.returncode == 0, rep.stderr
+    assert len(json.loads(rep.stdout)["episodes"]) == 2
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "tenancy", "--seed", "notanumber"],
+        ["run", "tenancy", "--budget", "0"],
+        ["run", "tenancy", "--mediator", "oracle"],
+        ["run", "no-such-scenario"],
+        ["report"],
+    ],
+    ids=["seed", "budget", "mediator", "scenario", "empty-store"],
+)
+def test_console_script_bad_input_exits_2_with_one_error_line(
+    tmp_path: Path, args: list[str]
+) -> None:
+    proc = _run_script(tmp_path, "--store", str(tmp_path / "runs"), *args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
