@@ -15,8 +15,6 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from disputelab.llm.base import ChatModel
-from disputelab.llm.local import LocalLlama
-from disputelab.llm.openai_backend import OpenAICompatible
 from disputelab.llm.wrappers import (
     Cached,
     Ledger,
@@ -86,6 +84,11 @@ class Endpoint:
 
 def parse_model(spec: str, profiles: dict[str, Profile]) -> Endpoint:
     """A backend for a model name, with its prices and limits."""
+    # Imported here: the openai SDK takes about a second to import, and rule-only runs
+    # never need it.
+    from disputelab.llm.local import LocalLlama
+    from disputelab.llm.openai_backend import OpenAICompatible
+
     if spec == "local":
         return Endpoint(LocalLlama(), Prices(0.0, 0.0), 1, None)
     if spec in profiles:
