@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -14,12 +15,21 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from disputelab.agents.registry import MEDIATOR_KINDS, PARTY_KINDS, UnknownAgentError
+from disputelab.agents.registry import (
+    MEDIATOR_KINDS,
+    PARTY_KINDS,
+    UnknownAgentError,
+    check_mediator,
+)
 from disputelab.episode import Episode
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.scenario.io import ScenarioError, dump_scenario, load_scenario
 from disputelab.scenario.library import builtin_scenarios, resolve_scenario
+from disputelab.scenario.schema import Scenario
 from disputelab.store.sqlite import Store, StoreError
+
+if TYPE_CHECKING:
+    from disputelab.llm.models import ModelHub
 
 app = typer.Typer(
     help="Simulate dispute mediation and negotiation, run experiments, and score outcomes.",
@@ -119,7 +129,13 @@ def _print_summary(ep: Episode, names: dict[str, str], label: str, excerpt: int 
 @app.command()
 def run(
     scenario: Annotated[str, typer.Argument(help="Built-in scenario id or a scenario file.")],
-    mediator: Annotated[str, typer.Option(help=f"Mediator: {', '.join(MEDIATOR_KINDS)}.")] = "none",
+    mediator: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Mediator: {', '.join(MEDIATOR_KINDS)} (default: none for roundtable; for "
+            "staged, rule without a model and llm with one)."
+        ),
+    ] = None,
     parties: Annotated[
         str | None,
         typer.Option(
@@ -138,23 +154,40 @@ def run(
     judge_model: Annotated[
         str | None, typer.Option(help="Model for judges (recorded; used by evaluators).")
     ] = None,
-    protocol: Annotated[str, typer.Option(help="Protocol: roundtable.")] = "roundtable",
+    protocol: Annotated[str, typer.Option(help="Protocol: roundtable or staged.")] = "roundtable",
     condition: Annotated[
         str, typer.Option(help="Condition(s), joined by ',' (see `disputelab conditions list`).")
     ] = "general",
     seed: Annotated[int, typer.Option(help="Random seed (same seed, same episode).")] = 0,
     budget: Annotated[int, typer.Option(min=1, max=10_000, help="Party-turn budget.")] = 100,
+    rounds: Annotated[
+        int, typer.Option(min=0, max=100, help="Bargaining rounds (staged protocol).")
+    ] = 5,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(
+            help="Statute corpus for expertise:ek-topK (JSONL or YAML of citation and text); "
+            "default: the legal bases of the other cases in the scenario file's folder."
+        ),
+    ] = None,
 ) -> None:
     """Run one episode; with a mediator, also its matched unmediated episode."""
-    from disputelab.experiments.single import Agents, run_matched
+    from disputelab.experiments.single import Agents, run_matched, run_staged_async
     from disputelab.llm.base import ModelError
     from disputelab.llm.models import ModelConfigError, ModelHub, load_profiles, parse_model
-    from disputelab.scenario.conditions import ConditionError, apply_condition
+    from disputelab.scenario.conditions import ConditionError
 
-    if protocol != "roundtable":
-        fail(f"unknown protocol {protocol!r}; available: roundtable")
+    if protocol not in ("roundtable", "staged"):
+        fail(f"unknown protocol {protocol!r}; available: roundtable, staged")
+    if mediator is None:
+        llm = (mediator_model or model) != "rule"
+        mediator = ("llm" if llm else "rule") if protocol == "staged" else "none"
     if mediator not in MEDIATOR_KINDS:
         fail(f"unknown mediator {mediator!r}; available: {', '.join(MEDIATOR_KINDS)}")
+    try:
+        check_mediator(protocol, mediator)
+    except UnknownAgentError as exc:
+        fail(str(exc))
     agents = Agents(
         parties=parties or ("rule" if (parties_model or model) == "rule" else "llm"),
         mediator=mediator,
@@ -170,14 +203,15 @@ def run(
             parse_model(spec, profiles)  # fail fast on a bad name, before simulating
     except ModelConfigError as exc:
         fail(str(exc))
-    try:
-        sc = apply_condition(resolve_scenario(scenario), condition)
-    except ScenarioError as exc:
-        _fail_scenario(exc)
-    except ConditionError as exc:
-        fail(str(exc))
     store = open_store()
     hub = ModelHub(store.root / "cache.sqlite", profiles)
+    try:
+        sc = _conditioned(resolve_scenario(scenario), condition, hub, model)
+        retrieved = _retrieve(scenario, sc, corpus) if protocol == "staged" else ()
+    except ScenarioError as exc:
+        _fail_scenario(exc)
+    except (ConditionError, ModelConfigError, ModelError, ValueError) as exc:
+        fail(str(exc).splitlines()[0])
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -189,9 +223,20 @@ def run(
     ) as progress:
         progress.add_task(f"simulating {sc.id}", total=None)
         try:
-            result = run_matched(
-                store, sc, agents=agents, seed=seed, budget=budget, hub=hub, condition=condition
-            )
+            if protocol == "staged":
+                result = asyncio.run(
+                    run_staged_async(store, sc, agents, seed, rounds, condition, hub, retrieved)
+                )
+            else:
+                result = run_matched(
+                    store,
+                    sc,
+                    agents=agents,
+                    seed=seed,
+                    budget=budget,
+                    hub=hub,
+                    condition=condition,
+                )
         except (UnknownAgentError, ModelConfigError, ModelError, ValueError) as exc:
             fail(str(exc).splitlines()[0])
     names = {p.id: p.name for p in sc.parties} | {"mediator": "Mediator"}
@@ -204,7 +249,10 @@ def run(
     columns = {"mediated" if mediator != "none" else "episode": result.scores}
     if result.baseline_scores is not None:
         columns = {"unmediated": result.baseline_scores} | columns
-    out.print(_metrics_table("metrics (oracle consensus)", columns))
+    title = "metrics (AgentMediation)" if protocol == "staged" else "metrics (oracle consensus)"
+    if protocol == "staged":
+        _print_proposals(result.episode)
+    out.print(_metrics_table(title, columns))
     for name, r in result.scores.items():
         if not r.defined:
             out.print(f"  [dim]{name}: {r.explanation}[/]")
@@ -213,6 +261,42 @@ def run(
     )
     _print_usage(hub)
     out.print(f"[dim]full transcript: disputelab {store_opt}report {result.run_id}[/]")
+
+
+def _conditioned(base: Scenario, condition: str, hub: ModelHub, model: str) -> Scenario:
+    """Apply `condition`; LLM-written conditions use `model` when it is not `rule`."""
+    from disputelab.agents.scenario_writer import apply_condition_with_model
+
+    writer = hub.model(model, "writer") if model != "rule" else None
+    return asyncio.run(apply_condition_with_model(base, condition, writer))
+
+
+def _retrieve(ref: str, sc: Scenario, corpus: Path | None) -> tuple[str, ...]:
+    """Legal bases for the expertise condition, from `corpus` or the scenario's folder."""
+    from disputelab.experiments.expertise import build_index, retrieve_for
+
+    if sc.legal is None or sc.legal.retrieval_top_k == 0:
+        return ()
+    neighbours: list[Scenario] = []
+    folder = Path(ref).parent if Path(ref).is_file() else None
+    if corpus is None and folder is not None:
+        for f in sorted(folder.glob("*.y*ml")) + sorted(folder.glob("*.json")):
+            try:
+                neighbours.append(load_scenario(f))
+            except ScenarioError:
+                continue  # a stray file beside the cases does not block the run
+    return retrieve_for(build_index(corpus, neighbours), sc)
+
+
+def _print_proposals(ep: Episode) -> None:
+    """The staged mediator's proposals: points of contention and legal bases cited."""
+    for t in ep.turns:
+        if t.intervention is not None and t.stage in ("option", "closure"):
+            m = t.intervention
+            out.print(f"[bold]{t.stage} proposal[/]: {escape(m.utterance)}", highlight=False)
+            if m.points:
+                out.print(f"  points: {escape(m.points)}", highlight=False)
+            out.print(f"  bases cited: {escape(', '.join(m.bases) or '-')}", highlight=False)
 
 
 @app.command()
@@ -513,7 +597,11 @@ def report(
             fail(f"cannot write {out_path}: {exc}")
         err.print(f"wrote {out_path}")
         return
-    if fmt is ReportFormat.md and kind == "experiment":
+    if fmt is ReportFormat.md and kind == "experiment" and config.get("protocol") == "staged":
+        from disputelab.report.legal_tables import staged_markdown
+
+        text = staged_markdown(store, run_id, config)
+    elif fmt is ReportFormat.md and kind == "experiment":
         from disputelab.report.tables import experiment_markdown, spec_conditions
 
         text = experiment_markdown(store, run_id, spec_conditions(config))
@@ -572,7 +660,7 @@ def conditions_list() -> None:
 @scenarios_app.command("import")
 def scenarios_import(
     path: Annotated[Path, typer.Argument(help="A case file, or a folder of them.")],
-    source: Annotated[str, typer.Option("--from", help="Format: promediate.")],
+    source: Annotated[str, typer.Option("--from", help="Format: promediate or agentmediation.")],
     out_dir: Annotated[
         Path | None,
         typer.Option(
@@ -581,44 +669,86 @@ def scenarios_import(
     ] = None,
 ) -> None:
     """Convert external cases into scenario files, warning about anything assumed."""
+    if source not in IMPORTERS:
+        fail(f"unknown format {source!r}; available: {', '.join(IMPORTERS)}")
+    if not path.exists():
+        fail(f"{path}: no such file or folder")
+    pattern = "*.jsonl" if source == "agentmediation" else "*.json"
+    files = sorted(path.glob(pattern)) if path.is_dir() else [path]
+    target = out_dir or state.store_path / "library"
+    target.mkdir(parents=True, exist_ok=True)
+    bad = 0
+    for f in files:
+        bad += IMPORTERS[source](f, target)
+    if bad:
+        raise typer.Exit(2)
+
+
+def _warn(where: str, text: str) -> None:
+    err.print(
+        f"[yellow]warning:[/] {escape(where)}: {escape(text)}", highlight=False, soft_wrap=True
+    )
+
+
+def _problem(where: str, text: str) -> None:
+    err.print(
+        f"[bold red]error:[/] {escape(where)}: {escape(text.splitlines()[0])}",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def _import_promediate(f: Path, target: Path) -> int:
+    """One ProMediate case file; returns the number of problems (0 or 1)."""
     import json
 
     from disputelab.scenario.importers.promediate import import_promediate
     from disputelab.scenario.io import save_scenario
 
-    if source != "promediate":
-        fail(f"unknown format {source!r}; available: promediate")
-    if not path.exists():
-        fail(f"{path}: no such file or folder")
-    files = sorted(path.glob("*.json")) if path.is_dir() else [path]
-    target = out_dir or state.store_path / "library"
-    target.mkdir(parents=True, exist_ok=True)
-    bad = 0
-    for f in files:
-        try:
-            data = json.loads(f.read_text(encoding="utf-8"))
-            if not isinstance(data, dict):
-                raise ValueError("not a JSON object")
-            result = import_promediate(data, re.sub(r"[^A-Za-z0-9_.-]+", "-", f.stem))
-        except (OSError, ValueError) as exc:  # JSONDecodeError and pydantic errors included
-            bad += 1
-            err.print(
-                f"[bold red]error:[/] {escape(str(f))}: {escape(str(exc).splitlines()[0])}",
-                highlight=False,
-                soft_wrap=True,
-            )
-            continue
-        dest = target / f"{result.scenario.id}.yaml"
-        save_scenario(result.scenario, dest)
-        out.print(f"[green]imported[/] {escape(str(f))} -> {escape(str(dest))}")
-        for w in result.warnings:
-            err.print(
-                f"[yellow]warning:[/] {escape(str(f))}: {escape(w)}",
-                highlight=False,
-                soft_wrap=True,
-            )
-    if bad:
-        raise typer.Exit(2)
+    try:
+        data = json.loads(f.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        result = import_promediate(data, re.sub(r"[^A-Za-z0-9_.-]+", "-", f.stem))
+    except (OSError, ValueError) as exc:  # JSONDecodeError and pydantic errors included
+        _problem(str(f), str(exc))
+        return 1
+    dest = target / f"{result.scenario.id}.yaml"
+    save_scenario(result.scenario, dest)
+    out.print(f"[green]imported[/] {escape(str(f))} -> {escape(str(dest))}")
+    for w in result.warnings:
+        _warn(str(f), w)
+    return 0
+
+
+def _import_agentmediation(f: Path, target: Path) -> int:
+    """One JSONL file of AgentMediation case records; returns the number of bad records."""
+    from disputelab.scenario.importers.agentmediation import (
+        AgentMediationError,
+        import_agentmediation,
+    )
+    from disputelab.scenario.io import save_scenario
+
+    try:
+        result = import_agentmediation(f)
+    except AgentMediationError as exc:
+        _problem(str(f), str(exc))
+        return 1
+    for s in result.scenarios:
+        save_scenario(s, target / f"{s.id}.yaml")
+    for line, reason in result.problems:
+        _problem(f"{f}:{line}", reason)
+    for w in result.warnings:
+        _warn(str(f), w)
+    out.print(
+        f"[green]imported[/] {len(result.scenarios)} case(s) from {escape(str(f))} -> "
+        f"{escape(str(target))}" + (f", {len(result.problems)} skipped" if result.problems else ""),
+        highlight=False,
+    )
+    return len(result.problems)
+
+
+IMPORTERS = {"promediate": _import_promediate, "agentmediation": _import_agentmediation}
 
 
 @scenarios_app.command("list")

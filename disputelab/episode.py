@@ -29,6 +29,26 @@ class Status(StrEnum):
     FAILED = "failed"
 
 
+Decision = Literal["accept", "uncertain", "reject"]
+# The five-point satisfaction scale of AgentMediation, lowest first.
+SATISFACTION = ("very low", "low", "medium", "high", "very high")
+
+
+class Verdict(NamedTuple):
+    """A party's answer to a final proposal at closure (the staged protocol)."""
+
+    decision: Decision
+    satisfaction: str  # one of SATISFACTION
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"decision": self.decision, "satisfaction": self.satisfaction, "reason": self.reason}
+
+    @staticmethod
+    def from_dict(d: dict[str, Any]) -> Verdict:
+        return Verdict(d["decision"], d["satisfaction"], d.get("reason", ""))
+
+
 class Stance(NamedTuple):
     """A party's position on one topic: the option it backs and every option it would take.
 
@@ -56,18 +76,22 @@ class Action:
     signal: Signal = Signal.CONTINUE
     thought: str = ""
     tone: Tone = "neutral"
+    verdict: Verdict | None = None  # only on closure turns of the staged protocol
 
     def package(self) -> dict[str, str | None]:
         return {t: s.option for t, s in self.stances.items()}
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "thought": self.thought,
             "utterance": self.utterance,
             "stances": {t: s.to_dict() for t, s in self.stances.items()},
             "signal": self.signal.value,
             "tone": self.tone,
         }
+        if self.verdict is not None:
+            out["verdict"] = self.verdict.to_dict()
+        return out
 
     @staticmethod
     def from_dict(d: dict[str, Any]) -> Action:
@@ -77,23 +101,45 @@ class Action:
             signal=Signal(d.get("signal", "continue")),
             thought=d.get("thought", ""),
             tone=d.get("tone", "neutral"),
+            verdict=Verdict.from_dict(d["verdict"]) if d.get("verdict") else None,
         )
 
 
 @dataclass(frozen=True, slots=True)
 class Intervention:
-    """A mediator's contribution: what it says and, optionally, a package it proposes."""
+    """A mediator's contribution: what it says and, optionally, a package it proposes.
+
+    In the staged protocol the option-generation and closure proposals also carry the
+    mediator's points of contention and the legal bases it cites, which the solution
+    evaluator scores against the case's gold ones.
+    """
 
     utterance: str
     proposal: dict[str, str] = field(default_factory=dict)
     thought: str = ""
+    points: str = ""
+    bases: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"thought": self.thought, "utterance": self.utterance, "proposal": self.proposal}
+        out: dict[str, Any] = {
+            "thought": self.thought,
+            "utterance": self.utterance,
+            "proposal": self.proposal,
+        }
+        if self.points or self.bases:
+            out["points"] = self.points
+            out["bases"] = list(self.bases)
+        return out
 
     @staticmethod
     def from_dict(d: dict[str, Any]) -> Intervention:
-        return Intervention(d["utterance"], dict(d.get("proposal") or {}), d.get("thought", ""))
+        return Intervention(
+            d["utterance"],
+            dict(d.get("proposal") or {}),
+            d.get("thought", ""),
+            d.get("points", ""),
+            tuple(d.get("bases") or ()),
+        )
 
 
 @dataclass(slots=True)
@@ -126,6 +172,7 @@ class Turn:
     consensus: dict[str, float] | None = None
     latency_s: float = 0.0
     usage: Usage | None = None
+    stage: str = ""  # the staged protocol's stage; empty for single-stage protocols
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -139,6 +186,7 @@ class Turn:
             "consensus": self.consensus,
             "latency_s": self.latency_s,
             "usage": self.usage.to_dict() if self.usage else None,
+            "stage": self.stage,
         }
 
     @staticmethod
@@ -156,6 +204,7 @@ class Turn:
             consensus=d.get("consensus"),
             latency_s=d.get("latency_s", 0.0),
             usage=Usage(**d["usage"]) if d.get("usage") else None,
+            stage=d.get("stage") or "",
         )
 
 

@@ -83,7 +83,17 @@ def test_runs_lists_what_was_run(tmp_path: Path) -> None:
         (["report", "20990101-nope"], "no run '20990101-nope'"),
         (["run", "tenancy", "--mediator", "oracle"], "unknown mediator 'oracle'"),
         (["run", "tenancy", "--model", "gpt-9"], "unknown model 'gpt-9'"),
-        (["run", "tenancy", "--protocol", "staged"], "unknown protocol 'staged'"),
+        (["run", "tenancy", "--protocol", "settlement"], "unknown protocol 'settlement'"),
+        (
+            ["run", "tenancy", "--protocol", "staged", "--mediator", "none"],
+            "the staged protocol takes mediator rule or llm, not 'none'",
+        ),
+        (
+            ["run", "tenancy", "--protocol", "staged", "--condition", "expertise:ek-top3"],
+            "the expertise condition needs a statute corpus",
+        ),
+        (["run", "tenancy", "--condition", "cause:anger"], "use cause:CATEGORY"),
+        (["run", "tenancy", "--condition", "expertise:top3"], "use one of none, ek-top3"),
         (["run", "no-such-case"], "not a built-in scenario or a file"),
         (["run", "tenancy", "--budget", "0"], "--budget"),
         (["run", "tenancy", "--seed", "notanumber"], "--seed"),

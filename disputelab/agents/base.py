@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import NamedTuple, Protocol, runtime_checkable
 
 from disputelab.episode import Action, Intervention, Role, Signal, Stance, Tone, Turn
-from disputelab.scenario.schema import Scenario, Topic
+from disputelab.scenario.schema import Fact, Scenario, Topic
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +21,19 @@ class PublicParty:
     id: str
     name: str
     role: str
+
+
+@dataclass(frozen=True, slots=True)
+class PublicCase:
+    """The legal file a mediator may read: the dispute type, brief and established facts.
+
+    The case's gold points of contention and legal bases are left out on purpose: they
+    are what the mediator's proposals are scored against.
+    """
+
+    dispute_type: str
+    brief: str
+    facts: tuple[Fact, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,9 +47,11 @@ class PublicScenario:
     history: str
     topics: tuple[Topic, ...]
     parties: tuple[PublicParty, ...]
+    case: PublicCase | None = None
 
     @staticmethod
     def of(scenario: Scenario) -> PublicScenario:
+        legal = scenario.legal
         return PublicScenario(
             id=scenario.id,
             title=scenario.title,
@@ -45,6 +60,9 @@ class PublicScenario:
             history=scenario.history,
             topics=tuple(scenario.topics),
             parties=tuple(PublicParty(p.id, p.name, p.role) for p in scenario.parties),
+            case=PublicCase(legal.dispute_type, legal.brief, tuple(legal.facts))
+            if legal is not None
+            else None,
         )
 
     def party_name(self, party_id: str) -> str:
@@ -108,6 +126,17 @@ class HiddenState(Protocol):
 
 
 @runtime_checkable
+class Deliberates(Protocol):
+    """A party that can answer a final proposal with a verdict (staged protocol closure)."""
+
+    async def verdict(
+        self, dialogue: Sequence[PublicTurn], proposal: Mapping[str, str], ctx: TurnContext
+    ) -> Action:
+        """Accept, hesitate or reject `proposal`: an action whose `verdict` is set."""
+        ...
+
+
+@runtime_checkable
 class MediatorAgent(Protocol):
     name: str
 
@@ -116,3 +145,20 @@ class MediatorAgent(Protocol):
     ) -> Intervention | None:
         """Called after each party turn: intervene (return what to say) or stay silent."""
         ...
+
+
+@runtime_checkable
+class StagedMediator(Protocol):
+    """A mediator that leads the staged protocol: it opens, proposes, guides each
+    bargaining round and closes with a final proposal. Proposals carry a package, the
+    points of contention and the legal bases cited."""
+
+    name: str
+
+    async def open(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Intervention: ...
+
+    async def propose(
+        self, dialogue: Sequence[PublicTurn], ctx: TurnContext, final: bool
+    ) -> Intervention: ...
+
+    async def guide(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Intervention: ...

@@ -3,7 +3,7 @@ rule policy decide and the LLM only phrase the words."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext
 from disputelab.agents.prompts import dialogue_block, party_system, texts
 from disputelab.agents.rule_party import ReadMemo, RuleParty
-from disputelab.episode import Action, Signal, Stance, Usage
+from disputelab.episode import SATISFACTION, Action, Signal, Stance, Usage, Verdict
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
 from disputelab.llm.structured import ask_structured
 from disputelab.scenario.schema import Scenario
@@ -149,6 +149,78 @@ class LLMParty:
         action, responses = await ask_structured(self.model, request, parse)
         self.last_usage = usage_of(responses)
         return action
+
+    async def verdict(
+        self, dialogue: Sequence[PublicTurn], proposal: Mapping[str, str], ctx: TurnContext
+    ) -> Action:
+        """The party's closure verdict on the mediator's final proposal."""
+        ask = _VERDICT_ASK["zh" if self.public.language.startswith("zh") else "en"]
+        user = "\n\n".join(
+            [
+                dialogue_block(self.public, dialogue),
+                ask.format(summary=proposal_summary(self.public, proposal)),
+            ]
+        )
+        request = ChatRequest(
+            (Message("system", self.system), Message("user", user)),
+            temperature=self.temperature,
+            max_tokens=MAX_TOKENS,
+            schema=VERDICT_SCHEMA,
+            schema_name="verdict",
+            seed=self.seed * 1000 + ctx.party_turn,
+        )
+        reply, responses = await ask_structured(self.model, request, VerdictReply.model_validate)
+        self.last_usage = usage_of(responses)
+        accepted = reply.decision == "accept"
+        # An accepting party backs the proposal; otherwise it states no new stance.
+        stances = {t: Stance(o, (o,)) for t, o in proposal.items()} if accepted else {}
+        return Action(
+            reply.utterance.strip(),
+            stances,
+            Signal.CONSENSUS if accepted else Signal.CONTINUE,
+            reply.reason,
+            verdict=Verdict(reply.decision, reply.satisfaction, reply.reason),
+        )
+
+
+class VerdictReply(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    utterance: str = Field(min_length=1)
+    decision: Literal["accept", "uncertain", "reject"]
+    satisfaction: Literal["very low", "low", "medium", "high", "very high"]
+    reason: str = ""
+
+
+VERDICT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "utterance": {"type": "string", "maxLength": UTTERANCE_CHARS},
+        "decision": {"type": "string", "enum": ["accept", "uncertain", "reject"]},
+        "satisfaction": {"type": "string", "enum": list(SATISFACTION)},
+        "reason": {"type": "string", "maxLength": THOUGHT_CHARS},
+    },
+    "required": ["utterance", "decision", "satisfaction", "reason"],
+    "additionalProperties": False,
+}
+
+_VERDICT_ASK = {
+    "en": "The mediator's final proposal is: {summary}. Decide now whether you accept it, "
+    "are uncertain, or reject it (and would rather litigate), and how satisfied you are with "
+    "it on the five-point scale. Answer as your character, in one or two sentences.",
+    "zh": "调解员的最终方案是：{summary}。请现在决定你是接受、犹豫还是拒绝（宁可诉讼），"
+    "并按五级量表说明你对方案的满意程度。以你的身份用一两句话回答。",
+}
+
+
+def proposal_summary(public: PublicScenario, proposal: Mapping[str, str]) -> str:
+    """The proposal as topic: option label pairs, in the scenario's language."""
+    sep = "；" if public.language.startswith("zh") else "; "
+    parts = []
+    for t in public.topics:
+        choice = proposal.get(t.id)
+        label = t.option(choice).label if choice in t.option_ids() else "-"
+        parts.append(f"{t.name}: {label}")
+    return sep.join(parts)
 
 
 class UtteranceReply(BaseModel):

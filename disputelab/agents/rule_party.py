@@ -30,7 +30,7 @@ from disputelab.agents.utility import (
     preference_table,
 )
 from disputelab.agents.voice import Voice
-from disputelab.episode import Action, Signal, Stance, Tone
+from disputelab.episode import SATISFACTION, Action, Decision, Signal, Stance, Tone, Verdict
 from disputelab.scenario.schema import Party, Scenario, Strategy
 
 # Resentment above which a party digs in: it backs only its current offer and accepts
@@ -148,6 +148,7 @@ class RuleParty:
         self.target = 1.0
         self.seen = 0  # dialogue entries already read
         self.own_turns = 0
+        self.walked_away = False
         # Each other party's latest turn, the options it backs, and the support it lends.
         self.latest: dict[str, PublicTurn] = {}
         self.reads: ReadMemo = reads if reads is not None else {}
@@ -179,6 +180,7 @@ class RuleParty:
         prev_offer = self.offer
 
         if self.resentment >= WALK_AWAY:
+            self.walked_away = True
             return self._finish(Signal.WALK_AWAY, "hostile", prev_offer, True, others)
 
         common = self._common_package()
@@ -199,6 +201,54 @@ class RuleParty:
             choice = self._best_supported(proposal)
         self.offer = choice
         return self._finish(Signal.CONTINUE, self._tone(dug_in), prev_offer, dug_in, others)
+
+    # ---- closure (staged protocol) ----------------------------------------------------
+    async def verdict(
+        self, dialogue: Sequence[PublicTurn], proposal: Mapping[str, str], ctx: TurnContext
+    ) -> Action:
+        return self.judge(dialogue, proposal)
+
+    def judge(self, dialogue: Sequence[PublicTurn], proposal: Mapping[str, str]) -> Action:
+        """Accept a final proposal worth the current target, hesitate over one that beats
+        the fallback but falls short of the target, reject anything worse or infeasible.
+
+        Satisfaction is where the proposal sits between the fallback (very low) and the
+        party's best package (very high), in five equal bands.
+        """
+        self._observe(dialogue)
+        pkg = self._as_package(proposal)
+        t = self.table
+        feasible = pkg is not None and all(t.ok[j][o] for j, o in enumerate(pkg))
+        worth = self._utility(pkg) if pkg is not None and feasible else 0.0
+        dug_in = self.resentment >= DIG_IN
+        decision: Decision
+        if self.walked_away or not feasible or worth < self.floor - 1e-12:
+            decision = "reject"
+        elif worth >= self.target - 1e-12 and (not dug_in or pkg == self.offer):
+            decision = "accept"
+        else:
+            decision = "uncertain"
+        gain = (worth - self.floor) / (1.0 - self.floor) if feasible else 0.0
+        band = min(len(SATISFACTION) - 1, max(0, int(gain * len(SATISFACTION))))
+        satisfaction = SATISFACTION[band]
+        if decision == "accept" and pkg is not None:
+            self.offer = pkg
+            self._stances = self._stances_for(pkg, False, worth)
+        reason = (
+            f"proposal worth {worth:.3f} against target {self.target:.3f} and fallback "
+            f"{self.floor:.2f}" + ("" if feasible else "; it includes an unacceptable option")
+        )
+        signal = {"accept": Signal.CONSENSUS, "uncertain": Signal.CONTINUE}.get(
+            decision, Signal.WALK_AWAY
+        )
+        return Action(
+            self.voice.verdict(decision, satisfaction),
+            dict(self._stances),
+            signal,
+            reason,
+            "warm" if decision == "accept" else "neutral",
+            Verdict(decision, satisfaction, reason),
+        )
 
     # ---- helpers -----------------------------------------------------------------------
     def _observe(self, dialogue: Sequence[PublicTurn]) -> Package | None:

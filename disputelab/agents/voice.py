@@ -43,6 +43,16 @@ _EN = {
         "This is going nowhere. I'm done here; we'll take our chances elsewhere.",
         "I've heard enough. I'm walking away from these talks.",
     ],
+    "accept": ["I accept the proposal as it stands.", "Yes. I can sign up to this."],
+    "uncertain": [
+        "I'm not sure. I need time before I can commit to this.",
+        "I can't say yes today; parts of this still trouble me.",
+    ],
+    "reject": [
+        "No. I cannot accept this; I would rather go to court.",
+        "I reject the proposal. It does not meet what I need.",
+    ],
+    "feel": ["My satisfaction with it: {level}."],
 }
 
 _ZH = {
@@ -61,6 +71,17 @@ _ZH = {
     "move": ["关于{topic}，我可以让一步：接受{label}。", "为了推进，关于{topic}我同意{label}。"],
     "agree": ["我可以接受现在的方案：{summary}。", "那就这么定了：{summary}。"],
     "walk": ["这样谈下去没有意义，我退出。", "我听够了，我决定退出这次调解。"],
+    "accept": ["我接受这个方案。", "可以，我同意按这个方案办。"],
+    "uncertain": ["我还拿不定主意，需要再考虑。", "今天我没法答应，有些地方我还不放心。"],
+    "reject": ["我不能接受这个方案，宁可去法院。", "我拒绝这个方案，它达不到我的基本要求。"],
+    "feel": ["我对它的满意程度：{level}。"],
+}
+_LEVEL_ZH = {
+    "very low": "非常低",
+    "low": "低",
+    "medium": "中等",
+    "high": "高",
+    "very high": "非常高",
 }
 
 
@@ -92,6 +113,12 @@ class Voice:
         if option is None:
             return "?"
         return self.labels.get((topic_id, option), option)
+
+    def verdict(self, decision: str, satisfaction: str) -> str:
+        """Words for a closure verdict: the decision, then how satisfied the party is."""
+        level = _LEVEL_ZH.get(satisfaction, satisfaction) if self.zh else satisfaction
+        joiner = "" if self.zh else " "
+        return joiner.join([self._pick(decision), self.t["feel"][0].format(level=level)])
 
     def speak(
         self,

@@ -72,6 +72,21 @@ def chi_squared_rates(successes: Sequence[int], totals: Sequence[int]) -> TestRe
     return TestResult(float(chi2), float(p), "chi-squared", int(table.sum()))
 
 
+def chi_squared_levels(counts_a: Sequence[int], counts_b: Sequence[int]) -> TestResult:
+    """Do two groups share one distribution over ordinal levels (AgentMediation's test)?
+
+    Pearson chi-squared on the 2xK table of level counts, after dropping levels neither
+    group used; NaN when fewer than two levels remain or a group is empty.
+    """
+    table = np.array([list(counts_a), list(counts_b)], dtype=float)
+    table = table[:, table.sum(axis=0) > 0]
+    n = int(table.sum())
+    if table.shape[1] < 2 or (table.sum(axis=1) == 0).any():
+        return TestResult(math.nan, math.nan, "chi-squared on level counts", n)
+    chi2, p, _, _ = stats.chi2_contingency(table, correction=False)
+    return TestResult(float(chi2), float(p), "chi-squared on level counts", n)
+
+
 def _paired(
     xs: Sequence[float], ys: Sequence[float]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:

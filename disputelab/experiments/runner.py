@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from disputelab.episode import Episode
-from disputelab.evaluation import socrates
+from disputelab.evaluation import agentmediation, socrates
+from disputelab.experiments.expertise import retrieved_bases
 from disputelab.experiments.single import Agents, play_episode
 from disputelab.experiments.spec import (
     ExperimentSpec,
@@ -84,6 +85,7 @@ async def run_experiment(
         if key not in conditioned:
             conditioned[key] = apply_condition(scenarios[ep.scenario_id], ep.condition)
     agents = _agents(spec)
+    retrieved = retrieved_bases(spec, spec_dir, scenarios, conditioned)
     gate = asyncio.Semaphore(concurrency or spec.concurrency)
 
     async def one(ep: PlannedEpisode) -> None:
@@ -105,8 +107,11 @@ async def run_experiment(
                     ep.seed,
                     spec.budget,
                     ep.condition,
-                    "mediated" if ep.baseline_id else "unmediated",
+                    "mediated" if ep.baseline_id or spec.protocol == "staged" else "unmediated",
                     ep.baseline_id,
+                    protocol=spec.protocol,
+                    rounds=spec.rounds,
+                    retrieved=retrieved.get((ep.scenario_id, ep.condition), ()),
                 )
             except Exception as exc:  # recorded in the store; retried on resume
                 summary.failed += 1
@@ -119,8 +124,30 @@ async def run_experiment(
             progress("done", ep, None)
 
     await asyncio.gather(*(one(ep) for ep in episodes))
-    score_experiment(store, spec.name, episodes)
+    if spec.protocol == "staged":
+        score_staged_experiment(store, spec.name, episodes, conditioned)
+    else:
+        score_experiment(store, spec.name, episodes)
     return summary
+
+
+def score_staged_experiment(
+    store: Store,
+    run_id: str,
+    episodes: list[PlannedEpisode],
+    conditioned: dict[tuple[str, str], Scenario],
+) -> None:
+    """AgentMediation outcome and solution scores for every complete staged episode."""
+    complete = store.complete_episode_ids(run_id)
+    for ep in episodes:
+        if ep.episode_id in complete:
+            episode = store.load_episode(ep.episode_id).episode
+            scores = agentmediation.score_staged(
+                episode, conditioned[(ep.scenario_id, ep.condition)]
+            )
+            store.add_scores(
+                ep.episode_id, agentmediation.EVALUATOR, agentmediation.VERSION, scores
+            )
 
 
 def score_experiment(store: Store, run_id: str, episodes: list[PlannedEpisode]) -> None:

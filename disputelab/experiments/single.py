@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from disputelab.agents.registry import LLM_MEDIATORS, make_mediator, make_parties
-from disputelab.episode import Episode
-from disputelab.evaluation import socrates
+from disputelab.agents.registry import (
+    LLM_MEDIATORS,
+    check_mediator,
+    make_mediator,
+    make_parties,
+    make_staged_mediator,
+)
+from disputelab.episode import Episode, Turn
+from disputelab.evaluation import agentmediation, socrates
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.llm.base import ChatModel
 from disputelab.llm.models import ModelHub
 from disputelab.protocols.roundtable import DEFAULT_BUDGET, RoundTable
+from disputelab.protocols.staged import DEFAULT_ROUNDS, Staged
 from disputelab.scenario.io import scenario_to_data
 from disputelab.scenario.schema import Scenario
 from disputelab.store.sqlite import Store
@@ -69,26 +77,32 @@ async def play_episode(
     condition: str = "general",
     arm: str = "",
     matched_episode_id: str | None = None,
+    protocol: str = "roundtable",
+    rounds: int = DEFAULT_ROUNDS,
+    retrieved: Sequence[str] = (),
 ) -> Episode:
-    """Play and commit one roundtable episode, turn by turn."""
-    episode = Episode(scenario.id, RoundTable.name, seed, agents.describe(mediator), condition)
+    """Play and commit one episode of `protocol`, turn by turn."""
+    check_mediator(protocol, mediator)
+    episode = Episode(scenario.id, protocol, seed, agents.describe(mediator), condition)
     party_model = _model(hub, agents.parties_model, "parties") if agents.parties != "rule" else None
     mediator_model = (
         _model(hub, agents.mediator_model, "mediator") if mediator in LLM_MEDIATORS else None
     )
     parties = make_parties(scenario, agents.parties, seed, party_model)
-    med = make_mediator(scenario, mediator, mediator_model, seed)
     store.start_episode(
         episode_id, run_id, episode, scenario_to_data(scenario), arm, matched_episode_id
     )
+
+    def sink(turn: Turn) -> None:
+        store.append_turn(episode_id, turn)
+
     try:
-        await RoundTable(budget).run(
-            scenario,
-            parties,
-            med,
-            episode,
-            on_turn=lambda turn: store.append_turn(episode_id, turn),
-        )
+        if protocol == "staged":
+            staged = make_staged_mediator(scenario, mediator, mediator_model, seed, retrieved)
+            await Staged(rounds).run(scenario, parties, staged, episode, on_turn=sink)
+        else:
+            med = make_mediator(scenario, mediator, mediator_model, seed)
+            await RoundTable(budget).run(scenario, parties, med, episode, on_turn=sink)
     except Exception as exc:
         store.fail_episode(episode_id, f"{type(exc).__name__}: {exc}")
         raise
@@ -168,6 +182,55 @@ async def run_matched_async(
     return RunResult(
         run_id, episode, episode_id, baseline, baseline_id, scores, baseline_scores, hub
     )
+
+
+async def run_staged_async(
+    store: Store,
+    scenario: Scenario,
+    agents: Agents,
+    seed: int = 0,
+    rounds: int = DEFAULT_ROUNDS,
+    condition: str = "general",
+    hub: ModelHub | None = None,
+    retrieved: Sequence[str] = (),
+) -> RunResult:
+    """One staged mediation, stored and scored with the AgentMediation metrics. Staged
+    metrics need no unmediated twin, so none is run."""
+    hub = hub or ModelHub(Path(store.root) / "cache.sqlite")
+    run_id = store.create_run(
+        "run",
+        label=f"{scenario.id}/staged/{agents.mediator}/seed{seed}",
+        config={
+            "scenario": scenario.id,
+            "protocol": "staged",
+            **agents.describe(),
+            "seed": seed,
+            "rounds": rounds,
+            "condition": condition,
+            "retrieved": list(retrieved),
+        },
+    )
+    episode_id = f"{run_id}-{agents.mediator}"
+    episode = await play_episode(
+        store,
+        hub,
+        run_id,
+        episode_id,
+        scenario,
+        agents,
+        agents.mediator,
+        seed,
+        DEFAULT_BUDGET,
+        condition,
+        "mediated",
+        None,
+        protocol="staged",
+        rounds=rounds,
+        retrieved=retrieved,
+    )
+    scores = agentmediation.score_staged(episode, scenario)
+    store.add_scores(episode_id, agentmediation.EVALUATOR, agentmediation.VERSION, scores)
+    return RunResult(run_id, episode, episode_id, None, None, scores, None, hub)
 
 
 def run_matched(store: Store, scenario: Scenario, **kwargs: object) -> RunResult:

@@ -13,13 +13,23 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from disputelab.agents.registry import MEDIATOR_KINDS, PARTY_KINDS
+from disputelab.agents.registry import MEDIATOR_KINDS, PARTY_KINDS, PROTOCOL_MEDIATORS
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.io import ScenarioError, describe_validation_error
 from disputelab.scenario.library import builtin_scenarios, resolve_scenario
 from disputelab.scenario.schema import Scenario
+
+# Judge-based evaluators an experiment can add after its episodes (they need a judge model).
+EXTRA_EVALUATORS = ("outcome-judges", "topic-localized", "mediator-intelligence")
 
 
 class SpecError(ValueError):
@@ -36,14 +46,27 @@ class ExperimentSpec(BaseModel):
 
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
     scenarios: list[str] = Field(min_length=1, description="Built-in ids, files or globs.")
-    protocol: Literal["roundtable"] = "roundtable"
+    protocol: Literal["roundtable", "staged"] = "roundtable"
     conditions: list[str] = Field(default_factory=lambda: ["general"], min_length=1)
     mediators: list[str] = Field(default_factory=lambda: ["rule"], min_length=1)
     parties: str = "rule"
-    models: dict[Literal["parties", "mediator", "judge"], str] = Field(default_factory=dict)
+    models: dict[Literal["parties", "mediator", "judge", "writer"], str] = Field(
+        default_factory=dict,
+        description="Model per role; 'writer' rewrites scenarios for LLM-written conditions.",
+    )
     replicates: int = Field(default=3, ge=1, le=10_000)
     base_seed: int = 0
-    budget: int = Field(default=100, ge=1, le=10_000)
+    budget: int = Field(default=100, ge=1, le=10_000, description="Roundtable party turns.")
+    rounds: int = Field(default=5, ge=0, le=100, description="Staged bargaining rounds.")
+    corpus: str | None = Field(
+        default=None,
+        description="Statute corpus for the expertise condition (JSONL or YAML of citation and "
+        "text, relative to the spec); default: the legal bases of the spec's own cases.",
+    )
+    evaluators: list[str] = Field(
+        default_factory=list,
+        description="Extra evaluators run after the episodes (the protocol's own always run).",
+    )
     concurrency: int = Field(default=4, ge=1, le=1024)
 
     @field_validator("mediators")
@@ -53,6 +76,27 @@ class ExperimentSpec(BaseModel):
         if bad:
             raise ValueError(f"unknown mediator {', '.join(bad)}; use {', '.join(MEDIATOR_KINDS)}")
         return v
+
+    @field_validator("evaluators")
+    @classmethod
+    def _known_evaluators(cls, v: list[str]) -> list[str]:
+        bad = [e for e in v if e not in EXTRA_EVALUATORS]
+        if bad:
+            raise ValueError(
+                f"unknown evaluator {', '.join(bad)}; use {', '.join(EXTRA_EVALUATORS)}"
+            )
+        return v
+
+    @model_validator(mode="after")
+    def _mediators_fit_protocol(self) -> ExperimentSpec:
+        allowed = PROTOCOL_MEDIATORS[self.protocol]
+        bad = [m for m in self.mediators if m not in allowed]
+        if bad:
+            raise ValueError(
+                f"mediators: the {self.protocol} protocol takes {', '.join(allowed)}, "
+                f"not {', '.join(bad)}"
+            )
+        return self
 
     @field_validator("parties")
     @classmethod
@@ -125,12 +169,24 @@ def check_conditions(spec: ExperimentSpec, scenarios: dict[str, Scenario]) -> No
 
 
 def plan(spec: ExperimentSpec, scenario_ids: list[str]) -> list[PlannedEpisode]:
-    """Every episode of the grid, unmediated twins first, in a stable order."""
+    """Every episode of the grid, unmediated twins first, in a stable order.
+
+    Staged episodes have no twins: their metrics (success, satisfaction, solution quality)
+    are read off the episode itself.
+    """
     episodes: list[PlannedEpisode] = []
     for sid in scenario_ids:
         for cond in spec.conditions:
             for r in range(spec.replicates):
                 seed = spec.base_seed + r
+                if spec.protocol == "staged":
+                    episodes += [
+                        PlannedEpisode(
+                            f"{spec.name}/{sid}/{cond}/{med}/r{r}", sid, cond, med, r, seed, None
+                        )
+                        for med in spec.mediators
+                    ]
+                    continue
                 base_id = f"{spec.name}/{sid}/{cond}/none/r{r}"
                 episodes.append(PlannedEpisode(base_id, sid, cond, "none", r, seed, None))
                 for med in spec.mediators:

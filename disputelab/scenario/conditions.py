@@ -17,10 +17,12 @@ from importlib import resources
 
 import yaml
 
+from disputelab.scenario.causes import apply_cause_offline, dispute_causes
 from disputelab.scenario.schema import (
     STRATEGIES,
     CultureProfile,
     Fallback,
+    LegalContext,
     Party,
     Persona,
     Scenario,
@@ -184,6 +186,39 @@ def extra_party(s: Scenario, arg: str) -> Scenario:
     return Scenario.model_validate(out.model_dump())
 
 
+def cause(s: Scenario, arg: str) -> Scenario:
+    """cause:CATEGORY[@INTENSITY] offline: party reactivity and weights shift per category
+    (see `disputelab.scenario.causes`). Intensity, 1 by default, is a separate knob from 0
+    (no change) to 2, so a cause is never silently also an escalation."""
+    key, _, level = arg.partition("@")
+    keys = [c.key for c in dispute_causes()]
+    if key not in keys:
+        raise ConditionError(
+            f"cause:{arg}: use cause:CATEGORY[@INTENSITY], CATEGORY one of {', '.join(keys)}"
+        )
+    try:
+        intensity = float(level) if level else 1.0
+    except ValueError:
+        intensity = -1.0
+    if not 0.0 <= intensity <= 2.0:
+        raise ConditionError(f"cause:{arg}: intensity must be a number from 0 to 2")
+    return apply_cause_offline(s, key, intensity)
+
+
+EXPERTISE_LEVELS = {"none": 0, "ek-top3": 3, "ek-top5": 5, "ek-top10": 10}
+
+
+def expertise(s: Scenario, arg: str) -> Scenario:
+    """expertise:LEVEL: how many retrieved legal bases the mediator receives before it
+    proposes (staged protocol). Retrieval itself runs when the episode is set up."""
+    if arg not in EXPERTISE_LEVELS:
+        raise ConditionError(f"expertise:{arg}: use one of {', '.join(EXPERTISE_LEVELS)}")
+    out = _copy(s)
+    out.legal = out.legal or LegalContext(brief=s.background)
+    out.legal.retrieval_top_k = EXPERTISE_LEVELS[arg]
+    return out
+
+
 @dataclass(frozen=True)
 class Condition:
     name: str
@@ -221,6 +256,18 @@ CONDITIONS: dict[str, Condition] = {
             "culture:A-B (A, B in US, CN, KR)",
             "Hofstede profiles for alternating parties",
             culture,
+        ),
+        Condition(
+            "cause",
+            "cause:CATEGORY[@INTENSITY] (information, resource, misconduct, legal, external)",
+            "a dispute cause from AgentMediation's taxonomy; intensity 0-2, default 1",
+            cause,
+        ),
+        Condition(
+            "expertise",
+            "expertise:none|ek-top3|ek-top5|ek-top10",
+            "retrieved legal bases handed to the mediator before it proposes (staged)",
+            expertise,
         ),
     )
 }

@@ -126,6 +126,13 @@ class LegalContext(_Strict):
     facts: list[Fact] = Field(default_factory=list)
     points_of_contention: list[str] = Field(default_factory=list)
     legal_bases: list[str] = Field(default_factory=list)
+    retrieval_top_k: int = Field(
+        default=0,
+        ge=0,
+        le=100,
+        description="Legal bases retrieved for the mediator before it proposes (set by the "
+        "expertise condition); 0 means the mediator relies on its own knowledge.",
+    )
 
 
 class NumericTerm(_Strict):

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from disputelab.episode import Episode, Outcome, Status, Turn, Usage
 
 DB_NAME = "disputelab.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -65,6 +65,7 @@ CREATE TABLE IF NOT EXISTS turns (
     consensus TEXT,
     latency_s REAL NOT NULL DEFAULT 0,
     usage TEXT,
+    stage TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (episode_id, idx)
 );
 CREATE TABLE IF NOT EXISTS scores (
@@ -161,11 +162,21 @@ class Store:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(_SCHEMA)
+            self._migrate()
             self.db.execute(
                 "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
         except (OSError, sqlite3.DatabaseError) as exc:
             raise StoreError(f"cannot open store at {self.root}: {exc}") from None
+
+    def _migrate(self) -> None:
+        """Bring a store written by an older version up to this schema, in place."""
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(turns)")}
+        if "stage" not in columns:  # version 1 had no stages
+            self.db.execute("ALTER TABLE turns ADD COLUMN stage TEXT NOT NULL DEFAULT ''")
+        self.db.execute(
+            "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
+        )
 
     def close(self) -> None:
         self.db.close()
@@ -233,7 +244,7 @@ class Store:
         d = turn.to_dict()
         with self._tx() as db:
             db.execute(
-                "INSERT INTO turns VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO turns VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     episode_id,
                     turn.index,
@@ -246,6 +257,7 @@ class Store:
                     _j(d["consensus"]),
                     turn.latency_s,
                     _j(d["usage"]),
+                    turn.stage,
                 ),
             )
 
@@ -410,7 +422,7 @@ class Store:
             ep.outcome = Outcome(st, stop_reason, json.loads(agreement))
         for t in self.db.execute(
             "SELECT idx, party_turn, speaker, role, text, action, intervention, consensus,"
-            " latency_s, usage FROM turns WHERE episode_id=? ORDER BY idx",
+            " latency_s, usage, stage FROM turns WHERE episode_id=? ORDER BY idx",
             (episode_id,),
         ):
             ep.turns.append(
@@ -426,6 +438,7 @@ class Store:
                         "consensus": _l(t[7]),
                         "latency_s": t[8],
                         "usage": _l(t[9]),
+                        "stage": t[10],
                     }
                 )
             )
