@@ -396,7 +396,8 @@ async def write_history(scenario: Scenario, model: ChatModel, factor: int = 5) -
 async def apply_condition_with_model(
     scenario: Scenario, spec: str, model: ChatModel | None
 ) -> Scenario:
-    """`apply_condition`, with `parties:+1` and `history:x5` written by `model` if given."""
+    """`apply_condition`, with `parties:+1`, `history:x5` and `cause:` written by `model`
+    if given (the cause rewrite replaces the offline persona shift)."""
     # The rule pass validates every name and argument before any model call, with the
     # very same errors; without a model it is the answer.
     ruled = apply_condition(scenario, spec)
@@ -409,6 +410,11 @@ async def apply_condition_with_model(
             out = await write_extra_party(out, model)
         elif name == "history":
             out = await write_history(out, model, int(arg.removeprefix("x")))
+        elif name == "cause":
+            from disputelab.agents.cause_writer import write_cause
+
+            key, _, level = arg.partition("@")
+            out, _sub = await write_cause(out, key, float(level) if level else 1.0, model)
         else:
             out = apply_condition(out, part)
     return out

@@ -7,9 +7,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from typing import Literal
-
-from rouge_score import rouge_scorer
+from functools import cache
+from typing import Any, Literal
 
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.scenario.citations import chinese_number, normalize_legal_basis
@@ -81,7 +80,12 @@ class _Tokens:
         return self.pattern.findall(text.lower())
 
 
-_ROUGE = rouge_scorer.RougeScorer(["rougeL"], tokenizer=_Tokens())
+@cache
+def _rouge() -> Any:
+    """The scorer, built on first use: rouge-score imports nltk, which takes seconds."""
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rougeL"], tokenizer=_Tokens())
 
 
 def rouge_l_f1(hypothesis: str, reference: str) -> MetricResult:
@@ -90,7 +94,7 @@ def rouge_l_f1(hypothesis: str, reference: str) -> MetricResult:
         return _nan("empty reference")
     if not hypothesis.strip():
         return MetricResult(0.0, "empty hypothesis")
-    score = _ROUGE.score(reference, hypothesis)["rougeL"]
+    score = _rouge().score(reference, hypothesis)["rougeL"]
     return MetricResult(
         score.fmeasure, "ROUGE-L F1", {"precision": score.precision, "recall": score.recall}
     )

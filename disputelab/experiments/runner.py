@@ -88,6 +88,25 @@ async def run_experiment(
     retrieved = retrieved_bases(spec, spec_dir, scenarios, conditioned)
     gate = asyncio.Semaphore(concurrency or spec.concurrency)
 
+    finished = set(done_ids)
+    scored: set[str] = set()
+    twins: dict[str, list[PlannedEpisode]] = {}
+    for ep in episodes:
+        if ep.baseline_id is not None:
+            twins.setdefault(ep.baseline_id, []).append(ep)
+
+    def score_finished(ep: PlannedEpisode) -> None:
+        """Score an episode as soon as it and its twin are complete, so a kill loses no
+        scores of finished work; the pass at the end catches anything deferred."""
+        if spec.protocol == "staged":
+            ready = [ep]
+            score_staged_experiment(store, spec.name, ready, conditioned, finished)
+        else:
+            ready = [ep] if ep.baseline_id is None or ep.baseline_id in finished else []
+            ready += [m for m in twins.get(ep.episode_id, []) if m.episode_id in finished]
+            score_experiment(store, spec.name, ready, finished)
+        scored.update(m.episode_id for m in ready)
+
     async def one(ep: PlannedEpisode) -> None:
         if ep.episode_id in done_ids:
             summary.skipped += 1
@@ -120,14 +139,17 @@ async def run_experiment(
                     progress("failed", ep, str(exc))
                 return
         summary.done += 1
+        finished.add(ep.episode_id)
+        score_finished(ep)
         if progress:
             progress("done", ep, None)
 
     await asyncio.gather(*(one(ep) for ep in episodes))
+    rest = [ep for ep in episodes if ep.episode_id not in scored]
     if spec.protocol == "staged":
-        score_staged_experiment(store, spec.name, episodes, conditioned)
+        score_staged_experiment(store, spec.name, rest, conditioned)
     else:
-        score_experiment(store, spec.name, episodes)
+        score_experiment(store, spec.name, rest)
     return summary
 
 
@@ -136,9 +158,10 @@ def score_staged_experiment(
     run_id: str,
     episodes: list[PlannedEpisode],
     conditioned: dict[tuple[str, str], Scenario],
+    complete: set[str] | None = None,
 ) -> None:
     """AgentMediation outcome and solution scores for every complete staged episode."""
-    complete = store.complete_episode_ids(run_id)
+    complete = store.complete_episode_ids(run_id) if complete is None else complete
     for ep in episodes:
         if ep.episode_id in complete:
             episode = store.load_episode(ep.episode_id).episode
@@ -150,9 +173,14 @@ def score_staged_experiment(
             )
 
 
-def score_experiment(store: Store, run_id: str, episodes: list[PlannedEpisode]) -> None:
+def score_experiment(
+    store: Store,
+    run_id: str,
+    episodes: list[PlannedEpisode],
+    complete: set[str] | None = None,
+) -> None:
     """SoCRATES scores for every complete episode, mediated ones against their twin."""
-    complete = store.complete_episode_ids(run_id)
+    complete = store.complete_episode_ids(run_id) if complete is None else complete
     loaded: dict[str, Episode] = {}
 
     def get(eid: str) -> Episode:

@@ -106,7 +106,8 @@ async def play_episode(
     except Exception as exc:
         store.fail_episode(episode_id, f"{type(exc).__name__}: {exc}")
         raise
-    store.finish_episode(episode_id, episode)
+    # Usage first: once an episode is marked complete, a resume skips it, so usage written
+    # after that point would be lost to a kill in between.
     models = {"parties": agents.parties_model, "mediator": agents.mediator_model}
     store.record_usage(
         episode_id,
@@ -115,6 +116,7 @@ async def play_episode(
             for role, usage in episode.usage.items()
         },
     )
+    store.finish_episode(episode_id, episode)
     return episode
 
 

@@ -1,0 +1,146 @@
+"""Experiment runner and store throughput: episodes per second end to end, turns per second.
+
+1. *Experiment*: a 1,000-episode rule-based grid through `run_experiment`, exactly as
+   `disputelab experiment` runs it: the `tenancy` and `workplace` scenarios x the first
+   five SoCRATES conditions x 50 replicates x {unmediated twin, rule mediator}, budget 100,
+   every turn committed to a fresh SQLite store in a temp directory, then the SoCRATES
+   scoring pass. Wall-clock time per run; the median over repeats.
+2. *Store writes*: `Store.start_episode` / `append_turn` / `finish_episode`, called the
+   way the runner calls them, on turns taken from a real rule episode (so the JSON
+   payloads have realistic sizes), into a fresh store. Turns per second; the median.
+
+Usage: python benchmarks/bench_experiment.py [--repeats R] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import sqlite3
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from disputelab.agents.registry import make_mediator, make_parties
+from disputelab.episode import Episode, Turn
+from disputelab.experiments.runner import run_experiment
+from disputelab.experiments.spec import ExperimentSpec
+from disputelab.llm.models import ModelHub
+from disputelab.protocols.roundtable import RoundTable
+from disputelab.scenario import builtin_scenarios
+from disputelab.scenario.conditions import SOCRATES_CONDITIONS
+from disputelab.scenario.io import scenario_to_data
+from disputelab.store.sqlite import DB_NAME, Store
+
+SCENARIOS = ["tenancy", "workplace"]
+CONDITIONS = list(SOCRATES_CONDITIONS[:5])
+BUDGET = 100
+
+
+def grid(replicates: int) -> ExperimentSpec:
+    """Scenarios x conditions x replicates x {twin, rule}: 20 x replicates episodes."""
+    return ExperimentSpec(
+        name="bench",
+        scenarios=SCENARIOS,
+        conditions=CONDITIONS,
+        mediators=["rule"],
+        replicates=replicates,
+        budget=BUDGET,
+    )
+
+
+def time_experiment(spec: ExperimentSpec) -> tuple[float, int, int]:
+    """Seconds for one whole run, the episodes it ran and the turns it committed."""
+    with tempfile.TemporaryDirectory(prefix="bench-exp-") as tmp:
+        store = Store(tmp)
+        hub = ModelHub(Path(tmp) / "cache.sqlite")
+        t0 = time.perf_counter()
+        summary = asyncio.run(run_experiment(store, spec, Path(tmp), hub))
+        seconds = time.perf_counter() - t0
+        turns = int(store.db.execute("SELECT COUNT(*) FROM turns").fetchone()[0])
+        store.close()
+    if summary.failed:
+        raise SystemExit(f"benchmark run had {summary.failed} failed episodes: {summary.errors[0]}")
+    return seconds, summary.done, turns
+
+
+def sample_turns() -> tuple[Episode, list[Turn]]:
+    """One finished rule-mediated `workplace` episode and its turns."""
+    s = builtin_scenarios()["workplace"]
+    ep = Episode(s.id, RoundTable.name, 7, {"parties": "rule", "mediator": "rule"})
+    asyncio.run(RoundTable(BUDGET).run(s, make_parties(s, "rule", 7), make_mediator(s, "rule"), ep))
+    return ep, list(ep.turns)
+
+
+def time_store_writes(n_turns: int, episode: Episode, turns: list[Turn]) -> float:
+    """Turns per second into a fresh store, episodes started and finished as the runner does."""
+    scenario = scenario_to_data(builtin_scenarios()["workplace"])
+    with tempfile.TemporaryDirectory(prefix="bench-store-") as tmp:
+        store = Store(tmp)
+        run_id = store.create_run("bench")
+        written = 0
+        t0 = time.perf_counter()
+        while written < n_turns:
+            eid = f"e{written}"
+            store.start_episode(eid, run_id, episode, scenario)
+            for turn in turns[: n_turns - written]:
+                store.append_turn(eid, turn)
+            store.finish_episode(eid, episode)
+            written += min(len(turns), n_turns - written)
+        seconds = time.perf_counter() - t0
+        store.close()
+    return written / seconds
+
+
+def main() -> None:
+    """Run both measurements and print a table of medians."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="100 episodes and 2,000 turns")
+    args = ap.parse_args()
+    if args.repeats < 1:
+        ap.error("--repeats must be at least 1")
+    replicates, n_turns = (5, 2_000) if args.quick else (50, 20_000)
+    spec = grid(replicates)
+    print(
+        f"python {platform.python_version()} ({platform.python_implementation()}), "
+        f"sqlite {sqlite3.sqlite_version}, {platform.machine()}, "
+        f"{len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}"
+        f" cpus usable; store under {tempfile.gettempdir()} ({DB_NAME}, WAL)"
+    )
+    if hasattr(os, "getloadavg"):  # other work on the machine skews every number below
+        print("load average at start: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+
+    time_experiment(grid(1))  # warm imports and memos outside the timed runs
+    runs = [time_experiment(spec) for _ in range(args.repeats)]
+    seconds = [s for s, _, _ in runs]
+    episodes, turns = runs[0][1], runs[0][2]
+    ep, sample = sample_turns()
+    rates = [time_store_writes(n_turns, ep, sample) for _ in range(args.repeats)]
+
+    wall = statistics.median(seconds)
+    rows = [
+        ("experiment wall time", f"{wall:.2f} s", f"{min(seconds):.2f}-{max(seconds):.2f} s"),
+        ("experiment episodes/s", f"{episodes / wall:.0f}", f"{episodes} episodes"),
+        ("experiment turns/s", f"{turns / wall:.0f}", f"{turns} turns committed"),
+        (
+            "store append_turn turns/s",
+            f"{statistics.median(rates):.0f}",
+            f"{min(rates):.0f}-{max(rates):.0f}; {n_turns} turns, {len(sample)}/episode",
+        ),
+    ]
+    print(
+        f"{len(SCENARIOS)} scenarios x {len(CONDITIONS)} conditions x {replicates} replicates"
+        f" x (twin + rule), budget {BUDGET}; median of {args.repeats} repeats"
+    )
+    width = max(len(r[0]) for r in rows)
+    print(f"{'measure':<{width}}  {'median':>10}  range / size")
+    for name, median, note in rows:
+        print(f"{name:<{width}}  {median:>10}  {note}")
+
+
+if __name__ == "__main__":
+    main()
