@@ -455,12 +455,12 @@ def experiment(
     ] = None,
 ) -> None:
     """Run an experiment grid: scenarios x conditions x mediators x replicates."""
-    import asyncio
 
     from rich.progress import MofNCompleteColumn, TimeRemainingColumn
 
     from disputelab.experiments.runner import run_experiment
     from disputelab.experiments.spec import SpecError, load_spec
+    from disputelab.llm.base import ModelError
     from disputelab.llm.models import ModelConfigError, ModelHub, load_profiles, parse_model
 
     try:
@@ -527,6 +527,8 @@ def experiment(
             raise typer.Exit(2) from None
         except StoreError as exc:
             fail(str(exc))
+        except (ModelError, ValueError) as exc:  # a condition writer or the corpus failed
+            fail(str(exc).splitlines()[0])
     out.print(
         f"experiment [magenta]{summary.run_id}[/]: {summary.planned} episodes planned, "
         f"{summary.done} run, {summary.skipped} already done, {summary.failed} failed"
@@ -619,6 +621,75 @@ def report(
         except OSError as exc:
             fail(f"cannot write {out_path}: {exc.strerror}")
         err.print(f"wrote {out_path}")
+
+
+@app.command()
+def curate(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Seed files (.txt, .md, .jsonl) or folders of them.")
+    ],
+    model: Annotated[
+        str, typer.Option(help="Model that recasts seeds: local, openai:MODEL[@URL] or a profile.")
+    ],
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="Folder for accepted scenarios and rejected.jsonl.")
+    ] = Path("curated"),
+    concurrency: Annotated[int, typer.Option(min=1, max=64, help="Seeds in flight.")] = 4,
+    keep_if_unresolved: Annotated[
+        int,
+        typer.Option(
+            min=1, max=3, help="Keep a scenario when this many of 3 unmediated replays fail."
+        ),
+    ] = 2,
+) -> None:
+    """Recast seed texts into scenarios with an LLM and keep the ones that reach impasse."""
+    from disputelab.curation import Accepted, CurationConfig, Rejected
+    from disputelab.curation import curate as run_curation
+    from disputelab.llm.base import ModelError
+    from disputelab.llm.models import ModelConfigError, ModelHub, load_profiles, parse_model
+
+    if model == "rule":
+        fail("curation needs a model: pass --model local, openai:MODEL[@URL] or a profile")
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        fail(f"no such seed file or folder: {', '.join(missing)}")
+    try:
+        profiles = load_profiles()
+        parse_model(model, profiles)
+    except ModelConfigError as exc:
+        fail(str(exc))
+    store = open_store()
+    hub = ModelHub(store.root / "cache.sqlite", profiles)
+
+    def said(v: Accepted | Rejected) -> None:
+        if isinstance(v, Accepted):
+            out.print(
+                f"[green]kept[/] {escape(v.seed_id)} -> {escape(str(v.path))} "
+                f"(unmediated: {', '.join(v.outcomes)})",
+                highlight=False,
+            )
+        else:
+            err.print(
+                f"[yellow]rejected[/] {escape(v.seed_id)} ({v.stage}): {escape(v.reason)}",
+                highlight=False,
+                soft_wrap=True,
+            )
+
+    config = CurationConfig(concurrency=concurrency, min_unresolved=keep_if_unresolved)
+    try:
+        result = asyncio.run(
+            run_curation(paths, hub.model(model, "curator"), out_dir, config, on_verdict=said)
+        )
+    except (ModelConfigError, ModelError, ValueError, OSError) as exc:
+        fail(str(exc).splitlines()[0])
+    out.print(
+        f"{len(result.accepted)} kept, {len(result.rejected)} rejected; "
+        f"log of rejections: {escape(str(result.rejected_log))}",
+        highlight=False,
+    )
+    _print_usage(hub)
+    if not result.accepted and not result.rejected:
+        fail("no seeds were read")
 
 
 @app.command("runs")

@@ -79,11 +79,7 @@ async def run_experiment(
     summary = Summary(spec.name, len(episodes))
     if on_plan is not None:
         on_plan(len(episodes))
-    conditioned: dict[tuple[str, str], Scenario] = {}
-    for ep in episodes:
-        key = (ep.scenario_id, ep.condition)
-        if key not in conditioned:
-            conditioned[key] = apply_condition(scenarios[ep.scenario_id], ep.condition)
+    conditioned = await condition_scenarios(spec, scenarios, hub)
     agents = _agents(spec)
     retrieved = retrieved_bases(spec, spec_dir, scenarios, conditioned)
     gate = asyncio.Semaphore(concurrency or spec.concurrency)
@@ -150,7 +146,35 @@ async def run_experiment(
         score_staged_experiment(store, spec.name, rest, conditioned)
     else:
         score_experiment(store, spec.name, rest)
+    if spec.evaluators:
+        from disputelab.experiments.judging import evaluate_run
+
+        judge = spec.models.get("judge", "rule")
+        for evaluator in spec.evaluators:
+            # Judge calls go through the response cache, so a resumed run re-scores free.
+            await evaluate_run(store, spec.name, evaluator, hub, [] if judge == "rule" else [judge])
     return summary
+
+
+async def condition_scenarios(
+    spec: ExperimentSpec, scenarios: dict[str, Scenario], hub: ModelHub
+) -> dict[tuple[str, str], Scenario]:
+    """Every (scenario, condition) cell's scenario. With a `writer` model, the conditions
+    an LLM can write (parties:+1, history:x5, cause:) are written by it, once per cell and
+    through the response cache, so a resumed experiment sees the very same scenarios."""
+    writer_spec = spec.models.get("writer")
+    if writer_spec is None or writer_spec == "rule":
+        return {
+            (s, c): apply_condition(scenarios[s], c) for s in scenarios for c in spec.conditions
+        }
+    from disputelab.agents.scenario_writer import apply_condition_with_model
+
+    writer = hub.model(writer_spec, "writer")
+    out = {}
+    for sid, base in scenarios.items():
+        for cond in spec.conditions:
+            out[(sid, cond)] = await apply_condition_with_model(base, cond, writer)
+    return out
 
 
 def score_staged_experiment(

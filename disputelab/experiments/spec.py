@@ -7,6 +7,7 @@ is planned once and shared by every mediator.
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,8 +29,18 @@ from disputelab.scenario.io import ScenarioError, describe_validation_error
 from disputelab.scenario.library import builtin_scenarios, resolve_scenario
 from disputelab.scenario.schema import Scenario
 
-# Judge-based evaluators an experiment can add after its episodes (they need a judge model).
-EXTRA_EVALUATORS = ("outcome-judges", "topic-localized", "mediator-intelligence")
+# Evaluators an experiment can add after its episodes (`disputelab evaluate` runs the same);
+# the protocol's own scores always run. Those in NEEDS_JUDGE need `models: {judge: ...}`.
+EXTRA_EVALUATORS = (
+    "oracle",
+    "self-report",
+    "topic-localized",
+    "per-turn",
+    "promediate",
+    "outcome-judges",
+    "mediator-intelligence",
+)
+NEEDS_JUDGE = ("topic-localized", "per-turn", "outcome-judges", "mediator-intelligence")
 
 
 class SpecError(ValueError):
@@ -45,7 +56,10 @@ class ExperimentSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
-    scenarios: list[str] = Field(min_length=1, description="Built-in ids, files or globs.")
+    scenarios: list[str] = Field(
+        min_length=1,
+        description="Built-in ids, 'builtin:PATTERN' (e.g. builtin:*), files or file globs.",
+    )
     protocol: Literal["roundtable", "staged"] = "roundtable"
     conditions: list[str] = Field(default_factory=lambda: ["general"], min_length=1)
     mediators: list[str] = Field(default_factory=lambda: ["rule"], min_length=1)
@@ -86,6 +100,15 @@ class ExperimentSpec(BaseModel):
                 f"unknown evaluator {', '.join(bad)}; use {', '.join(EXTRA_EVALUATORS)}"
             )
         return v
+
+    @model_validator(mode="after")
+    def _judge_for_judged_evaluators(self) -> ExperimentSpec:
+        judged = [e for e in self.evaluators if e in NEEDS_JUDGE]
+        if judged and self.models.get("judge", "rule") == "rule":
+            raise ValueError(
+                f"evaluators: {', '.join(judged)} need a judge model; add models: {{judge: MODEL}}"
+            )
+        return self
 
     @model_validator(mode="after")
     def _mediators_fit_protocol(self) -> ExperimentSpec:
@@ -138,9 +161,16 @@ def resolve_scenarios(spec: ExperimentSpec, base: Path) -> dict[str, Scenario]:
     spec's folder). Every problem is reported at once."""
     out: dict[str, Scenario] = {}
     problems: list[str] = []
+    builtins = builtin_scenarios()
     for i, ref in enumerate(spec.scenarios):
-        if ref in builtin_scenarios():
+        if ref in builtins:
             out[ref] = resolve_scenario(ref)
+            continue
+        if ref.startswith("builtin:"):
+            matched = fnmatch.filter(sorted(builtins), ref.removeprefix("builtin:"))
+            if not matched:
+                problems.append(f"scenarios[{i}]: {ref} matches no built-in scenario")
+            out.update({sid: builtins[sid] for sid in matched})
             continue
         pattern = ref if Path(ref).is_absolute() else str(base / ref)
         paths = sorted(glob.glob(pattern)) or [pattern]

@@ -3,7 +3,9 @@
 - `trajectories.png`: mean oracle consensus per party turn, mediated vs unmediated, one
   panel per condition.
 - `gain_shift.png`: each condition's mean consensus gain minus the reference condition's,
-  per mediator, as in SoCRATES Figure 3.
+  per mediator, as in SoCRATES Figure 3, bars coloured by socio-cognitive axis;
+- `axis_gain.png`: the same shift averaged over each axis's conditions, with the spread
+  of its conditions as error bars.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import matplotlib
 matplotlib.use("Agg")  # files only; no display needed
 
 import matplotlib.pyplot as plt
+from matplotlib.colors import to_hex
 
 from disputelab.consensus import consensus_score
-from disputelab.report.tables import experiment_rows
+from disputelab.report.tables import axis_gains, axis_of, experiment_rows
 from disputelab.store.sqlite import Store
 
 
@@ -48,10 +51,15 @@ def trajectories_png(store: Store, run_id: str, conditions: list[str], path: Pat
         ]
         curves[(cond, med)].append(curve)
     conds = [c for c in conditions if any(k[0] == c for k in curves)]
+    ncols = min(5, max(1, len(conds)))
+    nrows = max(1, math.ceil(len(conds) / ncols))
     fig, axes = plt.subplots(
-        1, max(1, len(conds)), figsize=(4 * max(1, len(conds)), 3.2), sharey=True, squeeze=False
+        nrows, ncols, figsize=(3.4 * ncols, 2.8 * nrows), sharey=True, squeeze=False
     )
-    for ax, cond in zip(axes[0], conds, strict=False):
+    flat = [ax for row in axes for ax in row]
+    for ax in flat[len(conds) :]:
+        ax.set_visible(False)
+    for ax, cond in zip(flat, conds, strict=False):
         for (c, med), cs in sorted(curves.items()):
             if c != cond:
                 continue
@@ -64,7 +72,8 @@ def trajectories_png(store: Store, run_id: str, conditions: list[str], path: Pat
         ax.set_title(cond, fontsize=9)
         ax.set_xlabel("party turn")
         ax.set_ylim(0, 1.02)
-    axes[0][0].set_ylabel("consensus score (oracle)")
+    for row in axes:
+        row[0].set_ylabel("consensus (oracle)")
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -76,7 +85,7 @@ def gain_shift_png(store: Store, run_id: str, conditions: list[str], path: Path)
     grid = experiment_rows(store, run_id)
     mediators = sorted({m for (_, m) in grid if m != "none"})
     reference = conditions[0]
-    fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(conditions)), 3.2))
+    fig, ax = plt.subplots(figsize=(min(14, max(4, 0.8 * len(conditions))), 3.4))
     width = 0.8 / max(1, len(mediators))
     for j, med in enumerate(mediators):
         ref_vals = [
@@ -90,7 +99,16 @@ def gain_shift_png(store: Store, run_id: str, conditions: list[str], path: Path)
             vals = [x for x in vals if not math.isnan(x)]
             shifts.append(sum(vals) / len(vals) - ref if vals else math.nan)
         xs = [i + j * width for i in range(len(shifts))]
-        ax.bar(xs, shifts, width=width, label=f"mediator: {med}")
+        colours = [_colour(axis_of(c)) for c in conditions[1:]]
+        ax.bar(
+            xs,
+            shifts,
+            width=width,
+            color=colours,
+            edgecolor="black",
+            linewidth=0.4 * j,
+            label=f"mediator: {med}",
+        )
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks([i + 0.4 - width / 2 for i in range(len(conditions) - 1)])
     ax.set_xticklabels(conditions[1:], rotation=30, ha="right", fontsize=8)
@@ -102,9 +120,53 @@ def gain_shift_png(store: Store, run_id: str, conditions: list[str], path: Path)
     return path
 
 
+_AXES: dict[str, int] = {}
+
+
+def _colour(axis: str) -> str:
+    """A stable colour per axis, in order of first appearance."""
+    i = _AXES.setdefault(axis, len(_AXES))
+    return str(to_hex(plt.get_cmap("tab10")(i % 10)))
+
+
+def axis_gain_png(store: Store, run_id: str, conditions: list[str], path: Path) -> Path:
+    grid = experiment_rows(store, run_id)
+    mediators = sorted({m for (_, m) in grid if m != "none"})
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    width = 0.8 / max(1, len(mediators))
+    names: list[str] = []
+    for j, med in enumerate(mediators):
+        axes = axis_gains(grid, conditions, med)
+        names = list(axes)
+        means = [sum(r[2] for r in rows) / len(rows) for rows in axes.values()]
+        lows = [m - min(r[2] for r in rows) for m, rows in zip(means, axes.values(), strict=True)]
+        highs = [max(r[2] for r in rows) - m for m, rows in zip(means, axes.values(), strict=True)]
+        ax.bar(
+            [i + j * width for i in range(len(means))],
+            means,
+            width=width,
+            yerr=[lows, highs],
+            capsize=3,
+            color=[_colour(a) for a in names],
+            label=f"mediator: {med}",
+        )
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(names))])
+    ax.set_xticklabels(names, fontsize=8)
+    ax.set_ylabel(f"mean consensus-gain shift vs {conditions[0]}")
+    ax.set_title("per axis: mean over its conditions (bars: their range)", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
 def write_plots(store: Store, run_id: str, conditions: list[str], folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     out = [trajectories_png(store, run_id, conditions, folder / "trajectories.png")]
-    if len(conditions) > 1:
+    grid = experiment_rows(store, run_id)
+    gains = any("consensus_gain" in v for cell in grid.values() for v in cell.values())
+    if len(conditions) > 1 and gains:
         out.append(gain_shift_png(store, run_id, conditions, folder / "gain_shift.png"))
+        out.append(axis_gain_png(store, run_id, conditions, folder / "axis_gain.png"))
     return out

