@@ -60,6 +60,11 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
+def _library() -> Path:
+    """Where `scenarios import` puts cases when no --out is given."""
+    return state.store_path / "library"
+
+
 def open_store() -> Store:
     try:
         return Store(state.store_path)
@@ -206,7 +211,7 @@ def run(
     store = open_store()
     hub = ModelHub(store.root / "cache.sqlite", profiles)
     try:
-        sc = _conditioned(resolve_scenario(scenario), condition, hub, model)
+        sc = _conditioned(resolve_scenario(scenario, _library()), condition, hub, model)
         retrieved = _retrieve(scenario, sc, corpus) if protocol == "staged" else ()
     except ScenarioError as exc:
         _fail_scenario(exc)
@@ -396,7 +401,7 @@ def validate_judge_cmd(
     if any(n in LLM_TRACKERS for n in names) and not judges:
         fail("judge-based trackers need a judge: pass --judge-model (e.g. local)")
     try:
-        sc = resolve_scenario(scenario)
+        sc = resolve_scenario(scenario, _library())
     except ScenarioError as exc:
         _fail_scenario(exc)
     try:
@@ -840,7 +845,7 @@ def scenarios_show(
     if fmt not in ("yaml", "json"):
         fail(f"unknown format {fmt!r}; use yaml or json")
     try:
-        sc = resolve_scenario(ref)
+        sc = resolve_scenario(ref, _library())
     except ScenarioError as exc:
         _fail_scenario(exc)
     sys.stdout.write(dump_scenario(sc, fmt))

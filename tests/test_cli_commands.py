@@ -94,7 +94,7 @@ def test_runs_lists_what_was_run(tmp_path: Path) -> None:
         ),
         (["run", "tenancy", "--condition", "cause:anger"], "use cause:CATEGORY"),
         (["run", "tenancy", "--condition", "expertise:top3"], "use one of none, ek-top3"),
-        (["run", "no-such-case"], "not a built-in scenario or a file"),
+        (["run", "no-such-case"], "not a built-in scenario, a scenario imported into"),
         (["run", "tenancy", "--budget", "0"], "--budget"),
         (["run", "tenancy", "--seed", "notanumber"], "--seed"),
         (["scenarios", "show", "nope"], "not a built-in scenario"),

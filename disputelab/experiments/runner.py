@@ -62,7 +62,7 @@ async def run_experiment(
     progress: Progress | None = None,
     on_plan: Callable[[int], None] | None = None,
 ) -> Summary:
-    scenarios = resolve_scenarios(spec, spec_dir)
+    scenarios = resolve_scenarios(spec, spec_dir, Path(store.root) / "library")
     check_conditions(spec, scenarios)
     episodes = plan(spec, list(scenarios))
     existing = {r["run_id"] for r in store.runs()}

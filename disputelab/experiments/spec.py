@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import glob
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -58,7 +59,8 @@ class ExperimentSpec(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
     scenarios: list[str] = Field(
         min_length=1,
-        description="Built-in ids, 'builtin:PATTERN' (e.g. builtin:*), files or file globs.",
+        description="Built-in ids, 'builtin:PATTERN' (e.g. builtin:*), ids in the store's "
+        "library, importer sources ('agentmediation:PATH', 'promediate:PATH'), files or globs.",
     )
     protocol: Literal["roundtable", "staged"] = "roundtable"
     conditions: list[str] = Field(default_factory=lambda: ["general"], min_length=1)
@@ -156,9 +158,15 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         raise SpecError(str(p), describe_validation_error(exc)) from None
 
 
-def resolve_scenarios(spec: ExperimentSpec, base: Path) -> dict[str, Scenario]:
-    """Scenario refs -> scenarios: built-in ids, then files, then globs (relative to the
-    spec's folder). Every problem is reported at once."""
+IMPORT_SOURCES = ("agentmediation", "promediate")
+
+
+def resolve_scenarios(
+    spec: ExperimentSpec, base: Path, library_dir: Path | None = None
+) -> dict[str, Scenario]:
+    """Scenario refs -> scenarios: built-in ids, `builtin:PATTERN`, ids imported into the
+    store's library, importer sources (`agentmediation:PATH`, `promediate:PATH`), then
+    files and globs (relative to the spec's folder). Every problem is reported at once."""
     out: dict[str, Scenario] = {}
     problems: list[str] = []
     builtins = builtin_scenarios()
@@ -172,9 +180,17 @@ def resolve_scenarios(spec: ExperimentSpec, base: Path) -> dict[str, Scenario]:
                 problems.append(f"scenarios[{i}]: {ref} matches no built-in scenario")
             out.update({sid: builtins[sid] for sid in matched})
             continue
-        pattern = ref if Path(ref).is_absolute() else str(base / ref)
-        paths = sorted(glob.glob(pattern)) or [pattern]
-        for path in paths:
+        if library_dir is not None and (library_dir / f"{ref}.yaml").is_file():
+            out[ref] = resolve_scenario(ref, library_dir)
+            continue
+        source, sep, rest = ref.partition(":")
+        if sep and source in IMPORT_SOURCES:
+            for path in _paths(rest, base):
+                found, bad = import_source(source, path)
+                out.update({s.id: s for s in found})
+                problems += [f"scenarios[{i}]: {b}" for b in bad]
+            continue
+        for path in _paths(ref, base):
             try:
                 s = resolve_scenario(path)
             except ScenarioError as exc:
@@ -184,6 +200,41 @@ def resolve_scenarios(spec: ExperimentSpec, base: Path) -> dict[str, Scenario]:
     if problems:
         raise SpecError("spec", problems)
     return out
+
+
+def _paths(ref: str, base: Path) -> list[str]:
+    pattern = ref if Path(ref).is_absolute() else str(base / ref)
+    return sorted(glob.glob(pattern)) or [pattern]
+
+
+def import_source(source: str, path: str) -> tuple[list[Scenario], list[str]]:
+    """Scenarios from an importer's file, and one line per record that could not be read."""
+    if not Path(path).is_file():
+        return [], [f"{source}:{path}: no such file"]
+    if source == "agentmediation":
+        from disputelab.scenario.importers.agentmediation import (
+            AgentMediationError,
+            import_agentmediation,
+        )
+
+        try:
+            result = import_agentmediation(Path(path))
+        except AgentMediationError as exc:
+            return [], [str(exc)]
+        return result.scenarios, [f"{path}:{line}: {why}" for line, why in result.problems]
+    import json
+
+    from disputelab.scenario.importers.promediate import import_promediate
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        return [
+            import_promediate(data, re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(path).stem)).scenario
+        ], []
+    except (OSError, ValueError) as exc:
+        return [], [f"{path}: {str(exc).splitlines()[0]}"]
 
 
 def check_conditions(spec: ExperimentSpec, scenarios: dict[str, Scenario]) -> None:

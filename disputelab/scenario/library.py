@@ -29,14 +29,20 @@ def builtin_scenarios() -> dict[str, Scenario]:
     return out
 
 
-def resolve_scenario(ref: str) -> Scenario:
-    """A built-in id or a path to a scenario file."""
+def resolve_scenario(ref: str, library_dir: Path | None = None) -> Scenario:
+    """A built-in id, an id imported into `library_dir` (the store's library), or a path
+    to a scenario file."""
     library = builtin_scenarios()
     if ref in library:
         return library[ref].model_copy(deep=True)
+    if library_dir is not None and "/" not in ref and (library_dir / f"{ref}.yaml").is_file():
+        return load_scenario(library_dir / f"{ref}.yaml")
     path = Path(ref)
     if path.exists() or path.suffix.lower() in (".yaml", ".yml", ".json"):
         return load_scenario(path)
-    raise ScenarioError(
-        ref, [f"not a built-in scenario or a file; built-ins are {', '.join(sorted(library))}"]
+    kinds = (
+        f"a built-in scenario, a scenario imported into {library_dir}, or a file"
+        if library_dir is not None
+        else "a built-in scenario or a file"
     )
+    raise ScenarioError(ref, [f"not {kinds}; built-ins are {', '.join(sorted(library))}"])

@@ -178,3 +178,40 @@ def test_curate_keeps_a_hard_recast_and_logs_an_easy_one(tmp_path: Path) -> None
     assert len(kept) == 1
     log = (tmp_path / "curated" / "rejected.jsonl").read_text().splitlines()
     assert len(log) == 1 and json.loads(log[0])["stage"] in ("filter", "validate")
+
+
+def test_a_spec_can_name_an_importer_source_and_bad_records_are_listed(tmp_path: Path) -> None:
+    cases = ROOT.parent / "shared/datasets/agentmediation/cases.jsonl"
+    if not cases.is_file():
+        pytest.skip(f"shared AgentMediation cases not found at {cases}")
+    src = tmp_path / "cases.jsonl"
+    lines = cases.read_text(encoding="utf-8").splitlines()[:3]
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    spec = ExperimentSpec(name="x", scenarios=[f"agentmediation:{src.name}"], protocol="staged")
+    assert sorted(resolve_scenarios(spec, tmp_path)) == ["am-001", "am-002", "am-003"]
+    src.write_text("\n".join([lines[0], "not json"]) + "\n", encoding="utf-8")
+    code, out = _cli(
+        tmp_path,
+        "experiment",
+        str(
+            _spec(
+                tmp_path, "name: y\nprotocol: staged\nscenarios: ['agentmediation:cases.jsonl']\n"
+            )
+        ),
+    )
+    assert code == 2 and "cases.jsonl:2: not valid JSON" in " ".join(out.split())
+
+
+def test_an_id_imported_into_the_store_library_runs_by_name(tmp_path: Path) -> None:
+    hmo = ROOT.parent / "shared/datasets/promediate/hmo.json"
+    if not hmo.is_file():
+        pytest.skip(f"shared ProMediate case not found at {hmo}")
+    code, out = _cli(tmp_path, "scenarios", "import", "--from", "promediate", str(hmo))
+    assert code == 0, out
+    assert (tmp_path / "runs" / "library" / "hmo.yaml").is_file()
+    code, out = _cli(tmp_path, "run", "hmo", "--mediator", "rule", "--budget", "30")
+    assert code == 0, out
+    code, out = _cli(tmp_path, "run", "nowhere")
+    assert code == 2 and "not a built-in scenario, a scenario imported into" in " ".join(
+        out.split()
+    )
