@@ -272,7 +272,9 @@ def _conditioned(base: Scenario, condition: str, hub: ModelHub, model: str) -> S
     """Apply `condition`; LLM-written conditions use `model` when it is not `rule`."""
     from disputelab.agents.scenario_writer import apply_condition_with_model
 
-    writer = hub.model(model, "writer") if model != "rule" else None
+    written = {"parties", "history", "cause"}  # the conditions an LLM can write
+    needs = any(part.split(":")[0].strip() in written for part in condition.split(","))
+    writer = hub.model(model, "writer") if model != "rule" and needs else None
     return asyncio.run(apply_condition_with_model(base, condition, writer))
 
 

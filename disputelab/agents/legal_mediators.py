@@ -208,7 +208,9 @@ class LLMStagedMediator:
         self.model = model
         self.seed = seed
         self.temperature = temperature
-        self.ask = _ASK_ZH if public.language.startswith("zh") else _ASK_EN
+        zh = public.language.startswith("zh")
+        self.ask = _ASK_ZH if zh else _ASK_EN
+        self.limit = 150 if zh else 400  # characters; a Chinese one costs more tokens
         parts = [mediator_system(public)]
         case = public.case
         if case is not None:
@@ -218,6 +220,14 @@ class LLMStagedMediator:
             parts += [self.ask["retrieved"], *(f"- {b}" for b in retrieved)]
         self.system = "\n".join(p for p in parts if p)
         self.last_usage: Usage | None = None
+
+    def _say_schema(self) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {"utterance": {"type": "string", "maxLength": self.limit}},
+            "required": ["utterance"],
+            "additionalProperties": False,
+        }
 
     def _package_schema(self) -> dict[str, Any]:
         return {
@@ -268,22 +278,27 @@ class LLMStagedMediator:
 
     async def open(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Intervention:
         say: _Say = await self._call(
-            dialogue, ctx, self.ask["open"], _Say.model_json_schema(), _Say.model_validate, "open"
+            dialogue, ctx, self.ask["open"], self._say_schema(), _Say.model_validate, "open"
         )
         return Intervention(say.utterance.strip())
 
     async def propose(
         self, dialogue: Sequence[PublicTurn], ctx: TurnContext, final: bool
     ) -> Intervention:
+        # The package first: a reply cut short while explaining keeps the decision.
         schema = {
             "type": "object",
             "properties": {
-                "points": {"type": "string", "maxLength": 300},
-                "bases": {"type": "array", "items": {"type": "string"}, "maxItems": 10},
                 "package": self._package_schema(),
-                "utterance": {"type": "string", "maxLength": 400},
+                "points": {"type": "string", "maxLength": self.limit},
+                "bases": {
+                    "type": "array",
+                    "items": {"type": "string", "maxLength": 60},
+                    "maxItems": 10,
+                },
+                "utterance": {"type": "string", "maxLength": self.limit},
             },
-            "required": ["points", "bases", "package", "utterance"],
+            "required": ["package", "points", "bases", "utterance"],
             "additionalProperties": False,
         }
 
@@ -307,10 +322,10 @@ class LLMStagedMediator:
         schema = {
             "type": "object",
             "properties": {
-                "utterance": {"type": "string", "maxLength": 400},
                 "package": self._package_schema(),
+                "utterance": {"type": "string", "maxLength": self.limit},
             },
-            "required": ["utterance", "package"],
+            "required": ["package", "utterance"],
             "additionalProperties": False,
         }
 

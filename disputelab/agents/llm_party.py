@@ -38,6 +38,13 @@ class ActionReply(BaseModel):
     signal: Literal["continue", "consensus", "walk_away"] = "continue"
 
 
+def text_limits(language: str) -> tuple[int, int]:
+    """Utterance and thought lengths (characters) for the schema. A Chinese character costs
+    more tokens than an English letter, so Chinese gets fewer characters for the same
+    token budget."""
+    return (120, 80) if language.startswith("zh") else (UTTERANCE_CHARS, THOUGHT_CHARS)
+
+
 def action_schema(public: PublicScenario) -> dict[str, Any]:
     """JSON schema with each topic's option ids as enums, so a grammar can enforce them."""
     stance_props = {}
@@ -47,17 +54,22 @@ def action_schema(public: PublicScenario) -> dict[str, Any]:
             "type": "object",
             "properties": {
                 "option": {"type": "string", "enum": ids},
-                "acceptable": {"type": "array", "items": {"type": "string", "enum": ids}},
+                "acceptable": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": ids},
+                    "maxItems": len(ids),  # a small model may otherwise repeat ids forever
+                },
             },
             "required": ["option", "acceptable"],
             "additionalProperties": False,
         }
-    # The private thought goes last: if a small model rambles there until it runs out of
-    # tokens, the decisions before it are complete and the truncated reply is repairable.
+    utterance, thought = text_limits(public.language)
+    # Decisions first, words after, the private thought last: if a small model runs out of
+    # tokens while talking, the stances and signal before it are complete and the
+    # truncated reply is repairable.
     return {
         "type": "object",
         "properties": {
-            "utterance": {"type": "string", "maxLength": UTTERANCE_CHARS},
             "stances": {
                 "type": "object",
                 "properties": stance_props,
@@ -65,9 +77,10 @@ def action_schema(public: PublicScenario) -> dict[str, Any]:
                 "additionalProperties": False,
             },
             "signal": {"type": "string", "enum": ["continue", "consensus", "walk_away"]},
-            "thought": {"type": "string", "maxLength": THOUGHT_CHARS},
+            "utterance": {"type": "string", "maxLength": utterance},
+            "thought": {"type": "string", "maxLength": thought},
         },
-        "required": ["utterance", "stances", "signal", "thought"],
+        "required": ["stances", "signal", "utterance", "thought"],
         "additionalProperties": False,
     }
 
@@ -165,7 +178,7 @@ class LLMParty:
             (Message("system", self.system), Message("user", user)),
             temperature=self.temperature,
             max_tokens=MAX_TOKENS,
-            schema=VERDICT_SCHEMA,
+            schema=verdict_schema(self.public.language),
             schema_name="verdict",
             seed=self.seed * 1000 + ctx.party_turn,
         )
@@ -191,17 +204,21 @@ class VerdictReply(BaseModel):
     reason: str = ""
 
 
-VERDICT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "utterance": {"type": "string", "maxLength": UTTERANCE_CHARS},
-        "decision": {"type": "string", "enum": ["accept", "uncertain", "reject"]},
-        "satisfaction": {"type": "string", "enum": list(SATISFACTION)},
-        "reason": {"type": "string", "maxLength": THOUGHT_CHARS},
-    },
-    "required": ["utterance", "decision", "satisfaction", "reason"],
-    "additionalProperties": False,
-}
+def verdict_schema(language: str) -> dict[str, Any]:
+    """The closure verdict: the decision first, then the words."""
+    utterance, thought = text_limits(language)
+    return {
+        "type": "object",
+        "properties": {
+            "decision": {"type": "string", "enum": ["accept", "uncertain", "reject"]},
+            "satisfaction": {"type": "string", "enum": list(SATISFACTION)},
+            "utterance": {"type": "string", "maxLength": utterance},
+            "reason": {"type": "string", "maxLength": thought},
+        },
+        "required": ["decision", "satisfaction", "utterance", "reason"],
+        "additionalProperties": False,
+    }
+
 
 _VERDICT_ASK = {
     "en": "The mediator's final proposal is: {summary}. Decide now whether you accept it, "
