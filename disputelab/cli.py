@@ -780,14 +780,16 @@ def _import_promediate(f: Path, target: Path) -> int:
     """One ProMediate case file; returns the number of problems (0 or 1)."""
     import json
 
-    from disputelab.scenario.importers.promediate import import_promediate
+    from disputelab.scenario.importers.promediate import import_promediate, sibling_topics
     from disputelab.scenario.io import save_scenario
 
     try:
         data = json.loads(f.read_text(encoding="utf-8"))
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
-        result = import_promediate(data, re.sub(r"[^A-Za-z0-9_.-]+", "-", f.stem))
+        result = import_promediate(
+            data, re.sub(r"[^A-Za-z0-9_.-]+", "-", f.stem), sibling_topics(f)
+        )
     except (OSError, ValueError) as exc:  # JSONDecodeError and pydantic errors included
         _problem(str(f), str(exc))
         return 1

@@ -224,15 +224,14 @@ def import_source(source: str, path: str) -> tuple[list[Scenario], list[str]]:
         return result.scenarios, [f"{path}:{line}: {why}" for line, why in result.problems]
     import json
 
-    from disputelab.scenario.importers.promediate import import_promediate
+    from disputelab.scenario.importers.promediate import import_promediate, sibling_topics
 
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
-        return [
-            import_promediate(data, re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(path).stem)).scenario
-        ], []
+        case_id = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(path).stem)
+        return [import_promediate(data, case_id, sibling_topics(Path(path))).scenario], []
     except (OSError, ValueError) as exc:
         return [], [f"{path}: {str(exc).splitlines()[0]}"]
 

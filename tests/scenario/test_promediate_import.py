@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from disputelab.scenario.importers.promediate import (
     import_promediate,
     parse_options,
     parse_preference,
+    sibling_topics,
 )
 
 HMO = Path(__file__).parents[2].parent / "shared" / "datasets" / "promediate" / "hmo.json"
@@ -111,3 +113,58 @@ def test_the_cli_writes_files_and_reports_bad_ones(tmp_path: Path) -> None:
     assert s.party("ana").preferences["formulary-status"].unacceptable == ["C"]
     unknown = CliRunner().invoke(app, ["scenarios", "import", "--from", "csv", str(tmp_path)])
     assert unknown.exit_code == 2 and "unknown format 'csv'" in unknown.output
+
+
+# ---- the variants of the other ProMediate cases (seed-003 §1.4, §0 finding 5) -----------
+def _hmo() -> dict[str, object]:
+    if not HMO.exists():
+        pytest.skip(f"shared dataset absent: {HMO}")
+    data: dict[str, object] = json.loads(HMO.read_text())
+    return data
+
+
+def test_issue_subsections_under_opinions_read_like_numbered_issues() -> None:
+    data = _hmo()
+    baseline = import_promediate(data, "hmo").scenario
+    topics = [t.name for t in baseline.topics]
+    names = dict(data["names"])  # type: ignore[call-overload]
+    for party, profile in names.items():
+        if party == "Mediator":
+            continue
+        head, _, opinions = profile.partition("## Opinions")
+        body, sep, tail = opinions.partition("\n## ")
+        blocks = [b for b in re.split(r"(?m)^\s*\d+\)\s*", body) if b.strip()]
+        # '### Issue' subsections, in reverse order, as the IAS and River cases write them
+        as_sections = "".join(
+            f"\n### {name}\n{block.split(chr(10), 1)[1] if chr(10) in block else ''}"
+            for name, block in reversed(list(zip(topics, blocks, strict=True)))
+        )
+        names[party] = f"{head}## Opinions\n{as_sections}{sep}{tail}"
+    variant = import_promediate({**data, "names": names}, "hmo")
+    for a, b in zip(baseline.parties, variant.scenario.parties, strict=True):
+        assert a.preferences == b.preferences, a.name
+
+
+def test_topic_names_come_from_a_topics_json_beside_the_case(tmp_path: Path) -> None:
+    data = _hmo()
+    names = list(data.pop("topics"))  # type: ignore[call-overload]
+    case = tmp_path / "hmo.json"
+    case.write_text(json.dumps(data))
+    bare = import_promediate(data, "hmo")
+    assert any("no 'topics' in the case" in w for w in bare.warnings)
+    (tmp_path / "topics.json").write_text(json.dumps({"hmo": names, "williams": ["x"]}))
+    assert sibling_topics(case) == names
+    code = CliRunner().invoke(
+        app, ["scenarios", "import", "--from", "promediate", str(case), "--out", str(tmp_path)]
+    )
+    assert code.exit_code == 0, code.output
+    assert [t.name for t in load_scenario(tmp_path / "hmo.yaml").topics] == names
+
+
+def test_a_profile_copied_into_another_party_is_reported() -> None:
+    data = _hmo()
+    names = dict(data["names"])  # type: ignore[call-overload]
+    first, second = [k for k in names if k != "Mediator"][:2]
+    names[second] = names[first]
+    result = import_promediate({**data, "names": names}, "hmo")
+    assert any(f"{first} and {second} have identical preferences" in w for w in result.warnings)

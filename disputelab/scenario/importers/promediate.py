@@ -11,8 +11,10 @@ defaults, also with a warning.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from disputelab.scenario.schema import (
@@ -77,13 +79,43 @@ def parse_options(text: str) -> list[tuple[str, list[tuple[str, str]]]]:
     return out
 
 
-def _opinion_blocks(profile: str, n_topics: int) -> list[str]:
-    """The '## Opinions' section split into one block per topic, by '1)' or '1.' headers."""
+def _opinion_blocks(profile: str, topics: list[Topic]) -> list[str]:
+    """The '## Opinions' section split into one block per topic.
+
+    Most cases number the issues ('1)' or '1.'); IAS and River use '### Issue' subsections
+    instead, which ProMediate's own loader misread (it kept only the last one). Those are
+    matched to topics by name where the header names one, else taken in order.
+    """
     m = re.search(r"##\s*Opinions?(.*?)(?:\n##\s|\Z)", profile, re.S | re.I)
     section = m.group(1) if m else ""
+    n = len(topics)
+    if re.search(r"(?m)^\s*###\s", section):
+        headed = re.split(r"(?m)^\s*###\s*", section)[1:]
+        by_topic: dict[int, str] = {}
+        unplaced: list[str] = []
+        for block in headed:
+            head = block.split("\n", 1)[0]
+            hit = next(
+                (i for i, t in enumerate(topics) if i not in by_topic and _same_issue(head, t)),
+                None,
+            )
+            if hit is None:
+                unplaced.append(block)
+            else:
+                by_topic[hit] = block
+        for i in range(n):
+            if i not in by_topic and unplaced:
+                by_topic[i] = unplaced.pop(0)
+        return [by_topic.get(i, "") for i in range(n)]
     parts = re.split(r"(?m)^\s*#*\s*\d+\s*[).]\s*", section)
     blocks = [p for p in parts if p.strip()]
-    return (blocks + [""] * n_topics)[:n_topics]
+    return (blocks + [""] * n)[:n]
+
+
+def _same_issue(header: str, topic: Topic) -> bool:
+    """A '### ...' header names this topic: most of the topic name's words appear in it."""
+    want = _words(topic.name)
+    return bool(want) and len(want & _words(header)) >= max(1, (len(want) + 1) // 2)
 
 
 def _words(label: str) -> set[str]:
@@ -159,12 +191,49 @@ def parse_preference(block: str, options: list[tuple[str, str]]) -> tuple[list[s
     return ranking, bad
 
 
-def import_promediate(data: dict[str, Any], case_id: str) -> ImportResult:
+def sibling_topics(case_file: Path) -> list[str] | None:
+    """Topic names for `case_file` from a topics.json beside it (keyed by case name), as
+    ProMediate ships them for every case but HMO; None when there is none to read."""
+    path = case_file.parent / "topics.json"
+    if path == case_file or not path.is_file():
+        return None
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    names = table.get(case_file.stem) if isinstance(table, dict) else None
+    return [str(n) for n in names] if isinstance(names, list) else None
+
+
+def _duplicate_profiles(parties: list[Party]) -> list[str]:
+    """Parties whose preferences match on every topic: a copy-paste defect in some cases
+    (francis.json's CEO and Chief of Medicine), kept but worth knowing about."""
+    out = []
+    for i, a in enumerate(parties):
+        for b in parties[i + 1 :]:
+            if a.preferences == b.preferences:
+                out.append(
+                    f"{a.name} and {b.name} have identical preferences on every topic; "
+                    "the case file may have copied one profile into the other"
+                )
+    return out
+
+
+def import_promediate(
+    data: dict[str, Any], case_id: str, topic_names: list[str] | None = None
+) -> ImportResult:
+    """One case. `topic_names` stands in for a missing 'topics' key: ProMediate keeps the
+    other cases' topic names in a separate topics.json keyed by case."""
     warnings: list[str] = []
     parsed = parse_options(str(data.get("options", "")))
     if not parsed:
         raise ValueError("no options could be read from 'options'")
-    names = list(data.get("topics") or [])
+    names = list(data.get("topics") or topic_names or [])
+    if not names:
+        warnings.append(
+            "no 'topics' in the case and no topics.json beside it: topic names are taken "
+            "from the 'options' headings"
+        )
     if len(names) != len(parsed):
         if names:
             warnings.append(
@@ -181,7 +250,7 @@ def import_promediate(data: dict[str, Any], case_id: str) -> ImportResult:
         raise ValueError("fewer than two parties in 'names'")
     parties = []
     for name, profile in profiles.items():
-        blocks = _opinion_blocks(profile, len(topics))
+        blocks = _opinion_blocks(profile, topics)
         prefs = {}
         for topic, block, (_, opts) in zip(topics, blocks, parsed, strict=True):
             ranking, bad = parse_preference(block, opts)
@@ -230,6 +299,7 @@ def import_promediate(data: dict[str, Any], case_id: str) -> ImportResult:
                 private_notes=profile.strip(),
             )
         )
+    warnings += _duplicate_profiles(parties)
     warnings.append(
         "ProMediate cases carry no weights or fallbacks: equal weights and a "
         "fallback utility of 0.3 were assumed for every party"
