@@ -756,8 +756,9 @@ def scenarios_import(
     target = out_dir or state.store_path / "library"
     target.mkdir(parents=True, exist_ok=True)
     bad = 0
+    written: dict[str, Path] = {}  # scenario id -> the file it came from, in this import
     for f in files:
-        bad += IMPORTERS[source](f, target)
+        bad += IMPORTERS[source](f, target, written, len(files) > 1)
     if bad:
         raise typer.Exit(2)
 
@@ -776,7 +777,16 @@ def _problem(where: str, text: str) -> None:
     )
 
 
-def _import_promediate(f: Path, target: Path) -> int:
+def _claim(sid: str, f: Path, written: dict[str, Path]) -> bool:
+    """Record that `f` provides scenario `sid`; False (with an error) if another file did."""
+    if sid in written:
+        _problem(str(f), f"scenario id {sid} was already imported from {written[sid]}; skipped")
+        return False
+    written[sid] = f
+    return True
+
+
+def _import_promediate(f: Path, target: Path, written: dict[str, Path], many: bool) -> int:
     """One ProMediate case file; returns the number of problems (0 or 1)."""
     import json
 
@@ -793,6 +803,8 @@ def _import_promediate(f: Path, target: Path) -> int:
     except (OSError, ValueError) as exc:  # JSONDecodeError and pydantic errors included
         _problem(str(f), str(exc))
         return 1
+    if not _claim(result.scenario.id, f, written):
+        return 1
     dest = target / f"{result.scenario.id}.yaml"
     save_scenario(result.scenario, dest)
     out.print(f"[green]imported[/] {escape(str(f))} -> {escape(str(dest))}")
@@ -801,8 +813,9 @@ def _import_promediate(f: Path, target: Path) -> int:
     return 0
 
 
-def _import_agentmediation(f: Path, target: Path) -> int:
-    """One JSONL file of AgentMediation case records; returns the number of bad records."""
+def _import_agentmediation(f: Path, target: Path, written: dict[str, Path], many: bool) -> int:
+    """One JSONL file of AgentMediation case records; returns the number of bad records.
+    From a folder of several files, ids carry the file's name (am-FILE-001)."""
     from disputelab.scenario.importers.agentmediation import (
         AgentMediationError,
         import_agentmediation,
@@ -810,12 +823,17 @@ def _import_agentmediation(f: Path, target: Path) -> int:
     from disputelab.scenario.io import save_scenario
 
     try:
-        result = import_agentmediation(f)
+        prefix = "am-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", f.stem) if many else "am"
+        result = import_agentmediation(f, prefix)
     except AgentMediationError as exc:
         _problem(str(f), str(exc))
         return 1
+    clashes = 0
     for s in result.scenarios:
-        save_scenario(s, target / f"{s.id}.yaml")
+        if _claim(s.id, f, written):
+            save_scenario(s, target / f"{s.id}.yaml")
+        else:
+            clashes += 1
     for line, reason in result.problems:
         _problem(f"{f}:{line}", reason)
     for w in result.warnings:
@@ -825,7 +843,7 @@ def _import_agentmediation(f: Path, target: Path) -> int:
         f"{escape(str(target))}" + (f", {len(result.problems)} skipped" if result.problems else ""),
         highlight=False,
     )
-    return len(result.problems)
+    return len(result.problems) + clashes
 
 
 IMPORTERS = {"promediate": _import_promediate, "agentmediation": _import_agentmediation}

@@ -17,6 +17,7 @@ computed in full before it is cut, so the top 3 are always a prefix of the top 1
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -54,6 +55,16 @@ class StatuteDoc:
 def tokenize(text: str) -> list[str]:
     """jieba words, lower-cased, without whitespace or punctuation tokens."""
     return [t.lower() for t in jieba.lcut(text) if _WORD.search(t)]
+
+
+def case_key(scenario: Scenario) -> str:
+    """Who a case is, whatever id it was imported under: a digest of its title and brief.
+
+    Leave-one-out excludes by this key, so the same case imported twice (from two files,
+    or under two ids) can never retrieve its own gold bases."""
+    brief = scenario.legal.brief if scenario.legal is not None else ""
+    text = f"{scenario.title}\n{brief or scenario.background}"
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
 def case_query(scenario: Scenario) -> str:
@@ -97,7 +108,7 @@ class StatuteIndex:
                 citation = normalize_legal_basis(cited)
                 if citation and citation not in seen:
                     seen.add(citation)
-                    docs.append(StatuteDoc(citation, f"{citation}\n{context}", s.id))
+                    docs.append(StatuteDoc(citation, f"{citation}\n{context}", case_key(s)))
         if not docs:
             raise CorpusError("none of the scenarios cites a legal basis")
         return cls(docs)

@@ -40,12 +40,18 @@ def build_index(corpus: Path | None, cases: Iterable[Scenario]) -> StatuteIndex:
 
 def retrieve_for(index: StatuteIndex, scenario: Scenario) -> tuple[str, ...]:
     """The top-k bases for `scenario`, k from its expertise condition (0: none)."""
-    from disputelab.agents.retrieval import case_query
+    from disputelab.agents.retrieval import case_key, case_query
 
     k = scenario.legal.retrieval_top_k if scenario.legal is not None else 0
     if k <= 0:
         return ()
-    return tuple(index.retrieve(case_query(scenario), k, exclude_case=scenario.id))
+    found = index.retrieve(case_query(scenario), k, exclude_case=case_key(scenario))
+    if not found:
+        raise ExpertiseError(
+            f"{scenario.id}: the statute corpus has nothing to retrieve for this case (its "
+            "own legal bases are left out); pass a corpus file or add more cases beside it"
+        )
+    return tuple(found)
 
 
 def retrieved_bases(

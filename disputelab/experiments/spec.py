@@ -170,24 +170,46 @@ def resolve_scenarios(
     out: dict[str, Scenario] = {}
     problems: list[str] = []
     builtins = builtin_scenarios()
+    where: dict[str, str] = {}  # scenario id -> where it came from
+
+    def add(i: int, origin: str, found: list[Scenario]) -> None:
+        for s in found:
+            if s.id in out and out[s.id] == s:
+                continue  # the same scenario named twice is harmless
+            if s.id in where:
+                problems.append(
+                    f"scenarios[{i}]: scenario id {s.id} also comes from {where[s.id]}; "
+                    "ids must be unique across an experiment"
+                )
+                continue
+            where[s.id] = origin
+            out[s.id] = s
+
+    case_files = [
+        path
+        for ref in spec.scenarios
+        if ref.startswith("agentmediation:")
+        for path in _paths(ref.partition(":")[2], base)
+    ]
+    many = len(set(case_files)) > 1  # then ids carry the file's name, as on import
     for i, ref in enumerate(spec.scenarios):
         if ref in builtins:
-            out[ref] = resolve_scenario(ref)
+            add(i, ref, [resolve_scenario(ref)])
             continue
         if ref.startswith("builtin:"):
             matched = fnmatch.filter(sorted(builtins), ref.removeprefix("builtin:"))
             if not matched:
                 problems.append(f"scenarios[{i}]: {ref} matches no built-in scenario")
-            out.update({sid: builtins[sid] for sid in matched})
+            add(i, ref, [builtins[sid] for sid in matched])
             continue
         if library_dir is not None and (library_dir / f"{ref}.yaml").is_file():
-            out[ref] = resolve_scenario(ref, library_dir)
+            add(i, ref, [resolve_scenario(ref, library_dir)])
             continue
         source, sep, rest = ref.partition(":")
         if sep and source in IMPORT_SOURCES:
             for path in _paths(rest, base):
-                found, bad = import_source(source, path)
-                out.update({s.id: s for s in found})
+                found, bad = import_source(source, path, many)
+                add(i, path, found)
                 problems += [f"scenarios[{i}]: {b}" for b in bad]
             continue
         for path in _paths(ref, base):
@@ -196,7 +218,7 @@ def resolve_scenarios(
             except ScenarioError as exc:
                 problems += [f"scenarios[{i}]: {exc.source}: {x}" for x in exc.problems]
                 continue
-            out[s.id] = s
+            add(i, path, [s])
     if problems:
         raise SpecError("spec", problems)
     return out
@@ -207,8 +229,9 @@ def _paths(ref: str, base: Path) -> list[str]:
     return sorted(glob.glob(pattern)) or [pattern]
 
 
-def import_source(source: str, path: str) -> tuple[list[Scenario], list[str]]:
-    """Scenarios from an importer's file, and one line per record that could not be read."""
+def import_source(source: str, path: str, many: bool = False) -> tuple[list[Scenario], list[str]]:
+    """Scenarios from an importer's file, and one line per record that could not be read.
+    With `many` case files in play, AgentMediation ids carry the file's name."""
     if not Path(path).is_file():
         return [], [f"{source}:{path}: no such file"]
     if source == "agentmediation":
@@ -218,7 +241,8 @@ def import_source(source: str, path: str) -> tuple[list[Scenario], list[str]]:
         )
 
         try:
-            result = import_agentmediation(Path(path))
+            stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(path).stem)
+            result = import_agentmediation(Path(path), f"am-{stem}" if many else "am")
         except AgentMediationError as exc:
             return [], [str(exc)]
         return result.scenarios, [f"{path}:{line}: {why}" for line, why in result.problems]

@@ -8,7 +8,8 @@
    or reject) and satisfaction.
 
 Bargaining stops early on agreement (every party signals consensus after a round) or on
-confirmed disagreement (a party walks away, or no party moves for two whole rounds).
+confirmed disagreement (a party walks away, or no party moves for 30% of the rounds, and
+for at least two).
 The paper describes this early stop; its released code always ran every round.
 
 Rule parties concede over `horizon` times the session's party turns (default 1: by the
@@ -20,6 +21,7 @@ horizon models parties who expect the talks to continue after this session.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 
@@ -101,6 +103,9 @@ class _Session:
         self.episode = episode
         self.on_turn = on_turn
         self.rounds = protocol.rounds
+        # Confirmed disagreement needs a stall long relative to the session: parties that
+        # concede over many rounds may hold a position for several of them and still move.
+        self.patience = max(2, math.ceil(0.3 * protocol.rounds))
         n = len(parties)
         self.n = n
         self.budget = max(1, round(protocol.horizon * n * (protocol.rounds + 1)))
@@ -244,8 +249,8 @@ class _Session:
             ):
                 return f"agreement reached in bargaining round {r}", None
             still = still + 1 if self.stated == before else 0
-            if still >= 2:
-                return "", f"no party moved for two rounds (round {r})"
+            if still >= self.patience:
+                return "", f"no party moved for {still} rounds (round {r})"
         return f"bargaining ran all {self.rounds} rounds", None
 
     async def collect_verdicts(self, final: Intervention) -> dict[str, Action]:

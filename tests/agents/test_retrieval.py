@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from disputelab.agents.retrieval import CorpusError, StatuteIndex, case_query, tokenize
+from disputelab.agents.retrieval import CorpusError, StatuteIndex, case_key, case_query, tokenize
 from disputelab.evaluation.outcomes import legal_basis_recall
 from disputelab.scenario.importers.agentmediation import import_agentmediation
 from disputelab.scenario.schema import Fact, LegalContext, Scenario
@@ -101,7 +101,18 @@ def test_leave_one_out_never_returns_a_citation_only_the_query_case_holds() -> N
     other = _case("c2", "业主拖欠物业费两年", ["《中华人民共和国民法典》第509条"])
     index = StatuteIndex.from_cases([own, other])
     assert "《中华人民共和国民法典》第944条" in index.retrieve(case_query(own), k=5)
-    assert index.retrieve(case_query(own), k=5, exclude_case="c1") == [
+    assert index.retrieve(case_query(own), k=5, exclude_case=case_key(own)) == [
+        "《中华人民共和国民法典》第509条"
+    ]
+
+
+def test_the_same_case_under_another_id_is_left_out_too() -> None:
+    own = _case("c1", "业主拖欠物业费三年拒不缴纳", ["《中华人民共和国民法典》第九百四十四条"])
+    twin = _case("c9", "业主拖欠物业费三年拒不缴纳", ["《中华人民共和国民法典》第九百四十四条"])
+    other = _case("c2", "业主拖欠物业费两年", ["《中华人民共和国民法典》第509条"])
+    index = StatuteIndex.from_cases([own, twin, other])
+    assert case_key(own) == case_key(twin)
+    assert index.retrieve(case_query(own), k=5, exclude_case=case_key(own)) == [
         "《中华人民共和国民法典》第509条"
     ]
 
@@ -164,7 +175,7 @@ def test_leave_one_out_recall_on_the_shared_cases_grows_with_k() -> None:
     start = time.perf_counter()
     for s in cases:
         assert s.legal is not None
-        ranked = index.retrieve(case_query(s), k=10, exclude_case=s.id)
+        ranked = index.retrieve(case_query(s), k=10, exclude_case=case_key(s))
         for k, values in recall.items():
             value = legal_basis_recall(s.legal.legal_bases, ranked[:k]).value
             if not math.isnan(value):

@@ -115,13 +115,24 @@ def test_a_walk_away_confirms_disagreement_and_still_reaches_closure() -> None:
     assert landlord[-1] is not None and landlord[-1].decision == "reject"
 
 
-def test_two_rounds_without_movement_confirm_disagreement() -> None:
+def test_a_long_stall_confirms_disagreement() -> None:
     s = apply_condition(scenario("workplace"), "strategy:competing@all")
     ep = play(s, rounds=20)
     assert ep.outcome is not None
-    assert "disagreement confirmed: no party moved for two rounds" in ep.outcome.stop_reason
+    # 30% of 20 rounds: six rounds in which no party moves
+    assert "disagreement confirmed: no party moved for 6 rounds" in ep.outcome.stop_reason
     rounds = sum(1 for t in ep.turns if t.stage == "bargaining" and t.role == "mediator")
     assert rounds < 20
+
+
+def test_more_rounds_never_mean_less_bargaining() -> None:
+    """The stall rule scales with the session, so a longer session is not cut shorter."""
+    s = scenario("workplace")
+    used = []
+    for rounds in (5, 10, 20, 40):
+        ep = play(s, rounds=rounds)
+        used.append(sum(1 for t in ep.turns if t.stage == "bargaining" and t.role == "mediator"))
+    assert used == sorted(used)
 
 
 def test_zero_rounds_go_straight_from_the_proposal_to_closure() -> None:

@@ -309,11 +309,11 @@ def _party(index: int, player: str, name: str, claimant: bool) -> Party:
     )
 
 
-def _scenario(line_no: int, rec: _Record, dispute_type: str) -> Scenario:
+def _scenario(line_no: int, rec: _Record, dispute_type: str, prefix: str) -> Scenario:
     title = rec.name.removesuffix(".pdf").strip()
     claimant = claimant_index(title, rec.players)
     return Scenario(
-        id=f"am-{line_no:03d}",
+        id=f"{prefix}-{line_no:03d}",
         title=title,
         domain="legal",
         language="zh",
@@ -350,8 +350,11 @@ def _record_problem(data: Any) -> tuple[_Record | None, str]:
     return rec.model_copy(update={"players": players}), ""
 
 
-def import_agentmediation(path: Path) -> AgentMediationImport:
-    """Read AgentMediation case JSONL; bad lines go to `problems` with their line number."""
+def import_agentmediation(path: Path, prefix: str = "am") -> AgentMediationImport:
+    """Read AgentMediation case JSONL; bad lines go to `problems` with their line number.
+
+    Case ids are `PREFIX-LINE` (am-001 for the first line); callers importing several
+    files give each its own prefix so that ids stay unique."""
     result = AgentMediationImport()
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -377,7 +380,7 @@ def import_agentmediation(path: Path) -> AgentMediationImport:
             from_title += 1
             dispute_type = dispute_type_from_title(rec.name.removesuffix(".pdf"), rec.players)
         try:
-            result.scenarios.append(_scenario(line_no, rec, dispute_type))
+            result.scenarios.append(_scenario(line_no, rec, dispute_type, prefix))
         except ValidationError as e:
             result.problems.append((line_no, f"invalid scenario: {e.errors()[0]['msg']}"))
     if from_title:
