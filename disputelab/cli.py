@@ -210,8 +210,23 @@ def run(
         fail(str(exc))
     store = open_store()
     hub = ModelHub(store.root / "cache.sqlite", profiles)
+    if protocol != "staged" and corpus is not None:
+        fail(
+            "--corpus serves the expertise condition of the staged protocol; add --protocol staged"
+        )
+    if protocol == "staged" and budget != 100:
+        err.print(
+            "[yellow]warning:[/] --budget applies to roundtable; a staged session lasts "
+            "--rounds bargaining rounds",
+            highlight=False,
+        )
     try:
         sc = _conditioned(resolve_scenario(scenario, _library()), condition, hub, model)
+        if protocol != "staged" and sc.legal is not None and sc.legal.retrieval_top_k:
+            fail(
+                "the expertise condition applies to the staged protocol, whose mediator "
+                "proposes legal bases; add --protocol staged"
+            )
         retrieved = _retrieve(scenario, sc, corpus) if protocol == "staged" else ()
     except ScenarioError as exc:
         _fail_scenario(exc)
@@ -279,13 +294,15 @@ def _conditioned(base: Scenario, condition: str, hub: ModelHub, model: str) -> S
 
 
 def _retrieve(ref: str, sc: Scenario, corpus: Path | None) -> tuple[str, ...]:
-    """Legal bases for the expertise condition, from `corpus` or the scenario's folder."""
+    """Legal bases for the expertise condition, from `corpus`, else from the other cases in
+    the scenario file's folder (or the store's library, for an imported id)."""
     from disputelab.experiments.expertise import build_index, retrieve_for
 
     if sc.legal is None or sc.legal.retrieval_top_k == 0:
         return ()
     neighbours: list[Scenario] = []
-    folder = Path(ref).parent if Path(ref).is_file() else None
+    # The other cases beside a scenario file, or in the library it was imported into.
+    folder = Path(ref).parent if Path(ref).is_file() else _library()
     if corpus is None and folder is not None:
         for f in sorted(folder.glob("*.y*ml")) + sorted(folder.glob("*.json")):
             try:
@@ -595,6 +612,11 @@ def report(
             fail(f"cannot write plots to {plots}: {exc.strerror}")
         for p in written:
             err.print(f"wrote {p}")
+        if len(written) == 1 and len(spec_conditions(config)) > 1:
+            err.print(
+                "no consensus-gain plots: they need roundtable episodes with unmediated twins",
+                highlight=False,
+            )
     if fmt is ReportFormat.parquet:
         import pandas as pd
 
@@ -695,6 +717,9 @@ def curate(
         highlight=False,
     )
     _print_usage(hub)
+    unread = [r for r in result.rejected if r.stage == "read"]
+    if unread:
+        fail(f"{len(unread)} seed source(s) could not be read; see the lines above")
     if not result.accepted and not result.rejected:
         fail("no seeds were read")
 

@@ -81,6 +81,8 @@ async def write_cause(
     category = _category(key)
     zh = scenario.language.startswith("zh")
     lang = "zh" if zh else "en"
+    if intensity <= 0:
+        return scenario.model_copy(deep=True), ""  # intensity 0: the condition changes nothing
     level = "keep" if abs(intensity - 1.0) < 1e-9 else "down" if intensity < 1.0 else "up"
     brief = scenario.legal.brief if scenario.legal and scenario.legal.brief else scenario.background
     subs = "\n".join(

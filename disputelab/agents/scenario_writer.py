@@ -397,7 +397,7 @@ async def apply_condition_with_model(
     scenario: Scenario, spec: str, model: ChatModel | None
 ) -> Scenario:
     """`apply_condition`, with `parties:+1`, `history:x5` and `cause:` written by `model`
-    if given (the cause rewrite replaces the offline persona shift)."""
+    if given (for `cause:` the model rewrites the brief on top of the persona shift)."""
     # The rule pass validates every name and argument before any model call, with the
     # very same errors; without a model it is the answer.
     ruled = apply_condition(scenario, spec)
@@ -413,8 +413,13 @@ async def apply_condition_with_model(
         elif name == "cause":
             from disputelab.agents.cause_writer import write_cause
 
+            # The persona shift applies either way, so rule and LLM agents meet the same
+            # cause; the model adds the rewritten brief that LLM agents read.
             key, _, level = arg.partition("@")
-            out, _sub = await write_cause(out, key, float(level) if level else 1.0, model)
+            intensity = float(level) if level else 1.0
+            out = apply_condition(out, part)
+            if intensity > 0:
+                out, _sub = await write_cause(out, key, intensity, model)
         else:
             out = apply_condition(out, part)
     return out

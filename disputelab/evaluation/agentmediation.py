@@ -24,7 +24,7 @@ from disputelab.evaluation.outcomes import legal_basis_recall, likert_score, rou
 from disputelab.scenario.schema import Scenario
 
 EVALUATOR = "agentmediation"
-VERSION = "1"
+VERSION = "2"  # 2: law names compared by their short form
 # Metric name -> column header in the paper's tables, in the paper's order.
 OUTCOME_COLUMNS = {
     "success": "SR",

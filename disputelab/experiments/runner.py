@@ -11,6 +11,9 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
 
 from disputelab.episode import Episode
 from disputelab.evaluation import agentmediation, socrates
@@ -42,6 +45,17 @@ class Summary:
     errors: list[str] = field(default_factory=list)
 
 
+def changed_fields(stored: dict[str, Any], spec: ExperimentSpec) -> list[str]:
+    """Fields in which `spec` differs from the one an experiment started with; concurrency
+    may change on resume. A config from an older version is read with today's defaults."""
+    try:
+        before = ExperimentSpec.model_validate(stored).model_dump()
+    except ValidationError:
+        return []  # written by a version whose fields we cannot compare; do not block it
+    now = spec.model_dump()
+    return [k for k in now if k != "concurrency" and before.get(k) != now[k]]
+
+
 def _agents(spec: ExperimentSpec) -> Agents:
     m = spec.models
     return Agents(
@@ -71,6 +85,21 @@ async def run_experiment(
             f"experiment {spec.name!r} already exists in {store.root}; pass "
             "--resume to continue it, or give the spec a new name"
         )
+    if spec.name in existing:
+        changed = changed_fields(store.run_info(spec.name)[1], spec)
+        if changed:
+            raise SpecError(
+                "spec",
+                [
+                    f"experiment {spec.name!r} was started with a different {', '.join(changed)}; "
+                    "resume it with the spec it started with, or give the spec a new name"
+                ],
+            )
+    # Everything that can fail on the spec's account runs before the run is recorded, so a
+    # failed start leaves nothing behind to block the corrected spec.
+    conditioned = await condition_scenarios(spec, scenarios, hub)
+    agents = _agents(spec)
+    retrieved = retrieved_bases(spec, spec_dir, scenarios, conditioned)
     if spec.name not in existing:
         store.create_run(
             "experiment", spec.name, json.loads(spec.model_dump_json()), run_id=spec.name
@@ -79,9 +108,6 @@ async def run_experiment(
     summary = Summary(spec.name, len(episodes))
     if on_plan is not None:
         on_plan(len(episodes))
-    conditioned = await condition_scenarios(spec, scenarios, hub)
-    agents = _agents(spec)
-    retrieved = retrieved_bases(spec, spec_dir, scenarios, conditioned)
     gate = asyncio.Semaphore(concurrency or spec.concurrency)
 
     finished = set(done_ids)

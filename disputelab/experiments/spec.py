@@ -24,7 +24,12 @@ from pydantic import (
     model_validator,
 )
 
-from disputelab.agents.registry import MEDIATOR_KINDS, PARTY_KINDS, PROTOCOL_MEDIATORS
+from disputelab.agents.registry import (
+    LLM_MEDIATORS,
+    MEDIATOR_KINDS,
+    PARTY_KINDS,
+    PROTOCOL_MEDIATORS,
+)
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.io import ScenarioError, describe_validation_error
 from disputelab.scenario.library import builtin_scenarios, resolve_scenario
@@ -113,6 +118,15 @@ class ExperimentSpec(BaseModel):
         return self
 
     @model_validator(mode="after")
+    def _expertise_needs_staged(self) -> ExperimentSpec:
+        if self.protocol != "staged" and any("expertise:" in c for c in self.conditions):
+            raise ValueError(
+                "conditions: expertise applies to the staged protocol, whose mediator "
+                "proposes legal bases; set protocol: staged"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _mediators_fit_protocol(self) -> ExperimentSpec:
         allowed = PROTOCOL_MEDIATORS[self.protocol]
         bad = [m for m in self.mediators if m not in allowed]
@@ -121,6 +135,18 @@ class ExperimentSpec(BaseModel):
                 f"mediators: the {self.protocol} protocol takes {', '.join(allowed)}, "
                 f"not {', '.join(bad)}"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _models_for_llm_roles(self) -> ExperimentSpec:
+        problems = []
+        if self.parties != "rule" and self.models.get("parties", "rule") == "rule":
+            problems.append(f"parties: {self.parties} parties need models: {{parties: MODEL}}")
+        llm = [m for m in self.mediators if m in LLM_MEDIATORS]
+        if llm and self.models.get("mediator", "rule") == "rule":
+            problems.append(f"mediators: {', '.join(llm)} need models: {{mediator: MODEL}}")
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
 
     @field_validator("parties")

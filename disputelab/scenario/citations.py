@@ -45,9 +45,24 @@ def chinese_number(text: str) -> int:
     return total + section + digit
 
 
+_TITLE = re.compile(r"《[^《》]+》")
+_STATE = "中华人民共和国"
+
+
+def _title(title: str) -> str:
+    """《中华人民共和国民法典》 and 《民法典》 name one law: keep the short form."""
+    inner = title[1:-1]
+    if inner.startswith(_STATE) and len(inner) > len(_STATE):
+        inner = inner[len(_STATE) :]
+    return f"《{inner}》"
+
+
 def normalize_legal_basis(text: str) -> str:
-    """《Law》 article N -> '《Law》第N条' (first article wins; paragraphs dropped)."""
+    """One canonical form per provision: '《Law》第N条', the law by its short name (no
+    leading 中华人民共和国), the first article only, paragraphs dropped. A document cited
+    without an article keeps only its title, without the issuing number after it."""
     m = _ARTICLE.search(text)
-    if m is None:
-        return text.strip()
-    return f"{m.group(1)}第{chinese_number(m.group(2))}条"
+    if m is not None:
+        return f"{_title(m.group(1))}第{chinese_number(m.group(2))}条"
+    t = _TITLE.search(text)
+    return _title(t.group(0)) if t is not None else text.strip()

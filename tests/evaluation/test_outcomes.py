@@ -55,9 +55,20 @@ def test_article_numbers_are_normalised_from_chinese_numerals() -> None:
     assert chinese_number("十") == 10 and chinese_number("二十") == 20
     assert chinese_number("一千零八十") == 1080 and chinese_number("577") == 577
     assert normalize_legal_basis("《中华人民共和国民法典》第五百七十七条第一款") == (
-        "《中华人民共和国民法典》第577条"
+        "《民法典》第577条"
     )
     assert normalize_legal_basis("《民法典》577条") == "《民法典》第577条"
+    # the short and the full name of a law are one law
+    assert normalize_legal_basis("《中华人民共和国证券法》（2019年修正）第85条") == (
+        normalize_legal_basis("《证券法》第八十五条")
+    )
+    # a document cited without an article: its title, without the issuing number
+    assert (
+        normalize_legal_basis(
+            "《最高人民法院关于审理证券市场虚假陈述侵权民事赔偿案件的若干规定》（法释〔2022〕2号）"
+        )
+        == "《最高人民法院关于审理证券市场虚假陈述侵权民事赔偿案件的若干规定》"
+    )
 
 
 def test_legal_basis_recall_matches_after_normalisation() -> None:

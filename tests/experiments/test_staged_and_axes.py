@@ -64,6 +64,15 @@ def test_staged_plans_have_no_unmediated_twins() -> None:
             "outcome-judges need a judge model",
         ),
         ("name: g\nscenarios: ['builtin:zz*']\n", "builtin:zz* matches no built-in scenario"),
+        ("name: g\nscenarios: [tenancy]\nparties: llm\n", "llm parties need models"),
+        (
+            "name: g\nscenarios: [tenancy]\nmediators: [social]\n",
+            "social need models: {mediator: MODEL}",
+        ),
+        (
+            "name: g\nscenarios: [tenancy]\nconditions: [expertise:ek-top3]\n",
+            "expertise applies to the staged protocol",
+        ),
     ],
 )
 def test_bad_specs_fail_with_one_line_and_status_2(tmp_path: Path, text: str, message: str) -> None:
@@ -215,3 +224,58 @@ def test_an_id_imported_into_the_store_library_runs_by_name(tmp_path: Path) -> N
     assert code == 2 and "not a built-in scenario, a scenario imported into" in " ".join(
         out.split()
     )
+
+
+def test_resume_refuses_a_spec_that_changed_and_keeps_the_run_as_it_was(tmp_path: Path) -> None:
+    text = "name: same\nscenarios: [tenancy]\nreplicates: 1\nbudget: 20\n"
+    assert _cli(tmp_path, "experiment", str(_spec(tmp_path, text)))[0] == 0
+    changed = text.replace("budget: 20", "budget: 30") + "concurrency: 2\n"
+    code, out = _cli(tmp_path, "experiment", str(_spec(tmp_path, changed)), "--resume")
+    assert code == 2
+    assert "was started with a different budget" in " ".join(out.split())
+    # concurrency alone may change on resume
+    code, out = _cli(
+        tmp_path, "experiment", str(_spec(tmp_path, text + "concurrency: 2\n")), "--resume"
+    )
+    assert code == 0 and "0 run, 2 already done" in " ".join(out.split())
+
+
+def test_a_start_that_fails_on_the_spec_leaves_no_run_behind(tmp_path: Path) -> None:
+    bad = "name: first\nprotocol: staged\nscenarios: [tenancy]\nconditions: [expertise:ek-top3]\n"
+    code, out = _cli(tmp_path, "experiment", str(_spec(tmp_path, bad)))
+    assert code == 2 and "needs a statute corpus" in " ".join(out.split())
+    good = bad.replace("expertise:ek-top3", "general")
+    code, out = _cli(tmp_path, "experiment", str(_spec(tmp_path, good)))  # no --resume needed
+    assert code == 0, out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "tenancy", "--corpus", "x.jsonl"], "--corpus serves the expertise condition"),
+        (
+            ["run", "tenancy", "--condition", "expertise:ek-top3"],
+            "the expertise condition applies to the staged protocol",
+        ),
+    ],
+)
+def test_options_that_would_do_nothing_are_refused(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    code, out = _cli(tmp_path, *args)
+    assert code == 2 and message in " ".join(out.split())
+
+
+def test_curate_exits_2_when_a_seed_source_cannot_be_read(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    with fake_openai(lambda body: Scripted(content=drafts.text(drafts.hard()))) as server:
+        code, out = _cli(
+            tmp_path,
+            "curate",
+            str(tmp_path / "empty"),
+            "--model",
+            f"openai:m@{server.url}",
+            "--out",
+            str(tmp_path / "cur"),
+        )
+    assert code == 2 and "1 seed source(s) could not be read" in " ".join(out.split())
