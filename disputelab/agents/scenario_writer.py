@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from disputelab.agents.base import PublicScenario
+from disputelab.agents.prompts import topics_block
 from disputelab.llm.base import ChatModel, ChatRequest, Message, ModelReplyError
 from disputelab.llm.structured import ask_structured
 from disputelab.scenario.conditions import apply_condition
@@ -80,11 +82,7 @@ def _zh(s: Scenario) -> bool:
 
 
 def _topics_text(s: Scenario) -> str:
-    lines = []
-    for t in s.topics:
-        options = "; ".join(f"{o.id}) {o.label}" for o in t.options)
-        lines.append(f"- {t.id} ({t.name}): {options}")
-    return "\n".join(lines)
+    return topics_block(PublicScenario.of(s))
 
 
 def _context(s: Scenario) -> str:

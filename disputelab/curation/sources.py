@@ -16,17 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-# The eight SoCRATES domains, spelled as the built-in scenarios spell them.
-DOMAINS: tuple[str, ...] = (
-    "transactional",
-    "healthcare",
-    "environmental",
-    "business-to-business",
-    "public-policy",
-    "international",
-    "legal",
-    "intra-organisational",
-)
+from disputelab.scenario.schema import SOCRATES_DOMAINS
+
+DOMAINS: tuple[str, ...] = SOCRATES_DOMAINS
 # The paper's table abbreviations and common spellings, so seed files can use either.
 _DOMAIN_ALIASES = {
     "trans": "transactional",

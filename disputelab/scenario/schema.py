@@ -20,6 +20,18 @@ STRATEGIES: tuple[Strategy, ...] = (
     "accommodating",
 )
 
+# SoCRATES's eight scenario domains, as the built-in scenarios spell them.
+SOCRATES_DOMAINS: tuple[str, ...] = (
+    "transactional",
+    "healthcare",
+    "environmental",
+    "business-to-business",
+    "public-policy",
+    "international",
+    "legal",
+    "intra-organisational",
+)
+
 _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
 
 

@@ -20,19 +20,10 @@ from disputelab.agents.utility import preference_table
 from disputelab.episode import Episode, Status
 from disputelab.evaluation.socrates import score_episode
 from disputelab.scenario import Scenario, builtin_scenarios, load_scenario
+from disputelab.scenario.schema import SOCRATES_DOMAINS as DOMAINS
 from tests.helpers import play
 
 ORIGINAL = ("tenancy", "workplace", "community-centre")
-DOMAINS = (
-    "transactional",
-    "healthcare",
-    "environmental",
-    "business-to-business",
-    "public-policy",
-    "international",
-    "legal",
-    "intra-organisational",
-)
 SEEDS = (0, 1, 2)
 BUDGET = 100
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
