@@ -31,6 +31,20 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
         return None  # an HTTP date; fall back to backoff
 
 
+_FORMATS = ("json_schema", "json_object_schema", "json_object")
+
+
+def _status_error(name: str, exc: openai.APIStatusError) -> Exception:
+    """The model-layer error for an HTTP error status: transient ones are retried."""
+    if exc.status_code == 429:
+        return TransientModelError(f"{name}: rate limited (429)", _retry_after(exc))
+    if exc.status_code >= 500 or exc.status_code in (408, 409):
+        return TransientModelError(f"{name}: server error {exc.status_code}", _retry_after(exc))
+    if exc.status_code == 400:
+        return ModelError(f"{name}: bad request (400)")
+    return ModelError(f"{name}: request refused ({exc.status_code})")
+
+
 class OpenAICompatible:
     """Chat completions against `base_url`; the API key is read from `api_key_env`."""
 
@@ -50,17 +64,33 @@ class OpenAICompatible:
         self.client = openai.AsyncOpenAI(
             api_key=key or "no-key", base_url=base_url, max_retries=0, timeout=timeout_s
         )
-        self.json_schema = json_schema
+        # How this server takes a schema, most capable first; a refusal steps down once:
+        # the OpenAI form, then json_object carrying the schema (llama.cpp's server turns
+        # that into a grammar), then plain JSON mode checked by the structured layer.
+        self.formats = list(_FORMATS if json_schema else _FORMATS[2:])
+
+    @property
+    def json_schema(self) -> bool:
+        return self.formats[0] == "json_schema"
 
     def _format(self, request: ChatRequest) -> dict[str, Any] | None:
         if request.schema is None:
             return None
-        if self.json_schema:
+        mode = self.formats[0]
+        if mode == "json_schema":
             return {
                 "type": "json_schema",
                 "json_schema": {"name": request.schema_name, "schema": request.schema},
             }
+        if mode == "json_object_schema":
+            return {"type": "json_object", "schema": request.schema}
         return {"type": "json_object"}
+
+    def _refused_format(self, fmt: dict[str, Any] | None, exc: openai.APIStatusError) -> bool:
+        """Did the server turn down our response_format? Some say so with a 500."""
+        if fmt is None or len(self.formats) < 2 or exc.status_code == 429:
+            return False
+        return "response_format" in str(exc) or "json_schema" in str(exc)
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         kwargs: dict[str, Any] = {
@@ -77,23 +107,11 @@ class OpenAICompatible:
         t0 = time.perf_counter()
         try:
             reply = await self.client.chat.completions.create(**kwargs)
-        except openai.BadRequestError as exc:
-            if fmt is not None and self.json_schema and "response_format" in str(exc):
-                # The server does not take JSON schemas: ask for plain JSON from now on,
-                # and let the structured-output layer parse and check it.
-                self.json_schema = False
-                return await self.complete(request)
-            raise ModelError(f"{self.name}: bad request ({exc.status_code})") from None
-        except openai.RateLimitError as exc:
-            raise TransientModelError(
-                f"{self.name}: rate limited (429)", _retry_after(exc)
-            ) from None
         except openai.APIStatusError as exc:
-            if exc.status_code >= 500 or exc.status_code in (408, 409):
-                raise TransientModelError(
-                    f"{self.name}: server error {exc.status_code}", _retry_after(exc)
-                ) from None
-            raise ModelError(f"{self.name}: request refused ({exc.status_code})") from None
+            if self._refused_format(fmt, exc):
+                self.formats.pop(0)  # remembered for every later call to this server
+                return await self.complete(request)
+            raise _status_error(self.name, exc) from None
         except openai.APITimeoutError:
             raise TransientModelError(f"{self.name}: timed out") from None
         except openai.APIConnectionError:

@@ -166,8 +166,49 @@ def test_a_server_without_json_schema_support_gets_plain_json_mode() -> None:
             ask_structured(_backend(server.url), STRUCTURED, Reply.model_validate)
         )
     assert reply.rating == 3.5
-    assert server.requests[1]["response_format"] == {"type": "json_object"}
+    assert server.requests[1]["response_format"] == {"type": "json_object", "schema": SCHEMA}
     assert "JSON schema" in server.requests[1]["messages"][-1]["content"]
+
+
+def _refusal(status: int, message: str) -> Scripted:
+    return Scripted(status=status, raw=json.dumps({"error": {"message": message}}).encode())
+
+
+def test_a_schema_refused_with_a_500_also_steps_down_instead_of_retrying() -> None:
+    """llama-cpp-python's server answers response_format json_schema with a 500."""
+    refusal = "Input should be 'text' or 'json_object' (body, response_format, type)"
+    with fake_openai() as server:
+        server.script(_refusal(500, refusal), Scripted(content=GOOD), Scripted(content=GOOD))
+        backend = _backend(server.url)
+        reply, _ = asyncio.run(ask_structured(backend, STRUCTURED, Reply.model_validate))
+        assert server.calls == 2  # no retries spent on a refusal
+        asyncio.run(ask_structured(backend, STRUCTURED, Reply.model_validate))
+    assert reply.rating == 3.5
+    assert server.requests[1]["response_format"]["type"] == "json_object"
+    assert server.requests[2]["response_format"]["type"] == "json_object"  # remembered
+
+
+def test_a_server_refusing_both_schema_forms_gets_plain_json_mode() -> None:
+    with fake_openai() as server:
+        server.script(
+            _refusal(400, "response_format json_schema unsupported"),
+            _refusal(400, "response_format: unknown field schema"),
+            Scripted(content=GOOD),
+        )
+        reply, _ = asyncio.run(
+            ask_structured(_backend(server.url), STRUCTURED, Reply.model_validate)
+        )
+    assert reply.rating == 3.5
+    assert server.requests[2]["response_format"] == {"type": "json_object"}
+
+
+def test_an_ordinary_500_stays_transient_and_keeps_the_schema_form() -> None:
+    with fake_openai() as server:
+        server.script(_refusal(500, "out of memory"))
+        backend = _backend(server.url)
+        with pytest.raises(TransientModelError):  # the Retrying wrapper retries these
+            asyncio.run(ask_structured(backend, STRUCTURED, Reply.model_validate))
+    assert backend.json_schema
 
 
 def test_the_cache_replays_a_request_and_keeps_samples_apart(tmp_path: Path) -> None:
