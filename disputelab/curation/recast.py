@@ -137,7 +137,7 @@ Rules:
 1. Invent names for every person, organisation and place, and change every money figure \
 and date to a plausible invented one. Nothing in the exercise may identify the real case.
 2. Keep the heart of the dispute: who is at odds, over what, and why it matters to them.
-3. Choose two to four topics. Give each a short code in capitals (for example RENT) and \
+3. Choose two to four topics. Give each its own short code in capitals, made from its name, and \
 two to four concrete options, written as specific terms with numbers where they help. \
 Options are lettered A, B, C, D in the order you list them.
 4. Make at least one topic emotionally charged: an apology, blame, recognition, safety \
