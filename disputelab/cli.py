@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -285,11 +284,9 @@ def run(
 
 def _conditioned(base: Scenario, condition: str, hub: ModelHub, model: str) -> Scenario:
     """Apply `condition`; LLM-written conditions use `model` when it is not `rule`."""
-    from disputelab.agents.scenario_writer import apply_condition_with_model
+    from disputelab.agents.scenario_writer import apply_condition_with_model, needs_writer
 
-    written = {"parties", "history", "cause"}  # the conditions an LLM can write
-    needs = any(part.split(":")[0].strip() in written for part in condition.split(","))
-    writer = hub.model(model, "writer") if model != "rule" and needs else None
+    writer = hub.model(model, "writer") if model != "rule" and needs_writer(condition) else None
     return asyncio.run(apply_condition_with_model(base, condition, writer))
 
 
@@ -813,18 +810,11 @@ def _claim(sid: str, f: Path, written: dict[str, Path]) -> bool:
 
 def _import_promediate(f: Path, target: Path, written: dict[str, Path], many: bool) -> int:
     """One ProMediate case file; returns the number of problems (0 or 1)."""
-    import json
-
-    from disputelab.scenario.importers.promediate import import_promediate, sibling_topics
+    from disputelab.scenario.importers.promediate import import_promediate_file
     from disputelab.scenario.io import save_scenario
 
     try:
-        data = json.loads(f.read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            raise ValueError("not a JSON object")
-        result = import_promediate(
-            data, re.sub(r"[^A-Za-z0-9_.-]+", "-", f.stem), sibling_topics(f)
-        )
+        result = import_promediate_file(f)
     except (OSError, ValueError) as exc:  # JSONDecodeError and pydantic errors included
         _problem(str(f), str(exc))
         return 1
@@ -843,13 +833,13 @@ def _import_agentmediation(f: Path, target: Path, written: dict[str, Path], many
     From a folder of several files, ids carry the file's name (am-FILE-001)."""
     from disputelab.scenario.importers.agentmediation import (
         AgentMediationError,
+        id_prefix,
         import_agentmediation,
     )
     from disputelab.scenario.io import save_scenario
 
     try:
-        prefix = "am-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", f.stem) if many else "am"
-        result = import_agentmediation(f, prefix)
+        result = import_agentmediation(f, id_prefix(f, many))
     except AgentMediationError as exc:
         _problem(str(f), str(exc))
         return 1

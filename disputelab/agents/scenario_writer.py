@@ -104,7 +104,7 @@ def _parties_text(s: Scenario) -> str:
     # parties' private notes are not needed for that, so they stay out of the prompt.
     lines = []
     for p in s.parties:
-        firsts = ", ".join(f"{t}={p.preferences[t.id].ranking[0]}" for t in s.topics)
+        firsts = ", ".join(f"{t.id}={p.preferences[t.id].ranking[0]}" for t in s.topics)
         lines.append(f"- {p.name} ({p.role or '-'}): {p.objective} [{firsts}]")
     return "\n".join(lines)
 
@@ -389,6 +389,15 @@ async def write_history(scenario: Scenario, model: ChatModel, factor: int = 5) -
     out = scenario.model_copy(deep=True)
     out.history = history
     return out
+
+
+# The conditions a model writes; every other condition is the rule transform.
+WRITTEN_CONDITIONS = frozenset({"parties", "history", "cause"})
+
+
+def needs_writer(spec: str) -> bool:
+    """Whether any part of a composed condition spec is one a model writes."""
+    return any(part.split(":")[0].strip() in WRITTEN_CONDITIONS for part in spec.split(","))
 
 
 async def apply_condition_with_model(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fnmatch
 import glob
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -263,25 +262,19 @@ def import_source(source: str, path: str, many: bool = False) -> tuple[list[Scen
     if source == "agentmediation":
         from disputelab.scenario.importers.agentmediation import (
             AgentMediationError,
+            id_prefix,
             import_agentmediation,
         )
 
         try:
-            stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(path).stem)
-            result = import_agentmediation(Path(path), f"am-{stem}" if many else "am")
+            result = import_agentmediation(Path(path), id_prefix(Path(path), many))
         except AgentMediationError as exc:
             return [], [str(exc)]
         return result.scenarios, [f"{path}:{line}: {why}" for line, why in result.problems]
-    import json
-
-    from disputelab.scenario.importers.promediate import import_promediate, sibling_topics
+    from disputelab.scenario.importers.promediate import import_promediate_file
 
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            raise ValueError("not a JSON object")
-        case_id = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(path).stem)
-        return [import_promediate(data, case_id, sibling_topics(Path(path))).scenario], []
+        return [import_promediate_file(Path(path)).scenario], []
     except (OSError, ValueError) as exc:
         return [], [f"{path}: {str(exc).splitlines()[0]}"]
 

@@ -96,6 +96,10 @@ def test_a_written_party_joins_the_scenario_and_rule_agents_can_play_it() -> Non
     assert "Two-year fixed lease" in prompt and "lease (" in prompt
     for p in base.parties:
         assert p.private_notes not in prompt
+    # Each existing party's first choices are named by topic id, not by a model's repr.
+    tenant = base.party("tenant")
+    firsts = ", ".join(f"{t.id}={tenant.preferences[t.id].ranking[0]}" for t in base.topics)
+    assert f"[{firsts}]" in prompt and "options=[" not in prompt
     ep = play(out, budget=30)
     assert {"tenant", "landlord", "priya-natt"} <= {t.speaker for t in ep.turns}
 

@@ -350,6 +350,12 @@ def _record_problem(data: Any) -> tuple[_Record | None, str]:
     return rec.model_copy(update={"players": players}), ""
 
 
+def id_prefix(path: Path, many: bool) -> str:
+    """Case ids start `am`; with several case files in one import, `am-FILE`, so ids from
+    different files never clash."""
+    return "am-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem) if many else "am"
+
+
 def import_agentmediation(path: Path, prefix: str = "am") -> AgentMediationImport:
     """Read AgentMediation case JSONL; bad lines go to `problems` with their line number.
 

@@ -191,6 +191,19 @@ def parse_preference(block: str, options: list[tuple[str, str]]) -> tuple[list[s
     return ranking, bad
 
 
+def import_promediate_file(path: Path) -> ImportResult:
+    """A case file: its id from the file name, topic names from a topics.json beside it if
+    the case has none. Raises OSError or ValueError (one line) for a file it cannot use."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    return import_promediate(data, _case_id(path), sibling_topics(path))
+
+
+def _case_id(path: Path) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem)
+
+
 def sibling_topics(case_file: Path) -> list[str] | None:
     """Topic names for `case_file` from a topics.json beside it (keyed by case name), as
     ProMediate ships them for every case but HMO; None when there is none to read."""
