@@ -24,12 +24,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from disputelab.agents.registry import make_mediator, make_parties
+from disputelab.agents.registry import MEDIATOR, build_agent, build_parties
 from disputelab.episode import Episode, Turn
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
-from disputelab.protocols.roundtable import RoundTable
+from disputelab.protocols.play import play
 from disputelab.scenario import builtin_scenarios
 from disputelab.scenario.conditions import SOCRATES_CONDITIONS
 from disputelab.scenario.io import scenario_to_data
@@ -70,8 +70,10 @@ def time_experiment(spec: ExperimentSpec) -> tuple[float, int, int]:
 def sample_turns() -> tuple[Episode, list[Turn]]:
     """One finished rule-mediated `workplace` episode and its turns."""
     s = builtin_scenarios()["workplace"]
-    ep = Episode(s.id, RoundTable.name, 7, {"parties": "rule", "mediator": "rule"})
-    asyncio.run(RoundTable(BUDGET).run(s, make_parties(s, "rule", 7), make_mediator(s, "rule"), ep))
+    ep = Episode(s.id, "roundtable", 7, {"parties": "rule", "mediator": "rule"})
+    seated = {"mediator": build_agent(MEDIATOR, "rule", s, 7)}
+    params = {"budget": BUDGET}
+    asyncio.run(play("roundtable", s, build_parties(s, "rule", 7), seated, params, ep))
     return ep, list(ep.turns)
 
 

@@ -16,20 +16,23 @@ import platform
 import statistics
 import time
 
-from disputelab.agents.registry import make_mediator, make_parties
+from disputelab.agents.registry import MEDIATOR, build_agent, build_parties
 from disputelab.episode import Episode
-from disputelab.protocols.roundtable import RoundTable
+from disputelab.protocols.base import get_protocol
+from disputelab.protocols.play import play
 from disputelab.scenario import builtin_scenarios
 
 
 async def _batch(mediator: str, n: int, budget: int, first_seed: int = 0) -> tuple[float, float]:
     """Episodes per wall-clock second and per CPU second of this process."""
     s = builtin_scenarios()["workplace"]
-    protocol = RoundTable(budget)
+    params = get_protocol("roundtable").params({"budget": budget})
     t0, c0 = time.perf_counter(), time.process_time()
     for seed in range(first_seed, first_seed + n):
         ep = Episode(s.id, "roundtable", seed, {})
-        await protocol.run(s, make_parties(s, "rule", seed), make_mediator(s, mediator), ep)
+        med = None if mediator == "none" else build_agent(MEDIATOR, mediator, s, seed)
+        seated = {"mediator": med}
+        await play("roundtable", s, build_parties(s, "rule", seed), seated, params, ep)
     return n / (time.perf_counter() - t0), n / (time.process_time() - c0)
 
 

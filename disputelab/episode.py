@@ -173,9 +173,11 @@ class Turn:
     latency_s: float = 0.0
     usage: Usage | None = None
     stage: str = ""  # the staged protocol's stage; empty for single-stage protocols
+    # What each listener received, for listeners who heard something other than `text`.
+    delivered: dict[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "index": self.index,
             "party_turn": self.party_turn,
             "speaker": self.speaker,
@@ -188,6 +190,9 @@ class Turn:
             "usage": self.usage.to_dict() if self.usage else None,
             "stage": self.stage,
         }
+        if self.delivered:
+            out["delivered"] = self.delivered
+        return out
 
     @staticmethod
     def from_dict(d: dict[str, Any]) -> Turn:
@@ -205,6 +210,7 @@ class Turn:
             latency_s=d.get("latency_s", 0.0),
             usage=Usage(**d["usage"]) if d.get("usage") else None,
             stage=d.get("stage") or "",
+            delivered=d.get("delivered") or None,
         )
 
 

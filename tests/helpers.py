@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
-from disputelab.agents.registry import make_mediator, make_parties
+from disputelab.agents.registry import MEDIATOR, build_agent, build_parties
 from disputelab.episode import Episode
-from disputelab.protocols.roundtable import RoundTable
+from disputelab.experiments.episodes import Cast, RunResult, run_single
+from disputelab.protocols.play import play as play_protocol
 from disputelab.scenario import Scenario, builtin_scenarios
 from disputelab.scenario.schema import Strategy
+from disputelab.store.sqlite import Store
 
 
 def scenario(sid: str = "tenancy") -> Scenario:
@@ -27,8 +29,18 @@ def with_personas(
     return s
 
 
+def run_matched(
+    store: Store, s: Scenario, mediator: str = "none", seed: int = 0, budget: int = 100
+) -> RunResult:
+    """One stored `disputelab run` of rule parties: the episode and its unmediated twin."""
+    cast = Cast({"parties": "rule", "mediator": mediator})
+    return asyncio.run(run_single(store, s, cast, seed, "roundtable", {"budget": budget}))
+
+
 def play(s: Scenario, mediator: str = "none", seed: int = 0, budget: int = 100) -> Episode:
     ep = Episode(s.id, "roundtable", seed, {"parties": "rule", "mediator": mediator})
+    med = None if mediator == "none" else build_agent(MEDIATOR, mediator, s, seed)
+    parties = build_parties(s, "rule", seed)
     return asyncio.run(
-        RoundTable(budget).run(s, make_parties(s, "rule", seed), make_mediator(s, mediator), ep)
+        play_protocol("roundtable", s, parties, {"mediator": med}, {"budget": budget}, ep)
     )

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from disputelab.agents.registry import make_parties, make_staged_mediator
+from disputelab.agents.registry import STAGED_MEDIATOR, build_agent, build_parties
 from disputelab.episode import Episode
 from disputelab.evaluation.agentmediation import score_staged
-from disputelab.experiments.expertise import build_index, retrieve_for
-from disputelab.protocols.staged import Staged
+from disputelab.legal.expertise import build_index, retrieve_for
+from disputelab.protocols.play import play
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.importers.agentmediation import import_agentmediation
 from disputelab.scenario.schema import Scenario
@@ -43,8 +43,8 @@ def cases() -> tuple[Scenario, ...]:
 
 async def _staged(s: Scenario, retrieved: tuple[str, ...] = ()) -> dict[str, float]:
     ep = Episode(s.id, "staged", 0, {})
-    mediator = make_staged_mediator(s, "rule", retrieved=retrieved)
-    await Staged().run(s, make_parties(s, "rule", 0), mediator, ep)
+    mediator = build_agent(STAGED_MEDIATOR, "rule", s, retrieved=retrieved)
+    await play("staged", s, build_parties(s, "rule", 0), {"mediator": mediator}, None, ep)
     return {k: r.value for k, r in score_staged(ep, s).items()}
 
 

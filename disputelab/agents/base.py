@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import NamedTuple, Protocol, runtime_checkable
 
-from disputelab.episode import Action, Intervention, Role, Signal, Stance, Tone, Turn
+from disputelab.episode import Action, Intervention, Role, Signal, Stance, Tone, Turn, Usage
 from disputelab.scenario.schema import Fact, Scenario, Topic
 
 
@@ -65,12 +65,6 @@ class PublicScenario:
             else None,
         )
 
-    def party_name(self, party_id: str) -> str:
-        for p in self.parties:
-            if p.id == party_id:
-                return p.name
-        return party_id
-
 
 class PublicTurn(NamedTuple):
     """A turn as the others at the table perceive it: words and stated positions only."""
@@ -109,8 +103,30 @@ class TurnContext(NamedTuple):
     n_parties: int
 
 
+class UsageReporter:
+    """What model calls an agent made since the session last asked, so a protocol can
+    charge them to the agent's seat. Rule agents never call a model and report None."""
+
+    _pending_usage: Usage | None = None
+
+    def report_usage(self, usage: Usage | None) -> None:
+        self._pending_usage = usage
+
+    def take_usage(self) -> Usage | None:
+        """The usage of the agent's latest move, once; None when it called no model."""
+        usage, self._pending_usage = self._pending_usage, None
+        return usage
+
+
 @runtime_checkable
-class PartyAgent(Protocol):
+class Agent(Protocol):
+    """Anything seated by a protocol: it reports the model usage of its latest move."""
+
+    def take_usage(self) -> Usage | None: ...
+
+
+@runtime_checkable
+class PartyAgent(Agent, Protocol):
     party_id: str
 
     async def act(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
@@ -126,8 +142,9 @@ class HiddenState(Protocol):
 
 
 @runtime_checkable
-class Deliberates(Protocol):
-    """A party that can answer a final proposal with a verdict (staged protocol closure)."""
+class GivesVerdict(Protocol):
+    """A party that can answer a final proposal with a verdict (accept, uncertain or
+    reject), as at the staged protocol's closure."""
 
     async def verdict(
         self, dialogue: Sequence[PublicTurn], proposal: Mapping[str, str], ctx: TurnContext
@@ -137,7 +154,7 @@ class Deliberates(Protocol):
 
 
 @runtime_checkable
-class MediatorAgent(Protocol):
+class MediatorAgent(Agent, Protocol):
     name: str
 
     async def consider(
@@ -148,7 +165,7 @@ class MediatorAgent(Protocol):
 
 
 @runtime_checkable
-class StagedMediator(Protocol):
+class StagedMediator(Agent, Protocol):
     """A mediator that leads the staged protocol: it opens, proposes, guides each
     bargaining round and closes with a final proposal. Proposals carry a package, the
     points of contention and the legal bases cited."""

@@ -1,100 +1,124 @@
-"""Build agents from the names users type.
+"""Agent kinds, by the seat interface they implement.
 
-Parties: `rule` (rule policy, template voice), `llm` (the model plays the party), `hybrid`
-(the rule policy decides, the model phrases). Mediators: `none`, `rule`, `generic` and
-`social` (the last two need a model).
+A protocol seats agents behind interfaces (`party`, `mediator`, `staged-mediator`, and
+later counsel, auditor, remediator). Each kind a user can name (`rule`, `llm`, `hybrid`,
+`generic`, ...) is registered for one interface with a builder. A protocol's seat lists
+the interface it needs, so the kinds it accepts follow from what is registered here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
-from disputelab.agents.base import MediatorAgent, PartyAgent, PublicScenario, StagedMediator
-from disputelab.agents.legal_mediators import LLMStagedMediator, RuleStagedMediator
-from disputelab.agents.llm_mediators import GenericMediator, SocialMediator
-from disputelab.agents.llm_party import HybridParty, LLMParty
-from disputelab.agents.rule_mediator import RuleMediator
-from disputelab.agents.rule_party import ReadMemo, RuleParty
+from disputelab.agents.base import Agent, PartyAgent, PublicScenario
 from disputelab.llm.base import ChatModel
+from disputelab.registry import Registry, UnknownPluginError
 from disputelab.scenario.schema import Scenario
 
-PARTY_KINDS = ("rule", "llm", "hybrid")
-MEDIATOR_KINDS = ("none", "rule", "generic", "social", "llm")
-LLM_MEDIATORS = ("generic", "social", "llm")
-# Which mediators each protocol can seat. The staged protocol always has a mediator.
-PROTOCOL_MEDIATORS = {
-    "roundtable": ("none", "rule", "generic", "social"),
-    "staged": ("rule", "llm"),
-}
+# Seat interfaces of the built-in protocols.
+PARTY = "party"
+MEDIATOR = "mediator"  # proactive: considers stepping in after every party turn
+STAGED_MEDIATOR = "staged-mediator"  # leads a staged session: opens, proposes, guides
 
 
-class UnknownAgentError(ValueError):
+class UnknownAgentError(UnknownPluginError):
     pass
 
 
-def make_parties(
+@dataclass(frozen=True)
+class AgentSetup:
+    """What a builder gets: the case, the episode's seed, the seat's model (None for rule
+    kinds), and any documents retrieved for the case (the expertise condition)."""
+
+    scenario: Scenario
+    seed: int
+    model: ChatModel | None = None
+    retrieved: tuple[str, ...] = ()
+    public: PublicScenario = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "public", PublicScenario.of(self.scenario))
+
+
+@dataclass(frozen=True)
+class AgentKind:
+    """One nameable kind of agent for one interface."""
+
+    interface: str
+    name: str
+    description: str
+    build: Callable[[AgentSetup], Agent | Sequence[PartyAgent]]
+    needs_model: bool = False
+
+
+AGENT_KINDS: Registry[AgentKind] = Registry(
+    "agent kind",
+    loaders=(
+        "disputelab.agents.parties.kinds",
+        "disputelab.agents.mediators.roundtable.kinds",
+        "disputelab.agents.mediators.staged_kinds",
+    ),
+)
+
+
+def register_kind(kind: AgentKind) -> AgentKind:
+    return AGENT_KINDS.register(f"{kind.interface}/{kind.name}", kind)
+
+
+def kinds_for(interface: str) -> tuple[AgentKind, ...]:
+    """Every kind registered for `interface`, in registration order."""
+    return tuple(k for _, k in AGENT_KINDS.items() if k.interface == interface)
+
+
+def kind_names(interface: str) -> tuple[str, ...]:
+    return tuple(k.name for k in kinds_for(interface))
+
+
+def all_kind_names(interfaces: Sequence[str]) -> tuple[str, ...]:
+    """Kind names across `interfaces`, each once, in registration order."""
+    return tuple(dict.fromkeys(n for i in interfaces for n in kind_names(i)))
+
+
+def get_kind(interface: str, name: str) -> AgentKind:
+    key = f"{interface}/{name}"
+    if key not in AGENT_KINDS:
+        raise UnknownAgentError(
+            f"unknown {interface} kind {name!r}; available: {', '.join(kind_names(interface))}"
+        )
+    return AGENT_KINDS.get(key)
+
+
+def needs_model(interface: str, name: str) -> bool:
+    key = f"{interface}/{name}"
+    return key in AGENT_KINDS and AGENT_KINDS.get(key).needs_model
+
+
+def build_parties(
     scenario: Scenario, kind: str, seed: int, model: ChatModel | None = None
 ) -> list[PartyAgent]:
     """One agent per party, in the scenario's speaking order."""
-    public = PublicScenario.of(scenario)
-    if kind == "rule":
-        reads: ReadMemo = {}
-        return [RuleParty(scenario, p.id, seed, public, reads) for p in scenario.parties]
-    if kind not in PARTY_KINDS:
-        raise UnknownAgentError(f"unknown party kind {kind!r}; available: {', '.join(PARTY_KINDS)}")
-    if model is None:
+    k = get_kind(PARTY, kind)
+    if k.needs_model and model is None:
         raise UnknownAgentError(f"{kind} parties need a model: pass --model or --parties-model")
-    if kind == "llm":
-        return [LLMParty(scenario, p.id, model, seed, public) for p in scenario.parties]
-    memo: ReadMemo = {}
-    return [HybridParty(scenario, p.id, seed, model, public, memo) for p in scenario.parties]
+    built = k.build(AgentSetup(scenario, seed, model))
+    assert isinstance(built, Sequence)
+    return list(built)
 
 
-def check_mediator(protocol: str, kind: str) -> None:
-    """Raise UnknownAgentError when `protocol` cannot seat a `kind` mediator."""
-    allowed = PROTOCOL_MEDIATORS.get(protocol, MEDIATOR_KINDS)
-    if kind not in allowed:
-        raise UnknownAgentError(
-            f"the {protocol} protocol takes mediator {' or '.join(allowed)}, not {kind!r}"
-        )
-
-
-def make_staged_mediator(
-    scenario: Scenario,
+def build_agent(
+    interface: str,
     kind: str,
-    model: ChatModel | None = None,
+    scenario: Scenario,
     seed: int = 0,
+    model: ChatModel | None = None,
     retrieved: Sequence[str] = (),
-) -> StagedMediator:
-    """The mediator who leads a staged episode, holding any retrieved legal bases."""
-    check_mediator("staged", kind)
-    public = PublicScenario.of(scenario)
-    if kind == "rule":
-        return RuleStagedMediator(public, retrieved)
-    if model is None:
-        raise UnknownAgentError(
-            f"mediator {kind!r} needs a model: pass --model or --mediator-model"
-        )
-    return LLMStagedMediator(public, model, seed, retrieved)
-
-
-def make_mediator(
-    scenario: Scenario, kind: str, model: ChatModel | None = None, seed: int = 0
-) -> MediatorAgent | None:
-    public = PublicScenario.of(scenario)
-    check_mediator("roundtable", kind)
-    if kind == "none":
-        return None
-    if kind == "rule":
-        return RuleMediator(public)
-    if kind in LLM_MEDIATORS:
-        if model is None:
-            raise UnknownAgentError(
-                f"mediator {kind!r} needs a model: pass --model or --mediator-model"
-            )
-        return (
-            GenericMediator(public, model, seed)
-            if kind == "generic"
-            else SocialMediator(public, model, seed)
-        )
-    raise UnknownAgentError(f"unknown mediator {kind!r}; available: {', '.join(MEDIATOR_KINDS)}")
+    role: str = "mediator",
+) -> Agent:
+    """One agent of `kind` for a seat with `interface`; `role` names the seat in errors."""
+    k = get_kind(interface, kind)
+    if k.needs_model and model is None:
+        raise UnknownAgentError(f"{role} {kind!r} needs a model: pass --model or --{role}-model")
+    built = k.build(AgentSetup(scenario, seed, model, tuple(retrieved)))
+    assert not isinstance(built, Sequence)
+    return built

@@ -18,13 +18,14 @@ from typing import Literal
 
 import numpy as np
 
-from disputelab.agents.registry import make_parties
+from disputelab.agents.registry import build_parties
 from disputelab.agents.utility import preference_table
 from disputelab.curation.recast import RecastFailed, RecastSettings, recast
 from disputelab.curation.sources import FileSeedSource, Seed, SeedError, SeedSource, expand_paths
 from disputelab.episode import Episode, Status
 from disputelab.llm.base import ChatModel
-from disputelab.protocols.roundtable import RoundTable
+from disputelab.protocols.base import DEFAULT_PROTOCOL
+from disputelab.protocols.play import play
 from disputelab.scenario.io import save_scenario
 from disputelab.scenario.schema import Scenario
 
@@ -116,8 +117,9 @@ async def impasse_filter(s: Scenario, config: CurationConfig) -> FilterVerdict:
             return FilterVerdict((), f"rule parties cannot play it: {hopeless}")
         outcomes: list[str] = []
         for seed in config.replay_seeds:
-            ep = Episode(s.id, "roundtable", seed, {"parties": "rule", "mediator": "none"})
-            ep = await RoundTable(config.budget).run(s, make_parties(s, "rule", seed), None, ep)
+            ep = Episode(s.id, DEFAULT_PROTOCOL, seed, {"parties": "rule", "mediator": "none"})
+            parties = build_parties(s, "rule", seed)
+            ep = await play(DEFAULT_PROTOCOL, s, parties, {}, {"budget": config.budget}, ep)
             outcomes.append(ep.outcome.status.value if ep.outcome else Status.INCOMPLETE.value)
     except (ValueError, IndexError) as exc:
         return FilterVerdict((), f"rule parties cannot play it: {_one_line(str(exc))}")

@@ -11,7 +11,7 @@ from functools import cache
 from typing import Any, Literal
 
 from disputelab.evaluation.metrics import MetricResult
-from disputelab.scenario.citations import chinese_number, normalize_legal_basis
+from disputelab.legal.citations import chinese_number, normalize_legal_basis
 
 __all__ = ["chinese_number", "normalize_legal_basis"]  # re-exported for older callers
 
@@ -39,7 +39,7 @@ def _nan(reason: str, **detail: object) -> MetricResult:
     return MetricResult(math.nan, f"undefined: {reason}", dict(detail))
 
 
-# ---- AgentMediation (seed-000 §6) ---------------------------------------------------------
+# ---- AgentMediation (AgentMediation paper) --------------------------------------------------
 def success_rate(verdicts_per_case: Sequence[Sequence[Verdict]]) -> MetricResult:
     """SR = cases where *every* party accepts / all cases x 100."""
     cases = [v for v in verdicts_per_case if v]
@@ -114,7 +114,7 @@ def legal_basis_recall(reference: Sequence[str], cited: Sequence[str]) -> Metric
     )
 
 
-# ---- SettleAgent (seed-002 §10) ----------------------------------------------------------
+# ---- SettleAgent (SettleAgent paper) --------------------------------------------------------
 def settlement_rate(settled: Sequence[bool]) -> MetricResult:
     if not settled:
         return _nan("no cases")
@@ -162,7 +162,7 @@ def unconditional_accuracy(sr: MetricResult, acc: MetricResult) -> MetricResult:
     return MetricResult(sr.value * acc.value, "SR x Acc@tau")
 
 
-# ---- Socially-aware remediator (seed-004 §1.3, §7) ---------------------------------------
+# ---- Socially-aware remediator (remediator paper) -------------------------------------------
 RELATION = {"deepening": 1, "no change": 0, "weakening": -1, "not involved": 0}
 
 

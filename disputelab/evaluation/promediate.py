@@ -1,4 +1,4 @@
-"""ProMediate's metrics (seed-003 §6.4-6.8) as pure functions of consensus trajectories.
+"""ProMediate's metrics (ProMediate paper) as pure functions of consensus trajectories.
 
 Trajectories are indexed by dialogue line (mediator lines included), index 0 the state
 before anyone spoke, as in ProMediate. Where the released code returned sentinels (-1,

@@ -376,7 +376,7 @@ def _mean_of(runs: Sequence[Trajectory]) -> Trajectory:
 
 
 @dataclass
-class Agreement:
+class OracleFit:
     """How a tracker compares with the oracle over a set of episodes."""
 
     trajectory_r: float

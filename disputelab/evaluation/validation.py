@@ -7,10 +7,10 @@ import math
 from collections.abc import Sequence
 
 from disputelab.evaluation.stats import pearson
-from disputelab.evaluation.trackers import Agreement, Trajectory
+from disputelab.evaluation.trackers import OracleFit, Trajectory
 
 
-def compare(tracked: Sequence[Trajectory], truth: Sequence[Trajectory]) -> Agreement:
+def compare(tracked: Sequence[Trajectory], truth: Sequence[Trajectory]) -> OracleFit:
     """Pearson r at trajectory level (all defined points pooled) and outcome level (final
     values), mean absolute error, and judge cost per episode."""
     xs: list[float] = []
@@ -28,7 +28,7 @@ def compare(tracked: Sequence[Trajectory], truth: Sequence[Trajectory]) -> Agree
             finals_y.append(w[-1])
     n = max(1, len(tracked))
     mae = sum(abs(a - b) for a, b in zip(xs, ys, strict=True)) / len(xs) if xs else math.nan
-    return Agreement(
+    return OracleFit(
         trajectory_r=pearson(xs, ys).statistic,
         outcome_r=pearson(finals_x, finals_y).statistic,
         mae=mae,

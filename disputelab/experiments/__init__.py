@@ -1,1 +1,1 @@
-"""Running episodes: single matched runs (grids come later)."""
+"""Running episodes: one episode runner, experiment specs and grids, re-scoring."""

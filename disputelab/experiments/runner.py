@@ -16,9 +16,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from disputelab.episode import Episode
-from disputelab.evaluation import agentmediation, socrates
-from disputelab.experiments.expertise import retrieved_bases
-from disputelab.experiments.single import Agents, play_episode
+from disputelab.evaluation.registry import EpisodeToScore
+from disputelab.experiments.episodes import Cast, EpisodePlan, play_episode, score_protocol
+from disputelab.experiments.judging import evaluate_run
 from disputelab.experiments.spec import (
     ExperimentSpec,
     PlannedEpisode,
@@ -27,7 +27,9 @@ from disputelab.experiments.spec import (
     plan,
     resolve_scenarios,
 )
+from disputelab.legal.expertise import retrieved_bases
 from disputelab.llm.models import ModelHub
+from disputelab.protocols.base import get_protocol
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.schema import Scenario
 from disputelab.store.sqlite import Store, StoreError
@@ -46,24 +48,25 @@ class Summary:
 
 
 def changed_fields(stored: dict[str, Any], spec: ExperimentSpec) -> list[str]:
-    """Fields in which `spec` differs from the one an experiment started with; concurrency
-    may change on resume. A config from an older version is read with today's defaults."""
+    """Fields (protocol parameters by their own names) in which `spec` differs from the one
+    an experiment started with; concurrency may change on resume. A config from an older
+    version is read with today's defaults."""
     try:
-        before = ExperimentSpec.model_validate(stored).model_dump()
+        before = _flat(ExperimentSpec.model_validate(stored))
     except ValidationError:
         return []  # written by a version whose fields we cannot compare; do not block it
-    now = spec.model_dump()
+    now = _flat(spec)
     return [k for k in now if k != "concurrency" and before.get(k) != now[k]]
 
 
-def _agents(spec: ExperimentSpec) -> Agents:
-    m = spec.models
-    return Agents(
-        parties=spec.parties,
-        parties_model=m.get("parties", "rule"),
-        mediator_model=m.get("mediator", "rule"),
-        judge_model=m.get("judge", "rule"),
-    )
+def _flat(spec: ExperimentSpec) -> dict[str, Any]:
+    d = spec.model_dump()
+    return {**{k: v for k, v in d.items() if k != "params"}, **d["params"]}
+
+
+def cast_of(spec: ExperimentSpec) -> Cast:
+    """The spec's cast; each planned episode sets its own mediator."""
+    return Cast({"parties": spec.parties}, dict(spec.models))
 
 
 async def run_experiment(
@@ -97,63 +100,32 @@ async def run_experiment(
             )
     # Everything that can fail on the spec's account runs before the run is recorded, so a
     # failed start leaves nothing behind to block the corrected spec.
+    protocol = get_protocol(spec.protocol)
     conditioned = await condition_scenarios(spec, scenarios, hub)
-    agents = _agents(spec)
-    retrieved = retrieved_bases(spec, spec_dir, scenarios, conditioned)
+    retrieved = (
+        retrieved_bases(_corpus(spec, spec_dir), scenarios, conditioned)
+        if protocol.uses_retrieval
+        else {}
+    )
     if spec.name not in existing:
         store.create_run(
             "experiment", spec.name, json.loads(spec.model_dump_json()), run_id=spec.name
         )
-    done_ids = store.complete_episode_ids(spec.name)
     summary = Summary(spec.name, len(episodes))
     if on_plan is not None:
         on_plan(len(episodes))
+    grid = _Grid(store, spec, hub, conditioned, retrieved, episodes)
     gate = asyncio.Semaphore(concurrency or spec.concurrency)
 
-    finished = set(done_ids)
-    scored: set[str] = set()
-    twins: dict[str, list[PlannedEpisode]] = {}
-    for ep in episodes:
-        if ep.baseline_id is not None:
-            twins.setdefault(ep.baseline_id, []).append(ep)
-
-    def score_finished(ep: PlannedEpisode) -> None:
-        """Score an episode as soon as it and its twin are complete, so a kill loses no
-        scores of finished work; the pass at the end catches anything deferred."""
-        if spec.protocol == "staged":
-            ready = [ep]
-            score_staged_experiment(store, spec.name, ready, conditioned, finished)
-        else:
-            ready = [ep] if ep.baseline_id is None or ep.baseline_id in finished else []
-            ready += [m for m in twins.get(ep.episode_id, []) if m.episode_id in finished]
-            score_experiment(store, spec.name, ready, finished)
-        scored.update(m.episode_id for m in ready)
-
     async def one(ep: PlannedEpisode) -> None:
-        if ep.episode_id in done_ids:
+        if ep.episode_id in grid.done_before:
             summary.skipped += 1
             if progress:
                 progress("skipped", ep, None)
             return
         async with gate:
             try:
-                await play_episode(
-                    store,
-                    hub,
-                    spec.name,
-                    ep.episode_id,
-                    conditioned[(ep.scenario_id, ep.condition)],
-                    agents,
-                    ep.mediator,
-                    ep.seed,
-                    spec.budget,
-                    ep.condition,
-                    "mediated" if ep.baseline_id or spec.protocol == "staged" else "unmediated",
-                    ep.baseline_id,
-                    protocol=spec.protocol,
-                    rounds=spec.rounds,
-                    retrieved=retrieved.get((ep.scenario_id, ep.condition), ()),
-                )
+                await play_episode(store, hub, spec.name, grid.episode_plan(ep))
             except Exception as exc:  # recorded in the store; retried on resume
                 summary.failed += 1
                 summary.errors.append(f"{ep.episode_id}: {type(exc).__name__}: {exc}")
@@ -161,25 +133,109 @@ async def run_experiment(
                     progress("failed", ep, str(exc))
                 return
         summary.done += 1
-        finished.add(ep.episode_id)
-        score_finished(ep)
+        grid.finished.add(ep.episode_id)
+        await grid.score_finished(ep)
         if progress:
             progress("done", ep, None)
 
     await asyncio.gather(*(one(ep) for ep in episodes))
-    rest = [ep for ep in episodes if ep.episode_id not in scored]
-    if spec.protocol == "staged":
-        score_staged_experiment(store, spec.name, rest, conditioned)
-    else:
-        score_experiment(store, spec.name, rest)
-    if spec.evaluators:
-        from disputelab.experiments.judging import evaluate_run
-
-        judge = spec.models.get("judge", "rule")
-        for evaluator in spec.evaluators:
-            # Judge calls go through the response cache, so a resumed run re-scores free.
-            await evaluate_run(store, spec.name, evaluator, hub, [] if judge == "rule" else [judge])
+    await grid.score_rest()
+    judge = spec.models.get("judge", "rule")
+    for evaluator in spec.evaluators:
+        # Judge calls go through the response cache, so a resumed run re-scores free.
+        await evaluate_run(store, spec.name, evaluator, hub, [] if judge == "rule" else [judge])
     return summary
+
+
+class _Grid:
+    """An experiment's planned episodes while they run: what is finished, and the one
+    scoring path (each episode with its protocol's evaluators, once it and any twin are
+    complete, so a kill loses no scores of finished work)."""
+
+    def __init__(
+        self,
+        store: Store,
+        spec: ExperimentSpec,
+        hub: ModelHub,
+        conditioned: dict[tuple[str, str], Scenario],
+        retrieved: dict[tuple[str, str], tuple[str, ...]],
+        episodes: list[PlannedEpisode],
+    ) -> None:
+        self.store, self.spec, self.hub = store, spec, hub
+        self.protocol = get_protocol(spec.protocol)
+        self.params = spec.protocol_params()
+        self.cast = cast_of(spec)
+        self.conditioned = conditioned
+        self.retrieved = retrieved
+        self.episodes = episodes
+        self.done_before = store.complete_episode_ids(spec.name)
+        self.finished = set(self.done_before)
+        self.scored: set[str] = set()
+        self.twins: dict[str, list[PlannedEpisode]] = {}
+        for ep in episodes:
+            if ep.baseline_id is not None:
+                self.twins.setdefault(ep.baseline_id, []).append(ep)
+
+    def episode_plan(self, ep: PlannedEpisode) -> EpisodePlan:
+        seat = self.protocol.mediator_seat
+        cast = self.cast.with_kind(seat.role, ep.mediator) if seat else self.cast
+        cell = (ep.scenario_id, ep.condition)
+        mediated = ep.baseline_id is not None or not self.protocol.plays_twin
+        return EpisodePlan(
+            ep.episode_id,
+            self.conditioned[cell],
+            self.protocol.name,
+            self.params,
+            cast,
+            ep.seed,
+            ep.condition,
+            "mediated" if mediated else "unmediated",
+            ep.baseline_id,
+            self.retrieved.get(cell, ()),
+        )
+
+    def ready(self, ep: PlannedEpisode) -> list[PlannedEpisode]:
+        """`ep` and the twins waiting on it that can be scored now."""
+        if not self.protocol.plays_twin:
+            return [ep]
+        out = [ep] if ep.baseline_id is None or ep.baseline_id in self.finished else []
+        return out + [m for m in self.twins.get(ep.episode_id, []) if m.episode_id in self.finished]
+
+    async def score_finished(self, ep: PlannedEpisode) -> None:
+        ready = self.ready(ep)
+        await self.score(ready, self.finished)
+        self.scored.update(m.episode_id for m in ready)
+
+    async def score_rest(self) -> None:
+        rest = [ep for ep in self.episodes if ep.episode_id not in self.scored]
+        await self.score(rest, self.store.complete_episode_ids(self.spec.name))
+
+    async def score(self, episodes: list[PlannedEpisode], complete: set[str]) -> None:
+        loaded: dict[str, Episode] = {}
+
+        def get(eid: str) -> Episode:
+            if eid not in loaded:
+                loaded[eid] = self.store.load_episode(eid).episode
+            return loaded[eid]
+
+        for ep in episodes:
+            if ep.episode_id not in complete:
+                continue
+            twin = ep.baseline_id if ep.baseline_id in complete else None
+            item = EpisodeToScore(
+                get(ep.episode_id),
+                self.conditioned[(ep.scenario_id, ep.condition)],
+                get(twin) if twin else None,
+                ep.episode_id,
+                twin,
+            )
+            await score_protocol(self.store, ep.episode_id, item, self.protocol)
+
+
+def _corpus(spec: ExperimentSpec, spec_dir: Path) -> Path | None:
+    if not spec.corpus:
+        return None
+    return Path(spec.corpus) if Path(spec.corpus).is_absolute() else spec_dir / spec.corpus
 
 
 async def condition_scenarios(
@@ -193,7 +249,7 @@ async def condition_scenarios(
         return {
             (s, c): apply_condition(scenarios[s], c) for s in scenarios for c in spec.conditions
         }
-    from disputelab.agents.scenario_writer import apply_condition_with_model
+    from disputelab.authoring.scenario_writer import apply_condition_with_model
 
     writer = hub.model(writer_spec, "writer")
     out = {}
@@ -201,49 +257,6 @@ async def condition_scenarios(
         for cond in spec.conditions:
             out[(sid, cond)] = await apply_condition_with_model(base, cond, writer)
     return out
-
-
-def score_staged_experiment(
-    store: Store,
-    run_id: str,
-    episodes: list[PlannedEpisode],
-    conditioned: dict[tuple[str, str], Scenario],
-    complete: set[str] | None = None,
-) -> None:
-    """AgentMediation outcome and solution scores for every complete staged episode."""
-    complete = store.complete_episode_ids(run_id) if complete is None else complete
-    for ep in episodes:
-        if ep.episode_id in complete:
-            episode = store.load_episode(ep.episode_id).episode
-            scores = agentmediation.score_staged(
-                episode, conditioned[(ep.scenario_id, ep.condition)]
-            )
-            store.add_scores(
-                ep.episode_id, agentmediation.EVALUATOR, agentmediation.VERSION, scores
-            )
-
-
-def score_experiment(
-    store: Store,
-    run_id: str,
-    episodes: list[PlannedEpisode],
-    complete: set[str] | None = None,
-) -> None:
-    """SoCRATES scores for every complete episode, mediated ones against their twin."""
-    complete = store.complete_episode_ids(run_id) if complete is None else complete
-    loaded: dict[str, Episode] = {}
-
-    def get(eid: str) -> Episode:
-        if eid not in loaded:
-            loaded[eid] = store.load_episode(eid).episode
-        return loaded[eid]
-
-    for ep in episodes:
-        if ep.episode_id not in complete:
-            continue
-        base = get(ep.baseline_id) if ep.baseline_id in complete else None
-        scores = socrates.score_episode(get(ep.episode_id), base)
-        store.add_scores(ep.episode_id, socrates.EVALUATOR, socrates.VERSION, scores)
 
 
 __all__ = ["SpecError", "Summary", "run_experiment"]

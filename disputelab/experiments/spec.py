@@ -11,7 +11,7 @@ import fnmatch
 import glob
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
 import yaml
 from pydantic import (
@@ -23,29 +23,23 @@ from pydantic import (
     model_validator,
 )
 
-from disputelab.agents.registry import (
-    LLM_MEDIATORS,
-    MEDIATOR_KINDS,
-    PARTY_KINDS,
-    PROTOCOL_MEDIATORS,
+from disputelab.agents.registry import PARTY, kind_names
+from disputelab.evaluation.registry import get_evaluator, on_demand_evaluators
+from disputelab.protocols.base import (
+    DEFAULT_PROTOCOL,
+    NONE,
+    PROTOCOLS,
+    ParamsError,
+    ProtocolParams,
+    get_protocol,
+    mediator_kinds,
+    retrieval_protocols,
 )
 from disputelab.scenario.conditions import apply_condition
+from disputelab.scenario.importers import FORMATS, read_cases
 from disputelab.scenario.io import ScenarioError, describe_validation_error
 from disputelab.scenario.library import builtin_scenarios, resolve_scenario
 from disputelab.scenario.schema import Scenario
-
-# Evaluators an experiment can add after its episodes (`disputelab evaluate` runs the same);
-# the protocol's own scores always run. Those in NEEDS_JUDGE need `models: {judge: ...}`.
-EXTRA_EVALUATORS = (
-    "oracle",
-    "self-report",
-    "topic-localized",
-    "per-turn",
-    "promediate",
-    "outcome-judges",
-    "mediator-intelligence",
-)
-NEEDS_JUDGE = ("topic-localized", "per-turn", "outcome-judges", "mediator-intelligence")
 
 
 class SpecError(ValueError):
@@ -57,7 +51,17 @@ class SpecError(ValueError):
         super().__init__("\n".join(f"{source}: {p}" for p in problems))
 
 
+def _protocol_param_names() -> set[str]:
+    return {f for _, p in PROTOCOLS.items() for f in p.Params.model_fields}
+
+
 class ExperimentSpec(BaseModel):
+    """An experiment: scenarios x conditions x mediators x replicates under one protocol.
+
+    The protocol's parameters go in `params`, or at the top level as shorthand
+    (`budget: 40`); either way they are validated against the protocol's own model.
+    """
+
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
@@ -66,18 +70,20 @@ class ExperimentSpec(BaseModel):
         description="Built-in ids, 'builtin:PATTERN' (e.g. builtin:*), ids in the store's "
         "library, importer sources ('agentmediation:PATH', 'promediate:PATH'), files or globs.",
     )
-    protocol: Literal["roundtable", "staged"] = "roundtable"
+    protocol: str = DEFAULT_PROTOCOL
+    params: dict[str, Any] = Field(
+        default_factory=dict, description="The protocol's parameters (see `protocols list`)."
+    )
     conditions: list[str] = Field(default_factory=lambda: ["general"], min_length=1)
     mediators: list[str] = Field(default_factory=lambda: ["rule"], min_length=1)
     parties: str = "rule"
-    models: dict[Literal["parties", "mediator", "judge", "writer"], str] = Field(
+    models: dict[str, str] = Field(
         default_factory=dict,
-        description="Model per role; 'writer' rewrites scenarios for LLM-written conditions.",
+        description="Model per role (parties, mediator, judge, and writer, which rewrites "
+        "scenarios for LLM-written conditions).",
     )
     replicates: int = Field(default=3, ge=1, le=10_000)
     base_seed: int = 0
-    budget: int = Field(default=100, ge=1, le=10_000, description="Roundtable party turns.")
-    rounds: int = Field(default=5, ge=0, le=100, description="Staged bargaining rounds.")
     corpus: str | None = Field(
         default=None,
         description="Statute corpus for the expertise condition (JSONL or YAML of citation and "
@@ -89,27 +95,66 @@ class ExperimentSpec(BaseModel):
     )
     concurrency: int = Field(default=4, ge=1, le=1024)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand_params(cls, data: Any) -> Any:
+        """Top-level keys that are some protocol's parameters move into `params`."""
+        if not isinstance(data, dict):
+            return data
+        names = _protocol_param_names() - set(cls.model_fields)
+        moved = {k: data[k] for k in data if k in names}
+        if not moved:
+            return data
+        rest = {k: v for k, v in data.items() if k not in moved}
+        given = rest.get("params")
+        params: dict[str, Any] = given if isinstance(given, dict) else {}
+        return {**rest, "params": {**moved, **params}}
+
+    @field_validator("protocol")
+    @classmethod
+    def _known_protocol(cls, v: str) -> str:
+        get_protocol(v)  # raises with the list of protocols
+        return v
+
+    @field_validator("models")
+    @classmethod
+    def _known_roles(cls, v: dict[str, str]) -> dict[str, str]:
+        roles = {s.role for _, p in PROTOCOLS.items() for s in p.seats} | {"judge", "writer"}
+        bad = [r for r in v if r not in roles]
+        if bad:
+            raise ValueError(f"unknown role {', '.join(bad)}; use {', '.join(sorted(roles))}")
+        return v
+
     @field_validator("mediators")
     @classmethod
     def _known_mediators(cls, v: list[str]) -> list[str]:
-        bad = [m for m in v if m not in MEDIATOR_KINDS]
+        known = mediator_kinds()
+        bad = [m for m in v if m not in known]
         if bad:
-            raise ValueError(f"unknown mediator {', '.join(bad)}; use {', '.join(MEDIATOR_KINDS)}")
+            raise ValueError(f"unknown mediator {', '.join(bad)}; use {', '.join(known)}")
         return v
 
     @field_validator("evaluators")
     @classmethod
     def _known_evaluators(cls, v: list[str]) -> list[str]:
-        bad = [e for e in v if e not in EXTRA_EVALUATORS]
+        listed = on_demand_evaluators()
+        bad = [e for e in v if e not in listed]
         if bad:
-            raise ValueError(
-                f"unknown evaluator {', '.join(bad)}; use {', '.join(EXTRA_EVALUATORS)}"
-            )
+            raise ValueError(f"unknown evaluator {', '.join(bad)}; use {', '.join(listed)}")
         return v
 
     @model_validator(mode="after")
+    def _params_fit_protocol(self) -> ExperimentSpec:
+        try:
+            params = get_protocol(self.protocol).params(self.params)
+        except ParamsError as exc:
+            raise ValueError(str(exc)) from None
+        self.params = params.model_dump()
+        return self
+
+    @model_validator(mode="after")
     def _judge_for_judged_evaluators(self) -> ExperimentSpec:
-        judged = [e for e in self.evaluators if e in NEEDS_JUDGE]
+        judged = [e for e in self.evaluators if get_evaluator(e).requires_judge({})]
         if judged and self.models.get("judge", "rule") == "rule":
             raise ValueError(
                 f"evaluators: {', '.join(judged)} need a judge model; add models: {{judge: MODEL}}"
@@ -117,17 +162,20 @@ class ExperimentSpec(BaseModel):
         return self
 
     @model_validator(mode="after")
-    def _expertise_needs_staged(self) -> ExperimentSpec:
-        if self.protocol != "staged" and any("expertise:" in c for c in self.conditions):
+    def _expertise_needs_retrieval(self) -> ExperimentSpec:
+        proto = get_protocol(self.protocol)
+        if not proto.uses_retrieval and any("expertise:" in c for c in self.conditions):
+            names = " or ".join(retrieval_protocols())
             raise ValueError(
-                "conditions: expertise applies to the staged protocol, whose mediator "
-                "proposes legal bases; set protocol: staged"
+                f"conditions: expertise applies to the {names} protocol, whose mediator "
+                f"proposes legal bases; set protocol: {names}"
             )
         return self
 
     @model_validator(mode="after")
     def _mediators_fit_protocol(self) -> ExperimentSpec:
-        allowed = PROTOCOL_MEDIATORS[self.protocol]
+        seat = get_protocol(self.protocol).mediator_seat
+        allowed = seat.kinds() if seat else (NONE,)
         bad = [m for m in self.mediators if m not in allowed]
         if bad:
             raise ValueError(
@@ -138,10 +186,14 @@ class ExperimentSpec(BaseModel):
 
     @model_validator(mode="after")
     def _models_for_llm_roles(self) -> ExperimentSpec:
+        proto = get_protocol(self.protocol)
         problems = []
-        if self.parties != "rule" and self.models.get("parties", "rule") == "rule":
+        if proto.party_seat.needs_model(self.parties) and self.models.get("parties", "rule") == (
+            "rule"
+        ):
             problems.append(f"parties: {self.parties} parties need models: {{parties: MODEL}}")
-        llm = [m for m in self.mediators if m in LLM_MEDIATORS]
+        seat = proto.mediator_seat
+        llm = [m for m in self.mediators if seat is not None and seat.needs_model(m)]
         if llm and self.models.get("mediator", "rule") == "rule":
             problems.append(f"mediators: {', '.join(llm)} need models: {{mediator: MODEL}}")
         if problems:
@@ -151,9 +203,13 @@ class ExperimentSpec(BaseModel):
     @field_validator("parties")
     @classmethod
     def _known_parties(cls, v: str) -> str:
-        if v not in PARTY_KINDS:
-            raise ValueError(f"unknown party kind {v!r}; use {', '.join(PARTY_KINDS)}")
+        kinds = kind_names(PARTY)
+        if v not in kinds:
+            raise ValueError(f"unknown party kind {v!r}; use {', '.join(kinds)}")
         return v
+
+    def protocol_params(self) -> ProtocolParams:
+        return get_protocol(self.protocol).params(self.params)
 
 
 @dataclass(frozen=True)
@@ -183,7 +239,7 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         raise SpecError(str(p), describe_validation_error(exc)) from None
 
 
-IMPORT_SOURCES = ("agentmediation", "promediate")
+IMPORT_SOURCES = tuple(FORMATS)
 
 
 def resolve_scenarios(
@@ -259,24 +315,11 @@ def import_source(source: str, path: str, many: bool = False) -> tuple[list[Scen
     With `many` case files in play, AgentMediation ids carry the file's name."""
     if not Path(path).is_file():
         return [], [f"{source}:{path}: no such file"]
-    if source == "agentmediation":
-        from disputelab.scenario.importers.agentmediation import (
-            AgentMediationError,
-            id_prefix,
-            import_agentmediation,
-        )
-
-        try:
-            result = import_agentmediation(Path(path), id_prefix(Path(path), many))
-        except AgentMediationError as exc:
-            return [], [str(exc)]
-        return result.scenarios, [f"{path}:{line}: {why}" for line, why in result.problems]
-    from disputelab.scenario.importers.promediate import import_promediate_file
-
-    try:
-        return [import_promediate_file(Path(path)).scenario], []
-    except (OSError, ValueError) as exc:
-        return [], [f"{path}: {str(exc).splitlines()[0]}"]
+    found = read_cases(source, Path(path), many)
+    return found.scenarios, [
+        why if found.failed and source == "agentmediation" else f"{where}: {why}"
+        for where, why in found.problems
+    ]
 
 
 def check_conditions(spec: ExperimentSpec, scenarios: dict[str, Scenario]) -> None:
@@ -292,17 +335,15 @@ def check_conditions(spec: ExperimentSpec, scenarios: dict[str, Scenario]) -> No
 
 
 def plan(spec: ExperimentSpec, scenario_ids: list[str]) -> list[PlannedEpisode]:
-    """Every episode of the grid, unmediated twins first, in a stable order.
-
-    Staged episodes have no twins: their metrics (success, satisfaction, solution quality)
-    are read off the episode itself.
-    """
+    """Every episode of the grid in a stable order; where the protocol plays twins, each
+    cell's unmediated twin comes first and is shared by every mediator of the cell."""
+    twins = get_protocol(spec.protocol).plays_twin
     episodes: list[PlannedEpisode] = []
     for sid in scenario_ids:
         for cond in spec.conditions:
             for r in range(spec.replicates):
                 seed = spec.base_seed + r
-                if spec.protocol == "staged":
+                if not twins:
                     episodes += [
                         PlannedEpisode(
                             f"{spec.name}/{sid}/{cond}/{med}/r{r}", sid, cond, med, r, seed, None
@@ -310,10 +351,10 @@ def plan(spec: ExperimentSpec, scenario_ids: list[str]) -> list[PlannedEpisode]:
                         for med in spec.mediators
                     ]
                     continue
-                base_id = f"{spec.name}/{sid}/{cond}/none/r{r}"
-                episodes.append(PlannedEpisode(base_id, sid, cond, "none", r, seed, None))
+                base_id = f"{spec.name}/{sid}/{cond}/{NONE}/r{r}"
+                episodes.append(PlannedEpisode(base_id, sid, cond, NONE, r, seed, None))
                 for med in spec.mediators:
-                    if med == "none":
+                    if med == NONE:
                         continue
                     episodes.append(
                         PlannedEpisode(

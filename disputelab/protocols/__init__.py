@@ -1,1 +1,2 @@
-"""Protocols own turn-taking and termination."""
+"""Protocols own turn-taking and termination; one folder per protocol, each registered
+in `protocols.base.PROTOCOLS`."""

@@ -154,3 +154,8 @@ def axis_markdown(store: Store, run_id: str, conditions: list[str]) -> str:
 
 def spec_conditions(config: dict[str, Any]) -> list[str]:
     return list(config.get("conditions") or ["general"])
+
+
+def experiment_markdown_for(store: Store, run_id: str, config: dict[str, Any]) -> str:
+    """The roundtable layout's entry point: `(store, run_id, config) -> markdown`."""
+    return experiment_markdown(store, run_id, spec_conditions(config))

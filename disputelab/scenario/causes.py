@@ -1,10 +1,10 @@
 """AgentMediation's dispute-cause taxonomy and an offline stand-in for cause injection.
 
-The paper injects a cause by having an LLM rewrite the case brief (seed-000 §4.10). Rule
+The paper injects a cause by having an LLM rewrite the case brief (AgentMediation paper). Rule
 agents cannot read a rewritten brief, so `apply_cause_offline` expresses the cause in the
-structured persona instead, following the direction of the paper's Table 6 (§7.6):
+structured persona instead, following the direction of the paper's Table 6:
 
-| cause       | reactivity | weights                           | grounding in §7.6                 |
+| cause       | reactivity | weights                           | grounding in Table 6              |
 |-------------|------------|-----------------------------------|-----------------------------------|
 | misconduct  | +0.30      | unchanged                         | highest risk (LR 53.00), lowest   |
 |             |            |                                   | SR and satisfaction: moral anger  |

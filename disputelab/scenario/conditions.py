@@ -1,6 +1,6 @@
 """Conditions: named Scenario -> Scenario transforms, composable with ','.
 
-Together with `general` they give SoCRATES's fifteen probing conditions (seed-001 §3.2),
+Together with `general` they give SoCRATES's fifteen probing conditions (SoCRATES paper),
 and `strategy` gives AgentMediation's one-party / all-parties strategy design. Each
 perturbs one part of the scenario: the shared background, a party's profile, or the
 party set. Rule agents read the structured persona, LLM agents read the same change in

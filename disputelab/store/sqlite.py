@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from disputelab.episode import Episode, Outcome, Status, Turn, Usage
 
 DB_NAME = "disputelab.sqlite"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -66,6 +66,7 @@ CREATE TABLE IF NOT EXISTS turns (
     latency_s REAL NOT NULL DEFAULT 0,
     usage TEXT,
     stage TEXT NOT NULL DEFAULT '',
+    delivered TEXT,
     PRIMARY KEY (episode_id, idx)
 );
 CREATE TABLE IF NOT EXISTS scores (
@@ -174,6 +175,8 @@ class Store:
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(turns)")}
         if "stage" not in columns:  # version 1 had no stages
             self.db.execute("ALTER TABLE turns ADD COLUMN stage TEXT NOT NULL DEFAULT ''")
+        if "delivered" not in columns:  # version 2 delivered every turn as said
+            self.db.execute("ALTER TABLE turns ADD COLUMN delivered TEXT")
         self.db.execute(
             "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
         )
@@ -244,7 +247,9 @@ class Store:
         d = turn.to_dict()
         with self._tx() as db:
             db.execute(
-                "INSERT INTO turns VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO turns (episode_id, idx, party_turn, speaker, role, text, action,"
+                " intervention, consensus, latency_s, usage, stage, delivered)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     episode_id,
                     turn.index,
@@ -258,6 +263,7 @@ class Store:
                     turn.latency_s,
                     _j(d["usage"]),
                     turn.stage,
+                    _j(turn.delivered),
                 ),
             )
 
@@ -422,7 +428,7 @@ class Store:
             ep.outcome = Outcome(st, stop_reason, json.loads(agreement))
         for t in self.db.execute(
             "SELECT idx, party_turn, speaker, role, text, action, intervention, consensus,"
-            " latency_s, usage, stage FROM turns WHERE episode_id=? ORDER BY idx",
+            " latency_s, usage, stage, delivered FROM turns WHERE episode_id=? ORDER BY idx",
             (episode_id,),
         ):
             ep.turns.append(
@@ -439,6 +445,7 @@ class Store:
                         "latency_s": t[8],
                         "usage": _l(t[9]),
                         "stage": t[10],
+                        "delivered": _l(t[11]),
                     }
                 )
             )

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from disputelab.agents.base import PublicTurn, TurnContext
-from disputelab.agents.rule_party import RuleParty
+from disputelab.agents.parties.rule import RuleParty
 from disputelab.agents.utility import concession_target, option_values, preference_table
 from disputelab.episode import Signal, Stance
 from disputelab.scenario.schema import STRATEGIES, TopicPreference

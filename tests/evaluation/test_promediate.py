@@ -81,8 +81,8 @@ def test_mediator_intelligence_skips_interventions_where_nothing_applies() -> No
 
 
 def test_the_promediate_evaluator_reads_mentions_from_the_structure() -> None:
+    from disputelab.evaluation.evaluators import promediate_scores, topic_mentions
     from disputelab.evaluation.trackers import oracle
-    from disputelab.experiments.judging import promediate_scores, topic_mentions
     from tests.helpers import play, scenario
 
     s = scenario("workplace")

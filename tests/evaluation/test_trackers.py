@@ -36,7 +36,7 @@ def test_self_report_reproduces_the_oracle_on_rule_parties(tmp_path: Path) -> No
                 mediator="rule",
             )
         )
-        a = report.agreement
+        a = report.fit
         assert a.trajectory_r == 1.0 or math.isclose(a.trajectory_r, 1.0, abs_tol=1e-12)
         assert a.mae == 0.0 and a.calls_per_episode == 0
 

@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from disputelab.evaluation import socrates
-from disputelab.experiments.single import Agents, play_episode
+from disputelab.experiments.episodes import Cast, EpisodePlan, play_episode
 from disputelab.experiments.spec import ExperimentSpec, PlannedEpisode, plan
 from disputelab.llm.models import ModelHub
+from disputelab.protocols.base import get_protocol
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.library import builtin_scenarios
 from disputelab.store.sqlite import DB_NAME, Store
@@ -185,13 +186,15 @@ def _replay(planned: PlannedEpisode, where: Path) -> list[tuple[int, str, str]]:
             store,
             ModelHub(None),
             "replay",
-            planned.episode_id,
-            scenario,
-            Agents(),
-            planned.mediator,
-            planned.seed,
-            BUDGET,
-            planned.condition,
+            EpisodePlan(
+                planned.episode_id,
+                scenario,
+                "roundtable",
+                get_protocol("roundtable").params({"budget": BUDGET}),
+                Cast({"parties": "rule", "mediator": planned.mediator}),
+                planned.seed,
+                planned.condition,
+            ),
         )
     )
     store.close()

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from disputelab.cli import app
 from disputelab.episode import Status
-from disputelab.experiments.single import Agents, run_matched_async
+from disputelab.experiments.episodes import Cast, run_single
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import FakeOpenAI, Scripted, fake_openai, fill
 from disputelab.store.sqlite import Store
@@ -34,10 +34,11 @@ def answer(body: dict[str, Any]) -> Scripted:
 
 def _run(store: Store, server: FakeOpenAI, **agents: str) -> Any:
     model = f"openai:test-model@{server.url}"
-    spec = Agents(parties_model=model, mediator_model=model, **agents)
+    kinds = {"parties": "rule", "mediator": "none", **agents}
+    cast = Cast(kinds, {"parties": model, "mediator": model})
     hub = ModelHub(store.root / "cache.sqlite")
     return asyncio.run(
-        run_matched_async(store, scenario("tenancy"), spec, seed=3, budget=6, hub=hub)
+        run_single(store, scenario("tenancy"), cast, 3, "roundtable", {"budget": 6}, hub=hub)
     )
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from disputelab.episode import Status
-from disputelab.experiments.single import Agents, run_staged_async
+from disputelab.experiments.episodes import Cast, run_single
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import FakeOpenAI, Scripted, fake_openai, fill
 from disputelab.scenario.schema import Fact, LegalContext, Scenario
@@ -51,10 +51,10 @@ def answer(body: dict[str, Any]) -> Scripted:
 
 def _run(tmp_path: Path, server: FakeOpenAI, parties: str, mediator: str, **kw: Any) -> Any:
     model = f"openai:m@{server.url}"
-    agents = Agents(parties=parties, mediator=mediator, parties_model=model, mediator_model=model)
+    cast = Cast({"parties": parties, "mediator": mediator}, {"parties": model, "mediator": model})
     store = Store(tmp_path)
     hub = ModelHub(store.root / "cache.sqlite")
-    return asyncio.run(run_staged_async(store, _case(), agents, seed=1, rounds=2, hub=hub, **kw))
+    return asyncio.run(run_single(store, _case(), cast, 1, "staged", {"rounds": 2}, hub=hub, **kw))
 
 
 def test_llm_parties_and_an_llm_mediator_play_all_five_stages(tmp_path: Path) -> None:

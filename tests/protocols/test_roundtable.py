@@ -7,11 +7,12 @@ from collections.abc import Sequence
 
 import pytest
 
-from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext
-from disputelab.agents.rule_mediator import RuleMediator
-from disputelab.agents.rule_party import RuleParty
+from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
+from disputelab.agents.mediators.roundtable.rule import RuleMediator
+from disputelab.agents.parties.rule import RuleParty
 from disputelab.episode import Action, Episode, Intervention, Signal, Stance, Status
-from disputelab.protocols.roundtable import RoundTable
+from disputelab.protocols.base import get_protocol
+from disputelab.protocols.play import play as play_protocol
 from tests.helpers import play, scenario, with_personas
 
 
@@ -104,7 +105,7 @@ def test_the_rule_mediator_proposes_options_every_party_said_it_would_accept() -
     assert move.proposal == {t.id: "B" for t in s.topics}
 
 
-class _Scripted:
+class _Scripted(UsageReporter):
     """A party agent that replays fixed signals: a true boundary double for the protocol."""
 
     def __init__(self, party_id: str, signals: Sequence[Signal]) -> None:
@@ -122,7 +123,11 @@ def test_consensus_must_come_from_every_partys_latest_signal() -> None:
         _Scripted("tenant", [Signal.CONSENSUS, Signal.CONTINUE, Signal.CONSENSUS]),
         _Scripted("landlord", [Signal.CONTINUE, Signal.CONSENSUS, Signal.CONSENSUS]),
     ]
-    ep = asyncio.run(RoundTable(20).run(s, parties, None, Episode(s.id, "roundtable", 0, {})))
+    ep = asyncio.run(
+        play_protocol(
+            "roundtable", s, parties, {}, {"budget": 20}, Episode(s.id, "roundtable", 0, {})
+        )
+    )
     assert ep.outcome is not None and ep.outcome.status is Status.RESOLVED
     assert ep.party_turns == 5
     assert ep.initial_consensus is None  # scripted agents have no hidden state: no oracle
@@ -132,12 +137,17 @@ def test_agents_that_do_not_match_the_scenarios_parties_are_rejected() -> None:
     s = scenario("tenancy")
     with pytest.raises(ValueError, match="do not match"):
         asyncio.run(
-            RoundTable(5).run(
-                s, [RuleParty(s, "tenant", 0)], None, Episode(s.id, "roundtable", 0, {})
+            play_protocol(
+                "roundtable",
+                s,
+                [RuleParty(s, "tenant", 0)],
+                {},
+                {"budget": 5},
+                Episode(s.id, "roundtable", 0, {}),
             )
         )
 
 
 def test_a_budget_below_one_is_rejected() -> None:
     with pytest.raises(ValueError, match="at least 1"):
-        RoundTable(0)
+        get_protocol("roundtable").params({"budget": 0})

@@ -7,17 +7,19 @@ from collections.abc import Sequence
 
 import pytest
 
-from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext
+from disputelab.agents.base import Agent, PartyAgent, PublicScenario, PublicTurn, TurnContext
+from disputelab.agents.parties.rule import RuleParty
 from disputelab.agents.registry import (
+    STAGED_MEDIATOR,
     UnknownAgentError,
-    make_mediator,
-    make_parties,
-    make_staged_mediator,
+    build_agent,
+    build_parties,
 )
-from disputelab.agents.rule_party import RuleParty
 from disputelab.episode import Action, Episode, Signal, Status
 from disputelab.evaluation.agentmediation import score_staged
-from disputelab.protocols.staged import STAGES, Staged
+from disputelab.protocols.base import get_protocol
+from disputelab.protocols.play import play as play_protocol
+from disputelab.protocols.staged import STAGES
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.schema import Fact, LegalContext, Scenario
 from tests.helpers import scenario, with_personas
@@ -25,9 +27,14 @@ from tests.helpers import scenario, with_personas
 
 def play(s: Scenario, seed: int = 0, rounds: int = 5) -> Episode:
     ep = Episode(s.id, "staged", seed, {"parties": "rule", "mediator": "rule"})
-    return asyncio.run(
-        Staged(rounds).run(s, make_parties(s, "rule", seed), make_staged_mediator(s, "rule"), ep)
-    )
+    mediator = build_agent(STAGED_MEDIATOR, "rule", s)
+    return asyncio.run(run_staged(s, build_parties(s, "rule", seed), mediator, ep, rounds))
+
+
+async def run_staged(
+    s: Scenario, parties: Sequence[PartyAgent], mediator: Agent | None, ep: Episode, rounds: int = 5
+) -> Episode:
+    return await play_protocol("staged", s, parties, {"mediator": mediator}, {"rounds": rounds}, ep)
 
 
 def stages(ep: Episode) -> list[str]:
@@ -107,7 +114,7 @@ def test_a_walk_away_confirms_disagreement_and_still_reaches_closure() -> None:
     public = PublicScenario.of(s)
     parties = [RuleParty(s, "tenant", 0, public), WalksOut(s, "landlord", 0, public)]
     ep = Episode(s.id, "staged", 0, {})
-    asyncio.run(Staged(5).run(s, parties, make_staged_mediator(s, "rule"), ep))
+    asyncio.run(run_staged(s, parties, build_agent(STAGED_MEDIATOR, "rule", s), ep))
     assert ep.outcome is not None and ep.outcome.status is Status.IMPASSE
     assert "disagreement confirmed: landlord walked away" in ep.outcome.stop_reason
     assert stages(ep)[-1] == "closure"
@@ -154,11 +161,11 @@ def test_the_staged_protocol_needs_a_mediator() -> None:
     s = scenario("tenancy")
     ep = Episode(s.id, "staged", 0, {})
     with pytest.raises(ValueError, match="needs a mediator"):
-        asyncio.run(Staged().run(s, make_parties(s, "rule", 0), None, ep))
+        asyncio.run(run_staged(s, build_parties(s, "rule", 0), None, ep))
     with pytest.raises(UnknownAgentError, match="takes mediator rule or llm"):
-        make_staged_mediator(s, "social")
+        get_protocol("staged").check_seat("mediator", "social")
     with pytest.raises(UnknownAgentError, match="takes mediator none or rule"):
-        make_mediator(s, "llm")
+        get_protocol("roundtable").check_seat("mediator", "llm")
 
 
 def test_the_oracle_consensus_is_recorded_on_every_party_turn() -> None:
@@ -176,7 +183,7 @@ def test_a_proposal_with_an_unacceptable_option_is_rejected_as_very_low() -> Non
     s = scenario("tenancy")
     party = _party(s, "tenant")
     bad = {"repairs": "D", "arrears": "C", "rent": "A", "lease": "B"}
-    v = party.judge([], bad).verdict
+    v = party.verdict_on([], bad).verdict
     assert v is not None and (v.decision, v.satisfaction) == ("reject", "very low")
 
 
@@ -185,7 +192,7 @@ def test_the_partys_best_package_is_accepted_as_very_high() -> None:
     party = _party(s, "tenant")
     best = {t: s.party("tenant").preferences[t].ranking[0] for t in ("repairs", "arrears")}
     best |= {t: s.party("tenant").preferences[t].ranking[0] for t in ("rent", "lease")}
-    v = party.judge([], best).verdict
+    v = party.verdict_on([], best).verdict
     assert v is not None and (v.decision, v.satisfaction) == ("accept", "very high")
 
 
@@ -193,7 +200,7 @@ def test_a_proposal_above_the_fallback_but_below_the_target_leaves_the_party_uns
     s = scenario("tenancy")
     party = _party(s, "tenant")  # fresh: its target is still near 1
     middling = {"repairs": "B", "arrears": "B", "rent": "B", "lease": "C"}
-    v = party.judge([], middling).verdict
+    v = party.verdict_on([], middling).verdict
     assert v is not None and v.decision == "uncertain"
 
 

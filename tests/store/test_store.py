@@ -16,10 +16,9 @@ import pytest
 
 from disputelab.episode import Status
 from disputelab.evaluation.metrics import MetricResult
-from disputelab.experiments.single import run_matched
 from disputelab.report.render import rows_csv, run_markdown, run_rows
 from disputelab.store.sqlite import DB_NAME, Store, StoreError
-from tests.helpers import scenario
+from tests.helpers import run_matched, scenario
 
 
 def test_a_run_round_trips_through_the_store(tmp_path: Path) -> None:
@@ -70,7 +69,7 @@ def test_a_killed_process_keeps_every_finished_turn(tmp_path: Path) -> None:
     child = textwrap.dedent(f"""
         import time
         from disputelab.store.sqlite import Store
-        from disputelab.experiments import single
+        from tests import helpers
         from disputelab.scenario import builtin_scenarios
         store = Store({str(tmp_path)!r})
         real = store.append_turn
@@ -78,7 +77,7 @@ def test_a_killed_process_keeps_every_finished_turn(tmp_path: Path) -> None:
             real(eid, turn)
             time.sleep(0.02)
         store.append_turn = slow
-        single.run_matched(store, builtin_scenarios()["workplace"], mediator="none", budget=5000)
+        helpers.run_matched(store, builtin_scenarios()["workplace"], "none", budget=5000)
     """)
     proc = subprocess.Popen([sys.executable, "-c", child], cwd=Path(__file__).parents[2])
     db = tmp_path / DB_NAME

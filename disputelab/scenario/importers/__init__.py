@@ -1,1 +1,63 @@
-"""Importers: external case formats into Scenarios."""
+"""Importers: external case formats into Scenarios.
+
+`read_cases` is the one entry point `scenarios import` and the experiment spec's
+`agentmediation:` and `promediate:` sources share: it reads one case file and says, line
+by line, what could not be read and what was assumed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from disputelab.scenario.schema import Scenario
+
+# Format name -> the glob of its case files inside a folder.
+FORMATS = {"promediate": "*.json", "agentmediation": "*.jsonl"}
+# Formats whose files each hold one case (the others hold one case per line).
+ONE_CASE_PER_FILE = ("promediate",)
+
+
+@dataclass
+class CaseFile:
+    """What one case file gave: scenarios, problems (`where`, reason) and warnings."""
+
+    scenarios: list[Scenario] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    failed: bool = False  # the file as a whole could not be read
+
+
+def read_cases(source: str, path: Path, many: bool = False) -> CaseFile:
+    """Scenarios from one case file of format `source`. With `many` AgentMediation files in
+    play, ids carry the file's name (am-FILE-001) so they cannot clash."""
+    if source not in FORMATS:
+        raise ValueError(f"unknown format {source!r}; available: {', '.join(FORMATS)}")
+    if source == "agentmediation":
+        from disputelab.scenario.importers.agentmediation import (
+            AgentMediationError,
+            id_prefix,
+            import_agentmediation,
+        )
+
+        try:
+            result = import_agentmediation(path, id_prefix(path, many))
+        except AgentMediationError as exc:
+            return CaseFile(problems=[(str(path), str(exc))], failed=True)
+        return CaseFile(
+            list(result.scenarios),
+            [(f"{path}:{line}", why) for line, why in result.problems],
+            list(result.warnings),
+        )
+    from disputelab.scenario.importers.promediate import import_promediate_file
+
+    try:
+        found = import_promediate_file(path)
+    except (OSError, ValueError) as exc:  # JSONDecodeError and pydantic errors included
+        return CaseFile(problems=[(str(path), str(exc).splitlines()[0])], failed=True)
+    return CaseFile([found.scenario], [], list(found.warnings))
+
+
+def case_files(source: str, path: Path) -> list[Path]:
+    """The case files of `source` at `path`: the file itself, or those in the folder."""
+    return sorted(path.glob(FORMATS[source])) if path.is_dir() else [path]

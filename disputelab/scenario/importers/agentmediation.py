@@ -1,4 +1,4 @@
-"""Import AgentMediation case records (seed-000 §1.2) into legal Scenarios.
+"""Import AgentMediation case records (AgentMediation paper) into legal Scenarios.
 
 Each JSONL line is one preprocessed case: `name`, `basic_back`, `players`,
 `player_number`, `point`, `article`, `fact` and, optionally, `retrieve_articles`. The

@@ -1,4 +1,4 @@
-"""Import ProMediate case files (seed-003 §1.4) into Scenarios.
+"""Import ProMediate case files (ProMediate paper) into Scenarios.
 
 A case gives shared text (`instruction`, `issues`, `options`), topic names (`topics`,
 only in some cases) and one markdown profile per party (`names`), whose `## Opinions`

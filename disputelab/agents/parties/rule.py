@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext
+from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
+from disputelab.agents.parties.voice import Voice
 from disputelab.agents.utility import (
     STRATEGY_BETA,
     PreferenceTable,
@@ -29,7 +30,6 @@ from disputelab.agents.utility import (
     mediator_deference,
     preference_table,
 )
-from disputelab.agents.voice import Voice
 from disputelab.episode import SATISFACTION, Action, Decision, Signal, Stance, Tone, Verdict
 from disputelab.scenario.schema import Party, Scenario, Strategy
 
@@ -113,7 +113,7 @@ def candidates(table: PreferenceTable, strategy: Strategy) -> Candidates:
     return result
 
 
-class RuleParty:
+class RuleParty(UsageReporter):
     """A deterministic (given its seed) rule-policy negotiator."""
 
     def __init__(
@@ -206,9 +206,9 @@ class RuleParty:
     async def verdict(
         self, dialogue: Sequence[PublicTurn], proposal: Mapping[str, str], ctx: TurnContext
     ) -> Action:
-        return self.judge(dialogue, proposal)
+        return self.verdict_on(dialogue, proposal)
 
-    def judge(self, dialogue: Sequence[PublicTurn], proposal: Mapping[str, str]) -> Action:
+    def verdict_on(self, dialogue: Sequence[PublicTurn], proposal: Mapping[str, str]) -> Action:
         """Accept a final proposal worth the current target, hesitate over one that beats
         the fallback but falls short of the target, reject anything worse or infeasible.
 

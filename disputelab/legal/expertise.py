@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING
 from disputelab.scenario.schema import Scenario
 
 if TYPE_CHECKING:
-    from disputelab.agents.retrieval import StatuteIndex
-    from disputelab.experiments.spec import ExperimentSpec
+    from disputelab.legal.retrieval import StatuteIndex
 
 
 class ExpertiseError(ValueError):
@@ -25,7 +24,7 @@ class ExpertiseError(ValueError):
 
 def build_index(corpus: Path | None, cases: Iterable[Scenario]) -> StatuteIndex:
     """A statute index from `corpus`, else from the legal bases of `cases`."""
-    from disputelab.agents.retrieval import StatuteIndex
+    from disputelab.legal.retrieval import StatuteIndex
 
     if corpus is not None:
         return StatuteIndex.from_file(corpus)
@@ -40,7 +39,7 @@ def build_index(corpus: Path | None, cases: Iterable[Scenario]) -> StatuteIndex:
 
 def retrieve_for(index: StatuteIndex, scenario: Scenario) -> tuple[str, ...]:
     """The top-k bases for `scenario`, k from its expertise condition (0: none)."""
-    from disputelab.agents.retrieval import case_key, case_query
+    from disputelab.legal.retrieval import case_key, case_query
 
     k = scenario.legal.retrieval_top_k if scenario.legal is not None else 0
     if k <= 0:
@@ -55,19 +54,16 @@ def retrieve_for(index: StatuteIndex, scenario: Scenario) -> tuple[str, ...]:
 
 
 def retrieved_bases(
-    spec: ExperimentSpec,
-    spec_dir: Path,
+    corpus: Path | None,
     scenarios: Mapping[str, Scenario],
     conditioned: Mapping[tuple[str, str], Scenario],
 ) -> dict[tuple[str, str], tuple[str, ...]]:
-    """Bases per (scenario, condition) cell; the index is built only when some cell asks."""
+    """Bases per (scenario, condition) cell, from `corpus` or else from the legal bases of
+    `scenarios`; the index is built only when some cell asks."""
     wanted = {
         key: s for key, s in conditioned.items() if s.legal is not None and s.legal.retrieval_top_k
     }
     if not wanted:
         return {}
-    corpus = None
-    if spec.corpus:
-        corpus = Path(spec.corpus) if Path(spec.corpus).is_absolute() else spec_dir / spec.corpus
     index = build_index(corpus, scenarios.values())
     return {key: retrieve_for(index, s) for key, s in wanted.items()}

@@ -16,11 +16,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext
-from disputelab.agents.llm_party import usage_of
+from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
+from disputelab.agents.parties.llm import usage_of
 from disputelab.agents.prompts import dialogue_block, mediator_system, texts
-from disputelab.episode import Intervention, Usage
+from disputelab.episode import Intervention
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
+from disputelab.llm.seeds import turn_sampling
 from disputelab.llm.structured import ask_structured
 
 FACTORS = (
@@ -72,7 +73,7 @@ def _schema(model: type[BaseModel]) -> dict[str, Any]:
     return model.model_json_schema()
 
 
-class _LLMMediator:
+class _LLMMediator(UsageReporter):
     name = "llm"
 
     def __init__(self, public: PublicScenario, model: ChatModel, seed: int) -> None:
@@ -81,7 +82,6 @@ class _LLMMediator:
         self.seed = seed
         self.x = texts(public.language)
         self.system = mediator_system(public)
-        self.last_usage: Usage | None = None
         self.last_position = -1
 
     def _everyone_spoke_since_last(self, dialogue: Sequence[PublicTurn]) -> bool:
@@ -97,14 +97,14 @@ class _LLMMediator:
         self, dialogue: Sequence[PublicTurn], ctx: TurnContext
     ) -> Intervention | None:
         """Deliberate only once every party has spoken since the last intervention."""
-        self.last_usage = None
+        self.report_usage(None)
         if not self._everyone_spoke_since_last(dialogue):
             return None
         calls: list[ChatResponse] = []
         try:
             return await self._deliberate(dialogue_block(self.public, dialogue), ctx, calls)
         finally:
-            self.last_usage = usage_of(calls)
+            self.report_usage(usage_of(calls))
 
     async def _deliberate(
         self, talk: str, ctx: TurnContext, calls: list[ChatResponse]
@@ -126,7 +126,7 @@ class _LLMMediator:
             max_tokens=500,
             schema=_schema(reply),
             schema_name=name,
-            seed=self.seed * 1000 + ctx.party_turn,
+            **turn_sampling(self.seed, ctx.party_turn)._asdict(),
         )
         parsed, responses = await ask_structured(self.model, request, reply.model_validate)
         calls.extend(responses)

@@ -1,4 +1,4 @@
-"""Legal-basis retrieval for the mediator's external knowledge (seed-000 §3.2).
+"""Legal-basis retrieval for the mediator's external knowledge (AgentMediation paper).
 
 `StatuteIndex` ranks citations with BM25 (bm25s) over Chinese text segmented by jieba.
 The paper queried a commercial judgment-search service; disputelab needs no network, so
@@ -31,7 +31,7 @@ import jieba
 import numpy as np
 import yaml
 
-from disputelab.scenario.citations import normalize_legal_basis
+from disputelab.legal.citations import normalize_legal_basis
 from disputelab.scenario.schema import Scenario
 
 jieba.setLogLevel(logging.WARNING)

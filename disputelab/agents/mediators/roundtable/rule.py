@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext
+from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
 from disputelab.consensus import consensus_by_topic, consensus_score
 from disputelab.episode import Intervention, Stance
 
@@ -30,7 +30,7 @@ _ZH = {
 }
 
 
-class RuleMediator:
+class RuleMediator(UsageReporter):
     """Intervenes on a drop in publicly estimated consensus, on hostility, or on a stall."""
 
     name = "rule"

@@ -16,11 +16,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext
-from disputelab.agents.llm_party import usage_of
+from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
+from disputelab.agents.parties.llm import usage_of
 from disputelab.agents.prompts import dialogue_block, mediator_system
-from disputelab.episode import Intervention, Stance, Usage
+from disputelab.episode import Intervention, Stance
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
+from disputelab.llm.seeds import turn_sampling
 from disputelab.llm.structured import ask_structured
 
 # A statute named in a text: 《Law》, optionally followed closely by 第N条.
@@ -96,7 +97,7 @@ def _summary(public: PublicScenario, package: Mapping[str, str], zh: bool) -> st
     return sep.join(f"{t.name}: {t.option(package[t.id]).label}" for t in public.topics)
 
 
-class RuleStagedMediator:
+class RuleStagedMediator(UsageReporter):
     """Proposes the split-the-difference package and cites what it knows.
 
     Without expertise it cites only the statutes named in the brief and facts; with it,
@@ -191,7 +192,7 @@ class _Proposal(BaseModel):
     utterance: str = Field(min_length=1)
 
 
-class LLMStagedMediator:
+class LLMStagedMediator(UsageReporter):
     """A language model in the mediator's chair, one structured call per move."""
 
     name = "llm"
@@ -219,7 +220,6 @@ class LLMStagedMediator:
         if retrieved:
             parts += [self.ask["retrieved"], *(f"- {b}" for b in retrieved)]
         self.system = "\n".join(p for p in parts if p)
-        self.last_usage: Usage | None = None
 
     def _say_schema(self) -> dict[str, Any]:
         return {
@@ -266,14 +266,14 @@ class LLMStagedMediator:
             max_tokens=600,
             schema=schema,
             schema_name=name,
-            seed=self.seed * 1000 + ctx.party_turn,
+            **turn_sampling(self.seed, ctx.party_turn)._asdict(),
         )
         calls: list[ChatResponse] = []
         try:
             parsed, responses = await ask_structured(self.model, request, parse)
             calls.extend(responses)
         finally:
-            self.last_usage = usage_of(calls)
+            self.report_usage(usage_of(calls))
         return parsed
 
     async def open(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Intervention:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from disputelab.agents.retrieval import CorpusError, StatuteIndex, case_key, case_query, tokenize
 from disputelab.evaluation.outcomes import legal_basis_recall
+from disputelab.legal.retrieval import CorpusError, StatuteIndex, case_key, case_query, tokenize
 from disputelab.scenario.importers.agentmediation import import_agentmediation
 from disputelab.scenario.schema import Fact, LegalContext, Scenario
 from tests.helpers import scenario

@@ -1,5 +1,5 @@
 """LLM scenario writers for the two conditions that need new content: `parties:+1` and
-`history:x5` (SoCRATES's Scenario Writer, seed-001 §3.3).
+`history:x5` (SoCRATES's Scenario Writer, SoCRATES paper).
 
 The writer is the experimenter's tool, not a party, so it may read the whole scenario.
 It lives in the agents layer because disputelab/scenario/ must not import the model
@@ -418,7 +418,7 @@ async def apply_condition_with_model(
         elif name == "history":
             out = await write_history(out, model, int(arg.removeprefix("x")))
         elif name == "cause":
-            from disputelab.agents.cause_writer import write_cause
+            from disputelab.authoring.cause_writer import write_cause
 
             # The persona shift applies either way, so rule and LLM agents meet the same
             # cause; the model adds the rewritten brief that LLM agents read.

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from disputelab.agents.scenario_writer import apply_condition_with_model
+from disputelab.authoring.scenario_writer import apply_condition_with_model
 from disputelab.llm.base import ModelReplyError
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import Scripted, fake_openai

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from disputelab.agents.scenario_writer import (
+from disputelab.authoring.scenario_writer import (
     apply_condition_with_model,
     normalise_weights,
     party_schema,

@@ -8,11 +8,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext
+from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
+from disputelab.agents.parties.rule import ReadMemo, RuleParty
 from disputelab.agents.prompts import dialogue_block, party_system, texts
-from disputelab.agents.rule_party import ReadMemo, RuleParty
 from disputelab.episode import SATISFACTION, Action, Signal, Stance, Usage, Verdict
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
+from disputelab.llm.seeds import turn_sampling
 from disputelab.llm.structured import ask_structured
 from disputelab.scenario.schema import Scenario
 
@@ -117,7 +118,7 @@ def to_action(reply: ActionReply, public: PublicScenario) -> Action:
     return Action(reply.utterance.strip(), stances, Signal(reply.signal), reply.thought)
 
 
-class LLMParty:
+class LLMParty(UsageReporter):
     """A party played by a language model with its private profile in the instructions."""
 
     def __init__(
@@ -137,7 +138,6 @@ class LLMParty:
         self.temperature = temperature
         self.system = party_system(self.public, self.party)
         self.schema = action_schema(self.public)
-        self.last_usage: Usage | None = None
 
     async def act(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
         x = texts(self.public.language)
@@ -153,14 +153,14 @@ class LLMParty:
             max_tokens=MAX_TOKENS,
             schema=self.schema,
             schema_name="party_action",
-            seed=self.seed * 1000 + ctx.party_turn,
+            **turn_sampling(self.seed, ctx.party_turn)._asdict(),
         )
 
         def parse(data: Any) -> Action:
             return to_action(ActionReply.model_validate(data), self.public)
 
         action, responses = await ask_structured(self.model, request, parse)
-        self.last_usage = usage_of(responses)
+        self.report_usage(usage_of(responses))
         return action
 
     async def verdict(
@@ -180,10 +180,10 @@ class LLMParty:
             max_tokens=MAX_TOKENS,
             schema=verdict_schema(self.public.language),
             schema_name="verdict",
-            seed=self.seed * 1000 + ctx.party_turn,
+            **turn_sampling(self.seed, ctx.party_turn)._asdict(),
         )
         reply, responses = await ask_structured(self.model, request, VerdictReply.model_validate)
-        self.last_usage = usage_of(responses)
+        self.report_usage(usage_of(responses))
         accepted = reply.decision == "accept"
         # An accepting party backs the proposal; otherwise it states no new stance.
         stances = {t: Stance(o, (o,)) for t, o in proposal.items()} if accepted else {}
@@ -269,7 +269,6 @@ class HybridParty(RuleParty):
         self.model = model
         self.seed = seed
         self.system = party_system(self.public, self.party)
-        self.last_usage: Usage | None = None
 
     async def act(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
         action = self.decide(dialogue, ctx)
@@ -295,10 +294,10 @@ class HybridParty(RuleParty):
             max_tokens=200,
             schema=UTTERANCE_SCHEMA,
             schema_name="utterance",
-            seed=self.seed * 1000 + ctx.party_turn,
+            **turn_sampling(self.seed, ctx.party_turn)._asdict(),
         )
         reply, responses = await ask_structured(self.model, request, UtteranceReply.model_validate)
-        self.last_usage = usage_of(responses)
+        self.report_usage(usage_of(responses))
         return Action(
             reply.utterance.strip(), action.stances, action.signal, action.thought, action.tone
         )

@@ -1,0 +1,42 @@
+"""The proactive mediator kinds users can name: rule, generic and social."""
+
+from __future__ import annotations
+
+from disputelab.agents.base import Agent
+from disputelab.agents.mediators.roundtable.llm import GenericMediator, SocialMediator
+from disputelab.agents.mediators.roundtable.rule import RuleMediator
+from disputelab.agents.registry import MEDIATOR, AgentKind, AgentSetup, register_kind
+
+
+def _generic(s: AgentSetup) -> Agent:
+    assert s.model is not None
+    return GenericMediator(s.public, s.model, s.seed)
+
+
+def _social(s: AgentSetup) -> Agent:
+    assert s.model is not None
+    return SocialMediator(s.public, s.model, s.seed)
+
+
+register_kind(
+    AgentKind(
+        MEDIATOR,
+        "rule",
+        "steps in on a consensus drop, hostility or a stall (no model)",
+        lambda s: RuleMediator(s.public),
+    )
+)
+register_kind(
+    AgentKind(
+        MEDIATOR, "generic", "LLM mediator: when to speak, then what", _generic, needs_model=True
+    )
+)
+register_kind(
+    AgentKind(
+        MEDIATOR,
+        "social",
+        "LLM mediator that also reads the parties' emotions",
+        _social,
+        needs_model=True,
+    )
+)

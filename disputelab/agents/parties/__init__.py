@@ -1,0 +1,1 @@
+"""Party agents: the rule policy with its template voice, and LLM-played parties."""

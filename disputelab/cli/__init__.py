@@ -1,0 +1,81 @@
+"""The `disputelab` command line: one module per command or command group, all reading
+the registries (protocols, agent kinds, evaluators) rather than naming what is in them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from disputelab.cli import conditions, protocols, scenarios
+from disputelab.cli.common import DEFAULT_STORE, err, out, state
+from disputelab.cli.curate import curate
+from disputelab.cli.evaluate import evaluate
+from disputelab.cli.experiment import experiment
+from disputelab.cli.report import report
+from disputelab.cli.run import run
+from disputelab.cli.runs import list_runs
+from disputelab.cli.validate_judge import validate_judge
+
+app = typer.Typer(
+    help="Simulate dispute mediation and negotiation, run experiments, and score outcomes.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def main_options(
+    store: Annotated[
+        Path, typer.Option("--store", help="Directory of the run store.", envvar="DISPUTELAB_STORE")
+    ] = DEFAULT_STORE,
+) -> None:
+    state.store_path = store
+
+
+app.command()(run)
+app.command()(evaluate)
+app.command("validate-judge")(validate_judge)
+app.command()(experiment)
+app.command()(report)
+app.command()(curate)
+app.command("runs")(list_runs)
+app.add_typer(scenarios.app, name="scenarios")
+app.add_typer(conditions.app, name="conditions")
+app.add_typer(protocols.app, name="protocols")
+
+
+def _click_class(name: str) -> type[Exception]:
+    """Click's exception class, wherever this typer release takes click from."""
+    for cls in typer.BadParameter.__mro__:
+        if cls.__name__ == name and issubclass(cls, Exception):
+            return cls
+    raise RuntimeError(f"typer has no click {name}")
+
+
+_USAGE_ERROR = _click_class("UsageError")
+
+
+def main() -> None:
+    """Console entry point: every usage error is one line and exit status 2."""
+    try:
+        code = app(standalone_mode=False)
+    except _USAGE_ERROR as exc:
+        ctx = getattr(exc, "ctx", None)
+        if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:
+            out.print(ctx.get_help(), end="")  # a bare group shows its help
+            raise SystemExit(0) from None
+        where = ctx.command_path if ctx is not None else "disputelab"
+        message = str(getattr(exc, "format_message", exc.__str__)()).replace("Value error, ", "")
+        err.print(
+            f"[bold red]error:[/] {message} (see `{where} --help`)",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise SystemExit(2) from None
+    except (KeyboardInterrupt, typer.Abort):
+        err.print("interrupted; finished turns are in the store")
+        raise SystemExit(130) from None
+    raise SystemExit(code if isinstance(code, int) else 0)

@@ -1,0 +1,138 @@
+"""What every command shares: the consoles, the store option, one-line errors, opening
+models, and the usage and metric tables."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from disputelab.evaluation.metrics import MetricResult
+from disputelab.scenario.io import ScenarioError
+from disputelab.store.sqlite import Store, StoreError
+
+if TYPE_CHECKING:
+    from disputelab.llm.models import ModelHub
+
+# No emoji codes: user text such as 'posture:angry' must print as typed.
+out = Console(emoji=False)
+err = Console(stderr=True, emoji=False)
+DEFAULT_STORE = Path("disputelab-runs")
+
+
+class _State:
+    store_path: Path = DEFAULT_STORE
+
+
+state = _State()
+
+
+def fail(message: str) -> NoReturn:
+    """One line on stderr, exit status 2: the contract for every bad input."""
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+def print_problem(where: str, text: str) -> None:
+    """One `error: WHERE: TEXT` line (the first line of `text`)."""
+    err.print(
+        f"[bold red]error:[/] {escape(where)}: {escape(text.splitlines()[0] if text else '')}",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def fail_problems(where: str, problems: Iterable[str]) -> NoReturn:
+    """One line per problem, then exit status 2."""
+    for problem in problems:
+        print_problem(where, problem)
+    raise typer.Exit(2)
+
+
+def fail_scenario(exc: ScenarioError) -> NoReturn:
+    fail_problems(exc.source, exc.problems)
+
+
+def warn(where: str, text: str) -> None:
+    err.print(
+        f"[yellow]warning:[/] {escape(where)}: {escape(text)}", highlight=False, soft_wrap=True
+    )
+
+
+def library() -> Path:
+    """Where `scenarios import` puts cases when no --out is given."""
+    return state.store_path / "library"
+
+
+def store_option() -> str:
+    """The `--store PATH ` to repeat in suggested commands, or nothing for the default."""
+    return "" if state.store_path == DEFAULT_STORE else f"--store {state.store_path} "
+
+
+def open_store() -> Store:
+    try:
+        return Store(state.store_path)
+    except StoreError as exc:
+        fail(str(exc))
+
+
+def open_models(models: Iterable[str]) -> ModelHub:
+    """A model hub over the store's response cache, after checking every model name, so
+    a typo fails before anything is simulated."""
+    from disputelab.llm.models import ModelConfigError, ModelHub, load_profiles, parse_model
+
+    try:
+        profiles = load_profiles()
+        for spec in sorted(set(models) - {"rule"}):
+            parse_model(spec, profiles)
+    except ModelConfigError as exc:
+        fail(str(exc))
+    return ModelHub(open_store().root / "cache.sqlite", profiles)
+
+
+def print_usage(hub: ModelHub) -> None:
+    for role, u in hub.ledger.roles.items():
+        cost = "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}"
+        out.print(
+            f"model use, {role} ({u.model}): {u.calls} calls, {u.cached} from cache, "
+            f"{u.retries} retries, {u.input_tokens} tokens in, {u.output_tokens} out, "
+            f"cost {cost}",
+            highlight=False,
+        )
+
+
+def metrics_table(title: str, columns: Mapping[str, Mapping[str, MetricResult]]) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("metric")
+    for name in columns:
+        table.add_column(name, justify="right")
+    metrics: list[str] = []
+    for scores in columns.values():
+        metrics += [m for m in scores if m not in metrics]
+    for m in metrics:
+        cells = []
+        for scores in columns.values():
+            r = scores.get(m)
+            cells.append("" if r is None else ("NaN" if not r.defined else f"{r.value:.3g}"))
+        table.add_row(m, *cells)
+    return table
+
+
+def print_undefined(scores: Mapping[str, Mapping[str, MetricResult]]) -> None:
+    """Why each undefined score is undefined, one dim line each."""
+    for prefix, results in scores.items():
+        for name, r in results.items():
+            if not r.defined:
+                label = f"{prefix} {name}" if prefix else name
+                out.print(f"  [dim]{label}: {r.explanation}[/]")
+
+
+def check_judges(needs_judge: bool, judges: Sequence[str], who_needs: str) -> None:
+    """Fail when a judge is needed and none was given; `who_needs` is e.g. "X needs"."""
+    if needs_judge and not judges:
+        fail(f"{who_needs} a judge: pass --judge-model (e.g. local)")

@@ -1,0 +1,96 @@
+"""Command-line options generated from the protocols' parameter models.
+
+Every parameter of every registered protocol becomes an option of `disputelab run`
+(`--budget`, `--rounds`, ...) with its type and help text from the model; a value given
+for a protocol that lacks the parameter is a warning, and the chosen protocol's model
+validates the rest. `--param KEY=VALUE` reaches parameters of protocols registered after
+the command line was built (by a plug-in or a test).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Annotated, Any
+
+import typer
+
+from disputelab.cli.common import err, fail
+from disputelab.protocols.base import PROTOCOLS, DisputeProtocol, ParamsError, ProtocolParams
+
+
+def _option_name(field: str) -> str:
+    return "--" + field.replace("_", "-")
+
+
+def param_fields() -> dict[str, tuple[Any, str]]:
+    """Parameter name -> (type, help), across every registered protocol."""
+    fields: dict[str, tuple[Any, str]] = {}
+    owners: dict[str, list[str]] = {}
+    for name, protocol in PROTOCOLS.items():
+        for field, info in protocol.Params.model_fields.items():
+            owners.setdefault(field, []).append(name)
+            fields.setdefault(field, (info.annotation, info.description or ""))
+    return {
+        f: (kind, f"{text.rstrip('.')} ({', '.join(owners[f])}).")
+        for f, (kind, text) in fields.items()
+    }
+
+
+def with_param_options(func: Callable[..., None]) -> Callable[..., None]:
+    """Give `func` (which takes `**params`) one keyword option per protocol parameter."""
+    sig = inspect.signature(func)
+    keep = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    extra = [
+        inspect.Parameter(
+            field,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=Annotated[kind | None, typer.Option(_option_name(field), help=text)],
+        )
+        for field, (kind, text) in param_fields().items()
+        if field not in sig.parameters
+    ]
+    func.__signature__ = sig.replace(parameters=[*keep, *extra])  # type: ignore[attr-defined]
+    func.__annotations__ = {
+        **{k: v for k, v in func.__annotations__.items() if k != "params"},
+        **{p.name: p.annotation for p in extra},
+    }
+    return func
+
+
+def parse_pairs(pairs: Sequence[str]) -> dict[str, str]:
+    """`KEY=VALUE` strings into a mapping; a pair without '=' is an error."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            fail(f"--param takes KEY=VALUE, not {pair!r}")
+        out[key.strip().replace("-", "_")] = value.strip()
+    return out
+
+
+def protocol_params(
+    protocol: DisputeProtocol, given: Mapping[str, Any], pairs: Sequence[str]
+) -> ProtocolParams:
+    """The chosen protocol's parameters from the generated options and `--param` pairs;
+    options meant for other protocols are ignored with a warning."""
+    own = protocol.Params.model_fields
+    values: dict[str, Any] = {}
+    for field, value in given.items():
+        if value is None:
+            continue
+        if field in own:
+            values[field] = value
+            continue
+        users = [n for n, p in PROTOCOLS.items() if field in p.Params.model_fields]
+        note = protocol.turn_limit_note() or f"the {protocol.name} protocol does not use it"
+        err.print(
+            f"[yellow]warning:[/] {_option_name(field)} applies to {', '.join(users)}; {note}",
+            highlight=False,
+        )
+    values.update(parse_pairs(pairs))
+    try:
+        return protocol.params(values)
+    except ParamsError as exc:
+        fail(f"--{str(exc).replace('_', '-')}")

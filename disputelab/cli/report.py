@@ -1,0 +1,109 @@
+"""`disputelab report`: a run's transcript and metrics, or an experiment's tables in its
+protocol's layout; also JSON, CSV, Parquet and plots."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from disputelab.cli.common import err, fail, open_store
+from disputelab.protocols.base import DEFAULT_PROTOCOL, get_protocol
+from disputelab.registry import UnknownPluginError
+from disputelab.store.sqlite import Store, StoreError
+
+
+class ReportFormat(StrEnum):
+    md = "md"
+    json = "json"
+    csv = "csv"
+    parquet = "parquet"
+
+
+def report(
+    run_ref: Annotated[str, typer.Argument(metavar="RUN", help="A run id, or `last`.")] = "last",
+    fmt: Annotated[
+        ReportFormat,
+        typer.Option("--format", help="md, json, csv or parquet (one row per episode)."),
+    ] = ReportFormat.md,
+    out_path: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
+    plots: Annotated[
+        Path | None, typer.Option("--plots", help="Write experiment plots (PNG) to this folder.")
+    ] = None,
+) -> None:
+    """Print a run's transcript and metrics, or an experiment's tables."""
+    from disputelab.report.render import rows_csv, run_json, run_markdown, run_rows
+
+    store = open_store()
+    try:
+        run_id = store.resolve_run(run_ref)
+    except StoreError as exc:
+        fail(str(exc))
+    kind, config = store.run_info(run_id)
+    if plots is not None:
+        _plots(store, run_id, kind, config, plots)
+    if fmt is ReportFormat.parquet:
+        _parquet(run_rows(store, [run_id]), out_path)
+        return
+    if fmt is ReportFormat.md and kind == "experiment":
+        text = experiment_tables(store, run_id, config)
+    elif fmt is ReportFormat.md:
+        text = run_markdown(store, run_id)
+    elif fmt is ReportFormat.json:
+        text = run_json(store, run_id)
+    else:
+        text = rows_csv(run_rows(store, [run_id]))
+    if out_path is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    try:
+        out_path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {out_path}: {exc.strerror}")
+    err.print(f"wrote {out_path}")
+
+
+def experiment_tables(store: Store, run_id: str, config: dict[str, Any]) -> str:
+    """The experiment's tables in the layout its protocol declares."""
+    try:
+        protocol = get_protocol(config.get("protocol", DEFAULT_PROTOCOL))
+    except UnknownPluginError as exc:
+        fail(f"{run_id}: {exc}")
+    module, _, name = protocol.report.experiment_tables.partition(":")
+    render = getattr(importlib.import_module(module), name)
+    text: str = render(store, run_id, config)
+    return text
+
+
+def _plots(store: Store, run_id: str, kind: str, config: dict[str, Any], folder: Path) -> None:
+    if kind != "experiment":
+        fail(f"--plots needs an experiment run; {run_id} is a single run")
+    from disputelab.report.plots import write_plots
+    from disputelab.report.tables import spec_conditions
+
+    try:
+        written = write_plots(store, run_id, spec_conditions(config), folder)
+    except OSError as exc:
+        fail(f"cannot write plots to {folder}: {exc.strerror}")
+    for p in written:
+        err.print(f"wrote {p}")
+    if len(written) == 1 and len(spec_conditions(config)) > 1:
+        err.print(
+            "no consensus-gain plots: they need episodes with unmediated twins", highlight=False
+        )
+
+
+def _parquet(rows: list[dict[str, Any]], out_path: Path | None) -> None:
+    import pandas as pd
+
+    if out_path is None:
+        fail("--format parquet is binary; give a file with --out")
+    try:
+        pd.DataFrame(rows).to_parquet(out_path, index=False)
+    except (OSError, ImportError, ValueError) as exc:
+        fail(f"cannot write {out_path}: {exc}")
+    err.print(f"wrote {out_path}")

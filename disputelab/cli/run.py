@@ -1,0 +1,276 @@
+"""`disputelab run`: one episode of any protocol, with its unmediated twin where the
+protocol plays twins, stored, scored and summarised."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from disputelab.cli.common import (
+    err,
+    fail,
+    fail_scenario,
+    library,
+    metrics_table,
+    open_models,
+    out,
+    print_undefined,
+    print_usage,
+    store_option,
+)
+from disputelab.cli.params import protocol_params, with_param_options
+from disputelab.episode import Episode
+from disputelab.protocols.base import (
+    DEFAULT_PROTOCOL,
+    NONE,
+    PROTOCOLS,
+    DisputeProtocol,
+    get_protocol,
+    mediator_kinds,
+    retrieval_protocols,
+)
+from disputelab.registry import UnknownPluginError
+from disputelab.scenario.io import ScenarioError, load_scenario
+from disputelab.scenario.library import resolve_scenario
+from disputelab.scenario.schema import Scenario
+
+if TYPE_CHECKING:
+    from disputelab.experiments.episodes import Cast, RunResult
+    from disputelab.llm.models import ModelHub
+
+MODEL_HELP = "rule (none), local, openai:MODEL, openai:MODEL@URL or a disputelab.toml profile."
+
+
+@with_param_options
+def run(
+    scenario: Annotated[str, typer.Argument(help="Built-in scenario id or a scenario file.")],
+    mediator: Annotated[
+        str | None,
+        typer.Option(help=f"Mediator: {', '.join(mediator_kinds())} (default: the protocol's)."),
+    ] = None,
+    parties: Annotated[
+        str | None,
+        typer.Option(
+            help="Party agents: rule, llm or hybrid (default: rule without a model, llm with one)."
+        ),
+    ] = None,
+    model: Annotated[str, typer.Option(help=f"Model for every LLM role: {MODEL_HELP}")] = "rule",
+    parties_model: Annotated[str | None, typer.Option(help="Model for the parties.")] = None,
+    mediator_model: Annotated[str | None, typer.Option(help="Model for the mediator.")] = None,
+    judge_model: Annotated[
+        str | None, typer.Option(help="Model for judges (recorded; used by evaluators).")
+    ] = None,
+    protocol: Annotated[
+        str, typer.Option(help=f"Protocol: {', '.join(PROTOCOLS.names())}.")
+    ] = DEFAULT_PROTOCOL,
+    condition: Annotated[
+        str, typer.Option(help="Condition(s), joined by ',' (see `disputelab conditions list`).")
+    ] = "general",
+    seed: Annotated[int, typer.Option(help="Random seed (same seed, same episode).")] = 0,
+    corpus: Annotated[
+        Path | None,
+        typer.Option(
+            help="Statute corpus for expertise:ek-topK (JSONL or YAML of citation and text); "
+            "default: the legal bases of the other cases in the scenario file's folder."
+        ),
+    ] = None,
+    param: Annotated[
+        list[str] | None,
+        typer.Option(help="A protocol parameter as KEY=VALUE (see `disputelab protocols list`)."),
+    ] = None,
+    **params: Any,
+) -> None:
+    """Run one episode; with a mediator, also its matched unmediated episode."""
+    try:
+        proto = get_protocol(protocol)
+    except UnknownPluginError as exc:
+        fail(str(exc))
+    cast = _cast(proto, mediator, parties, model, parties_model, mediator_model, judge_model)
+    chosen = protocol_params(proto, params, param or [])
+    hub = open_models(cast.models.values())
+    if corpus is not None and not proto.uses_retrieval:
+        names = " or ".join(retrieval_protocols())
+        fail(
+            f"--corpus serves the expertise condition of the {names} protocol; "
+            f"add --protocol {names}"
+        )
+    sc, retrieved = _scenario(proto, scenario, condition, corpus, hub, model)
+    result = _play(sc, proto, cast, seed, chosen.model_dump(), condition, hub, retrieved)
+    _print_result(sc, proto, cast, result)
+    print_usage(hub)
+    out.print(f"[dim]full transcript: disputelab {store_option()}report {result.run_id}[/]")
+
+
+def _cast(
+    proto: DisputeProtocol,
+    mediator: str | None,
+    parties: str | None,
+    model: str,
+    parties_model: str | None,
+    mediator_model: str | None,
+    judge_model: str | None,
+) -> Cast:
+    """Who plays each seat: kinds from the options or the protocol's defaults."""
+    from disputelab.experiments.episodes import Cast
+
+    models = {
+        "parties": parties_model or model,
+        "mediator": mediator_model or model,
+        "judge": judge_model or model,
+    }
+    kinds: dict[str, str] = {}
+    for seat, given in ((proto.mediator_seat, mediator), (proto.party_seat, parties)):
+        if seat is None:
+            continue
+        llm = models.get(seat.role, model) != "rule"
+        kind = given or (seat.default_with_model if llm else seat.default)
+        known = mediator_kinds() if not seat.per_party else seat.kinds()
+        if kind not in known:
+            what = "party kind" if seat.per_party else seat.role
+            fail(f"unknown {what} {kind!r}; available: {', '.join(known)}")
+        try:
+            proto.check_seat(seat.role, kind)
+        except UnknownPluginError as exc:
+            fail(str(exc))
+        kinds[seat.role] = kind
+    return Cast(kinds, models)
+
+
+def _scenario(
+    proto: DisputeProtocol,
+    ref: str,
+    condition: str,
+    corpus: Path | None,
+    hub: ModelHub,
+    model: str,
+) -> tuple[Scenario, tuple[str, ...]]:
+    """The scenario under its condition, and the bases retrieved for it (expertise)."""
+    from disputelab.llm.base import ModelError
+    from disputelab.llm.models import ModelConfigError
+    from disputelab.scenario.conditions import ConditionError
+
+    try:
+        sc = _conditioned(resolve_scenario(ref, library()), condition, hub, model)
+        if sc.legal is not None and sc.legal.retrieval_top_k and not proto.uses_retrieval:
+            names = " or ".join(retrieval_protocols())
+            fail(
+                f"the expertise condition applies to the {names} protocol, whose mediator "
+                f"proposes legal bases; add --protocol {names}"
+            )
+        retrieved = _retrieve(ref, sc, corpus) if proto.uses_retrieval else ()
+    except ScenarioError as exc:
+        fail_scenario(exc)
+    except (ConditionError, ModelConfigError, ModelError, ValueError) as exc:
+        fail(str(exc).splitlines()[0])
+    return sc, retrieved
+
+
+def _conditioned(base: Scenario, condition: str, hub: ModelHub, model: str) -> Scenario:
+    """Apply `condition`; LLM-written conditions use `model` when it is not `rule`."""
+    from disputelab.authoring.scenario_writer import apply_condition_with_model, needs_writer
+
+    writer = hub.model(model, "writer") if model != "rule" and needs_writer(condition) else None
+    return asyncio.run(apply_condition_with_model(base, condition, writer))
+
+
+def _retrieve(ref: str, sc: Scenario, corpus: Path | None) -> tuple[str, ...]:
+    """Legal bases for the expertise condition, from `corpus`, else from the other cases in
+    the scenario file's folder (or the store's library, for an imported id)."""
+    from disputelab.legal.expertise import build_index, retrieve_for
+
+    if sc.legal is None or sc.legal.retrieval_top_k == 0:
+        return ()
+    neighbours: list[Scenario] = []
+    folder = Path(ref).parent if Path(ref).is_file() else library()
+    if corpus is None:
+        for f in sorted(folder.glob("*.y*ml")) + sorted(folder.glob("*.json")):
+            try:
+                neighbours.append(load_scenario(f))
+            except ScenarioError:
+                continue  # a stray file beside the cases does not block the run
+    return retrieve_for(build_index(corpus, neighbours), sc)
+
+
+def _play(
+    sc: Scenario,
+    proto: DisputeProtocol,
+    cast: Cast,
+    seed: int,
+    params: dict[str, Any],
+    condition: str,
+    hub: ModelHub,
+    retrieved: tuple[str, ...],
+) -> RunResult:
+    from disputelab.cli.common import open_store
+    from disputelab.experiments.episodes import run_single
+    from disputelab.llm.base import ModelError
+    from disputelab.llm.models import ModelConfigError
+
+    store = open_store()
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    ) as progress:
+        progress.add_task(f"simulating {sc.id}", total=None)
+        try:
+            return asyncio.run(
+                run_single(store, sc, cast, seed, proto.name, params, condition, hub, retrieved)
+            )
+        except (UnknownPluginError, ModelConfigError, ModelError, ValueError) as exc:
+            fail(str(exc).splitlines()[0])
+
+
+def _print_result(sc: Scenario, proto: DisputeProtocol, cast: Cast, result: RunResult) -> None:
+    seat = proto.mediator_seat
+    mediator = cast.kind(seat.role, seat.default) if seat else NONE
+    names = {p.id: p.name for p in sc.parties} | {"mediator": "Mediator"}
+    out.print(f"[bold]{sc.title}[/] ([green]{sc.id}[/]), run [magenta]{result.run_id}[/]")
+    if result.baseline is not None:
+        print_summary(result.baseline, names, "unmediated")
+    print_summary(
+        result.episode, names, f"mediator: {mediator}" if mediator != NONE else "unmediated"
+    )
+    for heading, text in proto.details(result.episode):
+        out.print(f"[bold]{escape(heading)}[/]: {escape(text)}", highlight=False)
+    columns = {"mediated" if mediator != NONE else "episode": result.scores}
+    if result.baseline_scores is not None:
+        columns = {"unmediated": result.baseline_scores} | columns
+    out.print(metrics_table(proto.report.metrics_title, columns))
+    print_undefined({"": result.scores})
+
+
+def print_summary(ep: Episode, names: dict[str, str], label: str, excerpt: int = 3) -> None:
+    """An episode in short: its first and last turns, the stop, and the agreement."""
+    outcome = ep.outcome
+    assert outcome is not None
+    n_med = len(ep.intervention_positions())
+    out.print(
+        f"[bold]{label}[/]: {ep.party_turns} party turns, {n_med} mediator turns, "
+        f"{ep.wall_time_s * 1000:.0f} ms"
+    )
+    turns = ep.turns
+    shown = turns if len(turns) <= 2 * excerpt else turns[:excerpt] + turns[-excerpt:]
+    for i, t in enumerate(shown):
+        if len(turns) > 2 * excerpt and i == excerpt:
+            out.print(f"  [dim]… {len(turns) - 2 * excerpt} more turns …[/]")
+        text = t.text if len(t.text) <= 160 else t.text[:157] + "..."
+        out.print(
+            f"  [cyan]{t.party_turn:>3} {escape(names.get(t.speaker, t.speaker))}:[/] "
+            f"{escape(text)}",
+            highlight=False,
+        )
+    out.print(f"  [bold]stop:[/] {outcome.status.value}: {outcome.stop_reason}")
+    if outcome.agreement and any(outcome.agreement.values()):
+        agreed = ", ".join(f"{t}={o or '-'}" for t, o in outcome.agreement.items())
+        label = "agreement" if outcome.status.value == "resolved" else "common ground"
+        out.print(f"  [bold]{label}:[/] {agreed}")

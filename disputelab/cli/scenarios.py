@@ -1,0 +1,131 @@
+"""`disputelab scenarios`: list, show, validate and import scenarios."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from disputelab.cli.common import (
+    fail,
+    fail_scenario,
+    library,
+    out,
+    print_problem,
+    warn,
+)
+from disputelab.scenario.importers import FORMATS, ONE_CASE_PER_FILE, case_files, read_cases
+from disputelab.scenario.io import ScenarioError, dump_scenario, load_scenario, save_scenario
+from disputelab.scenario.library import builtin_scenarios, resolve_scenario
+
+app = typer.Typer(help="List, show and validate scenarios.", no_args_is_help=True)
+
+
+@app.command("list")
+def scenarios_list() -> None:
+    """List the built-in scenarios."""
+    table = Table("id", "domain", "parties", "topics", "title")
+    for sid, s in builtin_scenarios().items():
+        table.add_row(sid, s.domain, str(len(s.parties)), str(len(s.topics)), s.title)
+    out.print(table)
+
+
+@app.command("show")
+def scenarios_show(
+    ref: Annotated[str, typer.Argument(metavar="ID", help="Built-in id or a file.")],
+    fmt: Annotated[str, typer.Option("--format", help="yaml or json.")] = "yaml",
+) -> None:
+    """Print a scenario in full."""
+    if fmt not in ("yaml", "json"):
+        fail(f"unknown format {fmt!r}; use yaml or json")
+    try:
+        sc = resolve_scenario(ref, library())
+    except ScenarioError as exc:
+        fail_scenario(exc)
+    sys.stdout.write(dump_scenario(sc, fmt))
+
+
+@app.command("validate")
+def scenarios_validate(
+    files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Scenario files.")],
+) -> None:
+    """Check scenario files; one line per problem, exit status 2 if any is invalid."""
+    bad = False
+    for f in files:
+        try:
+            sc = load_scenario(f)
+        except ScenarioError as exc:
+            bad = True
+            for problem in exc.problems:
+                print_problem(exc.source, problem)
+            continue
+        out.print(
+            f"[green]ok[/] {escape(str(f))}: {escape(sc.id)}, {len(sc.parties)} parties, "
+            f"{len(sc.topics)} topics"
+        )
+    if bad:
+        raise typer.Exit(2)
+
+
+@app.command("import")
+def scenarios_import(
+    path: Annotated[Path, typer.Argument(help="A case file, or a folder of them.")],
+    source: Annotated[str, typer.Option("--from", help="Format: promediate or agentmediation.")],
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", help="Write scenario files here (default: the store's library folder)."
+        ),
+    ] = None,
+) -> None:
+    """Convert external cases into scenario files, warning about anything assumed."""
+    if source not in FORMATS:
+        fail(f"unknown format {source!r}; available: {', '.join(FORMATS)}")
+    if not path.exists():
+        fail(f"{path}: no such file or folder")
+    files = case_files(source, path)
+    target = out_dir or library()
+    target.mkdir(parents=True, exist_ok=True)
+    bad = 0
+    written: dict[str, Path] = {}  # scenario id -> the file it came from, in this import
+    for f in files:
+        bad += _import_file(source, f, target, written, len(files) > 1)
+    if bad:
+        raise typer.Exit(2)
+
+
+def _import_file(source: str, f: Path, target: Path, written: dict[str, Path], many: bool) -> int:
+    """Import one case file into `target`; returns the number of problems."""
+    found = read_cases(source, f, many)
+    saved: list[Path] = []
+    clashes = 0
+    for s in found.scenarios:
+        if s.id in written:
+            print_problem(
+                str(f), f"scenario id {s.id} was already imported from {written[s.id]}; skipped"
+            )
+            clashes += 1
+            continue
+        written[s.id] = f
+        saved.append(target / f"{s.id}.yaml")
+        save_scenario(s, saved[-1])
+    for where, why in found.problems:
+        print_problem(where, why)
+    if found.failed:
+        return 1
+    if source in ONE_CASE_PER_FILE and saved:
+        out.print(f"[green]imported[/] {escape(str(f))} -> {escape(str(saved[0]))}")
+    for w in found.warnings:
+        warn(str(f), w)
+    if source not in ONE_CASE_PER_FILE:
+        skipped = f", {len(found.problems)} skipped" if found.problems else ""
+        out.print(
+            f"[green]imported[/] {len(found.scenarios)} case(s) from {escape(str(f))} -> "
+            f"{escape(str(target))}{skipped}",
+            highlight=False,
+        )
+    return len(found.problems) + clashes

@@ -1,0 +1,95 @@
+"""`disputelab validate-judge`: score trackers against the oracle of rule-party episodes."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from disputelab.cli.common import (
+    check_judges,
+    fail,
+    fail_scenario,
+    library,
+    open_models,
+    open_store,
+    out,
+)
+from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
+from disputelab.scenario.io import ScenarioError
+from disputelab.scenario.library import resolve_scenario
+
+COLUMNS = ("traj. r", "outcome r", "MAE", "points", "calls/ep", "tokens/ep")
+
+
+def validate_judge(
+    tracker: Annotated[
+        list[str] | None,
+        typer.Option(help="Tracker(s) to validate: self-report, topic-localized, per-turn."),
+    ] = None,
+    judge_model: Annotated[
+        list[str] | None, typer.Option(help="Judge model(s) for judge-based trackers.")
+    ] = None,
+    scenario: Annotated[str, typer.Option(help="Scenario to simulate.")] = "workplace",
+    episodes: Annotated[int, typer.Option(min=1, max=1000, help="Rule-party episodes.")] = 5,
+    budget: Annotated[int, typer.Option(min=2, max=1000, help="Party turns each.")] = 30,
+    mediator: Annotated[str, typer.Option(help="Mediator in the episodes: none or rule.")] = "rule",
+) -> None:
+    """Score trackers against the known truth of rule-party episodes."""
+    from disputelab.experiments.judging import validate_judge as run_validation
+    from disputelab.llm.base import ModelError
+
+    judges = [j for j in (judge_model or []) if j != "rule"]
+    # With a judge and no tracker named, validate the judge-based SoCRATES tracker too;
+    # the per-turn tracker costs O(T x P^2) calls, so it is opt-in.
+    names = tracker or (["self-report", "topic-localized"] if judges else ["self-report"])
+    for name in names:
+        if name not in TRACKERS:
+            fail(f"unknown tracker {name!r}; available: {', '.join(TRACKERS)}")
+    if mediator not in ("none", "rule"):
+        fail(
+            f"validation episodes use rule agents; mediator must be none or rule, not {mediator!r}"
+        )
+    check_judges(any(n in LLM_TRACKERS for n in names), judges, "judge-based trackers need")
+    try:
+        sc = resolve_scenario(scenario, library())
+    except ScenarioError as exc:
+        fail_scenario(exc)
+    hub = open_models(judges)
+    try:
+        reports = asyncio.run(
+            run_validation(open_store(), hub, sc, names, judges, episodes, budget, mediator)
+        )
+    except (ModelError, ValueError) as exc:
+        fail(str(exc).splitlines()[0])
+    table = Table(
+        title=f"trackers against the oracle: {episodes} episodes of {sc.id}, "
+        f"{budget} party turns, mediator {mediator}",
+        title_justify="left",
+    )
+    table.add_column("tracker", no_wrap=True)
+    table.add_column("judge", no_wrap=True)
+    for col in COLUMNS:
+        table.add_column(col, justify="right")
+    for rep in reports:
+        a = rep.fit
+        judge = rep.judge if rep.tracker in LLM_TRACKERS else "-"
+        cells = (a.trajectory_r, a.outcome_r, a.mae)
+        table.add_row(
+            rep.tracker,
+            judge,
+            *(_f(x) for x in cells),
+            str(a.points),
+            f"{a.calls_per_episode:.1f}",
+            f"{a.tokens_per_episode:.0f}",
+        )
+    out.print(table)
+    for rep in reports:
+        for why in rep.fit.failures[:3]:
+            out.print(f"  [dim]{rep.tracker}: {why}[/]")
+
+
+def _f(x: float) -> str:
+    return "NaN" if x != x else f"{x:.3f}"

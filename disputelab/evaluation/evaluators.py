@@ -1,0 +1,232 @@
+"""The built-in evaluators, registered by name.
+
+- `socrates-oracle` and `agentmediation`: the roundtable's and the staged protocol's own
+  scores, read off the episode (and its twin) without a judge.
+- `oracle`, `self-report`, `topic-localized`, `per-turn`: consensus trackers, scored with
+  the SoCRATES metrics; the last two need a judge.
+- `promediate`: ProMediate's CC, RL and ME on the trajectory of the `tracker` option.
+- `outcome-judges`, `mediator-intelligence`: judged consensus and litigation risk, and
+  ProMediate's mediator-intelligence ratings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from disputelab.episode import Episode
+from disputelab.evaluation import agentmediation, socrates
+from disputelab.evaluation.judges import (
+    JUDGE_VERSION,
+    RUBRICS,
+    level_judgement,
+    mediator_intelligence_ratings,
+    transcript,
+)
+from disputelab.evaluation.metrics import (
+    MetricResult,
+    consensus_gain,
+    intervention_effectiveness,
+    intervention_timeliness,
+)
+from disputelab.evaluation.promediate import (
+    consensus_change,
+    mediator_effectiveness,
+    mediator_intelligence,
+    response_latency,
+    topic_level_efficiency,
+)
+from disputelab.evaluation.registry import (
+    EpisodeToScore,
+    Evaluator,
+    ScoringContext,
+    register_evaluator,
+)
+from disputelab.evaluation.trackers import (
+    LLM_TRACKERS,
+    RUBRIC_VERSION,
+    TRACKERS,
+    Trajectory,
+    track,
+)
+from disputelab.llm.base import ChatModel
+from disputelab.scenario.schema import Scenario
+
+
+def tracker_scores(
+    traj: Trajectory, episode: Episode, baseline: Trajectory | None
+) -> dict[str, MetricResult]:
+    """Final consensus and the SoCRATES metrics on a tracker's trajectory."""
+    s = traj.overall()
+    if traj.failure or not s:
+        why = f"undefined: {traj.failure or 'empty dialogue'}"
+        return {"final_consensus": MetricResult(float("nan"), why)}
+    out = {"final_consensus": MetricResult(s[-1], f"tracker consensus after turn {len(s) - 1}")}
+    if episode.agents.get("mediator", "none") != "none":
+        positions = episode.intervention_positions()
+        clean = [0.0 if v != v else v for v in s]  # NaN before everyone spoke counts as 0
+        out["intervention_timeliness"] = intervention_timeliness(clean, positions)
+        out["intervention_effectiveness"] = intervention_effectiveness(clean, positions)
+        base = baseline.overall() if baseline else []
+        out["consensus_gain"] = (
+            consensus_gain(s[-1], base[-1])
+            if base and base[-1] == base[-1]
+            else MetricResult(float("nan"), "undefined: no matched baseline scored")
+        )
+    return out
+
+
+def promediate_scores(traj: Trajectory, episode: Episode) -> dict[str, MetricResult]:
+    """CC, RL and ME on a tracker trajectory indexed by party turn. A mediator turn after
+    party turn k sits at line k + 1, so answering a drop at once is a latency of 1; an
+    intervention targets the topics of its proposal, or every topic if it proposed none."""
+    if traj.failure:
+        nan = MetricResult(float("nan"), f"undefined: {traj.failure}")
+        return {"consensus_change": nan, "response_latency": nan, "mediator_effectiveness": nan}
+    overall = [0.0 if v != v else v for v in traj.overall()]
+    by_topic = {t: [0.0 if v != v else v for v in s] for t, s in traj.by_topic.items()}
+    positions = episode.intervention_positions()
+    targets = [
+        list(t.intervention.proposal) or list(by_topic)
+        for t in episode.turns
+        if t.role == "mediator" and t.intervention is not None
+    ]
+    return {
+        "consensus_change": consensus_change(overall),
+        "topic_level_efficiency": topic_level_efficiency(by_topic, topic_mentions(episode)),
+        "response_latency": response_latency(overall, [k + 1 for k in positions]),
+        "mediator_effectiveness": mediator_effectiveness(
+            by_topic, list(zip(positions, targets, strict=True))
+        ),
+    }
+
+
+def topic_mentions(episode: Episode) -> dict[str, list[int]]:
+    """Party turns (1-based) that touch each topic, read from the structure rather than
+    asked of a judge: the speaker's stance on the topic moved, or its words name the topic
+    or back a new option. A mediator proposal counts at the next party turn's index."""
+    mentions: dict[str, list[int]] = {}
+    last: dict[tuple[str, str], object] = {}
+    for turn in episode.turns:
+        if turn.role == "mediator" and turn.intervention is not None:
+            for topic in turn.intervention.proposal:
+                mentions.setdefault(topic, []).append(turn.party_turn)
+            continue
+        if turn.action is None:
+            continue
+        for topic, stance in turn.action.stances.items():
+            key = (turn.speaker, topic)
+            if last.get(key) != stance:
+                mentions.setdefault(topic, []).append(turn.party_turn)
+            last[key] = stance
+    return {t: sorted(set(v)) for t, v in mentions.items()}
+
+
+async def judge_scores(
+    evaluator: str, episode: Episode, scenario: Scenario, judges: Sequence[ChatModel]
+) -> dict[str, MetricResult]:
+    if not judges:
+        raise ValueError(f"evaluator {evaluator!r} needs a judge: pass --judge-model")
+    if evaluator == "outcome-judges":
+        material = transcript(episode, scenario)
+        line = f"Dispute: {scenario.title}"
+        return {
+            "consensus_judge": await level_judgement(judges, RUBRICS["consensus"], material, line),
+            "litigation_risk_judge": await level_judgement(
+                judges, RUBRICS["litigation_risk"], material, line
+            ),
+        }
+    ratings = await mediator_intelligence_ratings(judges, episode, scenario)
+    if isinstance(ratings, str):
+        return {"mediator_intelligence": MetricResult(float("nan"), f"undefined: {ratings}")}
+    return {"mediator_intelligence": mediator_intelligence(ratings)}
+
+
+async def trajectory(
+    tracker: str, episode: Episode, key: str, scenario: Scenario, ctx: ScoringContext
+) -> Trajectory:
+    """A tracker's trajectory of an episode, judged once per scoring pass."""
+    memo_key = ("trajectory", tracker, key or id(episode))
+    if memo_key not in ctx.memo:
+        ctx.memo[memo_key] = await track(tracker, episode, scenario, ctx.judges)
+    result: Trajectory = ctx.memo[memo_key]
+    return result
+
+
+def _tracker_evaluator(name: str) -> Evaluator:
+    async def score(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
+        traj = await trajectory(name, item.episode, item.episode_id, item.scenario, ctx)
+        base = None
+        if item.baseline is not None:
+            key = item.baseline_id or ""
+            base = await trajectory(name, item.baseline, key, item.scenario, ctx)
+        scores = tracker_scores(traj, item.episode, base)
+        scores["judge_calls"] = MetricResult(float(traj.calls), "judge calls for this episode")
+        return scores
+
+    return Evaluator(
+        name,
+        f"{socrates.VERSION}.{RUBRIC_VERSION}",
+        f"{name} consensus tracker, scored with the SoCRATES metrics",
+        score,
+        needs_judge=name in LLM_TRACKERS,
+        stored_as=f"tracker:{name}",
+    )
+
+
+async def _socrates(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
+    return socrates.score_episode(item.episode, item.baseline)
+
+
+async def _agentmediation(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
+    return agentmediation.score_staged(item.episode, item.scenario)
+
+
+async def _promediate(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
+    tracker = ctx.options.get("tracker", "self-report")
+    traj = await trajectory(tracker, item.episode, item.episode_id, item.scenario, ctx)
+    return promediate_scores(traj, item.episode)
+
+
+def _judged(name: str) -> Evaluator:
+    async def score(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
+        return await judge_scores(name, item.episode, item.scenario, ctx.judges)
+
+    what = {
+        "outcome-judges": "judged consensus and litigation risk (AgentMediation's anchors)",
+        "mediator-intelligence": "ProMediate's mediator-intelligence ratings",
+    }[name]
+    return Evaluator(name, JUDGE_VERSION, what, score, needs_judge=True)
+
+
+register_evaluator(
+    Evaluator(
+        socrates.EVALUATOR,
+        socrates.VERSION,
+        "oracle consensus with the SoCRATES metrics (consensus gain against the twin)",
+        _socrates,
+        on_demand=False,
+    )
+)
+register_evaluator(
+    Evaluator(
+        agentmediation.EVALUATOR,
+        agentmediation.VERSION,
+        "AgentMediation's success, satisfaction and solution scores",
+        _agentmediation,
+        on_demand=False,
+    )
+)
+for _name in TRACKERS:
+    register_evaluator(_tracker_evaluator(_name))
+register_evaluator(
+    Evaluator(
+        "promediate",
+        f"1.{RUBRIC_VERSION}",
+        "ProMediate's CC, RL and ME on the trajectory of --tracker",
+        _promediate,
+        judged_when=("tracker", LLM_TRACKERS),
+        stored_as="promediate:{tracker}",
+    )
+)
+register_evaluator(_judged("outcome-judges"))
+register_evaluator(_judged("mediator-intelligence"))

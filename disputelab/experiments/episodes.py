@@ -1,0 +1,242 @@
+"""One episode runner for every protocol: plan an episode, play it through a session,
+commit it turn by turn, score it with its protocol's evaluators.
+
+`disputelab run` and experiments both come through here: `play_episode` plays one
+planned episode, and `run_single` plays a mediated episode with its unmediated twin
+(when the protocol plays twins) and scores them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from disputelab.agents.base import Agent
+from disputelab.agents.registry import build_agent, build_parties
+from disputelab.episode import Episode, Turn
+from disputelab.evaluation.metrics import MetricResult
+from disputelab.evaluation.registry import EpisodeToScore, ScoringContext, get_evaluator
+from disputelab.llm.base import ChatModel
+from disputelab.llm.models import ModelHub
+from disputelab.protocols.base import (
+    DEFAULT_PROTOCOL,
+    NONE,
+    DisputeProtocol,
+    ProtocolParams,
+    get_protocol,
+)
+from disputelab.protocols.session import Session
+from disputelab.scenario.io import scenario_to_data
+from disputelab.scenario.schema import Scenario
+from disputelab.store.sqlite import Store
+
+RULE = "rule"  # the model name of a role played without a model
+
+
+@dataclass(frozen=True)
+class Cast:
+    """Who plays each seat: an agent kind per role and a model per role.
+
+    Roles are the protocol's seat roles (`parties`, `mediator`, later `counsel`, ...) plus
+    `judge`, which no seat has but evaluators use.
+    """
+
+    kinds: Mapping[str, str] = field(default_factory=lambda: {"parties": RULE})
+    models: Mapping[str, str] = field(default_factory=dict)
+
+    def kind(self, role: str, default: str = NONE) -> str:
+        return self.kinds.get(role, default)
+
+    def model(self, role: str) -> str:
+        return self.models.get(role, RULE)
+
+    def with_kind(self, role: str, kind: str) -> Cast:
+        return Cast({**self.kinds, role: kind}, self.models)
+
+    def describe(self, protocol: DisputeProtocol) -> dict[str, str]:
+        """The agents as stored with an episode: kinds, then the models of seats whose
+        kind uses one, then the judge model when there is one."""
+        seats = protocol.seats
+        out = {s.role: self.kind(s.role, s.default) for s in seats}
+        for s in seats:
+            if s.needs_model(out[s.role]):
+                out[f"{s.role}_model"] = self.model(s.role)
+        if self.model("judge") != RULE:
+            out["judge_model"] = self.model("judge")
+        return out
+
+
+@dataclass(frozen=True)
+class EpisodePlan:
+    """Everything that decides one episode, and where it goes in the store."""
+
+    episode_id: str
+    scenario: Scenario
+    protocol: str
+    params: ProtocolParams
+    cast: Cast
+    seed: int
+    condition: str = "general"
+    arm: str = ""
+    matched_episode_id: str | None = None
+    retrieved: tuple[str, ...] = ()
+
+
+def _model(hub: ModelHub, cast: Cast, role: str, kind: str, needs: bool) -> ChatModel | None:
+    spec = cast.model(role)
+    return hub.model(spec, role) if needs and spec != RULE else None
+
+
+def seat_agents(plan: EpisodePlan, hub: ModelHub) -> tuple[list[Any], dict[str, Agent | None]]:
+    """The party agents and the agent in every other seat (None where left empty)."""
+    protocol = get_protocol(plan.protocol)
+    parties: list[Any] = []
+    seated: dict[str, Agent | None] = {}
+    for seat in protocol.seats:
+        kind = plan.cast.kind(seat.role, seat.default)
+        protocol.check_seat(seat.role, kind)
+        if kind == NONE:
+            seated[seat.role] = None
+            continue
+        model = _model(hub, plan.cast, seat.role, kind, seat.needs_model(kind))
+        if seat.per_party:
+            parties = build_parties(plan.scenario, kind, plan.seed, model)
+        else:
+            seated[seat.role] = build_agent(
+                seat.interface, kind, plan.scenario, plan.seed, model, plan.retrieved, seat.role
+            )
+    return parties, seated
+
+
+async def play_episode(store: Store, hub: ModelHub, run_id: str, plan: EpisodePlan) -> Episode:
+    """Play and commit one planned episode, turn by turn."""
+    protocol = get_protocol(plan.protocol)
+    episode = Episode(
+        plan.scenario.id, protocol.name, plan.seed, plan.cast.describe(protocol), plan.condition
+    )
+    parties, seated = seat_agents(plan, hub)
+    store.start_episode(
+        plan.episode_id,
+        run_id,
+        episode,
+        scenario_to_data(plan.scenario),
+        plan.arm,
+        plan.matched_episode_id,
+    )
+
+    def sink(turn: Turn) -> None:
+        store.append_turn(plan.episode_id, turn)
+
+    try:
+        session = Session(plan.scenario, parties, episode, sink, protocol.keeps_silent_stances)
+        session.finish(await protocol.play(session, seated, plan.params))
+    except Exception as exc:
+        store.fail_episode(plan.episode_id, f"{type(exc).__name__}: {exc}")
+        raise
+    # Usage first: once an episode is marked complete, a resume skips it, so usage written
+    # after that point would be lost to a kill in between.
+    store.record_usage(
+        plan.episode_id,
+        {
+            role: (plan.cast.model(role), usage, hub.price(plan.cast.model(role)))
+            for role, usage in episode.usage.items()
+        },
+    )
+    store.finish_episode(plan.episode_id, episode)
+    return episode
+
+
+async def score_protocol(
+    store: Store,
+    episode_id: str,
+    item: EpisodeToScore,
+    protocol: DisputeProtocol,
+    ctx: ScoringContext | None = None,
+) -> dict[str, MetricResult]:
+    """Score a complete episode with its protocol's own evaluators and store the scores."""
+    ctx = ctx or ScoringContext()
+    out: dict[str, MetricResult] = {}
+    for name in protocol.evaluators:
+        ev = get_evaluator(name)
+        scores = await ev.score(item, ctx)
+        store.add_scores(episode_id, ev.stored_name(ctx.options), ev.version, scores)
+        out.update(scores)
+    return out
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    episode: Episode
+    episode_id: str
+    baseline: Episode | None
+    baseline_id: str | None
+    scores: dict[str, MetricResult]
+    baseline_scores: dict[str, MetricResult] | None = None
+    hub: ModelHub | None = field(default=None, repr=False)
+
+
+async def run_single(
+    store: Store,
+    scenario: Scenario,
+    cast: Cast | None = None,
+    seed: int = 0,
+    protocol: str = DEFAULT_PROTOCOL,
+    params: ProtocolParams | Mapping[str, Any] | None = None,
+    condition: str = "general",
+    hub: ModelHub | None = None,
+    retrieved: Sequence[str] = (),
+) -> RunResult:
+    """One stored, scored run: the episode, and first its unmediated twin when the
+    protocol plays twins and a mediator sits."""
+    proto = get_protocol(protocol)
+    retrieved = tuple(retrieved)
+    cast = cast or Cast()
+    p = params if isinstance(params, ProtocolParams) else proto.params(params)
+    hub = hub or ModelHub(Path(store.root) / "cache.sqlite")
+    seat = proto.mediator_seat
+    mediator = cast.kind(seat.role, seat.default) if seat else NONE
+    run_id = store.create_run(
+        "run",
+        label="/".join(
+            [scenario.id, *([] if proto.name == DEFAULT_PROTOCOL else [proto.name]), mediator]
+        )
+        + f"/seed{seed}",
+        config={
+            "scenario": scenario.id,
+            **({} if proto.name == DEFAULT_PROTOCOL else {"protocol": proto.name}),
+            **cast.describe(proto),
+            "seed": seed,
+            **p.model_dump(),
+            "condition": condition,
+            **({"retrieved": list(retrieved)} if proto.uses_retrieval else {}),
+        },
+    )
+    twin = proto.plays_twin and seat is not None and mediator != NONE
+
+    def plan(eid: str, c: Cast, arm: str, matched: str | None) -> EpisodePlan:
+        return EpisodePlan(
+            eid, scenario, proto.name, p, c, seed, condition, arm, matched, retrieved
+        )
+
+    baseline = baseline_id = baseline_scores = None
+    if twin:
+        assert seat is not None
+        baseline_id = f"{run_id}-unmediated"
+        unmediated = plan(baseline_id, cast.with_kind(seat.role, NONE), "unmediated", None)
+        baseline = await play_episode(store, hub, run_id, unmediated)
+        baseline_scores = await score_protocol(
+            store, baseline_id, EpisodeToScore(baseline, scenario), proto
+        )
+    mediated = mediator != NONE
+    episode_id = f"{run_id}-{mediator}" if mediated else f"{run_id}-unmediated"
+    arm = "mediated" if mediated else "unmediated"
+    episode = await play_episode(store, hub, run_id, plan(episode_id, cast, arm, baseline_id))
+    scores = await score_protocol(
+        store, episode_id, EpisodeToScore(episode, scenario, baseline), proto
+    )
+    return RunResult(
+        run_id, episode, episode_id, baseline, baseline_id, scores, baseline_scores, hub
+    )

@@ -1,0 +1,167 @@
+"""What a protocol declares, and the registry that holds the protocols.
+
+A protocol is one folder under `protocols/` whose `__init__` registers a `DisputeProtocol`
+subclass instance: its name, its parameters as a pydantic model, its seats (which agent
+interface each needs, and so which agent kinds fill it), whether a matched unmediated twin
+is played, its default evaluators and its report layout. The CLI, the experiment spec,
+the runner and the report read these declarations; none of them tests a protocol's name.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from disputelab.agents.base import Agent
+from disputelab.agents.registry import UnknownAgentError, kind_names, needs_model
+from disputelab.episode import Episode, Outcome
+from disputelab.registry import Registry
+
+if TYPE_CHECKING:
+    from disputelab.protocols.session import Session
+
+NONE = "none"  # the kind that leaves an optional seat empty
+
+
+class ProtocolParams(BaseModel):
+    """A protocol's parameters; subclasses add typed fields with defaults and help text."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ParamsError(ValueError):
+    """Parameters that do not fit a protocol; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A role at the table and the agent interface that fills it.
+
+    `role` is also the usage role its model calls are charged to and the name of its
+    model option (`--ROLE-model`, `models: {ROLE: ...}` in a spec).
+    """
+
+    role: str
+    interface: str  # the agent interface its occupant implements
+    optional: bool = False  # may be left empty with the kind `none`
+    default: str = "rule"  # the kind without a model
+    default_with_model: str = "llm"  # the kind when a model is given
+    per_party: bool = False  # one agent per scenario party (the parties seat)
+
+    def kinds(self) -> tuple[str, ...]:
+        """Kinds that can fill this seat, `none` first when it may stay empty."""
+        return ((NONE,) if self.optional else ()) + kind_names(self.interface)
+
+    def needs_model(self, kind: str) -> bool:
+        return needs_model(self.interface, kind)
+
+
+@dataclass(frozen=True)
+class ReportLayout:
+    """How reports show this protocol's runs.
+
+    `experiment_tables` names a function `(store, run_id, config) -> str` as
+    `module:function`, imported only when a report is written, so protocols never import
+    the report layer.
+    """
+
+    metrics_title: str = "metrics"
+    experiment_tables: str = "disputelab.report.generic:experiment_markdown"
+
+
+class DisputeProtocol(ABC):
+    """One way of running a dispute: who sits at the table, who speaks when, when it ends."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    Params: ClassVar[type[ProtocolParams]] = ProtocolParams
+    seats: ClassVar[tuple[Seat, ...]]
+    # Play an unmediated episode with the same scenario, condition and seed beside every
+    # mediated one (consensus gain needs it).
+    plays_twin: ClassVar[bool] = False
+    evaluators: ClassVar[tuple[str, ...]] = ()
+    report: ClassVar[ReportLayout] = ReportLayout()
+    # Whether the expertise condition applies: the mediator is handed retrieved bases.
+    uses_retrieval: ClassVar[bool] = False
+    # Whether a party turn that states no stance keeps the party's earlier stances.
+    keeps_silent_stances: ClassVar[bool] = False
+
+    def params(self, values: Mapping[str, Any] | None = None) -> ProtocolParams:
+        """Validated parameters; unknown or out-of-range ones raise ParamsError."""
+        try:
+            return self.Params.model_validate(dict(values or {}))
+        except ValidationError as exc:
+            e = exc.errors(include_url=False)[0]
+            where = ".".join(str(x) for x in e["loc"]) or "params"
+            msg = str(e["msg"]).replace("Value error, ", "")
+            if e["type"] == "extra_forbidden":
+                known = ", ".join(self.Params.model_fields) or "none"
+                msg = f"not a parameter of the {self.name} protocol (its parameters: {known})"
+            raise ParamsError(f"{where}: {msg}") from None
+
+    def seat(self, role: str) -> Seat:
+        for s in self.seats:
+            if s.role == role:
+                return s
+        raise KeyError(role)
+
+    @property
+    def party_seat(self) -> Seat:
+        return next(s for s in self.seats if s.per_party)
+
+    @property
+    def mediator_seat(self) -> Seat | None:
+        """The one seat that is not the parties' (every protocol here has at most one)."""
+        return next((s for s in self.seats if not s.per_party), None)
+
+    def check_seat(self, role: str, kind: str) -> None:
+        """Raise UnknownAgentError when `kind` cannot fill this protocol's `role` seat."""
+        allowed = self.seat(role).kinds()
+        if kind not in allowed:
+            raise UnknownAgentError(
+                f"the {self.name} protocol takes {role} {' or '.join(allowed)}, not {kind!r}"
+            )
+
+    def turn_limit_note(self) -> str:
+        """What limits a session's length, for warnings about another protocol's option."""
+        return ""
+
+    def details(self, episode: Episode) -> list[tuple[str, str]]:
+        """Extra lines `disputelab run` prints under an episode: (heading, text) pairs."""
+        return []
+
+    @abstractmethod
+    async def play(
+        self, session: Session, seated: Mapping[str, Agent | None], params: ProtocolParams
+    ) -> Outcome:
+        """Play one episode through `session` with the agents `seated` per non-party
+        role (None for an empty optional seat); return how it ended."""
+
+
+PROTOCOLS: Registry[DisputeProtocol] = Registry(
+    "protocol",
+    loaders=("disputelab.protocols.roundtable", "disputelab.protocols.staged"),
+)
+DEFAULT_PROTOCOL = "roundtable"
+
+
+def register_protocol(protocol: DisputeProtocol, replace: bool = False) -> DisputeProtocol:
+    return PROTOCOLS.register(protocol.name, protocol, replace)
+
+
+def get_protocol(name: str) -> DisputeProtocol:
+    return PROTOCOLS.get(name)
+
+
+def retrieval_protocols() -> Sequence[str]:
+    return [n for n, p in PROTOCOLS.items() if p.uses_retrieval]
+
+
+def mediator_kinds() -> tuple[str, ...]:
+    """Every kind any protocol's mediator seat takes, each once (for help and errors)."""
+    kinds = (k for _, p in PROTOCOLS.items() for s in p.seats if not s.per_party for k in s.kinds())
+    return tuple(dict.fromkeys(kinds))

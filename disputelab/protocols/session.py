@@ -1,0 +1,285 @@
+"""One episode while a protocol plays it: the bookkeeping every protocol shares.
+
+A protocol decides who speaks and when to stop; the session does the rest. It checks the
+agents against the scenario, keeps the oracle's consensus when every party's hidden
+state is known, records each turn and hands it to the sink (the store), keeps what each
+listener has heard, counts party turns, and charges model usage to the seat that spent it.
+
+Delivery is per listener: `record(turn, delivered={listener: text})` lets a protocol
+change what one listener hears (a remediator rewriting an utterance) while the turn keeps
+what was said. Until some turn differs, every listener shares one view.
+
+`fork()` copies the session and its agents so that a planner can roll the negotiation
+forward and come back: models, scenarios and the store sink are shared, everything that
+moves is copied, and the fork writes nothing to the store.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from disputelab.agents.base import (
+    Agent,
+    HiddenState,
+    PartyAgent,
+    PublicScenario,
+    PublicTurn,
+)
+from disputelab.consensus import consensus_by_topic, topic_consensus
+from disputelab.episode import (
+    Action,
+    Episode,
+    Intervention,
+    Outcome,
+    Role,
+    Signal,
+    Stance,
+    Turn,
+    Usage,
+)
+from disputelab.llm.base import ChatModel
+from disputelab.scenario.schema import Scenario
+
+TurnSink = Callable[[Turn], None]
+MEDIATOR = "mediator"  # the listener name of a mediator's view
+
+
+def common_ground(
+    topic_ids: Sequence[str], stated: Mapping[str, Mapping[str, Stance]]
+) -> dict[str, str | None]:
+    """Per topic, the option every party last backed, or None where they differ."""
+    out: dict[str, str | None] = {}
+    for t in topic_ids:
+        options = {s[t].option if t in s else None for s in stated.values()}
+        out[t] = options.pop() if len(options) == 1 else None
+    return out
+
+
+def update_consensus(
+    previous: dict[str, float] | None,
+    topic_ids: Sequence[str],
+    hidden: dict[str, dict[str, Stance]],
+    speaker: str,
+    new: dict[str, Stance],
+) -> dict[str, float]:
+    """Oracle consensus after `speaker` moved, recomputing only the topics it changed."""
+    old = hidden.get(speaker, {})
+    hidden[speaker] = new
+    if previous is None:
+        return consensus_by_topic(topic_ids, list(hidden.values()))
+    out = dict(previous)
+    everyone = list(hidden.values())
+    for t in topic_ids:
+        if old.get(t) != new.get(t):
+            out[t] = topic_consensus([s.get(t) for s in everyone])
+    return out
+
+
+class Session:
+    """The state of one episode while it is played."""
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        parties: Sequence[PartyAgent],
+        episode: Episode,
+        on_turn: TurnSink | None = None,
+        keep_stances_when_silent: bool = False,
+    ) -> None:
+        order = [p.party_id for p in parties]
+        expected = [p.id for p in scenario.parties]
+        if sorted(order) != sorted(expected):
+            raise ValueError(f"agents {order} do not match the scenario's parties {expected}")
+        self.scenario = scenario
+        self.parties = list(parties)
+        self.episode = episode
+        self.on_turn = on_turn
+        # A party turn that states no stance keeps the party's earlier ones (staged) or
+        # clears them (roundtable, where every turn restates the whole position).
+        self.keep_stances_when_silent = keep_stances_when_silent
+        self.n = len(parties)
+        self.topic_ids = [t.id for t in scenario.topics]
+        self.sources: dict[str, HiddenState] = {
+            p.party_id: p for p in parties if isinstance(p, HiddenState)
+        }
+        self.oracle = len(self.sources) == self.n
+        self.hidden: dict[str, dict[str, Stance]] = {}
+        if self.oracle:
+            self.hidden = {pid: s.hidden_stances() for pid, s in self.sources.items()}
+            episode.initial_consensus = consensus_by_topic(
+                self.topic_ids, list(self.hidden.values())
+            )
+        self.consensus: dict[str, float] | None = episode.initial_consensus
+        self.public: list[PublicTurn] = []
+        self._views: dict[str, list[PublicTurn]] = {}  # listeners whose view differs
+        self.party_turn = 0
+        self.signals: dict[str, Signal] = {}
+        self.stated: dict[str, dict[str, Stance]] = {}
+        self.started = time.perf_counter()
+
+    # ---- what each listener hears ----------------------------------------------------
+    def listeners(self) -> list[str]:
+        return [p.party_id for p in self.parties] + [MEDIATOR]
+
+    def view(self, listener: str) -> Sequence[PublicTurn]:
+        """The dialogue as `listener` has heard it."""
+        return self._views.get(listener, self.public)
+
+    def deliver(self, turn: Turn, listener: str) -> PublicTurn:
+        """What `listener` receives of `turn`: the turn itself unless its delivery says
+        otherwise."""
+        public = PublicTurn.of(turn)
+        if turn.delivered and listener in turn.delivered:
+            return public._replace(text=turn.delivered[listener])
+        return public
+
+    def record(self, turn: Turn, delivered: Mapping[str, str] | None = None) -> Turn:
+        """Append `turn`, deliver it to every listener and hand it to the sink."""
+        if delivered:
+            turn.delivered = dict(delivered)
+            for listener in self.listeners():
+                if listener not in self._views:
+                    self._views[listener] = list(self.public)
+        self.episode.turns.append(turn)
+        shared = PublicTurn.of(turn)
+        self.public.append(shared)
+        for listener, view in self._views.items():
+            view.append(self.deliver(turn, listener) if delivered else shared)
+        if self.on_turn is not None:
+            self.on_turn(turn)
+        return turn
+
+    # ---- turns -------------------------------------------------------------------------
+    def party_spoke(
+        self,
+        agent: PartyAgent,
+        action: Action,
+        latency: float,
+        stage: str = "",
+        delivered: Mapping[str, str] | None = None,
+    ) -> Turn:
+        """Record a party's turn, move the oracle and the party-turn clock, charge usage."""
+        self.party_turn += 1
+        pid = agent.party_id
+        if self.oracle:
+            self.consensus = update_consensus(
+                self.consensus, self.topic_ids, self.hidden, pid, self.sources[pid].hidden_stances()
+            )
+        usage = agent.take_usage()
+        turn = Turn(
+            len(self.episode.turns),
+            self.party_turn,
+            pid,
+            "party",
+            action.utterance,
+            action=action,
+            consensus=self.consensus,
+            latency_s=latency,
+            usage=usage,
+            stage=stage,
+        )
+        self.record(turn, delivered)
+        self.charge("parties", usage)
+        self.signals[pid] = action.signal
+        if action.stances or not self.keep_stances_when_silent:
+            self.stated[pid] = action.stances
+        return turn
+
+    def seat_spoke(
+        self,
+        role: str,
+        agent: Agent,
+        move: Intervention | None,
+        latency: float,
+        stage: str = "",
+        speaker: str = MEDIATOR,
+        turn_role: Role = "mediator",
+    ) -> Turn | None:
+        """Record a non-party seat's move (if it made one) and charge its usage to `role`."""
+        usage = agent.take_usage()
+        turn = None
+        if move is not None:
+            turn = self.record(
+                Turn(
+                    len(self.episode.turns),
+                    self.party_turn,
+                    speaker,
+                    turn_role,
+                    move.utterance,
+                    intervention=move,
+                    consensus=self.consensus,
+                    latency_s=latency,
+                    usage=usage,
+                    stage=stage,
+                )
+            )
+        self.charge(role, usage)
+        return turn
+
+    def system(self, text: str, stage: str = "") -> Turn:
+        return self.record(
+            Turn(
+                len(self.episode.turns),
+                self.party_turn,
+                "system",
+                "system",
+                text,
+                consensus=self.consensus,
+                stage=stage,
+            )
+        )
+
+    def charge(self, role: str, usage: Usage | None) -> None:
+        """Add one call's usage to the episode's total for `role` (any string)."""
+        if usage is None:
+            return
+        total = self.episode.usage.setdefault(role, Usage(cost_usd=None))
+        total.calls += usage.calls
+        total.input_tokens += usage.input_tokens
+        total.output_tokens += usage.output_tokens
+
+    # ---- state the protocols read ----------------------------------------------------
+    def all_signalled_consensus(self) -> bool:
+        return len(self.signals) == self.n and all(
+            s is Signal.CONSENSUS for s in self.signals.values()
+        )
+
+    def common_ground(self) -> dict[str, str | None]:
+        return common_ground(self.topic_ids, self.stated)
+
+    def finish(self, outcome: Outcome) -> Episode:
+        self.episode.outcome = outcome
+        self.episode.wall_time_s = time.perf_counter() - self.started
+        return self.episode
+
+    # ---- look-ahead ----------------------------------------------------------------------
+    def fork(self, extra_agents: Sequence[object] = ()) -> tuple[Session, dict[int, Any]]:
+        """A copy to roll forward without touching this one or the store.
+
+        Returns the fork and the copy map (`id(original) -> copy`), so the caller can find
+        its copies of `extra_agents` (a mediator, say) with `memo[id(agent)]`.
+        """
+        memo: dict[int, Any] = {}
+        for shared in self._shared(extra_agents):
+            memo[id(shared)] = shared
+        sink, self.on_turn = self.on_turn, None
+        try:
+            forked = copy.deepcopy(self, memo)
+            for agent in extra_agents:
+                copy.deepcopy(agent, memo)
+        finally:
+            self.on_turn = sink
+        return forked, memo
+
+    def _shared(self, extra_agents: Sequence[object]) -> list[object]:
+        """What a fork shares rather than copies: scenarios, public views and models."""
+        out: list[object] = [self.scenario]
+        for agent in [*self.parties, *extra_agents]:
+            attrs = getattr(agent, "__dict__", {})
+            out += [
+                v for v in attrs.values() if isinstance(v, Scenario | PublicScenario | ChatModel)
+            ]
+        return out
