@@ -127,11 +127,38 @@ def test_bad_input_exits_2_with_a_message_and_no_traceback(
         ["experiment"],
         ["evaluate"],
         ["validate-judge"],
+        ["curate"],
+        ["protocols"],
+        ["protocols", "list"],
     ],
 )
 def test_every_command_has_help(command: list[str]) -> None:
     result = runner.invoke(app, [*command, "--help"])
     assert result.exit_code == 0 and "Usage" in result.output
+
+
+def test_protocols_list_names_each_protocol_with_its_parameters_and_seats() -> None:
+    result = runner.invoke(app, ["protocols", "list"])
+    assert result.exit_code == 0
+    flat = _flat(result.output)
+    assert "roundtable:" in flat and "budget=100" in flat
+    assert "seat mediator [mediator, optional]: none, rule, generic, social" in flat
+    assert "staged:" in flat and "rounds=5" in flat
+    assert "seat mediator [staged-mediator]: rule, llm" in flat
+
+
+def test_run_options_come_from_the_protocols_parameters() -> None:
+    flat = _flat(runner.invoke(app, ["run", "--help"]).output)
+    assert "--budget" in flat and "Party-turn budget (roundtable)" in flat
+    assert "--rounds" in flat and "Bargaining rounds (staged)" in flat
+
+
+def test_an_option_of_another_protocol_is_ignored_with_a_warning(tmp_path: Path) -> None:
+    code, out = _run(tmp_path, "run", "tenancy", "--rounds", "3")
+    assert code == 0
+    assert "warning: --rounds applies to staged; the roundtable protocol does not use it" in _flat(
+        out
+    )
 
 
 def test_scenarios_list_and_show(tmp_path: Path) -> None:

@@ -57,7 +57,7 @@ AGENT_KINDS: Registry[AgentKind] = Registry(
     loaders=(
         "disputelab.agents.parties.kinds",
         "disputelab.agents.mediators.roundtable.kinds",
-        "disputelab.agents.mediators.staged_kinds",
+        "disputelab.agents.mediators.staged.kinds",
     ),
 )
 

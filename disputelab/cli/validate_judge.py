@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -20,6 +20,9 @@ from disputelab.cli.common import (
 from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
 from disputelab.scenario.io import ScenarioError
 from disputelab.scenario.library import resolve_scenario
+
+if TYPE_CHECKING:
+    from disputelab.experiments.judging import ValidationReport
 
 COLUMNS = ("traj. r", "outcome r", "MAE", "points", "calls/ep", "tokens/ep")
 
@@ -64,11 +67,19 @@ def validate_judge(
         )
     except (ModelError, ValueError) as exc:
         fail(str(exc).splitlines()[0])
-    table = Table(
-        title=f"trackers against the oracle: {episodes} episodes of {sc.id}, "
-        f"{budget} party turns, mediator {mediator}",
-        title_justify="left",
+    title = (
+        f"trackers against the oracle: {episodes} episodes of {sc.id}, "
+        f"{budget} party turns, mediator {mediator}"
     )
+    out.print(_fit_table(title, reports))
+    for rep in reports:
+        for why in rep.fit.failures[:3]:
+            out.print(f"  [dim]{rep.tracker}: {why}[/]")
+
+
+def _fit_table(title: str, reports: list[ValidationReport]) -> Table:
+    """One row per tracker: how its trajectories fit the oracle's, and what it cost."""
+    table = Table(title=title, title_justify="left")
     table.add_column("tracker", no_wrap=True)
     table.add_column("judge", no_wrap=True)
     for col in COLUMNS:
@@ -85,10 +96,7 @@ def validate_judge(
             f"{a.calls_per_episode:.1f}",
             f"{a.tokens_per_episode:.0f}",
         )
-    out.print(table)
-    for rep in reports:
-        for why in rep.fit.failures[:3]:
-            out.print(f"  [dim]{rep.tracker}: {why}[/]")
+    return table
 
 
 def _f(x: float) -> str:

@@ -178,6 +178,36 @@ class RunResult:
     hub: ModelHub | None = field(default=None, repr=False)
 
 
+def _create_run(
+    store: Store,
+    scenario: Scenario,
+    proto: DisputeProtocol,
+    params: ProtocolParams,
+    cast: Cast,
+    seed: int,
+    condition: str,
+    retrieved: tuple[str, ...],
+) -> str:
+    """Record a single run with its label and configuration."""
+    seat = proto.mediator_seat
+    mediator = cast.kind(seat.role, seat.default) if seat else NONE
+    # The default protocol's runs keep the shorter label and config they always had.
+    named = {} if proto.name == DEFAULT_PROTOCOL else {"protocol": proto.name}
+    return store.create_run(
+        "run",
+        label="/".join([scenario.id, *named.values(), mediator]) + f"/seed{seed}",
+        config={
+            "scenario": scenario.id,
+            **named,
+            **cast.describe(proto),
+            "seed": seed,
+            **params.model_dump(),
+            "condition": condition,
+            **({"retrieved": list(retrieved)} if proto.uses_retrieval else {}),
+        },
+    )
+
+
 async def run_single(
     store: Store,
     scenario: Scenario,
@@ -198,22 +228,7 @@ async def run_single(
     hub = hub or ModelHub(Path(store.root) / "cache.sqlite")
     seat = proto.mediator_seat
     mediator = cast.kind(seat.role, seat.default) if seat else NONE
-    run_id = store.create_run(
-        "run",
-        label="/".join(
-            [scenario.id, *([] if proto.name == DEFAULT_PROTOCOL else [proto.name]), mediator]
-        )
-        + f"/seed{seed}",
-        config={
-            "scenario": scenario.id,
-            **({} if proto.name == DEFAULT_PROTOCOL else {"protocol": proto.name}),
-            **cast.describe(proto),
-            "seed": seed,
-            **p.model_dump(),
-            "condition": condition,
-            **({"retrieved": list(retrieved)} if proto.uses_retrieval else {}),
-        },
-    )
+    run_id = _create_run(store, scenario, proto, p, cast, seed, condition, retrieved)
     twin = proto.plays_twin and seat is not None and mediator != NONE
 
     def plan(eid: str, c: Cast, arm: str, matched: str | None) -> EpisodePlan:

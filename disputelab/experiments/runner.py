@@ -79,35 +79,16 @@ async def run_experiment(
     progress: Progress | None = None,
     on_plan: Callable[[int], None] | None = None,
 ) -> Summary:
+    """Run (or resume) every planned episode, scoring each as soon as it can be."""
     scenarios = resolve_scenarios(spec, spec_dir, Path(store.root) / "library")
     check_conditions(spec, scenarios)
     episodes = plan(spec, list(scenarios))
-    existing = {r["run_id"] for r in store.runs()}
-    if spec.name in existing and not resume:
-        raise StoreError(
-            f"experiment {spec.name!r} already exists in {store.root}; pass "
-            "--resume to continue it, or give the spec a new name"
-        )
-    if spec.name in existing:
-        changed = changed_fields(store.run_info(spec.name)[1], spec)
-        if changed:
-            raise SpecError(
-                "spec",
-                [
-                    f"experiment {spec.name!r} was started with a different {', '.join(changed)}; "
-                    "resume it with the spec it started with, or give the spec a new name"
-                ],
-            )
+    exists = check_resume(store, spec, resume)
     # Everything that can fail on the spec's account runs before the run is recorded, so a
     # failed start leaves nothing behind to block the corrected spec.
-    protocol = get_protocol(spec.protocol)
     conditioned = await condition_scenarios(spec, scenarios, hub)
-    retrieved = (
-        retrieved_bases(_corpus(spec, spec_dir), scenarios, conditioned)
-        if protocol.uses_retrieval
-        else {}
-    )
-    if spec.name not in existing:
+    retrieved = _retrieval(spec, spec_dir, scenarios, conditioned)
+    if not exists:
         store.create_run(
             "experiment", spec.name, json.loads(spec.model_dump_json()), run_id=spec.name
         )
@@ -145,6 +126,27 @@ async def run_experiment(
         # Judge calls go through the response cache, so a resumed run re-scores free.
         await evaluate_run(store, spec.name, evaluator, hub, [] if judge == "rule" else [judge])
     return summary
+
+
+def check_resume(store: Store, spec: ExperimentSpec, resume: bool) -> bool:
+    """Whether the experiment exists already; refuse to overwrite it, or to resume it with
+    a changed spec."""
+    exists = spec.name in {r["run_id"] for r in store.runs()}
+    if exists and not resume:
+        raise StoreError(
+            f"experiment {spec.name!r} already exists in {store.root}; pass "
+            "--resume to continue it, or give the spec a new name"
+        )
+    changed = changed_fields(store.run_info(spec.name)[1], spec) if exists else []
+    if changed:
+        raise SpecError(
+            "spec",
+            [
+                f"experiment {spec.name!r} was started with a different {', '.join(changed)}; "
+                "resume it with the spec it started with, or give the spec a new name"
+            ],
+        )
+    return exists
 
 
 class _Grid:
@@ -232,10 +234,19 @@ class _Grid:
             await score_protocol(self.store, ep.episode_id, item, self.protocol)
 
 
-def _corpus(spec: ExperimentSpec, spec_dir: Path) -> Path | None:
-    if not spec.corpus:
-        return None
-    return Path(spec.corpus) if Path(spec.corpus).is_absolute() else spec_dir / spec.corpus
+def _retrieval(
+    spec: ExperimentSpec,
+    spec_dir: Path,
+    scenarios: dict[str, Scenario],
+    conditioned: dict[tuple[str, str], Scenario],
+) -> dict[tuple[str, str], tuple[str, ...]]:
+    """Legal bases per cell where the protocol hands retrieved bases to its mediator."""
+    if not get_protocol(spec.protocol).uses_retrieval:
+        return {}
+    corpus = None
+    if spec.corpus:
+        corpus = Path(spec.corpus) if Path(spec.corpus).is_absolute() else spec_dir / spec.corpus
+    return retrieved_bases(corpus, scenarios, conditioned)
 
 
 async def condition_scenarios(

@@ -248,24 +248,7 @@ def resolve_scenarios(
     """Scenario refs -> scenarios: built-in ids, `builtin:PATTERN`, ids imported into the
     store's library, importer sources (`agentmediation:PATH`, `promediate:PATH`), then
     files and globs (relative to the spec's folder). Every problem is reported at once."""
-    out: dict[str, Scenario] = {}
-    problems: list[str] = []
-    builtins = builtin_scenarios()
-    where: dict[str, str] = {}  # scenario id -> where it came from
-
-    def add(i: int, origin: str, found: list[Scenario]) -> None:
-        for s in found:
-            if s.id in out and out[s.id] == s:
-                continue  # the same scenario named twice is harmless
-            if s.id in where:
-                problems.append(
-                    f"scenarios[{i}]: scenario id {s.id} also comes from {where[s.id]}; "
-                    "ids must be unique across an experiment"
-                )
-                continue
-            where[s.id] = origin
-            out[s.id] = s
-
+    found = _Found()
     case_files = [
         path
         for ref in spec.scenarios
@@ -274,35 +257,64 @@ def resolve_scenarios(
     ]
     many = len(set(case_files)) > 1  # then ids carry the file's name, as on import
     for i, ref in enumerate(spec.scenarios):
-        if ref in builtins:
-            add(i, ref, [resolve_scenario(ref)])
-            continue
-        if ref.startswith("builtin:"):
-            matched = fnmatch.filter(sorted(builtins), ref.removeprefix("builtin:"))
-            if not matched:
-                problems.append(f"scenarios[{i}]: {ref} matches no built-in scenario")
-            add(i, ref, [builtins[sid] for sid in matched])
-            continue
-        if library_dir is not None and (library_dir / f"{ref}.yaml").is_file():
-            add(i, ref, [resolve_scenario(ref, library_dir)])
-            continue
-        source, sep, rest = ref.partition(":")
-        if sep and source in IMPORT_SOURCES:
-            for path in _paths(rest, base):
-                found, bad = import_source(source, path, many)
-                add(i, path, found)
-                problems += [f"scenarios[{i}]: {b}" for b in bad]
-            continue
-        for path in _paths(ref, base):
-            try:
-                s = resolve_scenario(path)
-            except ScenarioError as exc:
-                problems += [f"scenarios[{i}]: {exc.source}: {x}" for x in exc.problems]
+        _resolve_ref(found, i, ref, base, library_dir, many)
+    if found.problems:
+        raise SpecError("spec", found.problems)
+    return found.scenarios
+
+
+class _Found:
+    """Scenarios found so far, where each came from, and the problems met."""
+
+    def __init__(self) -> None:
+        self.scenarios: dict[str, Scenario] = {}
+        self.problems: list[str] = []
+        self.origin: dict[str, str] = {}  # scenario id -> where it came from
+
+    def add(self, i: int, origin: str, found: list[Scenario]) -> None:
+        for s in found:
+            if s.id in self.scenarios and self.scenarios[s.id] == s:
+                continue  # the same scenario named twice is harmless
+            if s.id in self.origin:
+                self.problems.append(
+                    f"scenarios[{i}]: scenario id {s.id} also comes from {self.origin[s.id]}; "
+                    "ids must be unique across an experiment"
+                )
                 continue
-            add(i, path, [s])
-    if problems:
-        raise SpecError("spec", problems)
-    return out
+            self.origin[s.id] = origin
+            self.scenarios[s.id] = s
+
+
+def _resolve_ref(
+    found: _Found, i: int, ref: str, base: Path, library_dir: Path | None, many: bool
+) -> None:
+    builtins = builtin_scenarios()
+    if ref in builtins:
+        found.add(i, ref, [resolve_scenario(ref)])
+        return
+    if ref.startswith("builtin:"):
+        matched = fnmatch.filter(sorted(builtins), ref.removeprefix("builtin:"))
+        if not matched:
+            found.problems.append(f"scenarios[{i}]: {ref} matches no built-in scenario")
+        found.add(i, ref, [builtins[sid] for sid in matched])
+        return
+    if library_dir is not None and (library_dir / f"{ref}.yaml").is_file():
+        found.add(i, ref, [resolve_scenario(ref, library_dir)])
+        return
+    source, sep, rest = ref.partition(":")
+    if sep and source in IMPORT_SOURCES:
+        for path in _paths(rest, base):
+            cases, bad = import_source(source, path, many)
+            found.add(i, path, cases)
+            found.problems += [f"scenarios[{i}]: {b}" for b in bad]
+        return
+    for path in _paths(ref, base):
+        try:
+            s = resolve_scenario(path)
+        except ScenarioError as exc:
+            found.problems += [f"scenarios[{i}]: {exc.source}: {x}" for x in exc.problems]
+            continue
+        found.add(i, path, [s])
 
 
 def _paths(ref: str, base: Path) -> list[str]:

@@ -275,8 +275,11 @@ class Session:
         return forked, memo
 
     def _shared(self, extra_agents: Sequence[object]) -> list[object]:
-        """What a fork shares rather than copies: scenarios, public views and models."""
-        out: list[object] = [self.scenario]
+        """What a fork shares rather than copies: the scenario, the (immutable) public
+        turns heard so far, and each agent's scenario, public view and models."""
+        out: list[object] = [self.scenario, *self.public]
+        for view in self._views.values():
+            out += view
         for agent in [*self.parties, *extra_agents]:
             attrs = getattr(agent, "__dict__", {})
             out += [

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from disputelab.episode import Status
+from disputelab.episode import Episode, Status, Turn
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.report.render import rows_csv, run_markdown, run_rows
 from disputelab.store.sqlite import DB_NAME, Store, StoreError
@@ -128,3 +128,32 @@ def test_a_store_path_that_is_a_file_is_refused_clearly(tmp_path: Path) -> None:
     target.write_text("not a directory")
     with pytest.raises(StoreError, match="is a file; --store needs a directory"):
         Store(target)
+
+
+def test_a_turn_keeps_what_each_listener_received(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    run_id = store.create_run("run")
+    s = scenario("tenancy")
+    store.start_episode("e", run_id, Episode(s.id, "roundtable", 0, {}), {"id": s.id})
+    said = Turn(
+        0, 1, "tenant", "party", "That is outrageous.", delivered={"landlord": "I disagree."}
+    )
+    store.append_turn("e", said)
+    store.append_turn("e", Turn(1, 2, "landlord", "party", "Let us talk."))
+    first, second = store.load_episode("e").episode.turns
+    assert first.text == "That is outrageous." and first.delivered == {"landlord": "I disagree."}
+    assert second.delivered is None
+
+
+def test_a_store_from_the_previous_schema_is_migrated_in_place(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    result = run_matched(store, scenario("tenancy"), "rule", seed=2, budget=12)
+    before = store.load_episode(result.episode_id).episode.turns
+    # Turn the store back into schema version 2, which had no delivery column.
+    store.db.execute("ALTER TABLE turns DROP COLUMN delivered")
+    store.db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    store.close()
+    again = Store(tmp_path)
+    version = again.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    assert version == ("3",)
+    assert again.load_episode(result.episode_id).episode.turns == before

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from disputelab.agents.base import Agent
-from disputelab.agents.mediators.staged import LLMStagedMediator, RuleStagedMediator
+from disputelab.agents.mediators.staged.legal import LLMStagedMediator, RuleStagedMediator
 from disputelab.agents.registry import STAGED_MEDIATOR, AgentKind, AgentSetup, register_kind
 
 

@@ -1,0 +1,81 @@
+"""The layout keeps its promises: protocols are known by registration, not by name;
+imports flow one way between layers; command and protocol functions stay short."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from disputelab.protocols.base import PROTOCOLS
+
+PACKAGE = Path(__file__).resolve().parents[1] / "disputelab"
+
+# Layer -> packages it must never import (directly or lazily).
+FORBIDDEN = {
+    "agents": ("protocols", "experiments", "evaluation", "store", "report", "cli", "curation"),
+    "protocols": ("experiments", "evaluation", "store", "report", "cli", "curation"),
+    "evaluation": ("experiments", "store", "report", "cli", "curation"),
+    "legal": ("agents", "protocols", "experiments", "evaluation", "store", "report", "cli"),
+    "llm": ("agents", "protocols", "experiments", "evaluation", "store", "report", "cli"),
+    "scenario": ("agents", "protocols", "experiments", "evaluation", "store", "report", "cli"),
+    "experiments": ("report", "cli"),
+    "store": ("agents", "protocols", "experiments", "evaluation", "report", "cli"),
+    "report": ("cli",),
+}
+
+
+def _modules(folder: str = "") -> list[Path]:
+    return sorted((PACKAGE / folder).rglob("*.py"))
+
+
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
+def test_no_module_outside_protocols_names_a_protocol_in_a_string() -> None:
+    names = set(PROTOCOLS.names())
+    assert {"roundtable", "staged"} <= names
+    found = []
+    for path in _modules():
+        if (PACKAGE / "protocols") in path.parents:
+            continue
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.Constant) and node.value in names:
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.value!r}")
+    assert not found, "protocol names outside protocols/:\n" + "\n".join(found)
+
+
+def _imports(path: Path) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+    return out
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_imports_flow_one_way(layer: str) -> None:
+    bad = []
+    for path in _modules(layer):
+        for module in _imports(path):
+            for other in FORBIDDEN[layer]:
+                if module == f"disputelab.{other}" or module.startswith(f"disputelab.{other}."):
+                    bad.append(f"{path.relative_to(PACKAGE)} imports {module}")
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("layer", ["cli", "protocols", "experiments"])
+def test_no_function_is_longer_than_sixty_lines(layer: str) -> None:
+    long = []
+    for path in _modules(layer):
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                assert node.end_lineno is not None
+                length = node.end_lineno - node.lineno + 1
+                if length > 60:
+                    long.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name} ({length})")
+    assert not long, "\n".join(long)
