@@ -3,16 +3,52 @@
 Built-in plug-ins register themselves when their module is imported; a registry imports
 those modules the first time it is read (`loaders`), so looking something up never
 depends on import order, and a plug-in registered later (by a user's package or a test)
-is found the same way.
+is found the same way. Installed packages can add plug-ins through the entry-point group
+`disputelab.plugins`: each entry point names a module to import.
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable, Iterator
+from importlib.metadata import entry_points
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+Loader = str | Callable[[], None]  # a module to import, or a function that imports some
+
+PLUGIN_GROUP = "disputelab.plugins"
+
+
+def subpackages(package: str) -> Callable[[], None]:
+    """A loader that imports every subpackage of `package` (one per protocol folder)."""
+
+    def load() -> None:
+        pkg = importlib.import_module(package)
+        for info in pkgutil.iter_modules(pkg.__path__):
+            if info.ispkg:
+                importlib.import_module(f"{package}.{info.name}")
+
+    return load
+
+
+def modules_named(package: str, name: str) -> Callable[[], None]:
+    """A loader that imports every module called `name` anywhere below `package`."""
+
+    def load() -> None:
+        pkg = importlib.import_module(package)
+        for info in pkgutil.walk_packages(pkg.__path__, f"{package}."):
+            if info.name.rsplit(".", 1)[-1] == name:
+                importlib.import_module(info.name)
+
+    return load
+
+
+def load_entry_point_plugins() -> None:
+    """Import the modules that installed packages list under `disputelab.plugins`."""
+    for ep in entry_points(group=PLUGIN_GROUP):
+        importlib.import_module(ep.value.split(":")[0])
 
 
 class UnknownPluginError(ValueError):
@@ -22,7 +58,7 @@ class UnknownPluginError(ValueError):
 class Registry(Generic[T]):
     """Plug-ins of one kind by name, in registration order."""
 
-    def __init__(self, kind: str, loaders: tuple[str, ...] = ()) -> None:
+    def __init__(self, kind: str, loaders: tuple[Loader, ...] = ()) -> None:
         self.kind = kind
         self._loaders = loaders
         self._loaded = False
@@ -31,8 +67,11 @@ class Registry(Generic[T]):
     def _load(self) -> None:
         if not self._loaded:
             self._loaded = True
-            for module in self._loaders:
-                importlib.import_module(module)
+            for loader in (*self._loaders, load_entry_point_plugins):
+                if isinstance(loader, str):
+                    importlib.import_module(loader)
+                else:
+                    loader()
 
     def register(self, name: str, item: T, replace: bool = False) -> T:
         """Add `item` under `name`; registering a taken name is an error unless `replace`."""

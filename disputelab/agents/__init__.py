@@ -1,1 +1,2 @@
-"""Agents: interfaces and visibility, rule parties and mediators, voices."""
+"""Agents: the interfaces and what each may see (base), the agent-kind registry, parties,
+mediators per protocol seat, prompts and the utility maths the rule policy uses."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from disputelab.agents.base import Agent, PartyAgent, PublicScenario
 from disputelab.llm.base import ChatModel
-from disputelab.registry import Registry, UnknownPluginError
+from disputelab.registry import Registry, UnknownPluginError, modules_named
 from disputelab.scenario.schema import Scenario
 
 # Seat interfaces of the built-in protocols.
@@ -52,13 +52,9 @@ class AgentKind:
     needs_model: bool = False
 
 
+# Every `kinds` module under agents/ registers the kinds it defines.
 AGENT_KINDS: Registry[AgentKind] = Registry(
-    "agent kind",
-    loaders=(
-        "disputelab.agents.parties.kinds",
-        "disputelab.agents.mediators.roundtable.kinds",
-        "disputelab.agents.mediators.staged.kinds",
-    ),
+    "agent kind", loaders=(modules_named("disputelab.agents", "kinds"),)
 )
 
 

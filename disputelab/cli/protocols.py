@@ -9,7 +9,9 @@ from rich.markup import escape
 from disputelab.cli.common import out
 from disputelab.protocols.base import PROTOCOLS, DisputeProtocol
 
-app = typer.Typer(help="Protocols: who speaks when, and when an episode ends.", no_args_is_help=True)
+app = typer.Typer(
+    help="Protocols: who speaks when, and when an episode ends.", no_args_is_help=True
+)
 
 
 @app.command("list")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from disputelab.episode import Episode
+from disputelab.episode import Episode, Usage
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext, get_evaluator
 from disputelab.evaluation.trackers import OracleFit, oracle, track
@@ -45,13 +45,52 @@ async def evaluate_run(
     records = [store.load_episode(e) for e in store.episode_ids(run_id)]
     complete = {r.episode_id: r for r in records if r.complete}
     results: dict[str, dict[str, MetricResult]] = {}
+    role = f"judge:{ev.name}"  # judge calls are charged per evaluator, beside the episode's
     for rec in complete.values():
+        before = _spent(hub, "judge")
         scores = await ev.score(_to_score(rec, complete), ctx)
         store.add_scores(
             rec.episode_id, ev.stored_name(ctx.options), ev.version, scores, judge_name
         )
+        calls = _spent(hub, "judge") - before
+        if calls.usage.calls:
+            store.record_usage(rec.episode_id, {role: (judge_name, calls.usage, calls)})
         results[rec.episode_id] = scores
     return results
+
+
+@dataclass(frozen=True)
+class _Spent:
+    """Judge usage so far (or between two readings), with its cost already known."""
+
+    usage: Usage
+    cost_usd: float | None
+
+    def __sub__(self, earlier: _Spent) -> _Spent:
+        u, e = self.usage, earlier.usage
+        cost = (
+            None
+            if self.cost_usd is None or earlier.cost_usd is None
+            else (self.cost_usd - earlier.cost_usd)
+        )
+        return _Spent(
+            Usage(
+                u.calls - e.calls,
+                u.input_tokens - e.input_tokens,
+                u.output_tokens - e.output_tokens,
+            ),
+            cost,
+        )
+
+    def cost(self, input_tokens: int | None, output_tokens: int | None) -> float | None:
+        return self.cost_usd
+
+
+def _spent(hub: ModelHub, role: str) -> _Spent:
+    r = hub.ledger.roles.get(role)
+    if r is None:
+        return _Spent(Usage(), 0.0)
+    return _Spent(Usage(r.calls, r.input_tokens, r.output_tokens), r.cost_usd)
 
 
 @dataclass

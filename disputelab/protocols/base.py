@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from disputelab.agents.base import Agent
 from disputelab.agents.registry import UnknownAgentError, kind_names, needs_model
 from disputelab.episode import Episode, Outcome
-from disputelab.registry import Registry
+from disputelab.registry import Registry, subpackages
 
 if TYPE_CHECKING:
     from disputelab.protocols.session import Session
@@ -142,9 +142,9 @@ class DisputeProtocol(ABC):
         role (None for an empty optional seat); return how it ended."""
 
 
+# Every folder under protocols/ is a protocol that registers itself.
 PROTOCOLS: Registry[DisputeProtocol] = Registry(
-    "protocol",
-    loaders=("disputelab.protocols.roundtable", "disputelab.protocols.staged"),
+    "protocol", loaders=(subpackages("disputelab.protocols"),)
 )
 DEFAULT_PROTOCOL = "roundtable"
 
