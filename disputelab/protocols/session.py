@@ -121,9 +121,6 @@ class Session:
         self.started = time.perf_counter()
 
     # ---- what each listener hears ----------------------------------------------------
-    def listeners(self) -> list[str]:
-        return [p.party_id for p in self.parties] + [MEDIATOR]
-
     def view(self, listener: str) -> Sequence[PublicTurn]:
         """The dialogue as `listener` has heard it."""
         return self._views.get(listener, self.public)
@@ -140,7 +137,7 @@ class Session:
         """Append `turn`, deliver it to every listener and hand it to the sink."""
         if delivered:
             turn.delivered = dict(delivered)
-            for listener in self.listeners():
+            for listener in delivered:  # any listener: a party, "mediator", or any seat
                 if listener not in self._views:
                     self._views[listener] = list(self.public)
         self.episode.turns.append(turn)

@@ -4,12 +4,14 @@ usage charged to any role, and forks that roll forward without touching the orig
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
 from disputelab.agents.base import TurnContext
 from disputelab.agents.registry import build_parties
 from disputelab.episode import Action, Episode, Intervention, Turn, Usage
+from disputelab.llm.models import ModelHub
 from disputelab.protocols.session import Session
 from disputelab.scenario.schema import Scenario
 from tests.helpers import scenario
@@ -110,3 +112,14 @@ def test_a_fork_shares_models_and_the_scenario_and_copies_extra_agents() -> None
     assert copies[id(planner)] is not planner
     copies[id(planner)].memory.append("rolled forward")
     assert planner.memory == []
+
+
+def test_a_fork_of_llm_parties_shares_their_models(tmp_path: Path) -> None:
+    s = scenario("tenancy")
+    hub = ModelHub(tmp_path / "cache.sqlite")
+    model = hub.model("openai:m@http://127.0.0.1:9/v1", "parties")
+    session = Session(s, build_parties(s, "llm", 0, model), Episode(s.id, "test", 0, {}))
+    fork, _ = session.fork()
+    for original, copy in zip(session.parties, fork.parties, strict=True):
+        assert copy is not original
+        assert copy.model is original.model  # type: ignore[attr-defined]

@@ -41,6 +41,7 @@ from disputelab.protocols.session import Session
 from disputelab.store.sqlite import Store
 
 CHAIR = "toy-chair"  # the new seat's interface
+CHAIRS: list[Chair] = []  # every chair built, so a test can ask what it heard
 
 
 class Chair(UsageReporter):
@@ -50,6 +51,7 @@ class Chair(UsageReporter):
 
     def __init__(self) -> None:
         self.heard: list[str] = []
+        CHAIRS.append(self)
 
     async def open_round(self, dialogue: Sequence[PublicTurn], r: int) -> Intervention:
         self.heard = [t.text for t in dialogue if t.role == "party"]
@@ -146,6 +148,8 @@ def test_disputelab_run_plays_the_toy_and_scores_it_with_its_evaluator(
     # The chair heard every party in upper case; the store keeps what was said and what it heard.
     party = next(t for t in rec.episode.turns if t.role == "party")
     assert party.delivered == {"chair": party.text.upper()}
+    said = [t.text for t in rec.episode.turns if t.role == "party"]
+    assert CHAIRS[-1].heard == [t.upper() for t in said[: len(CHAIRS[-1].heard)]] != []
     # Its calls are charged under its own role.
     (usage,) = [u for u in store.usage(eid) if u["role"] == "chair"]
     assert usage["calls"] == len(chair_turns)
