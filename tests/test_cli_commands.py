@@ -151,6 +151,8 @@ def test_run_options_come_from_the_protocols_parameters() -> None:
     flat = _flat(runner.invoke(app, ["run", "--help"]).output)
     assert "--budget" in flat and "Party-turn budget (roundtable)" in flat
     assert "--rounds" in flat and "Bargaining rounds (staged)" in flat
+    # the command's own options keep their help beside the generated ones
+    assert "Built-in scenario id or a scenario file" in flat and "Random seed" in flat
 
 
 def test_an_option_of_another_protocol_is_ignored_with_a_warning(tmp_path: Path) -> None:

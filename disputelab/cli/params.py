@@ -39,7 +39,8 @@ def param_fields() -> dict[str, tuple[Any, str]]:
 
 def with_param_options(func: Callable[..., None]) -> Callable[..., None]:
     """Give `func` (which takes `**params`) one keyword option per protocol parameter."""
-    sig = inspect.signature(func)
+    # Evaluated annotations: typer reads a set `__signature__` as it is, strings and all.
+    sig = inspect.signature(func, eval_str=True)
     keep = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
     extra = [
         inspect.Parameter(
@@ -52,9 +53,8 @@ def with_param_options(func: Callable[..., None]) -> Callable[..., None]:
         if field not in sig.parameters
     ]
     func.__signature__ = sig.replace(parameters=[*keep, *extra])  # type: ignore[attr-defined]
-    func.__annotations__ = {
-        **{k: v for k, v in func.__annotations__.items() if k != "params"},
-        **{p.name: p.annotation for p in extra},
+    func.__annotations__ = {p.name: p.annotation for p in [*keep, *extra]} | {
+        "return": sig.return_annotation
     }
     return func
 
