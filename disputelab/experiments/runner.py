@@ -29,7 +29,8 @@ from disputelab.experiments.spec import (
 )
 from disputelab.legal.expertise import retrieved_bases
 from disputelab.llm.models import ModelHub
-from disputelab.protocols.base import get_protocol
+from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS, get_protocol
+from disputelab.registry import UnknownPluginError
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.schema import Scenario
 from disputelab.store.sqlite import Store, StoreError
@@ -52,11 +53,22 @@ def changed_fields(stored: dict[str, Any], spec: ExperimentSpec) -> list[str]:
     an experiment started with; concurrency may change on resume. A config from an older
     version is read with today's defaults."""
     try:
-        before = _flat(ExperimentSpec.model_validate(stored))
+        before = _flat(ExperimentSpec.model_validate(_own_params_only(stored)))
     except ValidationError:
         return []  # written by a version whose fields we cannot compare; do not block it
     now = _flat(spec)
     return [k for k in now if k != "concurrency" and before.get(k) != now[k]]
+
+
+def _own_params_only(stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored config without top-level parameters of other protocols: versions before
+    `params:` wrote every protocol's parameters (budget and rounds) into every config."""
+    try:
+        own = get_protocol(stored.get("protocol", DEFAULT_PROTOCOL)).Params.model_fields
+    except UnknownPluginError:
+        return stored
+    others = {f for _, p in PROTOCOLS.items() for f in p.Params.model_fields} - set(own)
+    return {k: v for k, v in stored.items() if k not in others}
 
 
 def _flat(spec: ExperimentSpec) -> dict[str, Any]:

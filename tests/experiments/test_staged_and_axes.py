@@ -279,3 +279,21 @@ def test_curate_exits_2_when_a_seed_source_cannot_be_read(tmp_path: Path) -> Non
             str(tmp_path / "cur"),
         )
     assert code == 2 and "1 seed source(s) could not be read" in " ".join(out.split())
+
+
+def test_resume_compares_a_spec_stored_before_protocol_params_existed(tmp_path: Path) -> None:
+    # Earlier versions stored every protocol's parameters at the top level of every config.
+    old = {
+        "name": "older",
+        "scenarios": ["tenancy"],
+        "protocol": "roundtable",
+        "replicates": 1,
+        "budget": 20,
+        "rounds": 5,
+    }
+    Store(tmp_path / "runs").create_run("experiment", "older", old, run_id="older")
+    text = "name: older\nscenarios: [tenancy]\nreplicates: 1\nbudget: {}\n"
+    code, out = _cli(tmp_path, "experiment", str(_spec(tmp_path, text.format(30))), "--resume")
+    assert code == 2 and "was started with a different budget" in " ".join(out.split())
+    code, out = _cli(tmp_path, "experiment", str(_spec(tmp_path, text.format(20))), "--resume")
+    assert code == 0, out
