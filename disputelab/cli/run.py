@@ -118,9 +118,12 @@ def _cast(
     """Who plays each seat: kinds from the options or the protocol's defaults."""
     from disputelab.experiments.episodes import Cast
 
-    models = {
-        "parties": parties_model or model,
-        "mediator": mediator_model or model,
+    # --mediator and --mediator-model fill the protocol's one non-party seat, whatever
+    # its role is called; every other seat takes --model.
+    other = proto.mediator_seat.role if proto.mediator_seat else "mediator"
+    models = {s.role: model for s in proto.seats} | {
+        proto.party_seat.role: parties_model or model,
+        other: mediator_model or model,
         "judge": judge_model or model,
     }
     kinds: dict[str, str] = {}
