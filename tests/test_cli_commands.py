@@ -201,3 +201,22 @@ def test_the_installed_console_script_exits_2_on_bad_input(tmp_path: Path) -> No
     )
     assert good.returncode == 0, good.stderr
     assert "consensus_gain" in good.stdout
+
+
+def test_a_model_written_condition_and_the_episode_share_one_event_loop(tmp_path: Path) -> None:
+    # A keep-alive server keeps the client's connections open: had the condition writer
+    # and the episode each run their own event loop, the episode would find them closed.
+    from disputelab.llm.testing import Scripted, fake_openai, fill
+
+    def answer(body: dict[str, object]) -> Scripted:
+        fmt = body.get("response_format") or {}
+        assert isinstance(fmt, dict)
+        schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
+        return Scripted(content=json.dumps(fill(schema, text="We can talk about the repairs.")))
+
+    with fake_openai(answer, keep_alive=True) as server:
+        model = f"openai:m@{server.url}"
+        args = ["run", "tenancy", "--condition", "cause:resource", "--model", model]
+        code, out = _run(tmp_path, *args, "--budget", "4")
+    assert code == 0, out
+    assert "model use, writer" in out and "model use, parties" in out

@@ -99,8 +99,9 @@ def run(
             f"--corpus serves the expertise condition of the {names} protocol; "
             f"add --protocol {names}"
         )
-    sc, retrieved = _scenario(proto, scenario, condition, corpus, hub, model)
-    result = _play(sc, proto, cast, seed, chosen.model_dump(), condition, hub, retrieved)
+    base = _base_scenario(scenario)
+    params_ = chosen.model_dump()
+    sc, result = _play(scenario, base, proto, cast, seed, params_, condition, corpus, hub, model)
     _print_result(sc, proto, cast, result)
     print_usage(hub)
     out.print(f"[dim]full transcript: disputelab {store_option()}report {result.run_id}[/]")
@@ -144,41 +145,28 @@ def _cast(
     return Cast(kinds, models)
 
 
-def _scenario(
-    proto: DisputeProtocol,
-    ref: str,
-    condition: str,
-    corpus: Path | None,
-    hub: ModelHub,
-    model: str,
-) -> tuple[Scenario, tuple[str, ...]]:
-    """The scenario under its condition, and the bases retrieved for it (expertise)."""
-    from disputelab.llm.base import ModelError
-    from disputelab.llm.models import ModelConfigError
-    from disputelab.scenario.conditions import ConditionError
-
+def _base_scenario(ref: str) -> Scenario:
     try:
-        sc = _conditioned(resolve_scenario(ref, library()), condition, hub, model)
-        if sc.legal is not None and sc.legal.retrieval_top_k and not proto.uses_retrieval:
-            names = " or ".join(retrieval_protocols())
-            fail(
-                f"the expertise condition applies to the {names} protocol, whose mediator "
-                f"proposes legal bases; add --protocol {names}"
-            )
-        retrieved = _retrieve(ref, sc, corpus) if proto.uses_retrieval else ()
+        return resolve_scenario(ref, library())
     except ScenarioError as exc:
         fail_scenario(exc)
-    except (ConditionError, ModelConfigError, ModelError, ValueError) as exc:
-        fail(str(exc).splitlines()[0])
-    return sc, retrieved
 
 
-def _conditioned(base: Scenario, condition: str, hub: ModelHub, model: str) -> Scenario:
+async def _conditioned(base: Scenario, condition: str, hub: ModelHub, model: str) -> Scenario:
     """Apply `condition`; LLM-written conditions use `model` when it is not `rule`."""
     from disputelab.authoring.scenario_writer import apply_condition_with_model, needs_writer
 
     writer = hub.model(model, "writer") if model != "rule" and needs_writer(condition) else None
-    return asyncio.run(apply_condition_with_model(base, condition, writer))
+    return await apply_condition_with_model(base, condition, writer)
+
+
+def _check_expertise(proto: DisputeProtocol, sc: Scenario) -> None:
+    if sc.legal is not None and sc.legal.retrieval_top_k and not proto.uses_retrieval:
+        names = " or ".join(retrieval_protocols())
+        fail(
+            f"the expertise condition applies to the {names} protocol, whose mediator "
+            f"proposes legal bases; add --protocol {names}"
+        )
 
 
 def _retrieve(ref: str, sc: Scenario, corpus: Path | None) -> tuple[str, ...]:
@@ -200,21 +188,35 @@ def _retrieve(ref: str, sc: Scenario, corpus: Path | None) -> tuple[str, ...]:
 
 
 def _play(
-    sc: Scenario,
+    ref: str,
+    base: Scenario,
     proto: DisputeProtocol,
     cast: Cast,
     seed: int,
     params: dict[str, Any],
     condition: str,
+    corpus: Path | None,
     hub: ModelHub,
-    retrieved: tuple[str, ...],
-) -> RunResult:
+    model: str,
+) -> tuple[Scenario, RunResult]:
+    """Condition the scenario and play it in one event loop: model clients keep their
+    connections to one loop, so a second `asyncio.run` would find them closed."""
     from disputelab.cli.common import open_store
     from disputelab.experiments.episodes import run_single
     from disputelab.llm.base import ModelError
     from disputelab.llm.models import ModelConfigError
 
     store = open_store()
+
+    async def condition_and_play() -> tuple[Scenario, RunResult]:
+        sc = await _conditioned(base, condition, hub, model)
+        _check_expertise(proto, sc)
+        retrieved = _retrieve(ref, sc, corpus) if proto.uses_retrieval else ()
+        result = await run_single(
+            store, sc, cast, seed, proto.name, params, condition, hub, retrieved
+        )
+        return sc, result
+
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -224,11 +226,11 @@ def _play(
         transient=True,
         disable=not err.is_terminal,
     ) as progress:
-        progress.add_task(f"simulating {sc.id}", total=None)
+        progress.add_task(f"simulating {base.id}", total=None)
         try:
-            return asyncio.run(
-                run_single(store, sc, cast, seed, proto.name, params, condition, hub, retrieved)
-            )
+            return asyncio.run(condition_and_play())
+        except ScenarioError as exc:
+            fail_scenario(exc)
         except (UnknownPluginError, ModelConfigError, ModelError, ValueError) as exc:
             fail(str(exc).splitlines()[0])
 

@@ -9,6 +9,7 @@ play any role without a script. Usable from your own tests too.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections import deque
@@ -36,8 +37,15 @@ class Scripted:
 Responder = Callable[[dict[str, Any]], Scripted]
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that drops a kept-alive connection is normal, not an error to print."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class FakeOpenAI:
-    def __init__(self, default: Responder | None = None) -> None:
+    def __init__(self, default: Responder | None = None, keep_alive: bool = False) -> None:
         self.queue: deque[Scripted] = deque()
         self.default = default or (lambda body: Scripted(content='{"utterance": "fine"}'))
         self.requests: list[dict[str, Any]] = []
@@ -49,6 +57,9 @@ class FakeOpenAI:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            # HTTP/1.1 keeps connections open between requests, as real servers do.
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
@@ -106,7 +117,7 @@ class FakeOpenAI:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
@@ -123,8 +134,8 @@ class FakeOpenAI:
 
 
 @contextmanager
-def fake_openai(default: Responder | None = None) -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI(default)
+def fake_openai(default: Responder | None = None, keep_alive: bool = False) -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI(default, keep_alive)
     server.thread.start()
     try:
         yield server
