@@ -76,6 +76,8 @@ def main() -> None:
         )
         raise SystemExit(2) from None
     except (KeyboardInterrupt, typer.Abort):
+        code = 130
+    if code == 130 and not state.interrupt_reported:
+        # typer turns Ctrl-C into exit status 130 without a word; say what was kept.
         err.print("interrupted; finished turns are in the store")
-        raise SystemExit(130) from None
     raise SystemExit(code if isinstance(code, int) else 0)

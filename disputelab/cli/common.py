@@ -27,6 +27,7 @@ DEFAULT_STORE = Path("disputelab-runs")
 
 class _State:
     store_path: Path = DEFAULT_STORE
+    interrupt_reported: bool = False  # a command already said what an interrupt kept
 
 
 state = _State()

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.markup import escape
@@ -25,11 +28,13 @@ from disputelab.cli.common import (
     open_store,
     out,
     print_usage,
+    state,
+    store_option,
 )
+from disputelab.experiments.runner import Summary
 from disputelab.store.sqlite import StoreError
 
 if TYPE_CHECKING:
-    from disputelab.experiments.runner import Summary
     from disputelab.experiments.spec import ExperimentSpec
     from disputelab.llm.models import ModelHub
 
@@ -52,6 +57,8 @@ def experiment(
         fail_problems(exc.source, exc.problems)
     hub = open_models(spec.models.values())
     summary = _run(spec, spec_path, hub, resume, concurrency)
+    if summary.interrupted:
+        _interrupted(summary, spec_path, concurrency)
     out.print(
         f"experiment [magenta]{summary.run_id}[/]: {summary.planned} episodes planned, "
         f"{summary.done} run, {summary.skipped} already done, {summary.failed} failed"
@@ -91,25 +98,68 @@ def _run(
             failed += event == "failed"
             progress.update(task, advance=1, failed=failed, spend=_spend(hub))
 
-        try:
-            return asyncio.run(
-                run_experiment(
-                    open_store(),
-                    spec,
-                    spec_path.parent,
-                    hub,
-                    resume,
-                    concurrency,
-                    tick,
-                    on_plan=lambda n: progress.update(task, total=n),
-                )
+        async def until_done_or_stopped() -> Summary:
+            stop = _stop_on_signals()
+            return await run_experiment(
+                open_store(),
+                spec,
+                spec_path.parent,
+                hub,
+                resume,
+                concurrency,
+                tick,
+                on_plan=lambda n: progress.update(task, total=n),
+                stop=stop,
             )
+
+        try:
+            return asyncio.run(until_done_or_stopped())
         except SpecError as exc:
             fail_problems(str(spec_path), exc.problems)
         except StoreError as exc:
             fail(str(exc))
         except (ModelError, ValueError) as exc:  # a condition writer or the corpus failed
             fail(str(exc).splitlines()[0])
+
+
+def _interrupted(summary: Summary, spec_path: Path, concurrency: int | None) -> NoReturn:
+    """Say what was kept and the exact command that goes on from there; exit 130."""
+    state.interrupt_reported = True
+    kept = summary.skipped + summary.done
+    abandoned = f", {summary.abandoned} in flight left for resume" if summary.abandoned else ""
+    err.print(
+        f"interrupted: {kept} of {summary.planned} episodes done ({summary.done} in this "
+        f"run{abandoned}); finished turns and episodes are in the store",
+        highlight=False,
+        soft_wrap=True,
+    )
+    again = f" --concurrency {concurrency}" if concurrency else ""
+    err.print(
+        f"resume with: disputelab {store_option()}experiment {spec_path} --resume{again}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    raise typer.Exit(130)
+
+
+def _stop_on_signals() -> threading.Event:
+    """A flag set by the first SIGINT or SIGTERM; a second one quits at once."""
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        if stop.is_set():
+            os.write(2, b"interrupted again: quitting at once\n")
+            os._exit(130)
+        stop.set()
+        os.write(
+            2,
+            b"stopping: no new episodes start; those in flight are left for --resume "
+            b"(interrupt again to quit at once)\n",
+        )
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, on_signal)
+    return stop
 
 
 def _spend(hub: ModelHub) -> str:

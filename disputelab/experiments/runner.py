@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,8 @@ class Summary:
     done: int = 0
     failed: int = 0
     errors: list[str] = field(default_factory=list)
+    interrupted: bool = False  # stopped on request; the rest waits for --resume
+    abandoned: int = 0  # episodes in flight when stopped: left incomplete, re-run on resume
 
 
 def changed_fields(stored: dict[str, Any], spec: ExperimentSpec) -> list[str]:
@@ -90,8 +93,11 @@ async def run_experiment(
     concurrency: int | None = None,
     progress: Progress | None = None,
     on_plan: Callable[[int], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> Summary:
-    """Run (or resume) every planned episode, scoring each as soon as it can be."""
+    """Run (or resume) every planned episode, scoring each as soon as it can be. When
+    `stop` is set, no episode starts and those in flight are abandoned (left incomplete,
+    with their finished turns, for `--resume`)."""
     scenarios = resolve_scenarios(spec, spec_dir, Path(store.root) / "library")
     check_conditions(spec, scenarios)
     episodes = plan(spec, list(scenarios))
@@ -108,30 +114,9 @@ async def run_experiment(
     if on_plan is not None:
         on_plan(len(episodes))
     grid = _Grid(store, spec, hub, conditioned, retrieved, episodes)
-    gate = asyncio.Semaphore(concurrency or spec.concurrency)
-
-    async def one(ep: PlannedEpisode) -> None:
-        if ep.episode_id in grid.done_before:
-            summary.skipped += 1
-            if progress:
-                progress("skipped", ep, None)
-            return
-        async with gate:
-            try:
-                await play_episode(store, hub, spec.name, grid.episode_plan(ep))
-            except Exception as exc:  # recorded in the store; retried on resume
-                summary.failed += 1
-                summary.errors.append(f"{ep.episode_id}: {type(exc).__name__}: {exc}")
-                if progress:
-                    progress("failed", ep, str(exc))
-                return
-        summary.done += 1
-        grid.finished.add(ep.episode_id)
-        await grid.score_finished(ep)
-        if progress:
-            progress("done", ep, None)
-
-    await asyncio.gather(*(one(ep) for ep in episodes))
+    await grid.run_all(summary, concurrency or spec.concurrency, progress, stop)
+    if summary.interrupted:
+        return summary
     await grid.score_rest()
     judge = spec.models.get("judge", "rule")
     for evaluator in spec.evaluators:
@@ -189,6 +174,79 @@ class _Grid:
         for ep in episodes:
             if ep.baseline_id is not None:
                 self.twins.setdefault(ep.baseline_id, []).append(ep)
+
+    async def run_all(
+        self,
+        summary: Summary,
+        concurrency: int,
+        progress: Progress | None,
+        stop: threading.Event | None,
+    ) -> None:
+        """Every planned episode, `concurrency` at a time, until done or `stop` is set.
+
+        `stop` is a thread-safe flag, so a signal handler can set it at any moment: rule
+        episodes never yield to the event loop, and a loop callback would wait until all
+        of them had run."""
+        gate = asyncio.Semaphore(concurrency)
+        running: set[str] = set()
+        stopped = stop or threading.Event()
+        tasks = [
+            asyncio.ensure_future(self.run_one(ep, gate, summary, progress, running, stopped))
+            for ep in self.episodes
+        ]
+
+        async def cancel_on_stop(event: threading.Event) -> None:
+            while not event.is_set():
+                await asyncio.sleep(0.1)
+            summary.interrupted = True
+            summary.abandoned = len(running)
+            for task in tasks:
+                task.cancel()
+
+        watcher = asyncio.ensure_future(cancel_on_stop(stop)) if stop is not None else None
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        if watcher is not None:
+            watcher.cancel()
+        for r in results:  # a fault of our own (not an episode's) still surfaces
+            if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError):
+                raise r
+
+    async def run_one(
+        self,
+        ep: PlannedEpisode,
+        gate: asyncio.Semaphore,
+        summary: Summary,
+        progress: Progress | None,
+        running: set[str],
+        stop: threading.Event,
+    ) -> None:
+        if ep.episode_id in self.done_before:
+            summary.skipped += 1
+            if progress:
+                progress("skipped", ep, None)
+            return
+        async with gate:
+            # Checked here too: rule episodes never yield to the loop, so a stop request
+            # reaches them only between episodes.
+            if stop.is_set():
+                summary.interrupted = True
+                return
+            running.add(ep.episode_id)
+            try:
+                await play_episode(self.store, self.hub, self.spec.name, self.episode_plan(ep))
+            except Exception as exc:  # recorded in the store; retried on resume
+                summary.failed += 1
+                summary.errors.append(f"{ep.episode_id}: {type(exc).__name__}: {exc}")
+                if progress:
+                    progress("failed", ep, str(exc))
+                return
+            finally:
+                running.discard(ep.episode_id)
+        summary.done += 1
+        self.finished.add(ep.episode_id)
+        await self.score_finished(ep)
+        if progress:
+            progress("done", ep, None)
 
     def episode_plan(self, ep: PlannedEpisode) -> EpisodePlan:
         seat = self.protocol.mediator_seat

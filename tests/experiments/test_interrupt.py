@@ -1,0 +1,99 @@
+"""Ctrl-C and SIGTERM stop an experiment cleanly: no new episode starts, what finished is
+kept, the exit status is 130, and the message gives the exact command that resumes it.
+Each test runs the real command line in a subprocess and sends it a real signal."""
+
+from __future__ import annotations
+
+import shlex
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-c", "from disputelab.cli import main; main()"]
+# Big enough that a fast machine is still busy when the signal comes: 19 x 3 x 10 x 2.
+SPEC = """\
+name: interrupted
+scenarios: ["builtin:*"]
+conditions: [general, posture:competing, posture:avoiding]
+mediators: [rule]
+replicates: 10
+budget: 60
+"""
+PLANNED = 19 * 3 * 10 * 2
+
+
+def _complete(store: Path) -> int:
+    try:
+        db = sqlite3.connect(store / "disputelab.sqlite", timeout=5)
+        try:
+            row = db.execute(
+                "SELECT COUNT(*) FROM episodes WHERE status NOT IN ('incomplete', 'failed')"
+            ).fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return 0  # not created yet
+    return int(row[0])
+
+
+def _start(tmp_path: Path) -> tuple[subprocess.Popen[str], Path, Path]:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC, encoding="utf-8")
+    store = tmp_path / "store"
+    args = [*CLI, "--store", str(store), "experiment", str(spec)]
+    proc = subprocess.Popen(
+        args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 90
+    while _complete(store) < 10:
+        assert proc.poll() is None, "the experiment ended before it could be interrupted"
+        assert time.monotonic() < deadline, "no episode finished within 90 s"
+        time.sleep(0.05)
+    return proc, store, spec
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_the_run_and_says_how_to_resume(tmp_path: Path, sig: int) -> None:
+    proc, store, spec = _start(tmp_path)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in out + err
+    lines = [line for line in err.splitlines() if line.strip()]
+    done = next(line for line in lines if line.startswith("interrupted: "))
+    assert f"of {PLANNED} episodes done" in done
+    kept = _complete(store)
+    assert 10 <= kept < PLANNED
+    resume = next(line for line in lines if line.startswith("resume with: "))
+    command = shlex.split(resume.removeprefix("resume with: "))
+    assert command == ["disputelab", "--store", str(store), "experiment", str(spec), "--resume"]
+    # The command it gives goes on from there and finishes every episode exactly once.
+    again = subprocess.run(
+        [*CLI, *command[1:]], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert again.returncode == 0, again.stderr
+    assert f"{kept} already done" in " ".join(again.stdout.split())
+    db = sqlite3.connect(store / "disputelab.sqlite")
+    ids = [r[0] for r in db.execute("SELECT episode_id FROM episodes")]
+    statuses = {r[0] for r in db.execute("SELECT status FROM episodes")}
+    db.close()
+    assert len(ids) == len(set(ids)) == PLANNED
+    assert statuses <= {"resolved", "impasse", "budget"}
+
+
+def test_a_second_interrupt_quits_at_once(tmp_path: Path) -> None:
+    proc, _, _ = _start(tmp_path)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert "Traceback" not in out + err
+    # Either the second signal cut the stop short, or the stop was already complete.
+    assert "quitting at once" in err or "resume with: " in err
