@@ -3,7 +3,11 @@ models, and the usage and metric tables."""
 
 from __future__ import annotations
 
+import csv
+import json
+import sys
 from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -131,6 +135,48 @@ def print_undefined(scores: Mapping[str, Mapping[str, MetricResult]]) -> None:
             if not r.defined:
                 label = f"{prefix} {name}" if prefix else name
                 out.print(f"  [dim]{label}: {r.explanation}[/]")
+
+
+class ListFormat(StrEnum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+def print_rows(
+    rows: Sequence[Mapping[str, object]],
+    columns: Sequence[str],
+    fmt: ListFormat,
+    prose: Sequence[str] = (),
+) -> None:
+    """Rows as a table, or as JSON or CSV for scripts. Nothing is cut short: `prose`
+    columns (titles, descriptions) wrap at words, the others (ids, numbers) never wrap,
+    and where even that cannot fit the terminal, each row becomes a short record."""
+    if fmt is ListFormat.json:
+        sys.stdout.write(json.dumps([{c: r[c] for c in columns} for r in rows], indent=2) + "\n")
+        return
+    if fmt is ListFormat.csv:
+        writer = csv.DictWriter(sys.stdout, fieldnames=list(columns), extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+        return
+    cells = [[str(r[c]) for c in columns] for r in rows]
+    widths = [
+        10 if c in prose else max([len(c), *(len(row[i]) for row in cells)])
+        for i, c in enumerate(columns)
+    ]
+    if sum(widths) + 3 * len(columns) + 1 > out.width:
+        for row in cells:
+            out.print(f"[bold]{escape(row[0])}[/]", highlight=False, soft_wrap=True)
+            rest = "; ".join(f"{c}: {v}" for c, v in zip(columns[1:], row[1:], strict=True))
+            out.print(f"  {escape(rest)}", highlight=False, soft_wrap=True)
+        return
+    table = Table()
+    for c in columns:
+        table.add_column(c, no_wrap=c not in prose, overflow="fold")
+    for row in cells:
+        table.add_row(*(escape(v) for v in row))
+    out.print(table)
 
 
 def check_judges(needs_judge: bool, judges: Sequence[str], who_needs: str) -> None:

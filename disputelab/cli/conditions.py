@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
-import typer
-from rich.table import Table
+from typing import Annotated
 
-from disputelab.cli.common import out
+import typer
+
+from disputelab.cli.common import ListFormat, out, print_rows
 
 app = typer.Typer(help="Probing conditions: scenario transforms.", no_args_is_help=True)
 
 
 @app.command("list")
-def conditions_list() -> None:
+def conditions_list(
+    fmt: Annotated[ListFormat, typer.Option("--format", help="table, json or csv.")] = (
+        ListFormat.table
+    ),
+) -> None:
     """List the conditions and SoCRATES's fifteen probing conditions."""
     from disputelab.scenario.conditions import CONDITIONS, SOCRATES_CONDITIONS
 
-    table = Table("condition", "what it changes")
-    for c in CONDITIONS.values():
-        table.add_row(c.usage, c.description)
-    out.print(table)
+    rows = [{"condition": c.usage, "what it changes": c.description} for c in CONDITIONS.values()]
+    print_rows(rows, ("condition", "what it changes"), fmt, prose=("what it changes",))
+    if fmt is not ListFormat.table:
+        return
     out.print("SoCRATES's 15 conditions: " + ", ".join(SOCRATES_CONDITIONS), highlight=False)
     out.print("Compose with ',': e.g. --condition posture:competing,culture:US-CN")

@@ -110,6 +110,7 @@ def _run(
                 tick,
                 on_plan=lambda n: progress.update(task, total=n),
                 stop=stop,
+                source=str(spec_path.resolve()),
             )
 
         try:

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from disputelab.cli.common import err, fail, open_store
+from disputelab.cli.common import err, fail, open_store, store_option
 from disputelab.protocols.base import DEFAULT_PROTOCOL, get_protocol
 from disputelab.registry import UnknownPluginError
 from disputelab.store.sqlite import Store, StoreError
@@ -76,7 +76,21 @@ def experiment_tables(store: Store, run_id: str, config: dict[str, Any]) -> str:
     module, _, name = protocol.report.experiment_tables.partition(":")
     render = getattr(importlib.import_module(module), name)
     text: str = render(store, run_id, config)
-    return text
+    return _progress_note(store.run_summary(run_id)) + text
+
+
+def _progress_note(run: dict[str, Any]) -> str:
+    """For an unfinished experiment, a first line that says so and how to go on."""
+    if run["status"] == "complete":
+        return ""
+    failed = f", {run['failed']} failed" if run["failed"] else ""
+    spec = run["source"] or "SPEC.yaml"
+    return (
+        f"> **Incomplete: {run['complete']} of {run['planned']} episodes done{failed}.** "
+        "Cells count only finished episodes (n); significance markers are left out where "
+        f"pairs are missing. Resume with `disputelab {store_option()}experiment {spec} "
+        "--resume`.\n\n"
+    )
 
 
 def _plots(store: Store, run_id: str, kind: str, config: dict[str, Any], folder: Path) -> None:

@@ -1,18 +1,36 @@
-"""`disputelab runs`: the runs in the store."""
+"""`disputelab runs`: the runs in the store, with how far each got."""
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import Annotated
 
-from rich.table import Table
+import typer
 
-from disputelab.cli.common import open_store, out
+from disputelab.cli.common import ListFormat, open_store, print_rows
+
+COLUMNS = ("run", "kind", "label", "done", "planned", "failed", "status", "created")
 
 
-def list_runs() -> None:
-    """List the runs in the store."""
-    table = Table("run", "kind", "label", "episodes", "created")
+def list_runs(
+    fmt: Annotated[ListFormat, typer.Option("--format", help="table, json or csv.")] = (
+        ListFormat.table
+    ),
+) -> None:
+    """List the runs in the store: episodes done of planned, failed, and status."""
+    rows = []
     for r in open_store().runs():
-        when = dt.datetime.fromtimestamp(r["created_at"]).strftime("%Y-%m-%d %H:%M:%S")
-        table.add_row(r["run_id"], r["kind"], r["label"], str(r["episodes"]), when)
-    out.print(table)
+        when = dt.datetime.fromtimestamp(r["created_at"]).strftime("%Y-%m-%d %H:%M")
+        rows.append(
+            {
+                "run": r["run_id"],
+                "kind": r["kind"],
+                "label": r["label"],
+                "done": r["complete"],
+                "planned": r["planned"],
+                "failed": r["failed"],
+                "status": r["status"],
+                "created": when,
+            }
+        )
+    print_rows(rows, COLUMNS, fmt, prose=("label",))

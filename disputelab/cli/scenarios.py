@@ -8,14 +8,15 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from disputelab.cli.common import (
+    ListFormat,
     fail,
     fail_scenario,
     library,
     out,
     print_problem,
+    print_rows,
     warn,
 )
 from disputelab.scenario.importers import FORMATS, ONE_CASE_PER_FILE, case_files, read_cases
@@ -26,12 +27,23 @@ app = typer.Typer(help="List, show and validate scenarios.", no_args_is_help=Tru
 
 
 @app.command("list")
-def scenarios_list() -> None:
+def scenarios_list(
+    fmt: Annotated[ListFormat, typer.Option("--format", help="table, json or csv.")] = (
+        ListFormat.table
+    ),
+) -> None:
     """List the built-in scenarios."""
-    table = Table("id", "domain", "parties", "topics", "title")
-    for sid, s in builtin_scenarios().items():
-        table.add_row(sid, s.domain, str(len(s.parties)), str(len(s.topics)), s.title)
-    out.print(table)
+    rows = [
+        {
+            "id": sid,
+            "domain": s.domain,
+            "parties": len(s.parties),
+            "topics": len(s.topics),
+            "title": s.title,
+        }
+        for sid, s in builtin_scenarios().items()
+    ]
+    print_rows(rows, ("id", "domain", "parties", "topics", "title"), fmt, prose=("domain", "title"))
 
 
 @app.command("show")

@@ -94,6 +94,7 @@ async def run_experiment(
     progress: Progress | None = None,
     on_plan: Callable[[int], None] | None = None,
     stop: threading.Event | None = None,
+    source: str = "",
 ) -> Summary:
     """Run (or resume) every planned episode, scoring each as soon as it can be. When
     `stop` is set, no episode starts and those in flight are abandoned (left incomplete,
@@ -110,6 +111,7 @@ async def run_experiment(
         store.create_run(
             "experiment", spec.name, json.loads(spec.model_dump_json()), run_id=spec.name
         )
+    store.set_plan(spec.name, len(episodes), source)
     summary = Summary(spec.name, len(episodes))
     if on_plan is not None:
         on_plan(len(episodes))

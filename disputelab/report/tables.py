@@ -67,7 +67,9 @@ def experiment_markdown(store: Store, run_id: str, conditions: list[str]) -> str
                     [cells[k].get(m, math.nan) for k in common],
                     [ref[k].get(m, math.nan) for k in common],
                 )
-                text += _marker(test.p_value)
+                # A partial run's cells miss some pairs: no marker rather than a test on
+                # whichever episodes happened to finish.
+                text += _marker(test.p_value) if set(cells) == set(ref) else ""
             row.append(text)
         lines.append("| " + " | ".join(row) + " |")
     lines += [
@@ -138,7 +140,7 @@ def axis_markdown(store: Store, run_id: str, conditions: list[str]) -> str:
                 )
                 lines.append(
                     f"| {axis} | {cond} | {med} | {gain:.1f} ± {(est.high - est.low) / 2:.1f} "
-                    f"| {shift:+.1f}{_marker(test.p_value)} |"
+                    f"| {shift:+.1f}{_marker(test.p_value) if set(cells) == set(ref) else ''} |"
                 )
             if len(rows) > 1:
                 mean_shift = sum(r[2] for r in rows) / len(rows)

@@ -30,7 +30,9 @@ CREATE TABLE IF NOT EXISTS runs (
     kind TEXT NOT NULL,
     label TEXT NOT NULL DEFAULT '',
     created_at REAL NOT NULL,
-    config TEXT NOT NULL DEFAULT '{}'
+    config TEXT NOT NULL DEFAULT '{}',
+    planned INTEGER,
+    source TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS episodes (
     episode_id TEXT PRIMARY KEY,
@@ -177,6 +179,10 @@ class Store:
             self.db.execute("ALTER TABLE turns ADD COLUMN stage TEXT NOT NULL DEFAULT ''")
         if "delivered" not in columns:  # version 2 delivered every turn as said
             self.db.execute("ALTER TABLE turns ADD COLUMN delivered TEXT")
+        run_columns = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
+        if "planned" not in run_columns:  # version 2 did not record an experiment's plan
+            self.db.execute("ALTER TABLE runs ADD COLUMN planned INTEGER")
+            self.db.execute("ALTER TABLE runs ADD COLUMN source TEXT NOT NULL DEFAULT ''")
         self.db.execute(
             "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
         )
@@ -205,7 +211,7 @@ class Store:
         rid = run_id or new_run_id()
         with self._tx() as db:
             db.execute(
-                "INSERT INTO runs VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO runs (run_id, kind, label, created_at, config) VALUES (?,?,?,?,?)",
                 (rid, kind, label, time.time(), json.dumps(dict(config or {}))),
             )
         return rid
@@ -363,16 +369,40 @@ class Store:
             raise StoreError(f"no run {ref!r} in store {self.root}; see `disputelab runs`")
         raise StoreError(f"run {ref!r} is ambiguous: {', '.join(ids[:5])}")
 
+    def set_plan(self, run_id: str, planned: int, source: str = "") -> None:
+        """Record how many episodes a run plans, and the file it was planned from."""
+        with self._tx() as db:
+            db.execute(
+                "UPDATE runs SET planned = ?, source = ? WHERE run_id = ?",
+                (planned, source, run_id),
+            )
+
     def runs(self) -> list[dict[str, Any]]:
+        """Every run with its episode counts and status: complete, partial or failed."""
+        done = (Status.INCOMPLETE.value, Status.FAILED.value)
         rows = self.db.execute(
-            "SELECT r.run_id, r.kind, r.label, r.created_at, COUNT(e.episode_id)"
+            "SELECT r.run_id, r.kind, r.label, r.created_at, COUNT(e.episode_id),"
+            " SUM(e.status NOT IN (?, ?)), SUM(e.status = ?), r.planned, r.source"
             " FROM runs r LEFT JOIN episodes e USING (run_id)"
-            " GROUP BY r.run_id ORDER BY r.created_at"
+            " GROUP BY r.run_id ORDER BY r.created_at",
+            (*done, Status.FAILED.value),
         ).fetchall()
-        return [
-            dict(zip(("run_id", "kind", "label", "created_at", "episodes"), r, strict=True))
-            for r in rows
-        ]
+        keys = ("run_id", "kind", "label", "created_at", "episodes", "complete", "failed")
+        out = []
+        for r in rows:
+            d = dict(zip(keys, (*r[:5], r[5] or 0, r[6] or 0), strict=True))
+            d["planned"] = r[7] if r[7] is not None else d["episodes"]
+            d["source"] = r[8]
+            d["status"] = _run_status(d["complete"], d["failed"], d["planned"])
+            out.append(d)
+        return out
+
+    def run_summary(self, run_id: str) -> dict[str, Any]:
+        """One run's counts and status, as `runs()` gives them."""
+        for r in self.runs():
+            if r["run_id"] == run_id:
+                return r
+        raise StoreError(f"no run {run_id!r} in store {self.root}")
 
     def episode_ids(self, run_id: str) -> list[str]:
         rows = self.db.execute(
@@ -469,6 +499,15 @@ class Store:
             )
             for r in rows
         ]
+
+
+def _run_status(complete: int, failed: int, planned: int) -> str:
+    """complete: every planned episode finished; failed: the rest failed; else partial."""
+    if complete >= planned:
+        return "complete"
+    if failed and complete + failed >= planned:
+        return "failed"
+    return "partial"
 
 
 def _j(value: Any) -> str | None:

@@ -4,6 +4,7 @@ Each test runs the real command line in a subprocess and sends it a real signal.
 
 from __future__ import annotations
 
+import json
 import shlex
 import signal
 import sqlite3
@@ -13,6 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from disputelab.cli import app
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-c", "from disputelab.cli import main; main()"]
@@ -26,6 +30,12 @@ replicates: 10
 budget: 60
 """
 PLANNED = 19 * 3 * 10 * 2
+
+
+def _cli(store: Path, *args: str) -> str:
+    result = CliRunner().invoke(app, ["--store", str(store), *args])
+    assert result.exit_code == 0, result.output
+    return result.output
 
 
 def _complete(store: Path) -> int:
@@ -70,6 +80,13 @@ def test_a_signal_stops_the_run_and_says_how_to_resume(tmp_path: Path, sig: int)
     assert f"of {PLANNED} episodes done" in done
     kept = _complete(store)
     assert 10 <= kept < PLANNED
+    # A report on the partial run says so, and a table of runs shows it as partial.
+    partial = _cli(store, "report", "interrupted")
+    assert f"Incomplete: {kept} of {PLANNED} episodes done." in partial
+    assert f"experiment {spec} --resume" in partial
+    runs = _cli(store, "runs", "--format", "json")
+    (row,) = json.loads(runs)
+    assert (row["status"], row["done"], row["planned"]) == ("partial", kept, PLANNED)
     resume = next(line for line in lines if line.startswith("resume with: "))
     command = shlex.split(resume.removeprefix("resume with: "))
     assert command == ["disputelab", "--store", str(store), "experiment", str(spec), "--resume"]
@@ -85,6 +102,9 @@ def test_a_signal_stops_the_run_and_says_how_to_resume(tmp_path: Path, sig: int)
     db.close()
     assert len(ids) == len(set(ids)) == PLANNED
     assert statuses <= {"resolved", "impasse", "budget"}
+    assert "Incomplete" not in _cli(store, "report", "interrupted")
+    (row,) = json.loads(_cli(store, "runs", "--format", "json"))
+    assert row["status"] == "complete"
 
 
 def test_a_second_interrupt_quits_at_once(tmp_path: Path) -> None:
