@@ -20,6 +20,7 @@ matplotlib.use("Agg")  # files only; no display needed
 
 import matplotlib.pyplot as plt
 from matplotlib.colors import to_hex
+from matplotlib.patches import Patch
 
 from disputelab.consensus import consensus_score
 from disputelab.report.tables import axis_gains, axis_of, experiment_rows
@@ -106,20 +107,35 @@ def gain_shift_png(store: Store, run_id: str, conditions: list[str], path: Path)
             width=width,
             color=colours,
             edgecolor="black",
-            linewidth=0.4 * j,
-            label=f"mediator: {med}",
+            linewidth=0.4,
+            hatch=HATCHES[j % len(HATCHES)],
         )
+    # The legend says what the colours and hatches mean: one swatch per axis, and one per
+    # mediator when there are several.
+    axes = list(dict.fromkeys(axis_of(c) for c in conditions[1:]))
+    handles = [Patch(facecolor=_colour(a), edgecolor="black", label=a) for a in axes]
+    if len(mediators) > 1:
+        handles += [
+            Patch(
+                facecolor="white",
+                edgecolor="black",
+                hatch=HATCHES[j % len(HATCHES)],
+                label=f"mediator: {m}",
+            )
+            for j, m in enumerate(mediators)
+        ]
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks([i + 0.4 - width / 2 for i in range(len(conditions) - 1)])
     ax.set_xticklabels(conditions[1:], rotation=30, ha="right", fontsize=8)
     ax.set_ylabel(f"consensus gain shift vs {reference}")
-    ax.legend(fontsize=7)
+    ax.legend(handles=handles, fontsize=7, title="axis", title_fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
 
 
+HATCHES = ("", "//", "..", "xx")
 _AXES: dict[str, int] = {}
 
 
