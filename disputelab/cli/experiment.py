@@ -24,6 +24,7 @@ from disputelab.cli.common import (
     err,
     fail,
     fail_problems,
+    library,
     open_models,
     open_store,
     out,
@@ -47,18 +48,34 @@ def experiment(
     concurrency: Annotated[
         int | None, typer.Option(min=1, max=1024, help="Episodes in flight (overrides spec).")
     ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Check the spec and print the plan; run nothing.")
+    ] = False,
+    replicates: Annotated[
+        int | None, typer.Option(min=1, max=10_000, help="Replicates (overrides spec).")
+    ] = None,
+    limit_scenarios: Annotated[
+        int | None, typer.Option(min=1, help="Use only the first N scenarios (quick trials).")
+    ] = None,
 ) -> None:
     """Run an experiment grid: scenarios x conditions x mediators x replicates."""
     from disputelab.experiments.spec import SpecError, load_spec
 
+    overrides = {"replicates": replicates, "limit_scenarios": limit_scenarios}
+    given = {k: v for k, v in overrides.items() if v is not None}
     try:
-        spec = load_spec(spec_path)
+        spec = load_spec(spec_path, given, library())
     except SpecError as exc:
         fail_problems(exc.source, exc.problems)
+    # What to type again to go on with this very run: the spec and its overrides.
+    again = " ".join([str(spec_path), *(f"--{k.replace('_', '-')} {v}" for k, v in given.items())])
+    if dry_run:
+        _print_plan(spec, spec_path)
+        return
     hub = open_models(spec.models.values())
-    summary = _run(spec, spec_path, hub, resume, concurrency)
+    summary = _run(spec, spec_path, hub, resume, concurrency, again)
     if summary.interrupted:
-        _interrupted(summary, spec_path, concurrency)
+        _interrupted(summary, again, concurrency)
     out.print(
         f"experiment [magenta]{summary.run_id}[/]: {summary.planned} episodes planned, "
         f"{summary.done} run, {summary.skipped} already done, {summary.failed} failed"
@@ -71,8 +88,45 @@ def experiment(
     out.print(f"[dim]tables: disputelab report {summary.run_id}[/]")
 
 
+def _print_plan(spec: ExperimentSpec, spec_path: Path) -> None:
+    """The plan of a checked spec: the grid, its episodes and a bound on model calls."""
+    from disputelab.experiments.runner import dry_run
+    from disputelab.experiments.spec import SpecError
+
+    try:
+        p = dry_run(spec, spec_path.parent, library())
+    except SpecError as exc:
+        fail_problems(str(spec_path), exc.problems)
+    except ValueError as exc:
+        fail(str(exc).splitlines()[0])
+    twins = " (+ an unmediated twin per cell)" if p.twins else ""
+    out.print(
+        f"experiment {spec.name} ({spec.protocol}): {p.scenarios} scenarios x "
+        f"{p.conditions} conditions x {len(p.mediators)} mediators ({', '.join(p.mediators)})"
+        f"{twins} x {p.replicates} replicates = {p.episodes} episodes",
+        highlight=False,
+        soft_wrap=True,
+    )
+    params = ", ".join(f"{k}={v}" for k, v in spec.params.items()) or "none"
+    out.print(f"  protocol parameters: {params}", highlight=False)
+    if not p.calls:
+        out.print("  model calls: none (every role is played by rule agents)", highlight=False)
+    for role, n in p.calls.items():
+        model = spec.models.get(role, "rule")
+        out.print(
+            f"  model calls, {role} ({model}): at most {n:,} first attempts (re-asks on top)",
+            highlight=False,
+        )
+    out.print("  dry run: nothing was run or stored", highlight=False)
+
+
 def _run(
-    spec: ExperimentSpec, spec_path: Path, hub: ModelHub, resume: bool, concurrency: int | None
+    spec: ExperimentSpec,
+    spec_path: Path,
+    hub: ModelHub,
+    resume: bool,
+    concurrency: int | None,
+    again: str,
 ) -> Summary:
     """Run the grid under a progress bar of episodes, failures and model spend."""
     from disputelab.experiments.runner import run_experiment
@@ -110,7 +164,7 @@ def _run(
                 tick,
                 on_plan=lambda n: progress.update(task, total=n),
                 stop=stop,
-                source=str(spec_path.resolve()),
+                source=again.replace(str(spec_path), str(spec_path.resolve()), 1),
             )
 
         try:
@@ -123,7 +177,7 @@ def _run(
             fail(str(exc).splitlines()[0])
 
 
-def _interrupted(summary: Summary, spec_path: Path, concurrency: int | None) -> NoReturn:
+def _interrupted(summary: Summary, again: str, concurrency: int | None) -> NoReturn:
     """Say what was kept and the exact command that goes on from there; exit 130."""
     state.interrupt_reported = True
     kept = summary.skipped + summary.done
@@ -134,9 +188,9 @@ def _interrupted(summary: Summary, spec_path: Path, concurrency: int | None) -> 
         highlight=False,
         soft_wrap=True,
     )
-    again = f" --concurrency {concurrency}" if concurrency else ""
+    more = f" --concurrency {concurrency}" if concurrency else ""
     err.print(
-        f"resume with: disputelab {store_option()}experiment {spec_path} --resume{again}",
+        f"resume with: disputelab {store_option()}experiment {again} --resume{more}",
         highlight=False,
         soft_wrap=True,
     )

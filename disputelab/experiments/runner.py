@@ -343,3 +343,45 @@ async def condition_scenarios(
 
 
 __all__ = ["SpecError", "Summary", "run_experiment"]
+
+
+@dataclass
+class PlanSummary:
+    """What an experiment would run, without running it."""
+
+    scenarios: int
+    conditions: int
+    mediators: list[str]
+    replicates: int
+    episodes: int
+    twins: bool
+    calls: dict[str, int]  # role -> first-attempt model calls at most
+
+
+def dry_run(spec: ExperimentSpec, spec_dir: Path, library_dir: Path) -> PlanSummary:
+    """Resolve and plan `spec` as `run_experiment` would, and bound its model calls."""
+    scenarios = resolve_scenarios(spec, spec_dir, library_dir)
+    check_conditions(spec, scenarios)
+    episodes = plan(spec, list(scenarios))
+    protocol = get_protocol(spec.protocol)
+    params = spec.protocol_params()
+    cast = cast_of(spec)
+    calls: dict[str, int] = {}
+    for ep in episodes:
+        bound = protocol.max_calls(params, len(scenarios[ep.scenario_id].parties))
+        for seat in protocol.seats:
+            kind = ep.mediator if not seat.per_party else cast.kind(seat.role, seat.default)
+            if seat.needs_model(kind) and cast.model(seat.role) != "rule":
+                calls[seat.role] = calls.get(seat.role, 0) + bound.get(seat.role, 0)
+    writer = spec.models.get("writer", "rule")
+    if writer != "rule":
+        calls["writer"] = len(scenarios) * len(spec.conditions)
+    return PlanSummary(
+        len(scenarios),
+        len(spec.conditions),
+        list(spec.mediators),
+        spec.replicates,
+        len(episodes),
+        protocol.plays_twin,
+        calls,
+    )

@@ -35,7 +35,7 @@ from disputelab.protocols.base import (
     mediator_kinds,
     retrieval_protocols,
 )
-from disputelab.scenario.conditions import apply_condition
+from disputelab.scenario.conditions import ConditionError, apply_condition
 from disputelab.scenario.importers import FORMATS, read_cases
 from disputelab.scenario.io import ScenarioError, describe_validation_error
 from disputelab.scenario.library import builtin_scenarios, resolve_scenario
@@ -94,6 +94,9 @@ class ExperimentSpec(BaseModel):
         description="Extra evaluators run after the episodes (the protocol's own always run).",
     )
     concurrency: int = Field(default=4, ge=1, le=1024)
+    limit_scenarios: int | None = Field(
+        default=None, ge=1, description="Use only the first N scenarios (quick trials)."
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -223,7 +226,12 @@ class PlannedEpisode:
     baseline_id: str | None  # the matched unmediated episode, for mediated ones
 
 
-def load_spec(path: str | Path) -> ExperimentSpec:
+def load_spec(
+    path: str | Path, overrides: dict[str, Any] | None = None, library_dir: Path | None = None
+) -> ExperimentSpec:
+    """A validated spec, with `overrides` (from the command line) in place of its own
+    fields. Every problem is reported at once: field errors, the protocol's parameters and
+    the condition names, whichever of them fail."""
     p = Path(path)
     if not p.exists():
         raise SpecError(str(p), ["no such file; check the path"])
@@ -233,10 +241,61 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         raise SpecError(str(p), [f"cannot be read as YAML: {exc}".splitlines()[0]]) from None
     if not isinstance(data, dict):
         raise SpecError(str(p), ["must hold a mapping of fields (name, scenarios, ...)"])
+    data = {**data, **(overrides or {})}
     try:
         return ExperimentSpec.model_validate(data)
     except ValidationError as exc:
-        raise SpecError(str(p), describe_validation_error(exc)) from None
+        problems = describe_validation_error(exc)
+    # The checks pydantic reaches only once every field is valid, run on their own.
+    extras = [
+        _params_problems(data),
+        _condition_problems(data.get("conditions")),
+        _scenario_problems(data.get("scenarios"), p.parent, library_dir),
+    ]
+    for extra in extras:
+        problems += [x for x in extra if x not in problems]
+    raise SpecError(str(p), problems)
+
+
+def _scenario_problems(refs: object, base: Path, library_dir: Path | None) -> list[str]:
+    if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+        return []
+    try:
+        resolve_refs(refs, base, library_dir)
+    except SpecError as exc:
+        return exc.problems
+    return []
+
+
+def _params_problems(data: dict[str, Any]) -> list[str]:
+    protocol = data.get("protocol", DEFAULT_PROTOCOL)
+    if not isinstance(protocol, str) or protocol not in PROTOCOLS:
+        return []
+    proto = get_protocol(protocol)
+    fields = proto.Params.model_fields
+    given = data.get("params") if isinstance(data.get("params"), dict) else {}
+    values = {k: v for k, v in data.items() if k in fields} | dict(given or {})
+    try:
+        proto.params(values)
+    except ParamsError as exc:
+        return [str(exc)]
+    return []
+
+
+def _condition_problems(conditions: object) -> list[str]:
+    """Unknown or malformed condition names, found on a built-in scenario."""
+    if not isinstance(conditions, list):
+        return []
+    probe = builtin_scenarios()["tenancy"]
+    problems = []
+    for i, cond in enumerate(conditions):
+        if not isinstance(cond, str):
+            continue
+        try:
+            apply_condition(probe, cond)
+        except ConditionError as exc:
+            problems.append(f"conditions[{i}]: {exc}")
+    return problems
 
 
 IMPORT_SOURCES = tuple(FORMATS)
@@ -245,18 +304,28 @@ IMPORT_SOURCES = tuple(FORMATS)
 def resolve_scenarios(
     spec: ExperimentSpec, base: Path, library_dir: Path | None = None
 ) -> dict[str, Scenario]:
+    """The spec's scenarios, the first `limit_scenarios` of them if it sets a limit."""
+    found = resolve_refs(spec.scenarios, base, library_dir)
+    if spec.limit_scenarios is not None:
+        found = dict(list(found.items())[: spec.limit_scenarios])
+    return found
+
+
+def resolve_refs(
+    refs: list[str], base: Path, library_dir: Path | None = None
+) -> dict[str, Scenario]:
     """Scenario refs -> scenarios: built-in ids, `builtin:PATTERN`, ids imported into the
     store's library, importer sources (`agentmediation:PATH`, `promediate:PATH`), then
     files and globs (relative to the spec's folder). Every problem is reported at once."""
     found = _Found()
     case_files = [
         path
-        for ref in spec.scenarios
+        for ref in refs
         if ref.startswith("agentmediation:")
         for path in _paths(ref.partition(":")[2], base)
     ]
     many = len(set(case_files)) > 1  # then ids carry the file's name, as on import
-    for i, ref in enumerate(spec.scenarios):
+    for i, ref in enumerate(refs):
         _resolve_ref(found, i, ref, base, library_dir, many)
     if found.problems:
         raise SpecError("spec", found.problems)

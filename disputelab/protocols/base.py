@@ -130,6 +130,11 @@ class DisputeProtocol(ABC):
         """What limits a session's length, for warnings about another protocol's option."""
         return ""
 
+    def max_calls(self, params: ProtocolParams, n_parties: int) -> dict[str, int]:
+        """An upper bound on one episode's first-attempt model calls per seat role, were
+        every seat played by a model (re-asks and retries come on top)."""
+        return {}
+
     def details(self, episode: Episode) -> list[tuple[str, str]]:
         """Extra lines `disputelab run` prints under an episode: (heading, text) pairs."""
         return []

@@ -161,3 +161,48 @@ def test_plots_and_parquet_for_an_experiment(tmp_path: Path) -> None:
         assert png.startswith(b"\x89PNG") and len(png) > 5_000
     no_file = runner.invoke(app, [*store_args, "report", "grid", "--format", "parquet"])
     assert no_file.exit_code == 2 and "give a file with --out" in no_file.output
+
+
+def test_a_spec_with_many_problems_reports_them_all_at_once(tmp_path: Path) -> None:
+    text = (
+        'name: "bad name"\nscenarios: [tenancy, nope.yaml]\n'
+        "conditions: [posture:angry, vibes:high]\nreplicates: -1\ncolour: blue\nbudget: 0\n"
+    )
+    r = CliRunner().invoke(
+        app, ["--store", str(tmp_path / "s"), "experiment", str(_write(tmp_path, text))]
+    )
+    assert r.exit_code == 2
+    flat = " ".join(r.output.split())
+    for where in ("name:", "replicates:", "colour:", "budget:", "conditions[0]:",
+                  "conditions[1]:", "scenarios[1]:"):  # fmt: skip
+        assert f"spec.yaml: {where}" in flat, where
+
+
+def test_a_dry_run_prints_the_plan_and_runs_nothing(tmp_path: Path) -> None:
+    spec = _write(tmp_path, SPEC)
+    store = tmp_path / "s"
+    r = CliRunner().invoke(app, ["--store", str(store), "experiment", str(spec), "--dry-run"])
+    assert r.exit_code == 0, r.output
+    flat = " ".join(r.output.split())
+    assert "2 scenarios x 2 conditions x 2 mediators (rule, none)" in flat
+    assert "x 3 replicates = 24 episodes" in flat and "nothing was run or stored" in flat
+    assert not (store / "disputelab.sqlite").exists()
+
+
+def test_overrides_make_a_quick_trial_that_resumes_with_the_same_overrides(
+    tmp_path: Path,
+) -> None:
+    spec = _write(tmp_path, SPEC)
+    base = ["--store", str(tmp_path / "s"), "experiment", str(spec)]
+    quick = ["--replicates", "1", "--limit-scenarios", "1"]
+    r = CliRunner().invoke(app, [*base, *quick])
+    assert r.exit_code == 0, r.output
+    assert "4 episodes planned, 4 run" in " ".join(r.output.split())
+    config = Store(tmp_path / "s").run_info("grid")[1]
+    assert (config["replicates"], config["limit_scenarios"]) == (1, 1)
+    (run,) = Store(tmp_path / "s").runs()
+    assert run["source"] == f"{spec.resolve()} --replicates 1 --limit-scenarios 1"
+    again = CliRunner().invoke(app, [*base, *quick, "--resume"])
+    assert again.exit_code == 0 and "4 already done" in " ".join(again.output.split())
+    changed = CliRunner().invoke(app, [*base, "--resume"])
+    assert changed.exit_code == 2 and "different replicates" in " ".join(changed.output.split())

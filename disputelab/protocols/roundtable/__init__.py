@@ -57,6 +57,11 @@ class RoundTable(DisputeProtocol):
         "metrics (oracle consensus)", "disputelab.report.tables:experiment_markdown_for"
     )
 
+    def max_calls(self, params: ProtocolParams, n_parties: int) -> dict[str, int]:
+        assert isinstance(params, RoundTableParams)
+        # An LLM mediator decides whether to speak, then what to say, after a party turn.
+        return {"parties": params.budget, "mediator": 2 * (params.budget - 1)}
+
     async def play(
         self, session: Session, seated: Mapping[str, Agent | None], params: ProtocolParams
     ) -> Outcome:

@@ -86,6 +86,12 @@ class Staged(DisputeProtocol):
         assert isinstance(mediator, StagedMediator)
         return await _Stages(session, mediator, params.rounds).play()
 
+    def max_calls(self, params: ProtocolParams, n_parties: int) -> dict[str, int]:
+        assert isinstance(params, StagedParams)
+        # Statements, one turn per bargaining round and a verdict; the mediator opens,
+        # proposes, guides each round and closes.
+        return {"parties": n_parties * (params.rounds + 2), "mediator": params.rounds + 3}
+
     def turn_limit_note(self) -> str:
         return f"a {self.name} session lasts --rounds bargaining rounds"
 
