@@ -22,6 +22,7 @@ from disputelab.cli.common import (
     print_undefined,
     print_usage,
     store_option,
+    warn,
 )
 from disputelab.cli.params import protocol_params, with_param_options
 from disputelab.episode import Episode
@@ -35,6 +36,7 @@ from disputelab.protocols.base import (
     retrieval_protocols,
 )
 from disputelab.registry import UnknownPluginError
+from disputelab.scenario.checks import unsettlable
 from disputelab.scenario.io import ScenarioError, load_scenario
 from disputelab.scenario.library import resolve_scenario
 from disputelab.scenario.schema import Scenario
@@ -147,9 +149,12 @@ def _cast(
 
 def _base_scenario(ref: str) -> Scenario:
     try:
-        return resolve_scenario(ref, library())
+        sc = resolve_scenario(ref, library())
     except ScenarioError as exc:
         fail_scenario(exc)
+    for line in unsettlable(sc):
+        warn(sc.id, line)
+    return sc
 
 
 async def _conditioned(base: Scenario, condition: str, hub: ModelHub, model: str) -> Scenario:

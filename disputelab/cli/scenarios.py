@@ -19,6 +19,7 @@ from disputelab.cli.common import (
     print_rows,
     warn,
 )
+from disputelab.scenario.checks import unsettlable
 from disputelab.scenario.importers import FORMATS, ONE_CASE_PER_FILE, case_files, read_cases
 from disputelab.scenario.io import ScenarioError, dump_scenario, load_scenario, save_scenario
 from disputelab.scenario.library import builtin_scenarios, resolve_scenario
@@ -79,6 +80,8 @@ def scenarios_validate(
             f"[green]ok[/] {escape(str(f))}: {escape(sc.id)}, {len(sc.parties)} parties, "
             f"{len(sc.topics)} topics"
         )
+        for line in unsettlable(sc):
+            warn(str(f), line)
     if bad:
         raise typer.Exit(2)
 
