@@ -220,3 +220,47 @@ def test_a_model_written_condition_and_the_episode_share_one_event_loop(tmp_path
         code, out = _run(tmp_path, *args, "--budget", "4")
     assert code == 0, out
     assert "model use, writer" in out and "model use, parties" in out
+
+
+def test_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.startswith("disputelab ")
+
+
+def test_a_misspelt_scenario_id_gets_a_suggestion(tmp_path: Path) -> None:
+    code, out = _run(tmp_path, "run", "tenacy")
+    assert code == 2 and "did you mean tenancy?" in _flat(out)
+
+
+def test_scenarios_show_previews_a_condition() -> None:
+    plain = runner.invoke(app, ["scenarios", "show", "tenancy"]).output
+    shown = runner.invoke(app, ["scenarios", "show", "tenancy", "--condition", "culture:US-CN"])
+    assert shown.exit_code == 0
+    assert "power_distance" in shown.output and "power_distance" not in plain
+    bad = runner.invoke(app, ["scenarios", "show", "tenancy", "--condition", "vibes:high"])
+    assert bad.exit_code == 2 and "unknown condition 'vibes'" in _flat(bad.output)
+
+
+def test_validating_an_experiment_spec_says_what_it_is() -> None:
+    spec = Path(__file__).resolve().parents[1] / "examples" / "socrates-axes.yaml"
+    result = runner.invoke(app, ["scenarios", "validate", str(spec)])
+    assert result.exit_code == 2
+    assert "this is an experiment spec, not a scenario" in _flat(result.output)
+
+
+def test_markdown_is_another_name_for_md(tmp_path: Path) -> None:
+    _run(tmp_path, "run", "tenancy", "--budget", "6")
+    assert (
+        _run(tmp_path, "report", "last", "--format", "markdown")[1]
+        == _run(tmp_path, "report", "last", "--format", "md")[1]
+    )
+
+
+def test_the_store_option_may_follow_the_command() -> None:
+    from disputelab.cli import hoist_global_options
+
+    assert hoist_global_options(["run", "tenancy", "--store", "x", "--seed", "2"]) == [
+        "--store", "x", "run", "tenancy", "--seed", "2",
+    ]  # fmt: skip
+    assert hoist_global_options(["report", "--store=y"]) == ["--store=y", "report"]
+    assert hoist_global_options(["--store", "z", "runs"]) == ["--store", "z", "runs"]

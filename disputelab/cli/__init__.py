@@ -3,6 +3,8 @@ the registries (protocols, agent kinds, evaluators) rather than naming what is i
 
 from __future__ import annotations
 
+import sys
+from importlib import metadata
 from pathlib import Path
 from typing import Annotated
 
@@ -26,13 +28,42 @@ app = typer.Typer(
 )
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        out.print(f"disputelab {metadata.version('disputelab')}", highlight=False)
+        raise typer.Exit()
+
+
 @app.callback()
 def main_options(
     store: Annotated[
         Path, typer.Option("--store", help="Directory of the run store.", envvar="DISPUTELAB_STORE")
     ] = DEFAULT_STORE,
+    version: Annotated[
+        bool,
+        typer.Option("--version", is_eager=True, callback=_show_version, help="Print the version."),
+    ] = False,
 ) -> None:
     state.store_path = store
+
+
+def hoist_global_options(args: list[str]) -> list[str]:
+    """Move `--store PATH` (or `--store=PATH`) written after the command to the front,
+    where the command line expects a global option."""
+    out_args: list[str] = []
+    hoisted: list[str] = []
+    i = 0
+    while i < len(args):
+        if args[i] == "--store" and i + 1 < len(args) and out_args:
+            hoisted += args[i : i + 2]
+            i += 2
+            continue
+        if args[i].startswith("--store=") and out_args:
+            hoisted.append(args[i])
+        else:
+            out_args.append(args[i])
+        i += 1
+    return hoisted + out_args
 
 
 app.command()(run)
@@ -61,7 +92,7 @@ _USAGE_ERROR = _click_class("UsageError")
 def main() -> None:
     """Console entry point: every usage error is one line and exit status 2."""
     try:
-        code = app(standalone_mode=False)
+        code = app(args=hoist_global_options(sys.argv[1:]), standalone_mode=False)
     except _USAGE_ERROR as exc:
         ctx = getattr(exc, "ctx", None)
         if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:

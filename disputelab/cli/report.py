@@ -19,6 +19,7 @@ from disputelab.store.sqlite import Store, StoreError
 
 class ReportFormat(StrEnum):
     md = "md"
+    markdown = "markdown"  # the same as md
     json = "json"
     csv = "csv"
     parquet = "parquet"
@@ -28,7 +29,9 @@ def report(
     run_ref: Annotated[str, typer.Argument(metavar="RUN", help="A run id, or `last`.")] = "last",
     fmt: Annotated[
         ReportFormat,
-        typer.Option("--format", help="md, json, csv or parquet (one row per episode)."),
+        typer.Option(
+            "--format", help="md (or markdown), json, csv or parquet (one row per episode)."
+        ),
     ] = ReportFormat.md,
     out_path: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
     plots: Annotated[
@@ -46,6 +49,8 @@ def report(
     kind, config = store.run_info(run_id)
     if plots is not None:
         _plots(store, run_id, kind, config, plots)
+    if fmt is ReportFormat.markdown:
+        fmt = ReportFormat.md
     if fmt is ReportFormat.parquet:
         _parquet(run_rows(store, [run_id]), out_path)
         return

@@ -51,14 +51,22 @@ def scenarios_list(
 def scenarios_show(
     ref: Annotated[str, typer.Argument(metavar="ID", help="Built-in id or a file.")],
     fmt: Annotated[str, typer.Option("--format", help="yaml or json.")] = "yaml",
+    condition: Annotated[
+        str,
+        typer.Option(help="Show the scenario under this condition (offline construction)."),
+    ] = "general",
 ) -> None:
-    """Print a scenario in full."""
+    """Print a scenario in full, optionally as a condition changes it."""
+    from disputelab.scenario.conditions import apply_condition
+
     if fmt not in ("yaml", "json"):
         fail(f"unknown format {fmt!r}; use yaml or json")
     try:
-        sc = resolve_scenario(ref, library())
+        sc = apply_condition(resolve_scenario(ref, library()), condition)
     except ScenarioError as exc:
         fail_scenario(exc)
+    except ValueError as exc:
+        fail(str(exc).splitlines()[0])
     sys.stdout.write(dump_scenario(sc, fmt))
 
 
@@ -69,6 +77,14 @@ def scenarios_validate(
     """Check scenario files; one line per problem, exit status 2 if any is invalid."""
     bad = False
     for f in files:
+        if _looks_like_a_spec(f):
+            print_problem(
+                str(f),
+                "this is an experiment spec, not a scenario; check it with "
+                f"`disputelab experiment {f} --dry-run`",
+            )
+            bad = True
+            continue
         try:
             sc = load_scenario(f)
         except ScenarioError as exc:
@@ -84,6 +100,17 @@ def scenarios_validate(
             warn(str(f), line)
     if bad:
         raise typer.Exit(2)
+
+
+def _looks_like_a_spec(path: Path) -> bool:
+    """A YAML mapping with a spec's `scenarios` list and no scenario `parties`."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False  # load_scenario will say what is wrong
+    return isinstance(data, dict) and "scenarios" in data and "parties" not in data
 
 
 @app.command("import")

@@ -12,15 +12,11 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
-
-import yaml
 
 from disputelab.scenario.causes import apply_cause_offline, dispute_causes
+from disputelab.scenario.cultures import hofstede
 from disputelab.scenario.schema import (
     STRATEGIES,
-    CultureProfile,
     Fallback,
     LegalContext,
     Party,
@@ -44,24 +40,6 @@ _POSTURE_ZH = {
     "avoiding": "各方回避正面冲突，推迟困难议题，很少投入。",
     "accommodating": "各方把他人的关切放在自己之前，以维持和气。",
 }
-
-
-@lru_cache(maxsize=1)
-def hofstede() -> dict[str, CultureProfile]:
-    """US, CN and KR Hofstede profiles from the cited data file."""
-    text = resources.files("disputelab.scenario").joinpath("data/hofstede.yaml").read_text()
-    out = {}
-    for code, d in yaml.safe_load(text).items():
-        out[code] = CultureProfile(
-            name=d["name"],
-            power_distance=d["pdi"],
-            individualism=d["idv"],
-            masculinity=d["mas"],
-            uncertainty_avoidance=d["uai"],
-            long_term_orientation=d["lto"],
-            indulgence=d["ivr"],
-        )
-    return out
 
 
 def _copy(s: Scenario) -> Scenario:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -45,4 +46,9 @@ def resolve_scenario(ref: str, library_dir: Path | None = None) -> Scenario:
         if library_dir is not None
         else "a built-in scenario or a file"
     )
-    raise ScenarioError(ref, [f"not {kinds}; built-ins are {', '.join(sorted(library))}"])
+    known = list(library)
+    if library_dir is not None and library_dir.is_dir():
+        known += [p.stem for p in library_dir.glob("*.yaml")]
+    near = difflib.get_close_matches(ref, known, n=1)
+    hint = f"did you mean {near[0]}? " if near else ""
+    raise ScenarioError(ref, [f"not {kinds}; {hint}built-ins are {', '.join(sorted(library))}"])

@@ -111,8 +111,27 @@ class CultureProfile(_Strict):
 class Persona(_Strict):
     strategy: Strategy = "compromising"
     reactivity: float = Field(default=0.3, ge=0.0, le=1.0)
-    culture: CultureProfile | None = None
+    culture: CultureProfile | None = Field(
+        default=None,
+        description="A country code with a built-in Hofstede profile (US, CN, KR), or the "
+        "six Hofstede scores, each 0-100.",
+    )
     traits: list[str] = Field(default_factory=list)
+
+    @field_validator("culture", mode="before")
+    @classmethod
+    def _culture_by_code(cls, v: object) -> object:
+        if not isinstance(v, str):
+            return v
+        from disputelab.scenario.cultures import DIMENSIONS, hofstede
+
+        profiles = hofstede()
+        if v.upper() in profiles:
+            return profiles[v.upper()]
+        raise ValueError(
+            f"unknown culture {v!r}; use a country code ({', '.join(profiles)}) or a mapping "
+            f"of the six Hofstede scores, each 0-100: {', '.join(DIMENSIONS)}"
+        )
 
 
 class Party(_Strict):

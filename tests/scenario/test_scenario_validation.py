@@ -9,12 +9,14 @@ from typing import Any
 
 import pytest
 import yaml
+from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from disputelab.cli import app
 from disputelab.scenario import builtin_scenarios, dump_scenario, load_scenario
-from disputelab.scenario.io import ScenarioError
+from disputelab.scenario.io import ScenarioError, scenario_to_data
 from disputelab.scenario.library import resolve_scenario
+from disputelab.scenario.schema import Scenario
 
 TENANCY = Path(__file__).parents[2] / "disputelab" / "scenarios" / "tenancy.yaml"
 
@@ -222,3 +224,15 @@ def test_resolve_accepts_an_id_or_a_path_and_rejects_anything_else(tmp_path: Pat
     assert resolve_scenario(str(TENANCY)).id == "tenancy"
     with pytest.raises(ScenarioError, match="not a built-in scenario"):
         resolve_scenario("no-such-scenario")
+
+
+def test_a_culture_may_be_named_by_its_country_code() -> None:
+    from disputelab.scenario.cultures import hofstede
+
+    data = scenario_to_data(builtin_scenarios()["tenancy"])
+    data["parties"][0]["persona"]["culture"] = "kr"
+    s = Scenario.model_validate(data)
+    assert s.parties[0].persona.culture == hofstede()["KR"]
+    data["parties"][0]["persona"]["culture"] = "FR"
+    with pytest.raises(ValidationError, match="unknown culture 'FR'; use a country code"):
+        Scenario.model_validate(data)
