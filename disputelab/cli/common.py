@@ -104,7 +104,8 @@ def print_usage(hub: ModelHub) -> None:
     for role, u in hub.ledger.roles.items():
         cost = "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}"
         out.print(
-            f"model use, {role} ({u.model}): {u.calls} calls, {u.cached} from cache, "
+            f"model use, {role} ({u.model}): {u.calls} calls to the model, "
+            f"{u.cached} answered from the cache, "
             f"{u.retries} retries, {u.input_tokens} tokens in, {u.output_tokens} out, "
             f"cost {cost}",
             highlight=False,

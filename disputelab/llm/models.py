@@ -8,6 +8,7 @@ key itself: keys are read at call time and are never written anywhere.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,7 +94,10 @@ def parse_model(spec: str, profiles: dict[str, Profile]) -> Endpoint:
         return Endpoint(LocalLlama(), Prices(0.0, 0.0), 1, None)
     if spec in profiles:
         p = profiles[spec]
-        backend = OpenAICompatible(p.model, p.base_url, p.api_key_env, json_schema=p.json_schema)
+        # A named key must be there; the OpenAI API itself always needs one.
+        key_env = p.api_key_env or (None if p.base_url else "OPENAI_API_KEY")
+        _need_key(spec, key_env, required=key_env is not None)
+        backend = OpenAICompatible(p.model, p.base_url, key_env, json_schema=p.json_schema)
         return Endpoint(
             backend, Prices(p.input_price_per_m, p.output_price_per_m), p.concurrency, p.rpm
         )
@@ -101,6 +105,8 @@ def parse_model(spec: str, profiles: dict[str, Profile]) -> Endpoint:
         model, _, url = spec.removeprefix("openai:").partition("@")
         if not model:
             raise ModelConfigError(f"model {spec!r} names no model before '@'")
+        # The OpenAI API always needs the key; a server of one's own may need none.
+        _need_key(spec, "OPENAI_API_KEY", required=not url)
         backend = OpenAICompatible(model, url or None, "OPENAI_API_KEY")
         return Endpoint(backend, Prices(), 8, None)
     known = ", ".join(sorted(profiles)) or "none defined"
@@ -108,6 +114,16 @@ def parse_model(spec: str, profiles: dict[str, Profile]) -> Endpoint:
         f"unknown model {spec!r}; use rule, local, openai:MODEL, openai:MODEL@URL or a "
         f"profile from {CONFIG_NAME} (profiles: {known})"
     )
+
+
+def _need_key(spec: str, env: str | None, required: bool) -> None:
+    """Fail before any call when the key a model needs is not in the environment."""
+    if required and not os.environ.get(env or "OPENAI_API_KEY"):
+        name = env or "OPENAI_API_KEY"
+        raise ModelConfigError(
+            f"model {spec!r} needs an API key: set {name} in the environment (keys are "
+            "read from there and never stored); a local server takes openai:MODEL@URL"
+        )
 
 
 @dataclass

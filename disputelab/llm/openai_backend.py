@@ -126,4 +126,5 @@ class OpenAICompatible:
             input_tokens=usage.prompt_tokens if usage else None,
             output_tokens=usage.completion_tokens if usage else None,
             latency_s=time.perf_counter() - t0,
+            extra={"finish_reason": reply.choices[0].finish_reason},
         )

@@ -74,6 +74,11 @@ async def ask_structured(
             return parse(load_json(response.text)), responses
         except (ValueError, ValidationError) as exc:
             problem = _describe(exc)
+            if response.extra.get("finish_reason") == "length":
+                problem = (
+                    f"the reply was cut off at max_tokens={request.max_tokens}, "
+                    f"so it ends unfinished ({problem})"
+                )
         messages = (
             *messages,
             # Echo a long failed reply only in part: a rambling reply fed back in full

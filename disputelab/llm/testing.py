@@ -32,6 +32,7 @@ class Scripted:
     raw: bytes | None = None
     prompt_tokens: int = 11
     completion_tokens: int = 7
+    finish_reason: str = "stop"  # "length" plays a reply cut off at max_tokens
 
 
 Responder = Callable[[dict[str, Any]], Scripted]
@@ -98,7 +99,7 @@ class FakeOpenAI:
                             "choices": [
                                 {
                                     "index": 0,
-                                    "finish_reason": "stop",
+                                    "finish_reason": reply.finish_reason,
                                     "message": {"role": "assistant", "content": reply.content},
                                 }
                             ],

@@ -269,3 +269,29 @@ def test_cost_comes_from_tokens_and_prices_and_unknown_is_not_zero(tmp_path: Pat
     assert (p.calls, p.cached, p.input_tokens, p.output_tokens) == (1, 1, 1000, 500)
     assert p.cost_usd == pytest.approx((1000 * 2.0 + 500 * 8.0) / 1e6)
     assert j.calls == 1 and j.cost_usd is None
+
+
+def test_a_reply_cut_off_at_max_tokens_is_named_as_such() -> None:
+    from disputelab.llm.base import ChatRequest, Message, ModelReplyError
+    from disputelab.llm.structured import ask_structured
+
+    class Reply(BaseModel):
+        utterance: str
+        signal: str  # comes after the words, so a cut-off reply loses it
+
+    cut = Scripted(content='{"utterance": "We could sp', finish_reason="length")
+    with fake_openai(lambda body: cut) as server:
+        request = ChatRequest((Message("user", "Say something."),), max_tokens=12)
+        with pytest.raises(ModelReplyError, match="cut off at max_tokens=12"):
+            asyncio.run(ask_structured(_backend(server.url), request, Reply.model_validate))
+
+
+def test_the_openai_api_without_a_key_fails_before_any_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from disputelab.llm.models import ModelConfigError, parse_model
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ModelConfigError, match="needs an API key: set OPENAI_API_KEY"):
+        parse_model("openai:gpt-4o-mini", {})
+    parse_model("openai:m@http://127.0.0.1:9/v1", {})  # a server of one's own needs none
