@@ -154,14 +154,15 @@ def print_rows(
     columns (titles, descriptions) wrap at words, the others (ids, numbers) never wrap,
     and where even that cannot fit the terminal, each row becomes a short record."""
     if fmt is ListFormat.json:
-        sys.stdout.write(json.dumps([{c: r[c] for c in columns} for r in rows], indent=2) + "\n")
+        data = [{c: r.get(c) for c in columns} for r in rows]
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
     if fmt is ListFormat.csv:
         writer = csv.DictWriter(sys.stdout, fieldnames=list(columns), extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
         return
-    cells = [[str(r[c]) for c in columns] for r in rows]
+    cells = [[str(r.get(c, "")) for c in columns] for r in rows]
     widths = [
         10 if c in prose else max([len(c), *(len(row[i]) for row in cells)])
         for i, c in enumerate(columns)

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from disputelab.cli.common import (
+    ListFormat,
     check_judges,
     fail,
-    metrics_table,
     open_models,
     open_store,
     out,
-    print_undefined,
+    print_rows,
     print_usage,
 )
+from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EVALUATORS, get_evaluator, on_demand_evaluators
 from disputelab.evaluation.trackers import TRACKERS
 from disputelab.store.sqlite import StoreError
@@ -36,6 +39,13 @@ def evaluate(
         list[str] | None,
         typer.Option(help="Judge model (repeat to combine several by the mean)."),
     ] = None,
+    fmt: Annotated[
+        ListFormat,
+        typer.Option(
+            "--format",
+            help="table (means per condition and arm), or json or csv (one row per episode).",
+        ),
+    ] = ListFormat.table,
 ) -> None:
     """Re-score a stored run without simulating again; scores are stored beside old ones."""
     from disputelab.experiments.judging import evaluate_run
@@ -60,6 +70,62 @@ def evaluate(
         fail(str(exc).splitlines()[0])
     if not results:
         fail(f"run {run_id} has no complete episode to evaluate")
-    out.print(metrics_table(f"{evaluator} scores, run {run_id}", results))
-    print_undefined(results)
+    cells = open_store().episode_cells(run_id)
+    if fmt is not ListFormat.table:
+        print_rows(
+            _per_episode(results, cells), _columns(results, ("episode", "condition", "arm")), fmt
+        )
+        return
+    out.print(f"{evaluator} scores, run {run_id}: mean per condition and arm", highlight=False)
+    print_rows(_per_cell(results, cells), _columns(results, ("condition", "arm", "n")), fmt)
+    _print_nan_reasons(results)
     print_usage(hub)
+
+
+def _columns(results: dict[str, dict[str, MetricResult]], first: tuple[str, ...]) -> list[str]:
+    metrics = list(dict.fromkeys(m for scores in results.values() for m in scores))
+    return [*first, *metrics]
+
+
+def _per_episode(
+    results: dict[str, dict[str, MetricResult]], cells: dict[str, tuple[str, str]]
+) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    for eid, scores in results.items():
+        condition, arm = cells.get(eid, ("", ""))
+        row: dict[str, object] = {"episode": eid, "condition": condition, "arm": arm}
+        row |= {m: (None if not r.defined else r.value) for m, r in scores.items()}
+        rows.append(row)
+    return rows
+
+
+def _per_cell(
+    results: dict[str, dict[str, MetricResult]], cells: dict[str, tuple[str, str]]
+) -> list[dict[str, object]]:
+    """Mean of each metric per (condition, arm), over the episodes where it is defined."""
+    groups: dict[tuple[str, str], list[dict[str, MetricResult]]] = {}
+    for eid, scores in results.items():
+        groups.setdefault(cells.get(eid, ("", "")), []).append(scores)
+    metrics = _columns(results, ())
+    rows: list[dict[str, object]] = []
+    for (condition, arm), members in groups.items():
+        row: dict[str, object] = {"condition": condition, "arm": arm, "n": len(members)}
+        for m in metrics:
+            xs = [s[m].value for s in members if m in s and s[m].defined]
+            row[m] = f"{sum(xs) / len(xs):.3g}" if xs else "NaN"
+        rows.append(row)
+    return rows
+
+
+def _print_nan_reasons(results: dict[str, dict[str, MetricResult]], most: int = 8) -> None:
+    """Why scores are undefined, each reason once with how many episodes it covers."""
+    reasons = Counter(
+        (m, r.explanation)
+        for scores in results.values()
+        for m, r in scores.items()
+        if not r.defined
+    )
+    for (metric, why), n in reasons.most_common(most):
+        out.print(f"  [dim]{escape(metric)}: {escape(why)} ({n} episodes)[/]", highlight=False)
+    if len(reasons) > most:
+        out.print(f"  [dim]… {len(reasons) - most} more reasons (--format json lists them)[/]")

@@ -411,6 +411,13 @@ class Store:
         ).fetchall()
         return [str(r[0]) for r in rows]
 
+    def episode_cells(self, run_id: str) -> dict[str, tuple[str, str]]:
+        """Each episode's condition and arm (mediated or unmediated), without its turns."""
+        rows = self.db.execute(
+            "SELECT episode_id, condition, arm FROM episodes WHERE run_id=?", (run_id,)
+        ).fetchall()
+        return {str(r[0]): (str(r[1]), str(r[2])) for r in rows}
+
     def complete_episode_ids(self, run_id: str) -> set[str]:
         """Episodes of a run that finished (resolved, impasse or budget)."""
         rows = self.db.execute(

@@ -30,3 +30,30 @@ def test_judge_calls_are_stored_per_episode_under_the_evaluators_role(tmp_path: 
         assert (row["model"], row["calls"]) == (judge, 2)
         assert (row["input_tokens"], row["output_tokens"]) == (22, 14)
     assert "judge:outcome-judges" in run_markdown(store, run_id)
+
+
+def test_evaluate_on_an_experiment_prints_means_per_condition_and_arm(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "name: ev\nscenarios: [tenancy, workplace]\nconditions: [general, posture:competing]\n"
+        "replicates: 2\nbudget: 20\n",
+        encoding="utf-8",
+    )
+    runner = CliRunner()
+    base = ["--store", str(tmp_path / "s")]
+    assert runner.invoke(app, [*base, "experiment", str(spec)]).exit_code == 0
+    table = runner.invoke(app, [*base, "evaluate", "ev", "--evaluator", "self-report"])
+    assert table.exit_code == 0, table.output
+    flat = " ".join(table.output.split())
+    assert "mean per condition and arm" in flat
+    assert "n: 4" in flat or "│ 4 " in flat  # a record per cell, or a table row
+    assert flat.count("posture:competing") == 2  # one line per arm, not per episode
+    rows = (
+        runner.invoke(
+            app, [*base, "evaluate", "ev", "--evaluator", "self-report", "--format", "csv"]
+        )
+        .output.strip()
+        .splitlines()
+    )
+    assert rows[0].startswith("episode,condition,arm,final_consensus")
+    assert len(rows) == 1 + 16
