@@ -6,9 +6,9 @@ import asyncio
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from disputelab.cli.common import (
+    ListFormat,
     check_judges,
     fail,
     fail_scenario,
@@ -16,6 +16,7 @@ from disputelab.cli.common import (
     open_models,
     open_store,
     out,
+    print_rows,
 )
 from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
 from disputelab.scenario.io import ScenarioError
@@ -24,7 +25,7 @@ from disputelab.scenario.library import resolve_scenario
 if TYPE_CHECKING:
     from disputelab.experiments.judging import ValidationReport
 
-COLUMNS = ("traj. r", "outcome r", "MAE", "points", "calls/ep", "tokens/ep")
+COLUMNS = ("tracker", "judge", "traj. r", "outcome r", "MAE", "points", "calls/ep", "tokens/ep")
 
 
 def validate_judge(
@@ -67,36 +68,31 @@ def validate_judge(
         )
     except (ModelError, ValueError) as exc:
         fail(str(exc).splitlines()[0])
-    title = (
+    out.print(
         f"trackers against the oracle: {episodes} episodes of {sc.id}, "
-        f"{budget} party turns, mediator {mediator}"
+        f"{budget} party turns, mediator {mediator}",
+        highlight=False,
+        soft_wrap=True,
     )
-    out.print(_fit_table(title, reports))
+    print_rows([_fit_row(rep) for rep in reports], COLUMNS, ListFormat.table)
     for rep in reports:
         for why in rep.fit.failures[:3]:
             out.print(f"  [dim]{rep.tracker}: {why}[/]")
 
 
-def _fit_table(title: str, reports: list[ValidationReport]) -> Table:
-    """One row per tracker: how its trajectories fit the oracle's, and what it cost."""
-    table = Table(title=title, title_justify="left")
-    table.add_column("tracker", no_wrap=True)
-    table.add_column("judge", no_wrap=True)
-    for col in COLUMNS:
-        table.add_column(col, justify="right")
-    for rep in reports:
-        a = rep.fit
-        judge = rep.judge if rep.tracker in LLM_TRACKERS else "-"
-        cells = (a.trajectory_r, a.outcome_r, a.mae)
-        table.add_row(
-            rep.tracker,
-            judge,
-            *(_f(x) for x in cells),
-            str(a.points),
-            f"{a.calls_per_episode:.1f}",
-            f"{a.tokens_per_episode:.0f}",
-        )
-    return table
+def _fit_row(rep: ValidationReport) -> dict[str, object]:
+    """How a tracker's trajectories fit the oracle's, and what it cost."""
+    a = rep.fit
+    return {
+        "tracker": rep.tracker,
+        "judge": rep.judge if rep.tracker in LLM_TRACKERS else "-",
+        "traj. r": _f(a.trajectory_r),
+        "outcome r": _f(a.outcome_r),
+        "MAE": _f(a.mae),
+        "points": a.points,
+        "calls/ep": f"{a.calls_per_episode:.1f}",
+        "tokens/ep": f"{a.tokens_per_episode:.0f}",
+    }
 
 
 def _f(x: float) -> str:

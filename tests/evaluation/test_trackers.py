@@ -145,6 +145,8 @@ def test_validate_judge_prints_r_mae_and_cost(tmp_path: Path) -> None:
     )
     assert r.exit_code == 0, r.output
     assert "self-report" in r.output and "1.000" in r.output
+    # Nothing is cut to fit the terminal: every column name is there in full.
+    assert "…" not in r.output and "outcome r" in r.output and "calls/ep" in r.output
 
 
 def test_per_turn_starts_from_the_preference_profiles_as_promediate_does() -> None:
