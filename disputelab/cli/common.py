@@ -109,6 +109,7 @@ def print_usage(hub: ModelHub) -> None:
             f"{u.retries} retries, {u.input_tokens} tokens in, {u.output_tokens} out, "
             f"cost {cost}",
             highlight=False,
+            soft_wrap=True,
         )
 
 

@@ -19,6 +19,7 @@ from disputelab.cli.common import (
     print_rows,
     print_usage,
 )
+from disputelab.cli.progress import ticker
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EVALUATORS, get_evaluator, on_demand_evaluators
 from disputelab.evaluation.trackers import TRACKERS
@@ -64,10 +65,19 @@ def evaluate(
     except StoreError as exc:
         fail(str(exc))
     hub = open_models(judges)
-    try:
-        results = asyncio.run(evaluate_run(open_store(), run_id, evaluator, hub, judges, tracker))
-    except (ModelError, ValueError) as exc:
-        fail(str(exc).splitlines()[0])
+    with ticker(f"evaluate {run_id}", hub) as progress:
+
+        def scored(done: int, total: int) -> None:
+            if progress.total is None:
+                progress.plan(total)
+            progress.advance()
+
+        try:
+            results = asyncio.run(
+                evaluate_run(open_store(), run_id, evaluator, hub, judges, tracker, scored)
+            )
+        except (ModelError, ValueError) as exc:
+            fail(str(exc).splitlines()[0])
     if not results:
         fail(f"run {run_id} has no complete episode to evaluate")
     cells = open_store().episode_cells(run_id)

@@ -11,14 +11,6 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from disputelab.cli.common import (
     err,
@@ -32,6 +24,7 @@ from disputelab.cli.common import (
     state,
     store_option,
 )
+from disputelab.cli.progress import ticker
 from disputelab.experiments.runner import Summary
 from disputelab.store.sqlite import StoreError
 
@@ -133,24 +126,10 @@ def _run(
     from disputelab.experiments.spec import SpecError
     from disputelab.llm.base import ModelError
 
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("failed {task.fields[failed]}"),
-        TextColumn("{task.fields[spend]}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        disable=not err.is_terminal,
-    ) as progress:
-        task = progress.add_task(f"experiment {spec.name}", total=None, failed=0, spend="")
-        failed = 0
+    with ticker(f"experiment {spec.name}", hub) as progress:
 
         def tick(event: str, ep: object, error: str | None) -> None:
-            nonlocal failed
-            failed += event == "failed"
-            progress.update(task, advance=1, failed=failed, spend=_spend(hub))
+            progress.advance(failed=event == "failed")
 
         async def until_done_or_stopped() -> Summary:
             stop = _stop_on_signals()
@@ -162,7 +141,7 @@ def _run(
                 resume,
                 concurrency,
                 tick,
-                on_plan=lambda n: progress.update(task, total=n),
+                on_plan=progress.plan,
                 stop=stop,
                 source=again.replace(str(spec_path), str(spec_path.resolve()), 1),
             )
@@ -215,13 +194,3 @@ def _stop_on_signals() -> threading.Event:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, on_signal)
     return stop
-
-
-def _spend(hub: ModelHub) -> str:
-    roles = hub.ledger.roles.values()
-    if not roles:
-        return ""
-    tokens = sum(u.input_tokens + u.output_tokens for u in roles)
-    costs = [u.cost_usd for u in roles]
-    cost = "unknown" if None in costs else f"${sum(c or 0.0 for c in costs):.4f}"
-    return f"{hub.ledger.calls} calls, {tokens} tokens, {cost}"

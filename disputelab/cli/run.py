@@ -9,10 +9,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from disputelab.cli.common import (
-    err,
     fail,
     fail_scenario,
     library,
@@ -25,6 +23,7 @@ from disputelab.cli.common import (
     warn,
 )
 from disputelab.cli.params import protocol_params, with_param_options
+from disputelab.cli.progress import ticker
 from disputelab.episode import Episode
 from disputelab.protocols.base import (
     DEFAULT_PROTOCOL,
@@ -213,25 +212,26 @@ def _play(
 
     store = open_store()
 
-    async def condition_and_play() -> tuple[Scenario, RunResult]:
-        sc = await _conditioned(base, condition, hub, model)
-        _check_expertise(proto, sc)
-        retrieved = _retrieve(ref, sc, corpus) if proto.uses_retrieval else ()
-        result = await run_single(
-            store, sc, cast, seed, proto.name, params, condition, hub, retrieved
-        )
-        return sc, result
+    with ticker(f"simulating {base.id}: turns", hub, transient=True) as progress:
 
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    ) as progress:
-        progress.add_task(f"simulating {base.id}", total=None)
+        async def condition_and_play() -> tuple[Scenario, RunResult]:
+            sc = await _conditioned(base, condition, hub, model)
+            _check_expertise(proto, sc)
+            retrieved = _retrieve(ref, sc, corpus) if proto.uses_retrieval else ()
+            result = await run_single(
+                store,
+                sc,
+                cast,
+                seed,
+                proto.name,
+                params,
+                condition,
+                hub,
+                retrieved,
+                lambda turn: progress.advance(),
+            )
+            return sc, result
+
         try:
             return asyncio.run(condition_and_play())
         except ScenarioError as exc:

@@ -18,6 +18,7 @@ from disputelab.cli.common import (
     out,
     print_rows,
 )
+from disputelab.cli.progress import ticker
 from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
 from disputelab.scenario.io import ScenarioError
 from disputelab.scenario.library import resolve_scenario
@@ -62,12 +63,21 @@ def validate_judge(
     except ScenarioError as exc:
         fail_scenario(exc)
     hub = open_models(judges)
-    try:
-        reports = asyncio.run(
-            run_validation(open_store(), hub, sc, names, judges, episodes, budget, mediator)
-        )
-    except (ModelError, ValueError) as exc:
-        fail(str(exc).splitlines()[0])
+    with ticker("validate-judge: episodes and trackers", hub) as progress:
+
+        def step(done: int, total: int) -> None:
+            if progress.total is None:
+                progress.plan(total)
+            progress.advance()
+
+        try:
+            reports = asyncio.run(
+                run_validation(
+                    open_store(), hub, sc, names, judges, episodes, budget, mediator, 0, step
+                )
+            )
+        except (ModelError, ValueError) as exc:
+            fail(str(exc).splitlines()[0])
     out.print(
         f"trackers against the oracle: {episodes} episodes of {sc.id}, "
         f"{budget} party turns, mediator {mediator}",

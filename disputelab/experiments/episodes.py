@@ -8,7 +8,7 @@ planned episode, and `run_single` plays a mediated episode with its unmediated t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,8 +110,14 @@ def seat_agents(plan: EpisodePlan, hub: ModelHub) -> tuple[list[Any], dict[str, 
     return parties, seated
 
 
-async def play_episode(store: Store, hub: ModelHub, run_id: str, plan: EpisodePlan) -> Episode:
-    """Play and commit one planned episode, turn by turn."""
+async def play_episode(
+    store: Store,
+    hub: ModelHub,
+    run_id: str,
+    plan: EpisodePlan,
+    on_turn: Callable[[Turn], None] | None = None,
+) -> Episode:
+    """Play and commit one planned episode, turn by turn (each also handed to `on_turn`)."""
     protocol = get_protocol(plan.protocol)
     episode = Episode(
         plan.scenario.id, protocol.name, plan.seed, plan.cast.describe(protocol), plan.condition
@@ -128,6 +134,8 @@ async def play_episode(store: Store, hub: ModelHub, run_id: str, plan: EpisodePl
 
     def sink(turn: Turn) -> None:
         store.append_turn(plan.episode_id, turn)
+        if on_turn is not None:
+            on_turn(turn)
 
     try:
         session = Session(plan.scenario, parties, episode, sink, protocol.keeps_silent_stances)
@@ -218,6 +226,7 @@ async def run_single(
     condition: str = "general",
     hub: ModelHub | None = None,
     retrieved: Sequence[str] = (),
+    on_turn: Callable[[Turn], None] | None = None,
 ) -> RunResult:
     """One stored, scored run: the episode, and first its unmediated twin when the
     protocol plays twins and a mediator sits."""
@@ -241,14 +250,15 @@ async def run_single(
         assert seat is not None
         baseline_id = f"{run_id}-unmediated"
         unmediated = plan(baseline_id, cast.with_kind(seat.role, NONE), "unmediated", None)
-        baseline = await play_episode(store, hub, run_id, unmediated)
+        baseline = await play_episode(store, hub, run_id, unmediated, on_turn)
         baseline_scores = await score_protocol(
             store, baseline_id, EpisodeToScore(baseline, scenario), proto
         )
     mediated = mediator != NONE
     episode_id = f"{run_id}-{mediator}" if mediated else f"{run_id}-unmediated"
     arm = "mediated" if mediated else "unmediated"
-    episode = await play_episode(store, hub, run_id, plan(episode_id, cast, arm, baseline_id))
+    mediated_plan = plan(episode_id, cast, arm, baseline_id)
+    episode = await play_episode(store, hub, run_id, mediated_plan, on_turn)
     scores = await score_protocol(
         store, episode_id, EpisodeToScore(episode, scenario, baseline), proto
     )

@@ -3,7 +3,7 @@ the oracle of rule-party episodes."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from disputelab.episode import Episode, Usage
@@ -36,6 +36,7 @@ async def evaluate_run(
     hub: ModelHub,
     judge_models: Sequence[str],
     tracker: str = "self-report",
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, dict[str, MetricResult]]:
     """Score every complete episode of a run again; stores scores beside the old ones,
     versioned by evaluator, rubric version and judge model."""
@@ -56,6 +57,8 @@ async def evaluate_run(
         if calls.usage.calls:
             store.record_usage(rec.episode_id, {role: (judge_name, calls.usage, calls)})
         results[rec.episode_id] = scores
+        if progress is not None:
+            progress(len(results), len(complete))
     return results
 
 
@@ -110,8 +113,17 @@ async def validate_judge(
     budget: int,
     mediator: str,
     first_seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[ValidationReport]:
     """Run rule-party episodes (known truth) and score each tracker against the oracle."""
+    total, done = episodes * (1 + len(trackers)), 0
+
+    def step() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, total)
+
     played: list[Episode] = []
     cast = Cast({"parties": "rule", "mediator": mediator})
     for seed in range(first_seed, first_seed + episodes):
@@ -119,10 +131,14 @@ async def validate_judge(
             store, scenario, cast, seed, DEFAULT_PROTOCOL, {"budget": budget}, hub=hub
         )
         played.append(result.episode)
+        step()
     truth = [oracle(ep, scenario) for ep in played]
     judges = [hub.model(m, "judge") for m in judge_models]
     reports = []
     for name in trackers:
-        got = [await track(name, ep, scenario, judges) for ep in played]
+        got = []
+        for ep in played:
+            got.append(await track(name, ep, scenario, judges))
+            step()
         reports.append(ValidationReport(name, ",".join(judge_models) or "-", compare(got, truth)))
     return reports

@@ -1,0 +1,101 @@
+"""Progress for long commands: a live bar on a terminal, plain lines when output goes to a
+file or a pipe (at most one every few seconds), so a run under nohup still shows it is
+alive. Each shows work done of the total, model calls and elapsed time."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from disputelab.cli.common import err
+
+if TYPE_CHECKING:
+    from disputelab.llm.models import ModelHub
+
+PLAIN_EVERY_S = 5.0
+
+
+class Ticker:
+    """Counts work done; says so on a terminal bar or in plain lines."""
+
+    def __init__(self, what: str, hub: ModelHub | None, progress: Progress | None) -> None:
+        self.what = what
+        self.hub = hub
+        self.progress = progress
+        self.task = progress.add_task(what, total=None, note="") if progress else None
+        self.total: int | None = None
+        self.done = 0
+        self.failed = 0
+        self.started = time.monotonic()
+        self.last_line = self.started  # quick work prints no line at all
+        self.lines = 0
+
+    def plan(self, total: int) -> None:
+        self.total = total
+        if self.progress is not None and self.task is not None:
+            self.progress.update(self.task, total=total)
+        else:
+            self._line()
+
+    def advance(self, failed: bool = False) -> None:
+        self.done += 1
+        self.failed += failed
+        if self.progress is not None and self.task is not None:
+            self.progress.update(self.task, advance=1, note=self.note())
+        else:
+            # The last line once the work is done, if earlier lines were printed.
+            self._line(force=self.done == self.total and self.lines > 0)
+
+    def note(self) -> str:
+        parts = [f"failed {self.failed}"] if self.failed else []
+        if self.hub is not None and self.hub.ledger.roles:
+            roles = self.hub.ledger.roles.values()
+            calls = sum(u.calls for u in roles)
+            cached = sum(u.cached for u in roles)
+            parts.append(f"{calls} model calls, {cached} from cache")
+        return "; ".join(parts)
+
+    def _line(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self.last_line < PLAIN_EVERY_S:
+            return
+        self.last_line = now
+        self.lines += 1
+        of = f" of {self.total}" if self.total is not None else ""
+        note = f"; {self.note()}" if self.note() else ""
+        err.print(
+            f"{self.what}: {self.done}{of} done{note}; {now - self.started:.0f} s",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+@contextmanager
+def ticker(what: str, hub: ModelHub | None = None, transient: bool = False) -> Iterator[Ticker]:
+    """A Ticker that draws a bar on a terminal (gone when done, if `transient`) and writes
+    plain lines otherwise."""
+    if not err.is_terminal:
+        yield Ticker(what, hub, None)
+        return
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[note]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=transient,
+    ) as progress:
+        yield Ticker(what, hub, progress)
