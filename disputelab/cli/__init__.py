@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from disputelab.cli import conditions, protocols, scenarios
+from disputelab.cli import conditions, datasets, protocols, scenarios
 from disputelab.cli.common import DEFAULT_STORE, err, out, state
 from disputelab.cli.curate import curate
 from disputelab.cli.evaluate import evaluate
@@ -76,6 +76,7 @@ app.command("runs")(list_runs)
 app.add_typer(scenarios.app, name="scenarios")
 app.add_typer(conditions.app, name="conditions")
 app.add_typer(protocols.app, name="protocols")
+app.add_typer(datasets.app, name="datasets")
 
 
 def _click_class(name: str) -> type[Exception]:

@@ -36,7 +36,9 @@ from disputelab.protocols.base import (
     retrieval_protocols,
 )
 from disputelab.scenario.conditions import ConditionError, apply_condition
+from disputelab.scenario.datasets import DatasetError, case_files
 from disputelab.scenario.importers import FORMATS, read_cases
+from disputelab.scenario.importers import case_files as importer_files
 from disputelab.scenario.io import ScenarioError, describe_validation_error
 from disputelab.scenario.library import builtin_scenarios, resolve_scenario
 from disputelab.scenario.schema import Scenario
@@ -321,7 +323,7 @@ def resolve_refs(
     case_files = [
         path
         for ref in refs
-        if ref.startswith("agentmediation:")
+        if ref.startswith("agentmediation:") and ref.partition(":")[2].strip()
         for path in _paths(ref.partition(":")[2], base)
     ]
     many = len(set(case_files)) > 1  # then ids carry the file's name, as on import
@@ -372,7 +374,19 @@ def _resolve_ref(
         return
     source, sep, rest = ref.partition(":")
     if sep and source in IMPORT_SOURCES:
-        for path in _paths(rest, base):
+        try:
+            # `agentmediation:` alone names the fetched dataset (`disputelab datasets get`).
+            paths = _paths(rest, base) if rest.strip() else [str(p) for p in case_files(source)]
+        except DatasetError as exc:
+            found.problems.append(f"scenarios[{i}]: {exc}")
+            return
+        # A folder stands for the case files in it (not ProMediate's topics.json).
+        paths = [
+            str(f)
+            for p in paths
+            for f in (importer_files(source, Path(p)) if Path(p).is_dir() else [Path(p)])
+        ]
+        for path in paths:
             cases, bad = import_source(source, path, many)
             found.add(i, path, cases)
             found.problems += [f"scenarios[{i}]: {b}" for b in bad]

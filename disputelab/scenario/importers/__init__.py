@@ -60,4 +60,7 @@ def read_cases(source: str, path: Path, many: bool = False) -> CaseFile:
 
 def case_files(source: str, path: Path) -> list[Path]:
     """The case files of `source` at `path`: the file itself, or those in the folder."""
-    return sorted(path.glob(FORMATS[source])) if path.is_dir() else [path]
+    if not path.is_dir():
+        return [path]
+    # ProMediate keeps its topic names in a topics.json beside the cases: not a case.
+    return sorted(p for p in path.glob(FORMATS[source]) if p.name != "topics.json")
