@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -143,6 +143,9 @@ class ListFormat(StrEnum):
     table = "table"
     json = "json"
     csv = "csv"
+
+
+FormatOption = Annotated[ListFormat, typer.Option("--format", help="table, json or csv.")]
 
 
 def print_rows(

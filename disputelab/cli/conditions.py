@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 
-from disputelab.cli.common import ListFormat, out, print_rows
+from disputelab.cli.common import FormatOption, ListFormat, out, print_rows
 
 app = typer.Typer(help="Probing conditions: scenario transforms.", no_args_is_help=True)
 
 
 @app.command("list")
 def conditions_list(
-    fmt: Annotated[ListFormat, typer.Option("--format", help="table, json or csv.")] = (
-        ListFormat.table
-    ),
+    fmt: FormatOption = ListFormat.table,
 ) -> None:
     """List the conditions and SoCRATES's fifteen probing conditions."""
     from disputelab.scenario.conditions import CONDITIONS, SOCRATES_CONDITIONS

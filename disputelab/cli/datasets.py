@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from disputelab.cli.common import ListFormat, fail, out, print_rows
+from disputelab.cli.common import FormatOption, ListFormat, fail, out, print_rows
 from disputelab.scenario.datasets import (
     DATASETS,
     DatasetError,
@@ -26,9 +26,7 @@ app = typer.Typer(
 
 @app.command("list")
 def datasets_list(
-    fmt: Annotated[ListFormat, typer.Option("--format", help="table, json or csv.")] = (
-        ListFormat.table
-    ),
+    fmt: FormatOption = ListFormat.table,
 ) -> None:
     """The datasets disputelab can fetch, and whether each is fetched here."""
     rows = []

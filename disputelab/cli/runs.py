@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated
 
-import typer
-
-from disputelab.cli.common import ListFormat, open_store, print_rows
+from disputelab.cli.common import FormatOption, ListFormat, open_store, print_rows
 
 COLUMNS = ("run", "kind", "label", "done", "planned", "failed", "status", "created")
 
 
 def list_runs(
-    fmt: Annotated[ListFormat, typer.Option("--format", help="table, json or csv.")] = (
-        ListFormat.table
-    ),
+    fmt: FormatOption = ListFormat.table,
 ) -> None:
     """List the runs in the store: episodes done of planned, failed, and status."""
     rows = []

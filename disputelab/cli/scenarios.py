@@ -10,6 +10,7 @@ import typer
 from rich.markup import escape
 
 from disputelab.cli.common import (
+    FormatOption,
     ListFormat,
     fail,
     fail_scenario,
@@ -29,9 +30,7 @@ app = typer.Typer(help="List, show and validate scenarios.", no_args_is_help=Tru
 
 @app.command("list")
 def scenarios_list(
-    fmt: Annotated[ListFormat, typer.Option("--format", help="table, json or csv.")] = (
-        ListFormat.table
-    ),
+    fmt: FormatOption = ListFormat.table,
 ) -> None:
     """List the built-in scenarios."""
     rows = [
