@@ -33,7 +33,10 @@ class Ticker:
         self.what = what
         self.hub = hub
         self.progress = progress
-        self.task = progress.add_task(what, total=None, note="") if progress else None
+        # Until the total is known the work is still being planned, and says so.
+        self.task = (
+            progress.add_task(f"{what} (planning)", total=None, note="") if progress else None
+        )
         self.total: int | None = None
         self.done = 0
         self.failed = 0
@@ -44,7 +47,7 @@ class Ticker:
     def plan(self, total: int) -> None:
         self.total = total
         if self.progress is not None and self.task is not None:
-            self.progress.update(self.task, total=total)
+            self.progress.update(self.task, total=total, description=self.what)
         else:
             self._line()
 

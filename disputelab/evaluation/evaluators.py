@@ -160,7 +160,12 @@ def _tracker_evaluator(name: str) -> Evaluator:
             key = item.baseline_id or ""
             base = await trajectory(name, item.baseline, key, item.scenario, ctx)
         scores = tracker_scores(traj, item.episode, base)
-        scores["judge_calls"] = MetricResult(float(traj.calls), "judge calls for this episode")
+        # Counted as the usage line counts: calls to the model, cache hits apart.
+        scores["judge_calls"] = MetricResult(
+            float(traj.calls),
+            f"judge calls to the model for this episode ({traj.cached} more answered from "
+            "the cache)",
+        )
         return scores
 
     return Evaluator(

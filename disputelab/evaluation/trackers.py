@@ -36,10 +36,11 @@ RUBRIC_VERSION = "1"
 @dataclass
 class Trajectory:
     by_topic: dict[str, list[float]]
-    calls: int = 0
+    calls: int = 0  # model calls made (cache hits are not calls)
     input_tokens: int = 0
     output_tokens: int = 0
     failure: str | None = None  # why the tracker could not score, if it could not
+    cached: int = 0  # requests answered from the response cache
 
     def overall(self) -> list[float]:
         topics = list(self.by_topic.values())
@@ -55,6 +56,7 @@ class Trajectory:
     def charge(self, responses: Sequence[ChatResponse]) -> None:
         for r in responses:
             if r.cached:
+                self.cached += 1
                 continue
             self.calls += 1
             self.input_tokens += r.input_tokens or 0
@@ -372,6 +374,7 @@ def _mean_of(runs: Sequence[Trajectory]) -> Trajectory:
         sum(r.input_tokens for r in runs),
         sum(r.output_tokens for r in runs),
         "; ".join(failures) or None,
+        sum(r.cached for r in runs),
     )
 
 

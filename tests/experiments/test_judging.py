@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from disputelab.cli import app
-from disputelab.llm.testing import Scripted, fake_openai
+from disputelab.llm.testing import Scripted, fake_openai, fill
 from disputelab.report.render import run_markdown
 from disputelab.store.sqlite import Store
 
@@ -57,3 +57,30 @@ def test_evaluate_on_an_experiment_prints_means_per_condition_and_arm(tmp_path: 
     )
     assert rows[0].startswith("episode,condition,arm,final_consensus")
     assert len(rows) == 1 + 16
+
+
+def test_judge_calls_per_episode_agree_with_the_usage_stored_for_it(tmp_path: Path) -> None:
+    def answer(body: dict[str, object]) -> Scripted:
+        fmt = body.get("response_format") or {}
+        assert isinstance(fmt, dict)
+        schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
+        return Scripted(content=json.dumps(fill(schema, text="r")))
+
+    with fake_openai(answer) as server:
+        runner = CliRunner()
+        base = ["--store", str(tmp_path)]
+        run = [*base, "run", "tenancy", "--mediator", "rule", "--budget", "6"]
+        assert runner.invoke(app, run).exit_code == 0
+        judge = f"openai:j@{server.url}"
+        args = [*base, "evaluate", "--evaluator", "topic-localized", "--judge-model", judge]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+    store = Store(tmp_path)
+    total = 0
+    for eid in store.episode_ids(store.resolve_run("last")):
+        (calls,) = [s.value for s in store.scores(eid) if s.metric == "judge_calls"]
+        used = [u["calls"] for u in store.usage(eid) if u["role"] == "judge:topic-localized"]
+        assert calls == (used[0] if used else 0)
+        total += int(calls)
+    assert total == server.calls
+    assert f"{total} calls to the model" in " ".join(result.output.split())
