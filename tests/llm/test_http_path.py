@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -63,11 +62,12 @@ def test_429_is_retried_after_the_servers_retry_after() -> None:
     with fake_openai() as server:
         server.script(Scripted(status=429, headers={"retry-after": "0.3"}), Scripted(content="ok"))
         model = _fast_retry(_backend(server.url))
-        t0 = time.monotonic()
         r = asyncio.run(model.complete(ASK))
         waited = server.start_times[1] - server.start_times[0]
     assert r.text == "ok" and r.retries == 1 and model.retries == 1
-    assert waited >= 0.3 and time.monotonic() - t0 >= 0.3
+    # A lower bound, which load can only lengthen: the second request came no sooner than
+    # the server asked. Nothing in the tests bounds how long work may take.
+    assert waited >= 0.3
 
 
 def test_server_errors_and_timeouts_are_retried() -> None:
