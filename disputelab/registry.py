@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable, Iterator
+from functools import cache
 from importlib.metadata import entry_points
 from typing import Generic, TypeVar
 
@@ -45,8 +46,10 @@ def modules_named(package: str, name: str) -> Callable[[], None]:
     return load
 
 
+@cache
 def load_entry_point_plugins() -> None:
-    """Import the modules that installed packages list under `disputelab.plugins`."""
+    """Import the modules that installed packages list under `disputelab.plugins`, once
+    per process: scanning the installed packages costs tens of milliseconds."""
     for ep in entry_points(group=PLUGIN_GROUP):
         importlib.import_module(ep.value.split(":")[0])
 

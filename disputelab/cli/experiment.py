@@ -25,10 +25,10 @@ from disputelab.cli.common import (
     store_option,
 )
 from disputelab.cli.progress import ticker
-from disputelab.experiments.runner import Summary
 from disputelab.store.sqlite import StoreError
 
 if TYPE_CHECKING:
+    from disputelab.experiments.runner import Summary
     from disputelab.experiments.spec import ExperimentSpec
     from disputelab.llm.models import ModelHub
 
