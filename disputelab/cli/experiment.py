@@ -6,6 +6,8 @@ import asyncio
 import os
 import signal
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
@@ -60,15 +62,13 @@ def experiment(
         spec = load_spec(spec_path, given, library())
     except SpecError as exc:
         fail_problems(exc.source, exc.problems)
-    # What to type again to go on with this very run: the spec and its overrides.
-    again = " ".join([str(spec_path), *(f"--{k.replace('_', '-')} {v}" for k, v in given.items())])
     if dry_run:
         _print_plan(spec, spec_path)
         return
     hub = open_models(spec.models.values())
-    summary = _run(spec, spec_path, hub, resume, concurrency, again)
+    summary = _run(spec, spec_path, hub, resume, concurrency, given)
     if summary.interrupted:
-        _interrupted(summary, again, concurrency)
+        _interrupted(summary, _again(spec_path, given), concurrency)
     out.print(
         f"experiment [magenta]{summary.run_id}[/]: {summary.planned} episodes planned, "
         f"{summary.done} run, {summary.skipped} already done, {summary.failed} failed"
@@ -119,7 +119,7 @@ def _run(
     hub: ModelHub,
     resume: bool,
     concurrency: int | None,
-    again: str,
+    overrides: dict[str, int],
 ) -> Summary:
     """Run the grid under a progress bar of episodes, failures and model spend."""
     from disputelab.experiments.runner import run_experiment
@@ -131,8 +131,7 @@ def _run(
         def tick(event: str, ep: object, error: str | None) -> None:
             progress.advance(failed=event == "failed")
 
-        async def until_done_or_stopped() -> Summary:
-            stop = _stop_on_signals()
+        async def until_done_or_stopped(stop: threading.Event) -> Summary:
             return await run_experiment(
                 open_store(),
                 spec,
@@ -143,17 +142,25 @@ def _run(
                 tick,
                 on_plan=progress.plan,
                 stop=stop,
-                source=again.replace(str(spec_path), str(spec_path.resolve()), 1),
+                source=_again(spec_path.resolve(), overrides),
             )
 
         try:
-            return asyncio.run(until_done_or_stopped())
+            with _stop_on_signals() as stop:
+                return asyncio.run(until_done_or_stopped(stop))
         except SpecError as exc:
             fail_problems(str(spec_path), exc.problems)
         except StoreError as exc:
             fail(str(exc))
         except (ModelError, ValueError) as exc:  # a condition writer or the corpus failed
             fail(str(exc).splitlines()[0])
+
+
+def _again(spec_path: Path, overrides: dict[str, int]) -> str:
+    """What to type after `experiment` to go on with this very run: the spec and the
+    overrides it was started with."""
+    flags = (f"--{k.replace('_', '-')} {v}" for k, v in overrides.items())
+    return " ".join([str(spec_path), *flags])
 
 
 def _interrupted(summary: Summary, again: str, concurrency: int | None) -> NoReturn:
@@ -176,8 +183,10 @@ def _interrupted(summary: Summary, again: str, concurrency: int | None) -> NoRet
     raise typer.Exit(130)
 
 
-def _stop_on_signals() -> threading.Event:
-    """A flag set by the first SIGINT or SIGTERM; a second one quits at once."""
+@contextmanager
+def _stop_on_signals() -> Iterator[threading.Event]:
+    """A flag set by the first SIGINT or SIGTERM while the block runs; a second one quits
+    at once. The handlers in place before are put back after."""
     stop = threading.Event()
 
     def on_signal(signum: int, frame: object) -> None:
@@ -191,6 +200,9 @@ def _stop_on_signals() -> threading.Event:
             b"(interrupt again to quit at once)\n",
         )
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, on_signal)
-    return stop
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

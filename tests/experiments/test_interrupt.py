@@ -117,3 +117,11 @@ def test_a_second_interrupt_quits_at_once(tmp_path: Path) -> None:
     assert "Traceback" not in out + err
     # Either the second signal cut the stop short, or the stop was already complete.
     assert "quitting at once" in err or "resume with: " in err
+
+
+def test_an_experiment_puts_the_signal_handlers_back_when_it_ends(tmp_path: Path) -> None:
+    before = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
+    spec = tmp_path / "small.yaml"
+    spec.write_text("name: small\nscenarios: [tenancy]\nreplicates: 1\nbudget: 10\n")
+    _cli(tmp_path / "store", "experiment", str(spec))
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
