@@ -103,17 +103,7 @@ class ExperimentSpec(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _shorthand_params(cls, data: Any) -> Any:
-        """Top-level keys that are some protocol's parameters move into `params`."""
-        if not isinstance(data, dict):
-            return data
-        names = _protocol_param_names() - set(cls.model_fields)
-        moved = {k: data[k] for k in data if k in names}
-        if not moved:
-            return data
-        rest = {k: v for k, v in data.items() if k not in moved}
-        given = rest.get("params")
-        params: dict[str, Any] = given if isinstance(given, dict) else {}
-        return {**rest, "params": {**moved, **params}}
+        return with_shorthand_params(data) if isinstance(data, dict) else data
 
     @field_validator("protocol")
     @classmethod
@@ -269,16 +259,26 @@ def _scenario_problems(refs: object, base: Path, library_dir: Path | None) -> li
     return []
 
 
+def with_shorthand_params(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` with its top-level protocol parameters (`budget: 40`) moved into `params`.
+    A `params` that is not a mapping is left for validation to report, not replaced."""
+    names = _protocol_param_names() - set(ExperimentSpec.model_fields)
+    moved = {k: data[k] for k in data if k in names}
+    given = data.get("params", {})
+    if not moved or not isinstance(given, dict):
+        return data
+    rest = {k: v for k, v in data.items() if k not in moved}
+    return {**rest, "params": {**moved, **given}}
+
+
 def _params_problems(data: dict[str, Any]) -> list[str]:
+    """The protocol's verdict on its parameters, whatever else in the spec is wrong."""
     protocol = data.get("protocol", DEFAULT_PROTOCOL)
-    if not isinstance(protocol, str) or protocol not in PROTOCOLS:
+    params = with_shorthand_params(data).get("params", {})
+    if not isinstance(protocol, str) or protocol not in PROTOCOLS or not isinstance(params, dict):
         return []
-    proto = get_protocol(protocol)
-    fields = proto.Params.model_fields
-    given = data.get("params") if isinstance(data.get("params"), dict) else {}
-    values = {k: v for k, v in data.items() if k in fields} | dict(given or {})
     try:
-        proto.params(values)
+        get_protocol(protocol).params(params)
     except ParamsError as exc:
         return [str(exc)]
     return []

@@ -206,3 +206,18 @@ def test_overrides_make_a_quick_trial_that_resumes_with_the_same_overrides(
     assert again.exit_code == 0 and "4 already done" in " ".join(again.output.split())
     changed = CliRunner().invoke(app, [*base, "--resume"])
     assert changed.exit_code == 2 and "different replicates" in " ".join(changed.output.split())
+
+
+def test_params_that_are_not_a_mapping_are_reported_not_replaced(tmp_path: Path) -> None:
+    spec = _write(tmp_path, "name: g\nscenarios: [tenancy]\nparams: [1]\nbudget: 5\n")
+    r = CliRunner().invoke(app, ["--store", str(tmp_path / "s"), "experiment", str(spec)])
+    assert r.exit_code == 2
+    assert "params: Input should be a valid dictionary" in " ".join(r.output.split())
+
+
+def test_another_protocols_parameter_is_reported_beside_field_errors(tmp_path: Path) -> None:
+    spec = _write(tmp_path, "name: g\nscenarios: [tenancy]\nrounds: 3\nreplicates: 0\n")
+    r = CliRunner().invoke(app, ["--store", str(tmp_path / "s"), "experiment", str(spec)])
+    flat = " ".join(r.output.split())
+    assert r.exit_code == 2 and "replicates:" in flat
+    assert "rounds: not a parameter of the roundtable protocol" in flat
