@@ -76,7 +76,8 @@ class Ticker:
         self.last_line = now
         self.lines += 1
         of = f" of {self.total}" if self.total is not None else ""
-        note = f"; {self.note()}" if self.note() else ""
+        note = self.note()
+        note = f"; {note}" if note else ""
         err.print(
             f"{self.what}: {self.done}{of} done{note}; {now - self.started:.0f} s",
             highlight=False,

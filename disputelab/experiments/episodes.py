@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from disputelab.agents.base import Agent
+from disputelab.agents.base import Agent, PartyAgent
 from disputelab.agents.registry import build_agent, build_parties
 from disputelab.episode import Episode, Turn
 from disputelab.evaluation.metrics import MetricResult
@@ -84,15 +84,17 @@ class EpisodePlan:
     retrieved: tuple[str, ...] = ()
 
 
-def _model(hub: ModelHub, cast: Cast, role: str, kind: str, needs: bool) -> ChatModel | None:
+def _model(hub: ModelHub, cast: Cast, role: str, needs: bool) -> ChatModel | None:
     spec = cast.model(role)
     return hub.model(spec, role) if needs and spec != RULE else None
 
 
-def seat_agents(plan: EpisodePlan, hub: ModelHub) -> tuple[list[Any], dict[str, Agent | None]]:
+def seat_agents(
+    plan: EpisodePlan, hub: ModelHub
+) -> tuple[list[PartyAgent], dict[str, Agent | None]]:
     """The party agents and the agent in every other seat (None where left empty)."""
     protocol = get_protocol(plan.protocol)
-    parties: list[Any] = []
+    parties: list[PartyAgent] = []
     seated: dict[str, Agent | None] = {}
     for seat in protocol.seats:
         kind = plan.cast.kind(seat.role, seat.default)
@@ -100,7 +102,7 @@ def seat_agents(plan: EpisodePlan, hub: ModelHub) -> tuple[list[Any], dict[str, 
         if kind == NONE:
             seated[seat.role] = None
             continue
-        model = _model(hub, plan.cast, seat.role, kind, seat.needs_model(kind))
+        model = _model(hub, plan.cast, seat.role, seat.needs_model(kind))
         if seat.per_party:
             parties = build_parties(plan.scenario, kind, plan.seed, model)
         else:

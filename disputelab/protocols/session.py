@@ -166,18 +166,7 @@ class Session:
                 self.consensus, self.topic_ids, self.hidden, pid, self.sources[pid].hidden_stances()
             )
         usage = agent.take_usage()
-        turn = Turn(
-            len(self.episode.turns),
-            self.party_turn,
-            pid,
-            "party",
-            action.utterance,
-            action=action,
-            consensus=self.consensus,
-            latency_s=latency,
-            usage=usage,
-            stage=stage,
-        )
+        turn = self._turn(pid, "party", action.utterance, latency, usage, stage, action=action)
         self.record(turn, delivered)
         self.charge("parties", usage)
         self.signals[pid] = action.signal
@@ -200,33 +189,38 @@ class Session:
         turn = None
         if move is not None:
             turn = self.record(
-                Turn(
-                    len(self.episode.turns),
-                    self.party_turn,
-                    speaker,
-                    turn_role,
-                    move.utterance,
-                    intervention=move,
-                    consensus=self.consensus,
-                    latency_s=latency,
-                    usage=usage,
-                    stage=stage,
-                )
+                self._turn(speaker, turn_role, move.utterance, latency, usage, stage, move=move)
             )
         self.charge(role, usage)
         return turn
 
     def system(self, text: str, stage: str = "") -> Turn:
-        return self.record(
-            Turn(
-                len(self.episode.turns),
-                self.party_turn,
-                "system",
-                "system",
-                text,
-                consensus=self.consensus,
-                stage=stage,
-            )
+        return self.record(self._turn("system", "system", text, 0.0, None, stage))
+
+    def _turn(
+        self,
+        speaker: str,
+        role: Role,
+        text: str,
+        latency: float,
+        usage: Usage | None,
+        stage: str,
+        action: Action | None = None,
+        move: Intervention | None = None,
+    ) -> Turn:
+        """The next turn of the episode, stamped with the clock and the oracle's view."""
+        return Turn(
+            len(self.episode.turns),
+            self.party_turn,
+            speaker,
+            role,
+            text,
+            action=action,
+            intervention=move,
+            consensus=self.consensus,
+            latency_s=latency,
+            usage=usage,
+            stage=stage,
         )
 
     def charge(self, role: str, usage: Usage | None) -> None:
