@@ -44,7 +44,7 @@ def main_options(
         typer.Option("--version", is_eager=True, callback=_show_version, help="Print the version."),
     ] = False,
 ) -> None:
-    state.store_path = store
+    state.begin(store)
 
 
 def hoist_global_options(args: list[str]) -> list[str]:

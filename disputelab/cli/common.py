@@ -30,8 +30,16 @@ DEFAULT_STORE = Path("disputelab-runs")
 
 
 class _State:
+    """What one command invocation shares; `begin` starts each invocation afresh."""
+
     store_path: Path = DEFAULT_STORE
-    interrupt_reported: bool = False  # a command already said what an interrupt kept
+    store: Store | None = None  # opened once per command, on first use
+    interrupt_reported: bool = False  # the command already said what an interrupt kept
+
+    def begin(self, store_path: Path) -> None:
+        self.store_path = store_path
+        self.store = None
+        self.interrupt_reported = False
 
 
 state = _State()
@@ -80,10 +88,13 @@ def store_option() -> str:
 
 
 def open_store() -> Store:
-    try:
-        return Store(state.store_path)
-    except StoreError as exc:
-        fail(str(exc))
+    """The command's store, opened on first use and shared by the rest of the command."""
+    if state.store is None:
+        try:
+            state.store = Store(state.store_path)
+        except StoreError as exc:
+            fail(str(exc))
+    return state.store
 
 
 def open_models(models: Iterable[str]) -> ModelHub:
