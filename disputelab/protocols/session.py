@@ -123,7 +123,7 @@ class Session:
     # ---- what each listener hears ----------------------------------------------------
     def view(self, listener: str) -> Sequence[PublicTurn]:
         """The dialogue as `listener` has heard it."""
-        return self._views.get(listener, self.public)
+        return self._views.get(listener, self.public) if self._views else self.public
 
     def deliver(self, turn: Turn, listener: str) -> PublicTurn:
         """What `listener` receives of `turn`: the turn itself unless its delivery says
@@ -168,7 +168,8 @@ class Session:
         usage = agent.take_usage()
         turn = self._turn(pid, "party", action.utterance, latency, usage, stage, action=action)
         self.record(turn, delivered)
-        self.charge("parties", usage)
+        if usage is not None:  # rule agents report none: skip the call on the hot path
+            self.charge("parties", usage)
         self.signals[pid] = action.signal
         if action.stances or not self.keep_stances_when_silent:
             self.stated[pid] = action.stances
@@ -191,7 +192,8 @@ class Session:
             turn = self.record(
                 self._turn(speaker, turn_role, move.utterance, latency, usage, stage, move=move)
             )
-        self.charge(role, usage)
+        if usage is not None:
+            self.charge(role, usage)
         return turn
 
     def system(self, text: str, stage: str = "") -> Turn:

@@ -80,7 +80,8 @@ class RoundTable(DisputeProtocol):
             done = session.party_turn
             if action.signal is Signal.WALK_AWAY:
                 return Outcome(Status.IMPASSE, f"{agent.party_id} walked away at party turn {done}")
-            if session.all_signalled_consensus():
+            # Only a consensus signal can complete a round of them.
+            if action.signal is Signal.CONSENSUS and session.all_signalled_consensus():
                 return Outcome(
                     Status.RESOLVED,
                     f"all {n} parties signalled consensus at party turn {done}",
