@@ -98,13 +98,15 @@ def fetch(name: str, source: str | None = None, root: Path | None = None) -> Pat
     d = get_dataset(name)
     target = folder(name, root)
     repo = target / "repository"
-    if repo.exists():
-        shutil.rmtree(repo)
+    # Clone beside the old copy and swap only on success: a failed fetch keeps what was there.
+    fresh = target / "repository.new"
+    if fresh.exists():
+        shutil.rmtree(fresh)
     target.mkdir(parents=True, exist_ok=True)
     url = source or d.url
     try:
         done = subprocess.run(
-            ["git", "clone", "--quiet", "--depth", "1", url, str(repo)],
+            ["git", "clone", "--quiet", "--depth", "1", url, str(fresh)],
             capture_output=True,
             text=True,
             timeout=600,
@@ -118,6 +120,9 @@ def fetch(name: str, source: str | None = None, root: Path | None = None) -> Pat
             f"cannot fetch {name} from {url} ({why}); check the network, or pass --from a "
             "mirror or a local clone"
         )
+    if repo.exists():
+        shutil.rmtree(repo)
+    fresh.rename(repo)
     for pattern, rename in d.files:
         matches = sorted(repo.glob(pattern))
         if not matches and rename is not None:

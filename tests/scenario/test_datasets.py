@@ -114,3 +114,17 @@ def test_without_a_reachable_source_get_fails_in_one_line(tmp_path: Path, data: 
     assert code == 2
     assert out.startswith("error: cannot fetch agentmediation from file://")
     assert "check the network, or pass --from a mirror or a local clone" in out
+
+
+def test_a_failed_fetch_keeps_the_dataset_fetched_before(tmp_path: Path, data: Path) -> None:
+    am = SHARED / "agentmediation"
+    url = _bare_repository(
+        tmp_path,
+        {"data/case_back.json": am / "cases.jsonl", "data/data_resource.json": am / "raw.jsonl"},
+        lines=3,
+    )
+    assert _cli(tmp_path, "datasets", "get", "agentmediation", "--from", url)[0] == 0
+    missing = (tmp_path / "nowhere.git").as_uri()
+    assert _cli(tmp_path, "datasets", "get", "agentmediation", "--from", missing)[0] == 2
+    assert (data / "agentmediation" / "repository" / "data" / "case_back.json").is_file()
+    assert (data / "agentmediation" / "cases.jsonl").is_file()
