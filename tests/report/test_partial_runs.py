@@ -1,17 +1,24 @@
 """A report on an unfinished experiment says so, counts what finished, and draws no
-significance marker for a cell whose matched pairs are not all there."""
+significance marker for a cell whose matched pairs are not all there.
+
+The effects tested for significance are written into the scores by the tests, so the
+marker rule is checked on a known difference, not on what rule agents happen to do."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
+from disputelab.evaluation import socrates
+from disputelab.evaluation.metrics import MetricResult
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
-from disputelab.report.legal_tables import staged_markdown
+from disputelab.report.legal_tables import Cell, cell_text
 from disputelab.report.tables import experiment_markdown
 from disputelab.store.sqlite import Store
+
+CONDITIONS = ["general", "posture:accommodating"]
 
 
 def _grid(tmp_path: Path, **fields: object) -> Store:
@@ -21,6 +28,14 @@ def _grid(tmp_path: Path, **fields: object) -> Store:
     )
     asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
     return store
+
+
+def _set_gain(store: Store, condition: str, gain: float) -> None:
+    """Give every mediated episode of `condition` a consensus gain near `gain`."""
+    for i, eid in enumerate(sorted(store.complete_episode_ids("g"))):
+        if f"/{condition}/rule/" in eid:
+            score = MetricResult(gain + i % 3, "set by the test")
+            store.add_scores(eid, socrates.EVALUATOR, socrates.VERSION, {"consensus_gain": score})
 
 
 def _unfinish(store: Store, episode_id: str) -> None:
@@ -34,37 +49,27 @@ def _row(text: str, *labels: str) -> str:
 
 
 def test_a_cell_missing_a_pair_gets_no_marker(tmp_path: Path) -> None:
-    conditions = ["general", "posture:accommodating"]
-    store = _grid(tmp_path, conditions=conditions, budget=40)
-    # With every pair there, this effect is strong enough to be marked...
-    complete = _row(experiment_markdown(store, "g", conditions), "posture:accommodating", "rule")
+    store = _grid(tmp_path, conditions=CONDITIONS, budget=20)
+    _set_gain(store, "general", 10.0)
+    _set_gain(store, "posture:accommodating", 90.0)
+    # With every pair there, a difference this large is marked...
+    complete = _row(experiment_markdown(store, "g", CONDITIONS), "posture:accommodating", "rule")
     assert "| 12 |" in complete and "†" in complete
     # ...and with one pair missing, the same cell is not tested at all.
     _unfinish(store, "g/tenancy/posture:accommodating/rule/r0")
-    text = experiment_markdown(store, "g", conditions)
-    row = _row(text, "posture:accommodating", "rule")
+    row = _row(experiment_markdown(store, "g", CONDITIONS), "posture:accommodating", "rule")
     assert "| 11 |" in row and "†" not in row
-    assert "posture:accommodating | rule | " in text
 
 
-def test_the_staged_tables_leave_out_markers_on_cells_missing_pairs(tmp_path: Path) -> None:
-    store = _grid(
-        tmp_path,
-        protocol="staged",
-        conditions=["strategy:compromising@all", "strategy:accommodating@all"],
-        rounds=3,
-    )
-    config = store.run_info("g")[1]
-
-    def accommodating() -> list[str]:
-        text = staged_markdown(store, "g", config)
-        return [
-            line for line in text.splitlines() if "ccommodating" in line and line.startswith("|")
-        ]
-
-    assert any("†" in line for line in accommodating())  # marked while every pair is there
-    _unfinish(store, "g/tenancy/strategy:accommodating@all/rule/r0")
-    assert accommodating() and not any("†" in line for line in accommodating())
+def test_the_staged_tables_leave_out_markers_on_cells_missing_pairs() -> None:
+    keys = [("case", r) for r in range(12)]
+    ref = Cell({k: {"consensus": 25.0} for k in keys})
+    ref.levels["consensus"] = [0, 12, 0, 0, 0]
+    cell = Cell({k: {"consensus": 100.0} for k in keys})
+    cell.levels["consensus"] = [0, 0, 0, 0, 12]
+    assert "†" in cell_text(cell, "consensus", ref)  # every pair there: tested
+    del cell.values[keys[0]]
+    assert "†" not in cell_text(cell, "consensus", ref)  # a pair missing: not tested
 
 
 def test_runs_and_the_report_say_an_experiment_is_partial(tmp_path: Path) -> None:
