@@ -153,6 +153,95 @@ class Usage:
         return asdict(self)
 
 
+@dataclass(frozen=True, slots=True)
+class Thought:
+    """A party's private candidate thought under motivated turn-taking.
+
+    `rating` is the intrinsic motivation to voice it (1-5) after the silence boost, `raw`
+    the rating before it; `stimuli` name what prompted it (`CON#<turn>` for an utterance,
+    `MEM#<n>` for a memory, `THO#<id>` for an earlier thought).
+    """
+
+    id: str
+    party: str
+    text: str
+    rating: float
+    raw: float
+    reason: str = ""
+    stimuli: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "party": self.party,
+            "text": self.text,
+            "rating": self.rating,
+            "raw": self.raw,
+            "reason": self.reason,
+            "stimuli": list(self.stimuli),
+        }
+
+    @staticmethod
+    def from_dict(d: dict[str, Any]) -> Thought:
+        return Thought(
+            d["id"],
+            d["party"],
+            d["text"],
+            float(d["rating"]),
+            float(d.get("raw", d["rating"])),
+            d.get("reason", ""),
+            tuple(d.get("stimuli") or ()),
+        )
+
+
+SelectionRule = Literal["predicted", "self-selected", "interrupted", "fallback"]
+
+
+@dataclass(slots=True)
+class TurnChoice:
+    """How a party turn's speaker was chosen under motivated turn-taking.
+
+    `thoughts` holds every party's new thoughts of that round (private: they never reach
+    another agent's view); `selected` the motivation of each party that selected a thought;
+    `rule` says why the speaker won; `calls` the model calls the round's thinking took.
+    """
+
+    predicted: str  # a party id, or "anyone"
+    rule: SelectionRule
+    motivation: float  # the spoken thought's rating
+    thought_id: str
+    thoughts: dict[str, list[Thought]] = field(default_factory=dict)
+    selected: dict[str, float] = field(default_factory=dict)
+    calls: int = 0
+
+    @property
+    def interrupted(self) -> bool:
+        return self.rule == "interrupted"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "predicted": self.predicted,
+            "rule": self.rule,
+            "motivation": self.motivation,
+            "thought_id": self.thought_id,
+            "thoughts": {p: [t.to_dict() for t in ts] for p, ts in self.thoughts.items()},
+            "selected": self.selected,
+            "calls": self.calls,
+        }
+
+    @staticmethod
+    def from_dict(d: dict[str, Any]) -> TurnChoice:
+        return TurnChoice(
+            d["predicted"],
+            d["rule"],
+            float(d["motivation"]),
+            d.get("thought_id", ""),
+            {p: [Thought.from_dict(t) for t in ts] for p, ts in (d.get("thoughts") or {}).items()},
+            {p: float(v) for p, v in (d.get("selected") or {}).items()},
+            int(d.get("calls", 0)),
+        )
+
+
 @dataclass(slots=True)
 class Turn:
     """One entry of the dialogue.
@@ -175,6 +264,8 @@ class Turn:
     stage: str = ""  # the staged protocol's stage; empty for single-stage protocols
     # What each listener received, for listeners who heard something other than `text`.
     delivered: dict[str, str] | None = None
+    # How this party turn's speaker was chosen, under motivated turn-taking only.
+    choice: TurnChoice | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -192,6 +283,8 @@ class Turn:
         }
         if self.delivered:
             out["delivered"] = self.delivered
+        if self.choice is not None:
+            out["turn_taking"] = self.choice.to_dict()
         return out
 
     @staticmethod
@@ -211,6 +304,7 @@ class Turn:
             usage=Usage(**d["usage"]) if d.get("usage") else None,
             stage=d.get("stage") or "",
             delivered=d.get("delivered") or None,
+            choice=TurnChoice.from_dict(d["turn_taking"]) if d.get("turn_taking") else None,
         )
 
 

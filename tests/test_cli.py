@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import os
 import shutil
@@ -342,3 +343,69 @@ def test_console_script_bad_input_exits_2_with_one_error_line(
     assert "Traceback" not in proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+
+
+# ---- motivated turn-taking -----------------------------------------------------------
+
+PROMEDIATE = Path(__file__).parents[1].parent / "shared" / "datasets" / "promediate"
+
+
+def _party_order(store: Path, arm: str = "mediated") -> list[str]:
+    (ep,) = [e for e in report_json(store)["episodes"] if e["arm"] == arm]
+    return [t["speaker"] for t in ep["turns"] if t["role"] == "party"]
+
+
+def _is_fixed_cycle(order: list[str]) -> bool:
+    n = len(set(order))
+    return all(s == order[i % n] for i, s in enumerate(order))
+
+
+def test_motivated_turns_run_offline_and_report_who_held_the_floor(tmp_path: Path) -> None:
+    store = tmp_path / "runs"
+    args = ["run", "community-centre", "--mediator", "rule", "--turn-taking", "motivated"]
+    result = invoke(store, *args)
+    assert result.exit_code == 0, result.output
+    text = flat(result.stdout)
+    for heading in ("speaking shares:", "speaking order:", "who took the floor how:"):
+        assert heading in text
+    assert "speaking_gini" in text and "interruptions" in text
+    order = _party_order(store)
+    assert not _is_fixed_cycle(order), order
+    assert all(a != b for a, b in itertools.pairwise(order))
+    turns = [t for t in report_json(store)["episodes"][-1]["turns"] if t["role"] == "party"]
+    assert all(t["turn_taking"]["rule"] for t in turns)
+
+
+def test_cyclic_turns_stay_the_default_and_carry_no_turn_choice(
+    mediated: tuple[Path, Result],
+) -> None:
+    store, result = mediated
+    order = _party_order(store)
+    assert _is_fixed_cycle(order)
+    # Equal shares by construction: the turn-taking measures would only be noise here.
+    assert "speaking_gini" not in result.stdout
+    ep = report_json(store)["episodes"][-1]
+    assert "turn-taking" not in ep["agents"]  # the predictor seat is not filled
+    assert all("turn_taking" not in t for t in ep["turns"])
+
+
+def test_bad_turn_taking_options_are_usage_errors(tmp_path: Path) -> None:
+    store = tmp_path / "runs"
+    assert_usage_failure(invoke(store, "run", "tenancy", "--turn-taking", "loud"))
+    result = invoke(store, "run", "tenancy", "--turn-taking", "motivated", "--thoughts", "0")
+    assert_one_error_line(result, "thoughts")
+
+
+@pytest.mark.skipif(
+    not (PROMEDIATE / "hmo.json").exists(), reason=f"shared dataset absent: {PROMEDIATE}"
+)
+def test_the_imported_hmo_case_takes_motivated_turns(tmp_path: Path) -> None:
+    store = tmp_path / "runs"
+    imported = invoke(
+        store, "scenarios", "import", "--from", "promediate", str(PROMEDIATE / "hmo.json")
+    )
+    assert imported.exit_code == 0, imported.output
+    result = invoke(store, "run", "hmo", "--turn-taking", "motivated", "--mediator", "rule")
+    assert result.exit_code == 0, result.output
+    assert "speaking shares: " in flat(result.stdout)
+    assert not _is_fixed_cycle(_party_order(store))

@@ -52,6 +52,10 @@ _EN = {
     "dialogue": "The conversation so far (most recent last):",
     "empty": "(nobody has spoken yet)",
     "your_turn": "It is your turn: party turn {turn} of {budget}.",
+    "voice_thought": (
+        'You chose to speak now because of this private thought: "{thought}". Say it '
+        "to the table in your own words, as part of your turn."
+    ),
     "mediator_intro": (
         "You are a neutral mediator in a dispute: {title}. You see only what is said at "
         "the table, never the parties' private briefs."
@@ -111,6 +115,7 @@ _ZH = {
     "dialogue": "目前的对话（最新的在最后）：",
     "empty": "（还没有人发言）",
     "your_turn": "轮到你发言：第{turn}轮，共{budget}轮。",
+    "voice_thought": "你决定现在发言，是因为你心里想到：“{thought}”。请在这一轮里用自己的话把它说出来。",
     "mediator_intro": "你是这场纠纷的中立调解员：{title}。你只能看到各方公开说的话，看不到他们的私人信息。",
     "parties": "各方",
     "when": (

@@ -20,6 +20,7 @@ from disputelab.scenario.schema import Scenario
 PARTY = "party"
 MEDIATOR = "mediator"  # proactive: considers stepping in after every party turn
 STAGED_MEDIATOR = "staged-mediator"  # leads a staged session: opens, proposes, guides
+TURN_PREDICTOR = "turn-predictor"  # names who is expected to speak next
 
 
 class UnknownAgentError(UnknownPluginError):

@@ -123,7 +123,8 @@ def _cast(
     # --mediator and --mediator-model fill the protocol's one non-party seat, whatever
     # its role is called; every other seat takes --model.
     other = proto.mediator_seat.role if proto.mediator_seat else "mediator"
-    models = {s.role: model for s in proto.seats} | {
+    # A seat that borrows a role's model (the turn-taking predictor: the parties') takes it.
+    models = {s.role: model for s in proto.seats if not s.model_from} | {
         proto.party_seat.role: parties_model or model,
         other: mediator_model or model,
         "judge": judge_model or model,
@@ -143,7 +144,7 @@ def _cast(
         except UnknownPluginError as exc:
             fail(str(exc))
         kinds[seat.role] = kind
-    return Cast(kinds, models)
+    return Cast(kinds, models).for_protocol(proto)
 
 
 def _base_scenario(ref: str) -> Scenario:

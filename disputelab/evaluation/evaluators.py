@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from disputelab.episode import Episode
-from disputelab.evaluation import agentmediation, socrates
+from disputelab.evaluation import agentmediation, socrates, turn_taking
 from disputelab.evaluation.judges import (
     JUDGE_VERSION,
     RUBRICS,
@@ -182,6 +182,14 @@ async def _socrates(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, Metr
     return socrates.score_episode(item.episode, item.baseline)
 
 
+async def _turn_taking(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
+    # Cyclic episodes give every party an equal share by construction (up to an early
+    # stop): scores there would only be noise in every roundtable table.
+    if not any(t.choice is not None for t in item.episode.turns):
+        return {}
+    return turn_taking.turn_taking_scores(item.episode, [p.id for p in item.scenario.parties])
+
+
 async def _agentmediation(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
     return agentmediation.score_staged(item.episode, item.scenario)
 
@@ -231,6 +239,14 @@ register_evaluator(
         _promediate,
         judged_when=("tracker", LLM_TRACKERS),
         stored_as="promediate:{tracker}",
+    )
+)
+register_evaluator(
+    Evaluator(
+        "turn-taking",
+        turn_taking.VERSION,
+        "motivated turn-taking: speaking shares, their Gini, interruptions, voiced motivation",
+        _turn_taking,
     )
 )
 register_evaluator(_judged("outcome-judges"))

@@ -9,7 +9,7 @@ planned episode, and `run_single` plays a mediated episode with its unmediated t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from disputelab.protocols.base import (
     NONE,
     DisputeProtocol,
     ProtocolParams,
+    Seat,
     get_protocol,
 )
 from disputelab.protocols.session import Session
@@ -49,17 +50,34 @@ class Cast:
     def kind(self, role: str, default: str = NONE) -> str:
         return self.kinds.get(role, default)
 
+    def for_protocol(self, protocol: DisputeProtocol) -> Cast:
+        """This cast with a model for every seat that borrows another role's model
+        (`Seat.model_from`) and has none of its own."""
+        models = dict(self.models)
+        for seat in protocol.seats:
+            if seat.model_from in models and seat.role not in models:
+                models[seat.role] = models[seat.model_from]
+        return Cast(self.kinds, models)
+
+    def seat_kind(self, seat: Seat) -> str:
+        """The kind in `seat`: as cast, else the seat's default with or without a model."""
+        if seat.role in self.kinds:
+            return self.kinds[seat.role]
+        return seat.default_with_model if self.model(seat.role) != RULE else seat.default
+
     def model(self, role: str) -> str:
         return self.models.get(role, RULE)
 
     def with_kind(self, role: str, kind: str) -> Cast:
         return Cast({**self.kinds, role: kind}, self.models)
 
-    def describe(self, protocol: DisputeProtocol) -> dict[str, str]:
-        """The agents as stored with an episode: kinds, then the models of seats whose
-        kind uses one, then the judge model when there is one."""
-        seats = protocol.seats
-        out = {s.role: self.kind(s.role, s.default) for s in seats}
+    def describe(
+        self, protocol: DisputeProtocol, params: ProtocolParams | None = None
+    ) -> dict[str, str]:
+        """The agents as stored with an episode: kinds of the seats in use, then the
+        models of seats whose kind uses one, then the judge model when there is one."""
+        seats = [s for s in protocol.seats if s.used(params)]
+        out = {s.role: self.seat_kind(s) for s in seats}
         for s in seats:
             if s.needs_model(out[s.role]):
                 out[f"{s.role}_model"] = self.model(s.role)
@@ -97,9 +115,9 @@ def seat_agents(
     parties: list[PartyAgent] = []
     seated: dict[str, Agent | None] = {}
     for seat in protocol.seats:
-        kind = plan.cast.kind(seat.role, seat.default)
+        kind = plan.cast.seat_kind(seat)
         protocol.check_seat(seat.role, kind)
-        if kind == NONE:
+        if kind == NONE or not seat.used(plan.params):
             seated[seat.role] = None
             continue
         model = _model(hub, plan.cast, seat.role, seat.needs_model(kind))
@@ -121,8 +139,13 @@ async def play_episode(
 ) -> Episode:
     """Play and commit one planned episode, turn by turn (each also handed to `on_turn`)."""
     protocol = get_protocol(plan.protocol)
+    plan = replace(plan, cast=plan.cast.for_protocol(protocol))
     episode = Episode(
-        plan.scenario.id, protocol.name, plan.seed, plan.cast.describe(protocol), plan.condition
+        plan.scenario.id,
+        protocol.name,
+        plan.seed,
+        plan.cast.describe(protocol, plan.params),
+        plan.condition,
     )
     parties, seated = seat_agents(plan, hub)
     store.start_episode(
@@ -209,7 +232,7 @@ def _create_run(
         config={
             "scenario": scenario.id,
             **named,
-            **cast.describe(proto),
+            **cast.describe(proto, params),
             "seed": seed,
             **params.model_dump(),
             "condition": condition,
@@ -234,7 +257,7 @@ async def run_single(
     protocol plays twins and a mediator sits."""
     proto = get_protocol(protocol)
     retrieved = tuple(retrieved)
-    cast = cast or Cast()
+    cast = (cast or Cast()).for_protocol(proto)
     p = params if isinstance(params, ProtocolParams) else proto.params(params)
     hub = hub or ModelHub(Path(store.root) / "cache.sqlite")
     seat = proto.mediator_seat

@@ -81,7 +81,9 @@ def _flat(spec: ExperimentSpec) -> dict[str, Any]:
 
 def cast_of(spec: ExperimentSpec) -> Cast:
     """The spec's cast; each planned episode sets its own mediator."""
-    return Cast({"parties": spec.parties}, dict(spec.models))
+    return Cast({"parties": spec.parties}, dict(spec.models)).for_protocol(
+        get_protocol(spec.protocol)
+    )
 
 
 async def run_experiment(
@@ -370,7 +372,9 @@ def dry_run(spec: ExperimentSpec, spec_dir: Path, library_dir: Path) -> PlanSumm
     for ep in episodes:
         bound = protocol.max_calls(params, len(scenarios[ep.scenario_id].parties))
         for seat in protocol.seats:
-            kind = ep.mediator if not seat.per_party else cast.kind(seat.role, seat.default)
+            if not seat.used(params):
+                continue
+            kind = ep.mediator if seat is protocol.mediator_seat else cast.seat_kind(seat)
             if seat.needs_model(kind) and cast.model(seat.role) != "rule":
                 calls[seat.role] = calls.get(seat.role, 0) + bound.get(seat.role, 0)
     writer = spec.models.get("writer", "rule")

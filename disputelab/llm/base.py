@@ -7,6 +7,7 @@ has to turn one request into one response.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -78,4 +79,11 @@ class TransientModelError(ModelError):
 
 
 class ModelReplyError(ModelError):
-    """The model kept replying with something that does not fit the expected structure."""
+    """The model kept replying with something that does not fit the expected structure.
+
+    `responses` holds the replies that did not fit: they were still calls, and whoever
+    recovers from the error charges their usage."""
+
+    def __init__(self, message: str, responses: Sequence[ChatResponse] = ()) -> None:
+        super().__init__(message)
+        self.responses = list(responses)

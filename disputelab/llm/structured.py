@@ -92,5 +92,6 @@ async def ask_structured(
         )
     raise ModelReplyError(
         f"{model.name}: reply still did not fit the expected structure after "
-        f"{reasks + 1} attempts: {problem}"
+        f"{reasks + 1} attempts: {problem}",
+        responses,
     )

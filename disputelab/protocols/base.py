@@ -10,7 +10,7 @@ the runner and the report read these declarations; none of them tests a protocol
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -42,7 +42,10 @@ class Seat:
     """A role at the table and the agent interface that fills it.
 
     `role` is also the usage role its model calls are charged to and the name of its
-    model option (`--ROLE-model`, `models: {ROLE: ...}` in a spec).
+    model option (`--ROLE-model`, `models: {ROLE: ...}` in a spec). A seat with
+    `used_when` is filled only when the protocol's parameters call for it (the
+    roundtable's turn-taking predictor, under motivated turn-taking); `model_from` names
+    the role whose model it takes when it is given none of its own.
     """
 
     role: str
@@ -51,6 +54,11 @@ class Seat:
     default: str = "rule"  # the kind without a model
     default_with_model: str = "llm"  # the kind when a model is given
     per_party: bool = False  # one agent per scenario party (the parties seat)
+    used_when: Callable[[Any], bool] | None = None  # given the protocol's parameters
+    model_from: str = ""
+
+    def used(self, params: ProtocolParams | None) -> bool:
+        return self.used_when is None or (params is not None and self.used_when(params))
 
     def kinds(self) -> tuple[str, ...]:
         """Kinds that can fill this seat, `none` first when it may stay empty."""
@@ -115,7 +123,8 @@ class DisputeProtocol(ABC):
 
     @property
     def mediator_seat(self) -> Seat | None:
-        """The one seat that is not the parties' (every protocol here has at most one)."""
+        """The seat `--mediator` fills: the first one that is not the parties'. Further
+        seats (a turn-taking predictor, say) take their kind from their defaults."""
         return next((s for s in self.seats if not s.per_party), None)
 
     def check_seat(self, role: str, kind: str) -> None:

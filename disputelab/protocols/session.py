@@ -38,6 +38,7 @@ from disputelab.episode import (
     Signal,
     Stance,
     Turn,
+    TurnChoice,
     Usage,
 )
 from disputelab.llm.base import ChatModel
@@ -157,8 +158,10 @@ class Session:
         latency: float,
         stage: str = "",
         delivered: Mapping[str, str] | None = None,
+        choice: TurnChoice | None = None,
     ) -> Turn:
-        """Record a party's turn, move the oracle and the party-turn clock, charge usage."""
+        """Record a party's turn, move the oracle and the party-turn clock, charge usage.
+        `choice` says how the speaker was chosen, under motivated turn-taking."""
         self.party_turn += 1
         pid = agent.party_id
         if self.oracle:
@@ -167,6 +170,7 @@ class Session:
             )
         usage = agent.take_usage()
         turn = self._turn(pid, "party", action.utterance, latency, usage, stage, action=action)
+        turn.choice = choice
         self.record(turn, delivered)
         if usage is not None:  # rule agents report none: skip the call on the hot path
             self.charge("parties", usage)

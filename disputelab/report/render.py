@@ -9,6 +9,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from disputelab.episode import TurnChoice
 from disputelab.store.sqlite import EpisodeRecord, Store, StoredScore
 
 # Metric display order; others follow alphabetically.
@@ -43,6 +44,27 @@ def _names(record: EpisodeRecord) -> dict[str, str]:
     return names
 
 
+def _floor_line(choice: TurnChoice, names: dict[str, str]) -> str:
+    """How a motivated turn's speaker got the floor, and the private thoughts behind it."""
+
+    def rating(x: float) -> str:  # ratings are on a 1-5 scale with one decimal
+        return "NaN" if math.isnan(x) else f"{x:.1f}"
+
+    predicted = names.get(choice.predicted, choice.predicted)
+    voiced = next(
+        (th for ts in choice.thoughts.values() for th in ts if th.id == choice.thought_id), None
+    )
+    said = f' voicing "{voiced.text}"' if voiced else ""
+    others = "; ".join(
+        f"{names.get(pid, pid)}: " + ", ".join(f'"{th.text}" {rating(th.rating)}' for th in ts)
+        for pid, ts in choice.thoughts.items()
+    )
+    return (
+        f"> _floor: {choice.rule} (predicted: {predicted}), motivation "
+        f"{rating(choice.motivation)}{said}. Private thoughts: {others or '-'}_"
+    )
+
+
 def episode_markdown(store: Store, record: EpisodeRecord) -> str:
     ep = record.episode
     names = _names(record)
@@ -69,6 +91,8 @@ def episode_markdown(store: Store, record: EpisodeRecord) -> str:
             s = f" _(S={sum(t.consensus.values()) / len(t.consensus):.2f})_"
         label = "party turn" if t.role == "party" else "after party turn"
         lines.append(f"**{label} {t.party_turn} · {names.get(t.speaker, t.speaker)}:** {t.text}{s}")
+        if t.choice is not None:
+            lines.append(_floor_line(t.choice, names))
         lines.append("")
     usage = store.usage(record.episode_id)
     if usage:

@@ -20,6 +20,7 @@ METRICS = (
     "resolved",
 )
 SCALE = {"final_consensus": 100.0, "resolved": 100.0}  # shown as percentages
+DECIMALS = {"speaking_gini": 2, "quietest_share": 2, "spoken_motivation": 2}  # else 1
 
 
 def _marker(p: float) -> str:
@@ -28,39 +29,78 @@ def _marker(p: float) -> str:
     return "††" if p < 0.01 else "†" if p < 0.05 else ""
 
 
-def experiment_rows(
-    store: Store, run_id: str
-) -> dict[tuple[str, str], dict[tuple[str, int], dict[str, float]]]:
+TURN_TAKING_METRICS = (
+    "speaking_gini",
+    "quietest_share",
+    "interruptions",
+    "spoken_motivation",
+)
+
+Grid = dict[tuple[str, str], dict[tuple[str, int], dict[str, float]]]
+
+
+def experiment_rows(store: Store, run_id: str, evaluator: str = "socrates-oracle") -> Grid:
     """(condition, mediator) -> (scenario, replicate) -> metric -> value."""
-    grid: dict[tuple[str, str], dict[tuple[str, int], dict[str, float]]] = defaultdict(dict)
+    grid: Grid = defaultdict(dict)
     for eid in sorted(store.complete_episode_ids(run_id)):
         _, sid, cond, med, rep = eid.split("/")
-        values = {s.metric: s.value for s in store.scores(eid) if s.evaluator == "socrates-oracle"}
+        values = {s.metric: s.value for s in store.scores(eid) if s.evaluator == evaluator}
         grid[(cond, med)][(sid, int(rep.removeprefix("r")))] = values
     return grid
 
 
 def experiment_markdown(store: Store, run_id: str, conditions: list[str]) -> str:
     grid = experiment_rows(store, run_id)
+    lines = [f"# Experiment `{run_id}`", "", *_table(grid, conditions, METRICS)]
+    lines += [
+        "",
+        f"Cells: mean ± half-width of the 95% bootstrap CI over episodes. "
+        f"† p < 0.05, †† p < 0.01 against `{conditions[0] if conditions else '-'}` with "
+        "the same mediator: paired Wilcoxon signed-rank test, episodes matched by "
+        "scenario and replicate. final_consensus and resolved in %; NaN metrics "
+        "(undefined, e.g. timeliness without drops) are left out of the means.",
+    ]
+    turns = turn_taking_markdown(store, run_id, conditions)
+    axes = axis_markdown(store, run_id, conditions)
+    return "\n".join(lines) + "\n" + "".join("\n" + t for t in (turns, axes) if t)
+
+
+def turn_taking_markdown(store: Store, run_id: str, conditions: list[str]) -> str:
+    """Who held the floor, per condition and mediator: only for motivated turn-taking,
+    where the shares are not equal by construction."""
+    grid = experiment_rows(store, run_id, "turn-taking")
+    if not any("interruptions" in v for cells in grid.values() for v in cells.values()):
+        return ""
+    lines = ["## Turn-taking (motivated)", "", *_table(grid, conditions, TURN_TAKING_METRICS)]
+    lines += [
+        "",
+        "speaking_gini: Gini coefficient of the parties' shares of party turns (0 = equal); "
+        "quietest_share: the share of the party that spoke least; interruptions: turns "
+        "taken from the predicted speaker; spoken_motivation: mean motivation (1-5) of "
+        "the voiced thoughts. Cells and markers as above.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _table(grid: Grid, conditions: list[str], metrics: tuple[str, ...]) -> list[str]:
     order = {c: i for i, c in enumerate(conditions)}
     keys = sorted(grid, key=lambda k: (k[1] != "none", k[1], order.get(k[0], 99), k[0]))
     lines = [
-        f"# Experiment `{run_id}`",
-        "",
-        "| condition | mediator | n | " + " | ".join(METRICS) + " |",
-        "|---|---|---|" + "---|" * len(METRICS),
+        "| condition | mediator | n | " + " | ".join(metrics) + " |",
+        "|---|---|---|" + "---|" * len(metrics),
     ]
     for cond, med in keys:
         cells = grid[(cond, med)]
         ref = grid.get((conditions[0], med)) if conditions else None
         row = [cond, med, str(len(cells))]
-        for m in METRICS:
+        for m in metrics:
             xs = [v.get(m, math.nan) * SCALE.get(m, 1.0) for v in cells.values()]
             est = bootstrap_ci(xs)
             if math.isnan(est.mean):
                 row.append("-")
                 continue
-            text = f"{est.mean:.1f} ± {(est.high - est.low) / 2:.1f}"
+            d = DECIMALS.get(m, 1)
+            text = f"{est.mean:.{d}f} ± {(est.high - est.low) / 2:.{d}f}"
             if ref is not None and cond != conditions[0]:
                 common = sorted(set(cells) & set(ref))
                 test = wilcoxon(
@@ -72,16 +112,7 @@ def experiment_markdown(store: Store, run_id: str, conditions: list[str]) -> str
                 text += _marker(test.p_value) if set(cells) == set(ref) else ""
             row.append(text)
         lines.append("| " + " | ".join(row) + " |")
-    lines += [
-        "",
-        f"Cells: mean ± half-width of the 95% bootstrap CI over episodes. "
-        f"† p < 0.05, †† p < 0.01 against `{conditions[0] if conditions else '-'}` with "
-        "the same mediator: paired Wilcoxon signed-rank test, episodes matched by "
-        "scenario and replicate. final_consensus and resolved in %; NaN metrics "
-        "(undefined, e.g. timeliness without drops) are left out of the means.",
-    ]
-    axes = axis_markdown(store, run_id, conditions)
-    return "\n".join(lines) + "\n" + ("\n" + axes if axes else "")
+    return lines
 
 
 def axis_of(condition: str) -> str:

@@ -108,9 +108,48 @@ class CultureProfile(_Strict):
     indulgence: float = Field(default=50, ge=0, le=100)
 
 
+# Defaults of the turn-taking thresholds: the values every ProMediate case gives its
+# simulated humans (its spec, section 3.8).
+IM_THRESHOLD = 3.0
+INTERRUPT_THRESHOLD = 2.5
+
+
+class TurnTaking(_Strict):
+    """Thresholds for motivated turn-taking, on the 1-5 motivation scale of Inner Thoughts.
+
+    A participant voices its best new thought when the turn is open to anyone and the
+    thought's motivation reaches `im_threshold`, or interrupts when the turn was predicted
+    for someone else and it reaches `interrupt_threshold`. `system1_prob` is carried over
+    from ProMediate's case files for the record; as there, nothing uses it (ProMediate's
+    fast-thought generator is switched off).
+    """
+
+    im_threshold: float = Field(default=IM_THRESHOLD, ge=1.0, le=5.0)
+    interrupt_threshold: float = Field(default=INTERRUPT_THRESHOLD, ge=1.0, le=5.0)
+    system1_prob: float = Field(default=0.0, ge=0.0, le=1.0)
+
+
 class Persona(_Strict):
     strategy: Strategy = "compromising"
     reactivity: float = Field(default=0.3, ge=0.0, le=1.0)
+    im_threshold: float = Field(
+        default=IM_THRESHOLD,
+        ge=1.0,
+        le=5.0,
+        description="Motivation (1-5) at which the party takes a turn open to anyone.",
+    )
+    interrupt_threshold: float = Field(
+        default=INTERRUPT_THRESHOLD,
+        ge=1.0,
+        le=5.0,
+        description="Motivation (1-5) at which the party takes a turn predicted for another.",
+    )
+    system1_prob: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="ProMediate's fast-thought probability; recorded, unused (as there).",
+    )
     culture: CultureProfile | None = Field(
         default=None,
         description="A country code with a built-in Hofstede profile (US, CN, KR), or the "
@@ -187,6 +226,11 @@ class Scenario(_Strict):
     topics: list[Topic]
     legal: LegalContext | None = None
     terms: list[NumericTerm] = Field(default_factory=list)
+    mediator: TurnTaking | None = Field(
+        default=None,
+        description="The mediator's turn-taking thresholds, as a ProMediate case gives them; "
+        "recorded, not used by the built-in mediators, which decide when to speak themselves.",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:

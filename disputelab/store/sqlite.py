@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from disputelab.episode import Episode, Outcome, Status, Turn, Usage
 
 DB_NAME = "disputelab.sqlite"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -69,6 +69,7 @@ CREATE TABLE IF NOT EXISTS turns (
     usage TEXT,
     stage TEXT NOT NULL DEFAULT '',
     delivered TEXT,
+    turn_taking TEXT,
     PRIMARY KEY (episode_id, idx)
 );
 CREATE TABLE IF NOT EXISTS scores (
@@ -179,6 +180,8 @@ class Store:
             self.db.execute("ALTER TABLE turns ADD COLUMN stage TEXT NOT NULL DEFAULT ''")
         if "delivered" not in columns:  # version 2 delivered every turn as said
             self.db.execute("ALTER TABLE turns ADD COLUMN delivered TEXT")
+        if "turn_taking" not in columns:  # version 3 seated parties in a fixed cycle only
+            self.db.execute("ALTER TABLE turns ADD COLUMN turn_taking TEXT")
         run_columns = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
         if "planned" not in run_columns:  # version 2 did not record an experiment's plan
             self.db.execute("ALTER TABLE runs ADD COLUMN planned INTEGER")
@@ -254,8 +257,8 @@ class Store:
         with self._tx() as db:
             db.execute(
                 "INSERT INTO turns (episode_id, idx, party_turn, speaker, role, text, action,"
-                " intervention, consensus, latency_s, usage, stage, delivered)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " intervention, consensus, latency_s, usage, stage, delivered, turn_taking)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     episode_id,
                     turn.index,
@@ -270,6 +273,7 @@ class Store:
                     _j(d["usage"]),
                     turn.stage,
                     _j(turn.delivered),
+                    _j(d.get("turn_taking")),
                 ),
             )
 
@@ -465,7 +469,8 @@ class Store:
             ep.outcome = Outcome(st, stop_reason, json.loads(agreement))
         for t in self.db.execute(
             "SELECT idx, party_turn, speaker, role, text, action, intervention, consensus,"
-            " latency_s, usage, stage, delivered FROM turns WHERE episode_id=? ORDER BY idx",
+            " latency_s, usage, stage, delivered, turn_taking FROM turns WHERE episode_id=?"
+            " ORDER BY idx",
             (episode_id,),
         ):
             ep.turns.append(
@@ -483,6 +488,7 @@ class Store:
                         "usage": _l(t[9]),
                         "stage": t[10],
                         "delivered": _l(t[11]),
+                        "turn_taking": _l(t[12]),
                     }
                 )
             )

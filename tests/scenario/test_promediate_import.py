@@ -168,3 +168,41 @@ def test_a_profile_copied_into_another_party_is_reported() -> None:
     names[second] = names[first]
     result = import_promediate({**data, "names": names}, "hmo")
     assert any(f"{first} and {second} have identical preferences" in w for w in result.warnings)
+
+
+def test_turn_taking_thresholds_carry_over_from_the_case_config() -> None:
+    data = _hmo()
+    config = {  # names spelt differently from `names`, as francis.json and ias.json do
+        k.upper(): {"im_threshold": 3.4, "interrupt_threshold": 2.1, "system1_prob": 0.4}
+        for k in data["names"]  # type: ignore[union-attr]
+        if k != "Mediator"
+    }
+    config["Mediator"] = {"im_threshold": 3.8, "interrupt_threshold": 3.8, "system1_prob": 0}
+    s = import_promediate({**data, "config": config}, "hmo").scenario
+    for p in s.parties:
+        assert (p.persona.im_threshold, p.persona.interrupt_threshold) == (3.4, 2.1)
+        assert p.persona.system1_prob == 0.4
+    assert s.mediator is not None and s.mediator.im_threshold == 3.8
+
+
+def test_a_party_left_out_of_the_config_gets_the_defaults_with_a_warning() -> None:
+    data = _hmo()
+    config = dict(data["config"])  # type: ignore[call-overload]
+    dropped = next(k for k in config if k != "Mediator")
+    del config[dropped]
+    result = import_promediate({**data, "config": config}, "hmo")
+    p = next(p for p in result.scenario.parties if p.name == dropped)
+    assert (p.persona.im_threshold, p.persona.interrupt_threshold) == (3.0, 2.5)
+    assert any(f"{dropped}: not in 'config'" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("im_threshold", 7), ("interrupt_threshold", 0.5), ("system1_prob", 2)]
+)
+def test_a_threshold_out_of_range_fails_the_import_naming_it(field: str, value: float) -> None:
+    data = _hmo()
+    config = json.loads(json.dumps(data["config"]))
+    party = next(k for k in config if k != "Mediator")
+    config[party][field] = value
+    with pytest.raises(ValueError, match=rf"config\.{party}\.{field}: .*got {value}"):
+        import_promediate({**data, "config": config}, "hmo")

@@ -157,6 +157,21 @@ def test_a_wrong_type_names_the_field_and_the_value(tmp_path: Path) -> None:
     assert any(p.startswith("parties[0].persona.reactivity:") and "3" in p for p in problems)
 
 
+@pytest.mark.parametrize(
+    ("field", "value"), [("im_threshold", 6.0), ("interrupt_threshold", 0.0), ("system1_prob", -1)]
+)
+def test_turn_taking_thresholds_out_of_range_are_named(
+    tmp_path: Path, field: str, value: float
+) -> None:
+    d = _data()
+    d["parties"][0]["persona"][field] = value
+    problems = _problems(_write(tmp_path, d))
+    assert any(p.startswith(f"parties[0].persona.{field}:") for p in problems), problems
+    d = _data()
+    d["mediator"] = {field: value}
+    assert any(p.startswith(f"mediator.{field}:") for p in _problems(_write(tmp_path, d)))
+
+
 def test_an_unknown_strategy_lists_the_valid_ones(tmp_path: Path) -> None:
     d = _data()
     d["parties"][0]["persona"]["strategy"] = "bullying"

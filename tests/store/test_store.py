@@ -149,11 +149,13 @@ def test_a_store_from_the_previous_schema_is_migrated_in_place(tmp_path: Path) -
     store = Store(tmp_path)
     result = run_matched(store, scenario("tenancy"), "rule", seed=2, budget=12)
     before = store.load_episode(result.episode_id).episode.turns
-    # Turn the store back into schema version 2, which had no delivery column.
+    # Turn the store back into schema version 2, which had no delivery column (nor the
+    # turn-taking column of version 4).
     store.db.execute("ALTER TABLE turns DROP COLUMN delivered")
+    store.db.execute("ALTER TABLE turns DROP COLUMN turn_taking")
     store.db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     store.close()
     again = Store(tmp_path)
     version = again.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    assert version == ("3",)
+    assert version == ("4",)
     assert again.load_episode(result.episode_id).episode.turns == before

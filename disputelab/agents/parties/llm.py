@@ -9,10 +9,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
+from disputelab.agents.parties.llm_thinking import llm_thoughts
 from disputelab.agents.parties.rule import ReadMemo, RuleParty
 from disputelab.agents.prompts import dialogue_block, party_system, texts
-from disputelab.episode import SATISFACTION, Action, Signal, Stance, Usage, Verdict
+from disputelab.agents.thinking import Mind, brief_sentences, event_text
+from disputelab.episode import SATISFACTION, Action, Signal, Stance, Thought, Usage, Verdict
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
+from disputelab.llm.embedding import Embedder
 from disputelab.llm.seeds import turn_sampling
 from disputelab.llm.structured import ask_structured
 from disputelab.scenario.schema import Scenario
@@ -139,14 +142,52 @@ class LLMParty(UsageReporter):
         self.system = party_system(self.public, self.party)
         self.schema = action_schema(self.public)
 
+        self._mind: Mind | None = None  # built on first thought (motivated turn-taking)
+
     async def act(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
-        x = texts(self.public.language)
-        user = "\n\n".join(
-            [
-                dialogue_block(self.public, dialogue),
-                x["your_turn"].format(turn=ctx.party_turn + 1, budget=ctx.budget),
-            ]
+        return await self._act(dialogue, ctx)
+
+    # ---- motivated turn-taking -------------------------------------------------------
+    async def think(
+        self, dialogue: Sequence[PublicTurn], ctx: TurnContext, k: int
+    ) -> list[Thought]:
+        if self._mind is None:
+            self._mind = Mind(brief_sentences(self.public, self.party), Embedder())
+        self._mind.attend(event_text(dialogue, self.public))
+        thoughts, responses = await llm_thoughts(
+            self.model,
+            self.system,
+            self.public,
+            self.party_id,
+            self._mind,
+            dialogue,
+            k,
+            self.seed,
+            ctx.party_turn,
+            self.temperature,
         )
+        self.report_usage(usage_of(responses))
+        return thoughts
+
+    def most_salient(self) -> Thought | None:
+        return self._mind.most_salient() if self._mind is not None else None
+
+    async def articulate(
+        self, dialogue: Sequence[PublicTurn], ctx: TurnContext, thought: Thought
+    ) -> Action:
+        return await self._act(dialogue, ctx, thought.text)
+
+    async def _act(
+        self, dialogue: Sequence[PublicTurn], ctx: TurnContext, voiced: str = ""
+    ) -> Action:
+        x = texts(self.public.language)
+        parts = [
+            dialogue_block(self.public, dialogue),
+            x["your_turn"].format(turn=ctx.party_turn + 1, budget=ctx.budget),
+        ]
+        if voiced:
+            parts.append(x["voice_thought"].format(thought=voiced))
+        user = "\n\n".join(parts)
         request = ChatRequest(
             (Message("system", self.system), Message("user", user)),
             temperature=self.temperature,
@@ -301,3 +342,11 @@ class HybridParty(RuleParty):
         return Action(
             reply.utterance.strip(), action.stances, action.signal, action.thought, action.tone
         )
+
+    async def articulate(
+        self, dialogue: Sequence[PublicTurn], ctx: TurnContext, thought: Thought
+    ) -> Action:
+        """The rule policy moves and thinks; the model phrases the move."""
+        action = await self.act(dialogue, ctx)
+        action.thought = f"{thought.text} ({action.thought})"
+        return action

@@ -20,7 +20,9 @@ import numpy as np
 import numpy.typing as npt
 
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
+from disputelab.agents.parties.rule_thinking import rule_thoughts
 from disputelab.agents.parties.voice import Voice
+from disputelab.agents.thinking import Mind, brief_sentences
 from disputelab.agents.utility import (
     STRATEGY_BETA,
     PreferenceTable,
@@ -30,7 +32,17 @@ from disputelab.agents.utility import (
     mediator_deference,
     preference_table,
 )
-from disputelab.episode import SATISFACTION, Action, Decision, Signal, Stance, Tone, Verdict
+from disputelab.episode import (
+    SATISFACTION,
+    Action,
+    Decision,
+    Signal,
+    Stance,
+    Thought,
+    Tone,
+    Verdict,
+)
+from disputelab.llm.embedding import Embedder
 from disputelab.scenario.schema import Party, Scenario, Strategy
 
 # Resentment above which a party digs in: it backs only its current offer and accepts
@@ -158,6 +170,11 @@ class RuleParty(UsageReporter):
         # A seeded tie-break among equally scored packages.
         self.offer: Package = self.cand.packages[0]
         self._stances = self._stances_for(self.offer, dug_in=False)
+        # A mediator proposal heard while thinking (motivated turn-taking) and not yet
+        # answered: the next turn answers it, as if it had been heard just before.
+        self._pending: Package | None = None
+        self._mind: Mind | None = None  # built on first thought (motivated turn-taking)
+        self.said: Signal | None = None  # the signal of its latest turn
 
     # ---- what the oracle reads -------------------------------------------------------
     def hidden_stances(self) -> dict[str, Stance]:
@@ -169,6 +186,9 @@ class RuleParty(UsageReporter):
 
     def decide(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
         proposal = self._observe(dialogue)
+        if proposal is None:
+            proposal = self._pending
+        self._pending = None
         others = self.latest
         own_horizon = max(1, -(-ctx.budget // ctx.n_parties))
         self.resentment *= COOLING
@@ -201,6 +221,35 @@ class RuleParty(UsageReporter):
             choice = self._best_supported(proposal)
         self.offer = choice
         return self._finish(Signal.CONTINUE, self._tone(dug_in), prev_offer, dug_in, others)
+
+    # ---- motivated turn-taking -------------------------------------------------------
+    async def think(
+        self, dialogue: Sequence[PublicTurn], ctx: TurnContext, k: int
+    ) -> list[Thought]:
+        heard = self._observe(dialogue)
+        if heard is not None:
+            self._pending = heard
+        if self._mind is None:
+            self._mind = Mind(brief_sentences(self.public, self.party), Embedder(semantic=False))
+        return rule_thoughts(self, self._mind, dialogue, k)
+
+    def most_salient(self) -> Thought | None:
+        return self._mind.most_salient() if self._mind is not None else None
+
+    def would_accept_now(self) -> bool:
+        """Whether its next turn would signal consensus on what the others back (the same
+        test `decide` applies), and it has not already said so."""
+        if self.said is Signal.CONSENSUS or self.resentment >= DIG_IN:
+            return False
+        common = self._common_package()
+        return common is not None and self._worth_it(common)
+
+    async def articulate(
+        self, dialogue: Sequence[PublicTurn], ctx: TurnContext, thought: Thought
+    ) -> Action:
+        action = self.decide(dialogue, ctx)
+        action.thought = f"{thought.text} ({action.thought})"
+        return action
 
     # ---- closure (staged protocol) ----------------------------------------------------
     async def verdict(
@@ -428,6 +477,7 @@ class RuleParty(UsageReporter):
         others: dict[str, PublicTurn],
     ) -> Action:
         worth = self._utility(self.offer)
+        self.said = signal
         self._stances = self._stances_for(self.offer, dug_in, worth)
         changed = [
             topic for j, topic in enumerate(self.table.topic_ids) if prev_offer[j] != self.offer[j]

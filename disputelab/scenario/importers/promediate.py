@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from disputelab.scenario.schema import (
     Fallback,
     Option,
@@ -25,6 +27,7 @@ from disputelab.scenario.schema import (
     Scenario,
     Topic,
     TopicPreference,
+    TurnTaking,
 )
 
 _STOP = {
@@ -261,6 +264,7 @@ def import_promediate(
     profiles = {k: str(v) for k, v in (data.get("names") or {}).items() if k != "Mediator"}
     if len(profiles) < 2:
         raise ValueError("fewer than two parties in 'names'")
+    config = _turn_taking_config(data.get("config"), [*profiles, "Mediator"], warnings)
     parties = []
     for name, profile in profiles.items():
         blocks = _opinion_blocks(profile, topics)
@@ -308,7 +312,7 @@ def import_promediate(
                 fallback=Fallback(description="No agreement is reached.", utility=0.3),
                 preferences=prefs,
                 weights=weights,
-                persona=Persona(strategy="compromising"),
+                persona=Persona(strategy="compromising", **config.get(name.lower(), {})),
                 private_notes=profile.strip(),
             )
         )
@@ -327,5 +331,48 @@ def import_promediate(
         background=background or f"ProMediate case {case_id}.",
         parties=parties,
         topics=topics,
+        mediator=TurnTaking(**config["mediator"]) if "mediator" in config else None,
     )
     return ImportResult(scenario, warnings)
+
+
+_THRESHOLDS = ("im_threshold", "interrupt_threshold", "system1_prob")
+
+
+def _turn_taking_config(
+    raw: object, names: list[str], warnings: list[str]
+) -> dict[str, dict[str, float]]:
+    """Each participant's turn-taking thresholds from the case's `config`, keyed by lower-
+    cased name: the case files spell some names differently there ('MacNamara' in
+    `config`, 'Macnamara' in `names`), so names match without regard to case. A party
+    the config leaves out gets the documented defaults, with a warning; a value out of
+    range fails the import."""
+    if raw is None:
+        warnings.append(
+            "no 'config' in the case: every party gets the default turn-taking thresholds"
+        )
+        return {}
+    if not isinstance(raw, dict):
+        raise ValueError(f"'config' must map participants to thresholds, not {type(raw).__name__}")
+    given = {str(k).lower(): v for k, v in raw.items()}
+    out: dict[str, dict[str, float]] = {}
+    for name in names:
+        entry = given.get(name.lower())
+        if entry is None:
+            if name != "Mediator":
+                warnings.append(f"{name}: not in 'config'; default turn-taking thresholds assumed")
+            continue
+        if not isinstance(entry, dict):
+            raise ValueError(f"config.{name} must map thresholds to numbers")
+        values = {k: entry[k] for k in _THRESHOLDS if k in entry}
+        try:
+            TurnTaking(**values)  # range checks
+        except ValidationError as exc:
+            e = exc.errors(include_url=False)[0]
+            field = ".".join(str(x) for x in e["loc"])
+            raise ValueError(f"config.{name}.{field}: {e['msg']}, got {e['input']!r}") from None
+        out["mediator" if name == "Mediator" else name.lower()] = values
+    unknown = sorted(set(given) - {n.lower() for n in names})
+    if unknown:
+        warnings.append(f"'config' names {', '.join(unknown)}, who are not in 'names'; ignored")
+    return out

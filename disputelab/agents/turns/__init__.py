@@ -1,0 +1,1 @@
+"""Turn-taking predictors: who is expected to speak next (motivated turn-taking)."""
