@@ -66,9 +66,12 @@ def experiment(
         _print_plan(spec, spec_path)
         return
     hub = open_models(spec.models.values())
-    summary = _run(spec, spec_path, hub, resume, concurrency, given)
-    if summary.interrupted:
-        _interrupted(summary, _again(spec_path, given), concurrency)
+    # The handlers stay in place until the interrupt has been reported: a second signal
+    # while it is written must still quit with 130, not with Python's default handler.
+    with _stop_on_signals() as stop:
+        summary = _run(spec, spec_path, hub, resume, concurrency, given, stop)
+        if summary.interrupted:
+            _interrupted(summary, _again(spec_path, given), concurrency)
     out.print(
         f"experiment [magenta]{summary.run_id}[/]: {summary.planned} episodes planned, "
         f"{summary.done} run, {summary.skipped} already done, {summary.failed} failed"
@@ -120,6 +123,7 @@ def _run(
     resume: bool,
     concurrency: int | None,
     overrides: dict[str, int],
+    stop: threading.Event,
 ) -> Summary:
     """Run the grid under a progress bar of episodes, failures and model spend."""
     from disputelab.experiments.runner import run_experiment
@@ -131,7 +135,7 @@ def _run(
         def tick(event: str, ep: object, error: str | None) -> None:
             progress.advance(failed=event == "failed")
 
-        async def until_done_or_stopped(stop: threading.Event) -> Summary:
+        async def until_done_or_stopped() -> Summary:
             return await run_experiment(
                 open_store(),
                 spec,
@@ -146,8 +150,7 @@ def _run(
             )
 
         try:
-            with _stop_on_signals() as stop:
-                return asyncio.run(until_done_or_stopped(stop))
+            return asyncio.run(until_done_or_stopped())
         except SpecError as exc:
             fail_problems(str(spec_path), exc.problems)
         except StoreError as exc:
@@ -186,7 +189,7 @@ def _interrupted(summary: Summary, again: str, concurrency: int | None) -> NoRet
 @contextmanager
 def _stop_on_signals() -> Iterator[threading.Event]:
     """A flag set by the first SIGINT or SIGTERM while the block runs; a second one quits
-    at once. The handlers in place before are put back after."""
+    at once. The handlers in place before are put back after, unless a signal came."""
     stop = threading.Event()
 
     def on_signal(signum: int, frame: object) -> None:
@@ -204,5 +207,8 @@ def _stop_on_signals() -> Iterator[threading.Event]:
     try:
         yield stop
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        # After a signal the command is on its way out with 130: a second signal while
+        # it unwinds must still quit with 130, not meet Python's default handler (-2).
+        if not stop.is_set():
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)

@@ -113,10 +113,16 @@ def test_a_second_interrupt_quits_at_once(tmp_path: Path) -> None:
     time.sleep(0.01)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130
     assert "Traceback" not in out + err
     # Either the second signal cut the stop short, or the stop was already complete.
     assert "quitting at once" in err or "resume with: " in err
+    if proc.returncode == -signal.SIGINT:
+        # The second signal landed while the interpreter was shutting down, after
+        # everything was said: CPython has put the default action back by then, so the
+        # process ends by the signal (a shell shows that as 130 too).
+        assert "resume with: " in err
+    else:
+        assert proc.returncode == 130, err
 
 
 def test_an_experiment_puts_the_signal_handlers_back_when_it_ends(tmp_path: Path) -> None:
