@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -15,13 +16,21 @@ from disputelab.cli.common import (
     fail,
     fail_scenario,
     library,
+    open_models,
     out,
     print_problem,
     print_rows,
+    print_usage,
     warn,
 )
 from disputelab.scenario.checks import unsettlable
-from disputelab.scenario.importers import FORMATS, ONE_CASE_PER_FILE, case_files, read_cases
+from disputelab.scenario.importers import (
+    FORMATS,
+    ONE_CASE_PER_FILE,
+    CaseFile,
+    case_files,
+    read_cases,
+)
 from disputelab.scenario.io import ScenarioError, dump_scenario, load_scenario, save_scenario
 from disputelab.scenario.library import builtin_scenarios, resolve_scenario
 
@@ -122,26 +131,66 @@ def scenarios_import(
             "--out", help="Write scenario files here (default: the store's library folder)."
         ),
     ] = None,
+    lenient: Annotated[
+        bool,
+        typer.Option(
+            "--lenient",
+            help="Import a preference the rules cannot read with an assumed ranking "
+            "(warned, and recorded in the scenario's assumptions) instead of failing.",
+        ),
+    ] = False,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            help="ProMediate: a model reads the preferences the rules cannot (held to the "
+            "case's options); the rules still read everything else.",
+        ),
+    ] = None,
 ) -> None:
     """Convert external cases into scenario files, warning about anything assumed."""
     if source not in FORMATS:
         fail(f"unknown format {source!r}; available: {', '.join(FORMATS)}")
+    if model is not None and source != "promediate":
+        fail("--model reads ProMediate briefs only; AgentMediation records need no reading")
     if not path.exists():
         fail(f"{path}: no such file or folder")
     files = case_files(source, path)
+    readings = _model_readings(files, model) if model else {}
     target = out_dir or library()
     target.mkdir(parents=True, exist_ok=True)
     bad = 0
     written: dict[str, Path] = {}  # scenario id -> the file it came from, in this import
     for f in files:
-        bad += _import_file(source, f, target, written, len(files) > 1)
+        found = read_cases(source, f, len(files) > 1, lenient, readings.get(f), model or "")
+        bad += _import_file(source, f, found, target, written)
     if bad:
         raise typer.Exit(2)
 
 
-def _import_file(source: str, f: Path, target: Path, written: dict[str, Path], many: bool) -> int:
-    """Import one case file into `target`; returns the number of problems."""
-    found = read_cases(source, f, many)
+def _model_readings(files: list[Path], model: str) -> dict[Path, dict[tuple[str, str], Any]]:
+    """A model's readings of every opinion the rules could not read, in all `files`, asked
+    in one event loop; per file, keyed by (party, topic id)."""
+    from disputelab.authoring.preference_reader import read_all
+
+    unread = {f: read_cases("promediate", f, lenient=True).unread for f in files}
+    items = [(f, u) for f, us in unread.items() for u in us]
+    if not items:
+        return {}
+    hub = open_models([model])
+    reader = hub.model(model, "reader")
+    results = asyncio.run(read_all(reader, [u for _, u in items]))
+    print_usage(hub)
+    out: dict[Path, dict[tuple[str, str], Any]] = {}
+    for (f, _), r in zip(items, results, strict=True):
+        out.setdefault(f, {})[(r.party, r.topic_id)] = r
+    return out
+
+
+def _import_file(
+    source: str, f: Path, found: CaseFile, target: Path, written: dict[str, Path]
+) -> int:
+    """Save what `found` read from `f` into `target`; returns the number of problems."""
     saved: list[Path] = []
     clashes = 0
     for s in found.scenarios:

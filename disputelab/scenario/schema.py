@@ -226,6 +226,12 @@ class Scenario(_Strict):
     topics: list[Topic]
     legal: LegalContext | None = None
     terms: list[NumericTerm] = Field(default_factory=list)
+    assumptions: list[str] = Field(
+        default_factory=list,
+        description="What an importer had to assume because the source did not say, one "
+        "line each (a preference it could not read, an option no one mentioned); empty "
+        "for a scenario written by hand.",
+    )
     mediator: TurnTaking | None = Field(
         default=None,
         description="The mediator's turn-taking thresholds, as a ProMediate case gives them; "

@@ -7,8 +7,10 @@ by line, what could not be read and what was assumed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from disputelab.scenario.schema import Scenario
 
@@ -26,11 +28,22 @@ class CaseFile:
     problems: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     failed: bool = False  # the file as a whole could not be read
+    # ProMediate opinions the rules could not read (`UnreadPreference`), for a model.
+    unread: list[Any] = field(default_factory=list)
 
 
-def read_cases(source: str, path: Path, many: bool = False) -> CaseFile:
+def read_cases(
+    source: str,
+    path: Path,
+    many: bool = False,
+    lenient: bool = False,
+    readings: Mapping[tuple[str, str], Any] | None = None,
+    model_name: str = "",
+) -> CaseFile:
     """Scenarios from one case file of format `source`. With `many` AgentMediation files in
-    play, ids carry the file's name (am-FILE-001) so they cannot clash."""
+    play, ids carry the file's name (am-FILE-001) so they cannot clash. For ProMediate,
+    `lenient` imports a preference the rules cannot read with an assumed ranking, and
+    `readings` holds a model's readings of those (see `promediate.import_promediate`)."""
     if source not in FORMATS:
         raise ValueError(f"unknown format {source!r}; available: {', '.join(FORMATS)}")
     if source == "agentmediation":
@@ -52,15 +65,18 @@ def read_cases(source: str, path: Path, many: bool = False) -> CaseFile:
     from disputelab.scenario.importers.promediate import import_promediate_file
 
     try:
-        found = import_promediate_file(path)
+        found = import_promediate_file(path, lenient, readings, model_name)
     except (OSError, ValueError) as exc:  # JSONDecodeError and pydantic errors included
         return CaseFile(problems=[(str(path), str(exc).splitlines()[0])], failed=True)
-    return CaseFile([found.scenario], [], list(found.warnings))
+    return CaseFile([found.scenario], [], list(found.warnings), unread=list(found.unread))
 
 
 def case_files(source: str, path: Path) -> list[Path]:
-    """The case files of `source` at `path`: the file itself, or those in the folder."""
+    """The case files of `source` at `path`: the file itself, or those in the folder. A
+    clone of ProMediate's repository keeps its cases in `cases/`: its root will do."""
     if not path.is_dir():
         return [path]
+    if source == "promediate" and (path / "cases").is_dir():
+        path = path / "cases"
     # ProMediate keeps its topic names in a topics.json beside the cases: not a case.
     return sorted(p for p in path.glob(FORMATS[source]) if p.name != "topics.json")

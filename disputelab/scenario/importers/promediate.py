@@ -13,12 +13,22 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from disputelab.scenario.importers.promediate_text import (
+    ParsedOption,
+    ParsedTopic,
+    Reading,
+    read_choices,
+)
+from disputelab.scenario.importers.promediate_text import (
+    parse_options as read_option_lists,
+)
 from disputelab.scenario.schema import (
     Fallback,
     Option,
@@ -55,10 +65,32 @@ _ORDINALS = ("first", "second", "third", "fourth", "fifth")
 _NEGATIVE = re.compile(r"(unacceptable|will not|won't|not accept|cannot accept|refuse|never)", re.I)
 
 
+@dataclass(frozen=True)
+class UnreadPreference:
+    """A party's opinion on a topic that the rules could not read: what a model is asked."""
+
+    party: str
+    topic: Topic
+    text: str
+    why: str
+
+
+@dataclass(frozen=True)
+class ModelReading:
+    """A model's reading of an `UnreadPreference`; `error` is set when it failed."""
+
+    party: str
+    topic_id: str
+    ranking: list[str]
+    unacceptable: list[str]
+    error: str = ""
+
+
 @dataclass
 class ImportResult:
     scenario: Scenario
     warnings: list[str] = field(default_factory=list)
+    unread: list[UnreadPreference] = field(default_factory=list)
 
 
 def _slug(text: str) -> str:
@@ -67,19 +99,9 @@ def _slug(text: str) -> str:
 
 
 def parse_options(text: str) -> list[tuple[str, list[tuple[str, str]]]]:
-    """'1. Name:\\n(a) ...\\n(b) ...' -> [(name, [(letter, label), ...]), ...]."""
-    sections = re.split(r"(?m)^\s*\d+\.\s*", text)
-    out = []
-    for sec in sections:
-        if not sec.strip():
-            continue
-        head, _, body = sec.partition("\n")
-        name = head.strip().rstrip(":").strip()
-        pairs = re.findall(r"\(([a-z])\)\s*(.*?)(?=\([a-z]\)|\Z)", head + "\n" + body, re.S)
-        opts = [(letter.upper(), " ".join(label.split()).strip(" ;.")) for letter, label in pairs]
-        if opts:
-            out.append((name, opts))
-    return out
+    """'1. Name:\\n(a) ...\\n(b) ...' -> [(name, [(id, label), ...]), ...], ids A, B, C...
+    in listed order (see `promediate_text.parse_options` for the shapes it reads)."""
+    return [(t.heading, [(o.id, o.label) for o in t.options]) for t in read_option_lists(text)]
 
 
 def _opinion_blocks(profile: str, topics: list[Topic]) -> list[str]:
@@ -110,8 +132,10 @@ def _opinion_blocks(profile: str, topics: list[Topic]) -> list[str]:
             if i not in by_topic and unplaced:
                 by_topic[i] = unplaced.pop(0)
         return [by_topic.get(i, "") for i in range(n)]
-    parts = re.split(r"(?m)^\s*#*\s*\d+\s*[).]\s*", section)
-    blocks = [p for p in parts if p.strip()]
+    # '1)', '1.' or, in St. Francis, 'ISSUE I:' / 'ISSUE 1:'.
+    parts = re.split(r"(?m)^\s*#*\s*(?:\d+\s*[).]|ISSUE\s+(?:[IVX]+|\d+)\s*:)\s*", section)
+    # parts[0] is whatever precedes the first issue ('Here are your opinions...').
+    blocks = [p for p in parts[1:] if p.strip()] if len(parts) > 1 else []
     return (blocks + [""] * n)[:n]
 
 
@@ -152,6 +176,30 @@ def _choice(fragment: str, options: list[tuple[str, str]]) -> list[str]:
 
 
 def parse_preference(block: str, options: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
+    """(ranking, unacceptable) read from one topic's opinion text (see `read_preference`)."""
+    reading = read_preference(block, options)
+    return reading.ranking, reading.unacceptable
+
+
+def read_preference(block: str, options: list[tuple[str, str]] | ParsedTopic) -> Reading:
+    """Stated choices first ('First choice: ...', 'Option #2 is your first choice'); a
+    block with none is read as prose, ranking options in the order the text names them
+    and taking those named after a negation as unacceptable. Given as a `ParsedTopic`,
+    the options keep the case's own markers ('Option #2', '(1D)')."""
+    topic = (
+        options
+        if isinstance(options, ParsedTopic)
+        else ParsedTopic("", tuple(ParsedOption(o, label, o.lower()) for o, label in options))
+    )
+    options = [(o.id, o.label) for o in topic.options]
+    reading = read_choices(block, topic)
+    if reading.ranking or reading.unacceptable or reading.unread:
+        return reading
+    ranking, bad = _prose_preference(block, options)
+    return Reading(ranking, bad)
+
+
+def _prose_preference(block: str, options: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
     """(ranking, unacceptable) read from one topic's opinion text.
 
     Explicit 'First choice: ...' lines decide the ranking when present; otherwise options
@@ -194,13 +242,20 @@ def parse_preference(block: str, options: list[tuple[str, str]]) -> tuple[list[s
     return ranking, bad
 
 
-def import_promediate_file(path: Path) -> ImportResult:
+def import_promediate_file(
+    path: Path,
+    lenient: bool = False,
+    readings: Mapping[tuple[str, str], ModelReading] | None = None,
+    model_name: str = "",
+) -> ImportResult:
     """A case file: its id from the file name, topic names from a topics.json beside it if
     the case has none. Raises OSError or ValueError (one line) for a file it cannot use."""
     data = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
-    return import_promediate(data, _case_id(path), sibling_topics(path))
+    return import_promediate(
+        data, _case_id(path), sibling_topics(path), lenient, readings, model_name
+    )
 
 
 def _case_id(path: Path) -> str:
@@ -208,10 +263,16 @@ def _case_id(path: Path) -> str:
 
 
 def sibling_topics(case_file: Path) -> list[str] | None:
-    """Topic names for `case_file` from a topics.json beside it (keyed by case name), as
-    ProMediate ships them for every case but HMO; None when there is none to read."""
-    path = case_file.parent / "topics.json"
-    if path == case_file or not path.is_file():
+    """Topic names for `case_file` from ProMediate's topics.json (keyed by case name), as
+    it ships them for every case but HMO; None when there is none to read."""
+    # Beside the case, or where ProMediate's repository keeps it (cases/ beside
+    # thoughtful_agents/prompts/).
+    candidates = [
+        case_file.parent / "topics.json",
+        case_file.parent.parent / "thoughtful_agents" / "prompts" / "topics.json",
+    ]
+    path = next((p for p in candidates if p != case_file and p.is_file()), None)
+    if path is None:
         return None
     try:
         table = json.loads(path.read_text(encoding="utf-8"))
@@ -235,13 +296,50 @@ def _duplicate_profiles(parties: list[Party]) -> list[str]:
     return out
 
 
+def _unreadable(where: str, block: str, reading: Reading) -> str:
+    """Why a party's preference on a topic cannot be taken as read, or ''."""
+    if reading.unread:
+        return f"{where}: a stated choice names no option that could be told: {reading.unread[0]!r}"
+    if not reading.ranking:
+        first = next((ln.strip() for ln in block.splitlines() if ln.strip()), "")
+        said = f"{first[:100]!r}" if first else "(nothing on this topic)"
+        return f"{where}: no acceptable option could be read from {said}"
+    return ""
+
+
+def _role(profile: str) -> str:
+    """The party's position: 'You are L. Atchison, the vice president of ...' gives 'the
+    vice president of ...', 'You are a managed care representative for ...' gives that;
+    sentences like 'You are sure that ...' say nothing about a role and are passed over."""
+    name = r"(?:[A-Z]\.\s*)*[A-Z][\w'-]*(?:\s+(?:[A-Z]\.\s*)*[A-Z][\w'-]*){0,2}"
+    m = re.search(
+        rf"You are (?:{name},\s*(?P<role>[^.\n]+)|(?P<desc>(?:a|an|the)\s[^.\n]+))", profile
+    )
+    if not m:
+        return ""
+    return " ".join((m.group("role") or m.group("desc")).split())[:120]
+
+
 def import_promediate(
-    data: dict[str, Any], case_id: str, topic_names: list[str] | None = None
+    data: dict[str, Any],
+    case_id: str,
+    topic_names: list[str] | None = None,
+    lenient: bool = False,
+    readings: Mapping[tuple[str, str], ModelReading] | None = None,
+    model_name: str = "",
 ) -> ImportResult:
     """One case. `topic_names` stands in for a missing 'topics' key: ProMediate keeps the
-    other cases' topic names in a separate topics.json keyed by case."""
+    other cases' topic names in a separate topics.json keyed by case. A preference that
+    cannot be read fails the case, naming the party, the topic and the line; `lenient`
+    imports it ranked in listed order instead, with a warning, and records the assumption
+    in the scenario's `assumptions`. `readings` (party name, topic id) -> a model's reading
+    of what the rules could not read (`result.unread` of a lenient pass) takes its place,
+    also recorded there."""
     warnings: list[str] = []
-    parsed = parse_options(str(data.get("options", "")))
+    assumptions: list[str] = []
+    unread: list[UnreadPreference] = []
+    read = read_option_lists(str(data.get("options", "")))
+    parsed = [(t.heading, [(o.id, o.label) for o in t.options]) for t in read]
     if not parsed:
         raise ValueError("no options could be read from 'options'")
     names = list(data.get("topics") or topic_names or [])
@@ -269,24 +367,47 @@ def import_promediate(
     for name, profile in profiles.items():
         blocks = _opinion_blocks(profile, topics)
         prefs = {}
-        for topic, block, (_, opts) in zip(topics, blocks, parsed, strict=True):
-            ranking, bad = parse_preference(block, opts)
-            if re.search(r"only if|depends on", block, re.I):
+        for topic, block, (_, opts), listed in zip(topics, blocks, parsed, read, strict=True):
+            where = f"{name}/{topic.id}"
+            reading = read_preference(block, listed)
+            ranking, bad = reading.ranking, reading.unacceptable
+            if reading.conditional or re.search(r"only if|depends on", block, re.I):
                 warnings.append(
-                    f"{name}/{topic.id}: a conditional choice ('only if', "
+                    f"{where}: a conditional choice ('only if', "
                     "'depends on') was read as unconditional"
                 )
+            unreadable = _unreadable(where, block, reading)
+            by_model = (readings or {}).get((name, topic.id))
+            if unreadable and by_model is not None:
+                if by_model.error:
+                    unreadable += f"; the model could not read it either: {by_model.error}"
+                else:
+                    ranking, bad = list(by_model.ranking), list(by_model.unacceptable)
+                    assumptions.append(
+                        f"{where}: read by {model_name or 'a model'} from the brief's prose "
+                        f"(rules could not): ranking {', '.join(ranking)}"
+                        + (f"; unacceptable {', '.join(bad)}" if bad else "")
+                    )
+                    unreadable = ""
+            elif unreadable:
+                unread.append(UnreadPreference(name, topic, block.strip(), unreadable))
             rest = [o for o, _ in opts if o not in ranking and o not in bad]
-            if not ranking:
-                warnings.append(
-                    f"{name}/{topic.id}: no choice could be read; every option "
-                    "not marked unacceptable is ranked in listed order"
+            if unreadable and not lenient:
+                raise ValueError(
+                    f"{unreadable} (--lenient imports it with an assumed ranking, marked)"
+                )
+            if unreadable:
+                warnings.append(f"{unreadable}; assumed: options ranked in listed order")
+                assumptions.append(
+                    f"{where}: preference unreadable; ranked in listed order: "
+                    + ", ".join(ranking + rest)
                 )
             elif rest:
                 warnings.append(
-                    f"{name}/{topic.id}: options {', '.join(rest)} not mentioned; "
+                    f"{where}: options {', '.join(rest)} not mentioned; "
                     "ranked after the stated choices"
                 )
+                assumptions.append(f"{where}: {', '.join(rest)} not mentioned; ranked last")
             ranking += rest
             if not ranking:  # everything was marked unacceptable: keep the least bad one
                 ranking, bad = bad[-1:], bad[:-1]
@@ -297,13 +418,13 @@ def import_promediate(
             prefs[topic.id] = TopicPreference(ranking=ranking, unacceptable=bad)
         share, extra = divmod(100, len(topics))
         weights = {t.id: share + (1 if i < extra else 0) for i, t in enumerate(topics)}
-        role = re.search(r"You are ([^.\n]+)", profile)
+        role = _role(profile)
         goal = re.search(r"Main Goal[:\s]*([^\n]+)", profile, re.I)
         parties.append(
             Party(
                 id=_slug(name),
                 name=name,
-                role=(role.group(1).strip()[:120] if role else ""),
+                role=role,
                 objective=(
                     goal.group(1).strip()
                     if goal
@@ -332,8 +453,9 @@ def import_promediate(
         parties=parties,
         topics=topics,
         mediator=TurnTaking(**config["mediator"]) if "mediator" in config else None,
+        assumptions=assumptions,
     )
-    return ImportResult(scenario, warnings)
+    return ImportResult(scenario, warnings, unread)
 
 
 _THRESHOLDS = ("im_threshold", "interrupt_threshold", "system1_prob")
