@@ -4,7 +4,8 @@
   scores, read off the episode (and its twin) without a judge.
 - `oracle`, `self-report`, `topic-localized`, `per-turn`: consensus trackers, scored with
   the SoCRATES metrics; the last two need a judge.
-- `promediate`: ProMediate's CC, RL and ME on the trajectory of the `tracker` option.
+- `promediate`: ProMediate's CC, TLE, RL and ME on the trajectory of the `tracker` option,
+  indexed by dialogue line, undefined states dropped.
 - `outcome-judges`, `mediator-intelligence`: judged consensus and litigation risk, and
   ProMediate's mediator-intelligence ratings.
 """
@@ -28,13 +29,7 @@ from disputelab.evaluation.metrics import (
     intervention_effectiveness,
     intervention_timeliness,
 )
-from disputelab.evaluation.promediate import (
-    consensus_change,
-    mediator_effectiveness,
-    mediator_intelligence,
-    response_latency,
-    topic_level_efficiency,
-)
+from disputelab.evaluation.promediate import mediator_intelligence, promediate_scores
 from disputelab.evaluation.registry import (
     EpisodeToScore,
     Evaluator,
@@ -73,52 +68,6 @@ def tracker_scores(
             else MetricResult(float("nan"), "undefined: no matched baseline scored")
         )
     return out
-
-
-def promediate_scores(traj: Trajectory, episode: Episode) -> dict[str, MetricResult]:
-    """CC, RL and ME on a tracker trajectory indexed by party turn. A mediator turn after
-    party turn k sits at line k + 1, so answering a drop at once is a latency of 1; an
-    intervention targets the topics of its proposal, or every topic if it proposed none."""
-    if traj.failure:
-        nan = MetricResult(float("nan"), f"undefined: {traj.failure}")
-        return {"consensus_change": nan, "response_latency": nan, "mediator_effectiveness": nan}
-    overall = [0.0 if v != v else v for v in traj.overall()]
-    by_topic = {t: [0.0 if v != v else v for v in s] for t, s in traj.by_topic.items()}
-    positions = episode.intervention_positions()
-    targets = [
-        list(t.intervention.proposal) or list(by_topic)
-        for t in episode.turns
-        if t.role == "mediator" and t.intervention is not None
-    ]
-    return {
-        "consensus_change": consensus_change(overall),
-        "topic_level_efficiency": topic_level_efficiency(by_topic, topic_mentions(episode)),
-        "response_latency": response_latency(overall, [k + 1 for k in positions]),
-        "mediator_effectiveness": mediator_effectiveness(
-            by_topic, list(zip(positions, targets, strict=True))
-        ),
-    }
-
-
-def topic_mentions(episode: Episode) -> dict[str, list[int]]:
-    """Party turns (1-based) that touch each topic, read from the structure rather than
-    asked of a judge: the speaker's stance on the topic moved, or its words name the topic
-    or back a new option. A mediator proposal counts at the next party turn's index."""
-    mentions: dict[str, list[int]] = {}
-    last: dict[tuple[str, str], object] = {}
-    for turn in episode.turns:
-        if turn.role == "mediator" and turn.intervention is not None:
-            for topic in turn.intervention.proposal:
-                mentions.setdefault(topic, []).append(turn.party_turn)
-            continue
-        if turn.action is None:
-            continue
-        for topic, stance in turn.action.stances.items():
-            key = (turn.speaker, topic)
-            if last.get(key) != stance:
-                mentions.setdefault(topic, []).append(turn.party_turn)
-            last[key] = stance
-    return {t: sorted(set(v)) for t, v in mentions.items()}
 
 
 async def judge_scores(
@@ -234,8 +183,8 @@ for _name in TRACKERS:
 register_evaluator(
     Evaluator(
         "promediate",
-        f"1.{RUBRIC_VERSION}",
-        "ProMediate's CC, RL and ME on the trajectory of --tracker",
+        f"2.{RUBRIC_VERSION}",
+        "ProMediate's CC, TLE, RL and ME on the trajectory of --tracker, by dialogue line",
         _promediate,
         judged_when=("tracker", LLM_TRACKERS),
         stored_as="promediate:{tracker}",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from disputelab.cli import app
@@ -84,3 +85,34 @@ def test_judge_calls_per_episode_agree_with_the_usage_stored_for_it(tmp_path: Pa
         total += int(calls)
     assert total == server.calls
     assert f"{total} calls to the model" in " ".join(result.output.split())
+
+
+def test_the_promediate_evaluator_scores_stated_stances_on_dialogue_lines_dropping_undefined(
+    tmp_path: Path,
+) -> None:
+    # Self-report is undefined until all three workplace parties have spoken. Rule parties
+    # state their true stances, so once defined it equals the consensus the protocol
+    # recorded after each line; mediator lines carry the state before them.
+    runner = CliRunner()
+    base = ["--store", str(tmp_path)]
+    run = [*base, "run", "workplace", "--mediator", "rule", "--budget", "40"]
+    assert runner.invoke(app, run).exit_code == 0
+    args = [*base, "evaluate", "--evaluator", "promediate", "--tracker", "self-report"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    store = Store(tmp_path)
+    (eid,) = [e for e in store.episode_ids(store.resolve_run("last")) if "unmediated" not in e]
+    episode = store.load_episode(eid).episode
+    assert episode.intervention_positions(), "the rule mediator should speak in 40 turns"
+    spoken: set[str] = set()
+    states: list[float] = []
+    for turn in episode.turns:
+        if turn.role == "party":
+            spoken.add(turn.speaker)
+        if len(spoken) < 3:
+            continue
+        c = turn.consensus
+        states.append(sum(c.values()) / len(c) if c is not None else states[-1])
+    expected = 100 * (sum(states[-10:]) / 10 - sum(states[:10]) / 10)
+    (cc,) = [s for s in store.scores(eid) if s.metric == "consensus_change"]
+    assert cc.value == pytest.approx(expected)
