@@ -158,3 +158,19 @@ def test_with_a_model_williams_imports_with_what_the_model_read(tmp_path: Path) 
             assert got.ranking[: len(want["ranking"])] == want["ranking"]
             assert sorted(got.unacceptable) == sorted(want["unacceptable"])
     assert sum("read by openai:reader" in a for a in s.assumptions) == 15
+
+
+@needs_data
+def test_everything_assumed_is_recorded_in_the_scenario_not_only_warned() -> None:
+    result = import_promediate_file(SHARED / "hmo.json")
+    s = result.scenario
+    assert any("equal weights" in a for a in s.assumptions)
+    assert any(a.startswith("Jamie/marketing-support: a conditional") for a in s.assumptions)
+    assert any(
+        a.startswith("Alex/marketing-support: B, C, D, E not mentioned") for a in s.assumptions
+    )
+    # Every warning about a party's preferences has its line in the scenario.
+    for w in result.warnings:
+        where = w.split(":", 1)[0]
+        if "/" in where:
+            assert any(a.startswith(where) for a in s.assumptions), w

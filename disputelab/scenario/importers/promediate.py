@@ -376,6 +376,7 @@ def import_promediate(
                     f"{where}: a conditional choice ('only if', "
                     "'depends on') was read as unconditional"
                 )
+                assumptions.append(f"{where}: a conditional choice read as unconditional")
             unreadable = _unreadable(where, block, reading)
             by_model = (readings or {}).get((name, topic.id))
             if unreadable and by_model is not None:
@@ -438,10 +439,12 @@ def import_promediate(
             )
         )
     warnings += _duplicate_profiles(parties)
-    warnings.append(
+    defaults = (
         "ProMediate cases carry no weights or fallbacks: equal weights and a "
         "fallback utility of 0.3 were assumed for every party"
     )
+    warnings.append(defaults)
+    assumptions.append(defaults)
     background = str(data.get("instruction", "")).replace("{issues}", str(data.get("issues", "")))
     background = background.replace("{options}", str(data.get("options", ""))).strip()
     scenario = Scenario(
