@@ -57,10 +57,7 @@ def tracker_scores(
         return {"final_consensus": MetricResult(float("nan"), why)}
     out = {"final_consensus": MetricResult(s[-1], f"tracker consensus after turn {len(s) - 1}")}
     if episode.agents.get("mediator", "none") != "none":
-        positions = episode.intervention_positions()
-        clean = [0.0 if v != v else v for v in s]  # NaN before everyone spoke counts as 0
-        out["intervention_timeliness"] = intervention_timeliness(clean, positions)
-        out["intervention_effectiveness"] = intervention_effectiveness(clean, positions)
+        out |= _timeliness_and_effectiveness(s, episode.intervention_positions())
         base = baseline.overall() if baseline else []
         out["consensus_gain"] = (
             consensus_gain(s[-1], base[-1])
@@ -68,6 +65,33 @@ def tracker_scores(
             else MetricResult(float("nan"), "undefined: no matched baseline scored")
         )
     return out
+
+
+def _timeliness_and_effectiveness(
+    s: Sequence[float], positions: Sequence[int]
+) -> dict[str, MetricResult]:
+    """IT and IE on the defined states only. A tracker such as self-report is undefined
+    until every party has spoken: those leading states are dropped (filling them with 0
+    would invent a disagreement nobody expressed), positions shift with them, and an
+    intervention made before the tracker had any value is left out, with the reason."""
+    lead = next((i for i, v in enumerate(s) if v == v), len(s))
+    rest = s[lead:]
+    if any(v != v for v in rest):
+        why = MetricResult(float("nan"), "undefined: the tracker lost its value mid-dialogue")
+        return {"intervention_timeliness": why, "intervention_effectiveness": why}
+    early = [k for k in positions if k < lead]
+    shifted = [k - lead for k in positions if k >= lead]
+    it = intervention_timeliness(rest, shifted)
+    ie = intervention_effectiveness(rest, shifted)
+    if lead:
+        note = f"; the first {lead} state(s) were undefined and dropped"
+        if early:
+            note += f", and {len(early)} intervention(s) before them left out"
+        it = MetricResult(it.value, it.explanation + note, {**it.detail, "dropped": lead})
+        ie = MetricResult(
+            ie.value, ie.explanation + note, {**ie.detail, "dropped": lead, "left_out": early}
+        )
+    return {"intervention_timeliness": it, "intervention_effectiveness": ie}
 
 
 async def judge_scores(
@@ -101,6 +125,10 @@ async def trajectory(
     return result
 
 
+# 2: IT and IE drop a tracker's undefined leading states instead of counting them as 0.
+TRACKER_VERSION = "2"
+
+
 def _tracker_evaluator(name: str) -> Evaluator:
     async def score(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
         traj = await trajectory(name, item.episode, item.episode_id, item.scenario, ctx)
@@ -119,7 +147,7 @@ def _tracker_evaluator(name: str) -> Evaluator:
 
     return Evaluator(
         name,
-        f"{socrates.VERSION}.{RUBRIC_VERSION}",
+        f"{TRACKER_VERSION}.{RUBRIC_VERSION}",
         f"{name} consensus tracker, scored with the SoCRATES metrics",
         score,
         needs_judge=name in LLM_TRACKERS,
