@@ -21,6 +21,7 @@ from disputelab.cli.common import (
 )
 from disputelab.cli.progress import ticker
 from disputelab.evaluation.metrics import MetricResult
+from disputelab.evaluation.outcomes import ROUGE_STYLES
 from disputelab.evaluation.registry import EVALUATORS, get_evaluator, on_demand_evaluators
 from disputelab.evaluation.trackers import TRACKERS
 from disputelab.store.sqlite import StoreError
@@ -36,6 +37,13 @@ def evaluate(
     tracker: Annotated[
         str, typer.Option(help="Tracker under the promediate evaluator.")
     ] = "self-report",
+    rouge: Annotated[
+        str,
+        typer.Option(
+            help="ROUGE-L tokens under points-rouge: char, jieba, or paper (the released "
+            "AgentMediation code's jieba words and scorer)."
+        ),
+    ] = "char",
     judge_model: Annotated[
         list[str] | None,
         typer.Option(help="Judge model (repeat to combine several by the mean)."),
@@ -57,6 +65,8 @@ def evaluate(
         fail(f"unknown evaluator {evaluator!r}; available: {', '.join(listed)}")
     if tracker not in TRACKERS:
         fail(f"unknown tracker {tracker!r}; available: {', '.join(TRACKERS)}")
+    if rouge not in ROUGE_STYLES:
+        fail(f"unknown ROUGE-L style {rouge!r}; available: {', '.join(ROUGE_STYLES)}")
     judges = [j for j in (judge_model or []) if j != "rule"]
     needs = EVALUATORS.get(evaluator).requires_judge({"tracker": tracker})
     check_judges(needs, judges, f"evaluator {evaluator!r} needs")
@@ -74,7 +84,7 @@ def evaluate(
 
         try:
             results = asyncio.run(
-                evaluate_run(open_store(), run_id, evaluator, hub, judges, tracker, scored)
+                evaluate_run(open_store(), run_id, evaluator, hub, judges, tracker, scored, rouge)
             )
         except (ModelError, ValueError) as exc:
             fail(str(exc).splitlines()[0])

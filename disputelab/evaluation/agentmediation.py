@@ -9,7 +9,8 @@ outcome-judges` adds the paper's judged Con and LR beside these.
 
 Solution scores compare the mediator's option-generation and final proposals with the
 case's gold points of contention (ROUGE-L F1) and legal bases (recall), averaged over the
-two proposals as the paper does.
+two proposals as the paper does. ROUGE-L is on CJK characters unless `rouge` asks for the
+paper's jieba words ("jieba") or its words and scorer ("paper"); the explanation says which.
 """
 
 from __future__ import annotations
@@ -20,11 +21,19 @@ from collections.abc import Sequence
 from disputelab.consensus import consensus_score
 from disputelab.episode import SATISFACTION, Episode, Intervention, Status
 from disputelab.evaluation.metrics import MetricResult
-from disputelab.evaluation.outcomes import legal_basis_recall, likert_score, rouge_l_f1
+from disputelab.evaluation.outcomes import (
+    ROUGE_STYLES,
+    RougeStyle,
+    legal_basis_recall,
+    likert_score,
+    rouge_l_f1,
+)
 from disputelab.scenario.schema import Scenario
 
 EVALUATOR = "agentmediation"
-VERSION = "2"  # 2: law names compared by their short form
+# 2: law names compared by their short form; 3: an article is read past bracketed notes
+# after the title, so two articles of one regulation no longer collapse into its title.
+VERSION = "3"
 # Metric name -> column header in the paper's tables, in the paper's order.
 OUTCOME_COLUMNS = {
     "success": "SR",
@@ -60,8 +69,11 @@ def _mean(results: Sequence[MetricResult], what: str) -> MetricResult:
     )
 
 
-def score_staged(episode: Episode, scenario: Scenario) -> dict[str, MetricResult]:
-    """Outcome and solution metrics of one staged episode."""
+def score_staged(
+    episode: Episode, scenario: Scenario, rouge: RougeStyle = "char"
+) -> dict[str, MetricResult]:
+    """Outcome and solution metrics of one staged episode; `rouge` picks ROUGE-L's tokens
+    (see `rouge_l_f1`)."""
     out: dict[str, MetricResult] = {}
     verdicts = [t.action.verdict for t in episode.turns if t.action and t.action.verdict]
     status = episode.outcome.status if episode.outcome else Status.INCOMPLETE
@@ -106,7 +118,10 @@ def score_staged(episode: Episode, scenario: Scenario) -> dict[str, MetricResult
         out["points_rouge_l"] = _nan("the scenario has no gold points of contention")
     else:
         gold = "".join(legal.points_of_contention)
-        out["points_rouge_l"] = _mean([rouge_l_f1(m.points, gold) for m in moves], "ROUGE-L F1")
+        out["points_rouge_l"] = _mean(
+            [rouge_l_f1(m.points, gold, rouge) for m in moves],
+            f"ROUGE-L F1 {ROUGE_STYLES[rouge]}",
+        )
     if legal is None or not legal.legal_bases:
         out["legal_basis_recall"] = _nan("the scenario has no gold legal bases")
     else:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from disputelab.episode import Episode
 from disputelab.evaluation import agentmediation, socrates, turn_taking
@@ -29,6 +30,7 @@ from disputelab.evaluation.metrics import (
     intervention_effectiveness,
     intervention_timeliness,
 )
+from disputelab.evaluation.outcomes import ROUGE_STYLES, RougeStyle
 from disputelab.evaluation.promediate import mediator_intelligence, promediate_scores
 from disputelab.evaluation.registry import (
     EpisodeToScore,
@@ -171,6 +173,17 @@ async def _agentmediation(item: EpisodeToScore, ctx: ScoringContext) -> dict[str
     return agentmediation.score_staged(item.episode, item.scenario)
 
 
+async def _points_rouge(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
+    style = ctx.options.get("rouge", "char")
+    if style not in ROUGE_STYLES:
+        raise ValueError(f"unknown ROUGE-L style {style!r}; available: {', '.join(ROUGE_STYLES)}")
+    if item.scenario.legal is None:
+        why = "undefined: not a legal case (no gold points of contention)"
+        return {"points_rouge_l": MetricResult(float("nan"), why)}
+    scores = agentmediation.score_staged(item.episode, item.scenario, cast(RougeStyle, style))
+    return {"points_rouge_l": scores["points_rouge_l"]}
+
+
 async def _promediate(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
     tracker = ctx.options.get("tracker", "self-report")
     traj = await trajectory(tracker, item.episode, item.episode_id, item.scenario, ctx)
@@ -216,6 +229,16 @@ register_evaluator(
         _promediate,
         judged_when=("tracker", LLM_TRACKERS),
         stored_as="promediate:{tracker}",
+    )
+)
+register_evaluator(
+    Evaluator(
+        "points-rouge",
+        "1",
+        "points-of-contention ROUGE-L of legal episodes in the tokenisation of --rouge "
+        "(char, jieba, or paper: the released code's words and scorer)",
+        _points_rouge,
+        stored_as="points-rouge:{rouge}",
     )
 )
 register_evaluator(

@@ -37,11 +37,13 @@ async def evaluate_run(
     judge_models: Sequence[str],
     tracker: str = "self-report",
     progress: Callable[[int, int], None] | None = None,
+    rouge: str = "char",
 ) -> dict[str, dict[str, MetricResult]]:
     """Score every complete episode of a run again; stores scores beside the old ones,
     versioned by evaluator, rubric version and judge model."""
     ev = get_evaluator(evaluator)
-    ctx = ScoringContext([hub.model(m, "judge") for m in judge_models], {"tracker": tracker})
+    options = {"tracker": tracker, "rouge": rouge}
+    ctx = ScoringContext([hub.model(m, "judge") for m in judge_models], options)
     judge_name = ",".join(judge_models)
     records = [store.load_episode(e) for e in store.episode_ids(run_id)]
     complete = {r.episode_id: r for r in records if r.complete}

@@ -1,7 +1,8 @@
 """Chinese statute citations: article numbers and one canonical form to compare them by.
 
-Legal bases are written many ways (《民法典》第五百八十四条, 《民法典》第584条第一款, ...);
-the solution evaluator and the statute retriever both compare them in this form.
+Legal bases are written many ways (《民法典》第五百八十四条, 《民法典》第584条第一款,
+《工伤保险条例》（2010年修订）（中华人民共和国国务院令第586号）第15条, ...); the solution
+evaluator and the statute retriever both compare them in this form.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ _DIGITS = {
     "九": 9,
 }
 _UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
-_ARTICLE = re.compile(r"(《.*?》)[^第《]*?第?([一二三四五六七八九十百千万零〇两\d]+)条")
+_NUMERAL = "[一二三四五六七八九十百千万零〇两\\d]+"
 
 
 def chinese_number(text: str) -> int:
@@ -47,22 +48,55 @@ def chinese_number(text: str) -> int:
 
 _TITLE = re.compile(r"《[^《》]+》")
 _STATE = "中华人民共和国"
+# Bracketed notes after a title: the version (（2020年第二次修正）), the issuing order
+# (（国务院令第586号）), a document number (〔2022〕). They are not part of the article
+# reference, and the 第 inside them must not be read as the article's 第.
+_NOTE = re.compile(r"（[^（）]*）|\([^()]*\)|〔[^〔〕]*〕|\[[^\[\]]*\]|【[^【】]*】")
+# A version note written inside the title, 《…解释（2020年修正）》: the same law as without it,
+# just as a version note after the title is dropped.
+_VERSION = re.compile(
+    r"[（(]\s*\d{4}\s*年?\s*(?:第[一二三四五六七八九十]+次)?\s*(?:修正|修订|修改)\s*版?\s*[）)]"
+)
+_ARTICLE = re.compile(rf"第?\s*({_NUMERAL})\s*条(?:\s*之\s*({_NUMERAL}))?")
+_NOTED_ARTICLE = re.compile(rf"第\s*({_NUMERAL})\s*条(?:\s*之\s*({_NUMERAL}))?")
 
 
 def _title(title: str) -> str:
-    """《中华人民共和国民法典》 and 《民法典》 name one law: keep the short form."""
-    inner = title[1:-1]
+    """《中华人民共和国民法典》 and 《民法典》 name one law: keep the short form, without a
+    version note."""
+    inner = _VERSION.sub("", title[1:-1]).strip() or title[1:-1]
     if inner.startswith(_STATE) and len(inner) > len(_STATE):
         inner = inner[len(_STATE) :]
     return f"《{inner}》"
 
 
+def _without_notes(text: str) -> str:
+    """The text with every bracketed note removed, innermost first, so nested notes go too."""
+    while True:
+        stripped = _NOTE.sub("", text)
+        if stripped == text:
+            return text
+        text = stripped
+
+
 def normalize_legal_basis(text: str) -> str:
-    """One canonical form per provision: '《Law》第N条', the law by its short name (no
-    leading 中华人民共和国), the first article only, paragraphs dropped. A document cited
-    without an article keeps only its title, without the issuing number after it."""
-    m = _ARTICLE.search(text)
-    if m is not None:
-        return f"{_title(m.group(1))}第{chinese_number(m.group(2))}条"
-    t = _TITLE.search(text)
-    return _title(t.group(0)) if t is not None else text.strip()
+    """One canonical form per provision: '《Law》第N条' (or '第N条之M'), the law by its short
+    name (no leading 中华人民共和国, no version note), the first article only, paragraphs
+    dropped. The article is read after the title, past any bracketed notes, and only
+    inside a note when there is none outside. A document cited without an article keeps
+    only its title. Text without a 《title》 is compared as written, as the paper's code
+    does."""
+    title = _TITLE.search(text)
+    if title is None:
+        return text.strip()
+    after = text[title.end() :].split("《", 1)[0]
+    article = _ARTICLE.search(_without_notes(after))
+    if article is None:
+        # 《民法典》（第577条）: an article written only inside a note still names it
+        article = _NOTED_ARTICLE.search(after)
+    if article is None:
+        return _title(title.group(0))
+    number = f"第{chinese_number(article.group(1))}条"
+    if article.group(2) is not None:
+        number += f"之{chinese_number(article.group(2))}"
+    return _title(title.group(0)) + number

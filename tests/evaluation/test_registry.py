@@ -39,6 +39,7 @@ def test_the_listed_evaluators_are_the_ones_evaluate_and_specs_accept() -> None:
         "topic-localized",
         "per-turn",
         "promediate",
+        "points-rouge",
         "turn-taking",
         "outcome-judges",
         "mediator-intelligence",
