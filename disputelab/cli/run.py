@@ -177,7 +177,7 @@ def _check_expertise(proto: DisputeProtocol, sc: Scenario) -> None:
 def _retrieve(ref: str, sc: Scenario, corpus: Path | None) -> tuple[str, ...]:
     """Legal bases for the expertise condition, from `corpus`, else from the other cases in
     the scenario file's folder (or the store's library, for an imported id)."""
-    from disputelab.legal.expertise import build_index, retrieve_for
+    from disputelab.legal.expertise import bases_for
 
     if sc.legal is None or sc.legal.retrieval_top_k == 0:
         return ()
@@ -189,7 +189,8 @@ def _retrieve(ref: str, sc: Scenario, corpus: Path | None) -> tuple[str, ...]:
                 neighbours.append(load_scenario(f))
             except ScenarioError:
                 continue  # a stray file beside the cases does not block the run
-    return retrieve_for(build_index(corpus, neighbours), sc)
+    # stored-topK reads the case's own list: no BM25 index is built for it.
+    return bases_for(corpus, neighbours, sc)
 
 
 def _play(

@@ -156,6 +156,8 @@ def scenarios_import(
     if not path.exists():
         fail(f"{path}: no such file or folder")
     files = case_files(source, path)
+    if not files:
+        fail(f"{path}: no {source} case files in this folder")
     readings = _model_readings(files, model) if model else {}
     target = out_dir or library()
     target.mkdir(parents=True, exist_ok=True)

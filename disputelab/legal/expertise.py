@@ -1,9 +1,12 @@
 """The expertise condition's retrieval step: legal bases found for each case before the
 mediator proposes.
 
-The corpus is a user's statute file when one is given; otherwise it is built from the
-legal bases of the cases at hand, and a case's own bases are never retrieved for it
-(leave-one-out), so retrieval cannot simply hand the mediator the answer.
+Two retrievers. `expertise:stored-topK` takes the first K entries of the case's stored
+retrieval list (AgentMediation's retrieve_articles, the list the paper's "w/ EK" setting
+draws from), in canonical form. `expertise:ek-topK` ranks with BM25 over a corpus: a
+user's statute file when one is given; otherwise the legal bases of the cases at hand,
+where a case's own bases are never retrieved for it (leave-one-out), so retrieval cannot
+simply hand the mediator the answer.
 """
 
 from __future__ import annotations
@@ -37,13 +40,37 @@ def build_index(corpus: Path | None, cases: Iterable[Scenario]) -> StatuteIndex:
     return StatuteIndex.from_cases(legal)
 
 
-def retrieve_for(index: StatuteIndex, scenario: Scenario) -> tuple[str, ...]:
-    """The top-k bases for `scenario`, k from its expertise condition (0: none)."""
+def stored_top_k(scenario: Scenario) -> tuple[str, ...] | None:
+    """The first k entries of the case's stored retrieval list, k from its expertise
+    condition, in canonical form and without repeats; None when the case has no stored
+    list (BM25 retrieves instead). As in the paper's code, k counts the entries as stored,
+    so a repeated article leaves fewer than k distinct ones."""
+    from disputelab.legal.citations import normalize_legal_basis
+
+    legal = scenario.legal
+    if legal is None or legal.stored_retrieval is None:
+        return None
+    top = legal.stored_retrieval[: legal.retrieval_top_k]
+    return tuple(dict.fromkeys(b for b in map(normalize_legal_basis, top) if b))
+
+
+def _wants(scenario: Scenario) -> bool:
+    return scenario.legal is not None and scenario.legal.retrieval_top_k > 0
+
+
+def retrieve_for(index: StatuteIndex | None, scenario: Scenario) -> tuple[str, ...]:
+    """The top-k bases for `scenario`, k from its expertise condition (0: none): from its
+    stored retrieval list when it has one, else from `index` (BM25)."""
     from disputelab.legal.retrieval import case_key, case_query
 
-    k = scenario.legal.retrieval_top_k if scenario.legal is not None else 0
-    if k <= 0:
+    if not _wants(scenario):
         return ()
+    stored = stored_top_k(scenario)
+    if stored is not None:
+        return stored
+    if index is None:
+        raise ExpertiseError(f"{scenario.id}: BM25 retrieval needs a statute index")
+    k = scenario.legal.retrieval_top_k if scenario.legal is not None else 0
     found = index.retrieve(case_query(scenario), k, exclude_case=case_key(scenario))
     if not found:
         raise ExpertiseError(
@@ -53,17 +80,25 @@ def retrieve_for(index: StatuteIndex, scenario: Scenario) -> tuple[str, ...]:
     return tuple(found)
 
 
+def bases_for(
+    corpus: Path | None, cases: Iterable[Scenario], scenario: Scenario
+) -> tuple[str, ...]:
+    """The bases `scenario`'s mediator is handed; a BM25 index (from `corpus`, else from
+    `cases`) is built only when the scenario asks BM25."""
+    if not _wants(scenario) or stored_top_k(scenario) is not None:
+        return retrieve_for(None, scenario)
+    return retrieve_for(build_index(corpus, cases), scenario)
+
+
 def retrieved_bases(
     corpus: Path | None,
     scenarios: Mapping[str, Scenario],
     conditioned: Mapping[tuple[str, str], Scenario],
 ) -> dict[tuple[str, str], tuple[str, ...]]:
-    """Bases per (scenario, condition) cell, from `corpus` or else from the legal bases of
-    `scenarios`; the index is built only when some cell asks."""
-    wanted = {
-        key: s for key, s in conditioned.items() if s.legal is not None and s.legal.retrieval_top_k
-    }
-    if not wanted:
-        return {}
-    index = build_index(corpus, scenarios.values())
+    """Bases per (scenario, condition) cell: from the case's stored list for
+    `expertise:stored-topK`, else BM25 over `corpus` or the legal bases of `scenarios`;
+    the index is built only when some cell asks BM25."""
+    wanted = {key: s for key, s in conditioned.items() if _wants(s)}
+    bm25 = any(stored_top_k(s) is None for s in wanted.values())
+    index = build_index(corpus, scenarios.values()) if bm25 else None
     return {key: retrieve_for(index, s) for key, s in wanted.items()}

@@ -36,6 +36,8 @@ HEADERS = {
 }
 LEVELLED = {"satisfaction", "consensus", "litigation_risk"}
 EXPERTISE = ("expertise:none", "expertise:ek-top3", "expertise:ek-top5", "expertise:ek-top10")
+# Table 7's retrievers: BM25 over the corpus, or the case's stored retrieval list.
+RETRIEVERS = (("ek", "BM25"), ("stored", "stored list"))
 NOTE = (
     "Cells: mean ± half-width of the 95% bootstrap CI. † p < 0.05, †† p < 0.01 against a "
     "reference row: in the paper-layout tables the paper's own (+ Compromising with the same "
@@ -148,20 +150,29 @@ def cause_table(cells: dict[tuple[str, str], Cell], med: str, conditions: list[s
 
 
 def expertise_table(cells: dict[tuple[str, str], Cell], mediators: list[str]) -> list[str]:
-    """Table 7: per mediator, ROUGE-L and recall w/o EK and with the top 3, 5, 10."""
+    """Table 7: per mediator and retriever, ROUGE-L and recall w/o EK and with the top 3,
+    5, 10 bases (BM25's, or the case's stored retrieval list's)."""
     head = ["ROUGE-L F1↑", "w/o EK", "w/ EK top-3", "w/ EK top-5", "w/ EK top-10"]
     lines = [_row("Mediator", head), "|---" * 6 + "|"]
     for med in mediators:
         ref = cells.get((EXPERTISE[0], med))
-        # Points of contention do not depend on retrieval for the rule mediator; for an LLM
-        # they may, so ROUGE-L pools every expertise level the experiment ran.
-        pooled = Cell()
-        for c in EXPERTISE:
-            for key, values in getattr(cells.get((c, med)), "values", {}).items():
-                pooled.values[(f"{c}:{key[0]}", key[1])] = values
-        row = [cell_text(pooled, "points_rouge_l", None)]
-        row += [cell_text(cells.get((c, med)), "legal_basis_recall", ref) for c in EXPERTISE]
-        lines.append(_row(med, row))
+        ran = [
+            (r, name)
+            for r, name in RETRIEVERS
+            if any((f"expertise:{r}-top{k}", med) in cells for k in (3, 5, 10))
+        ]
+        for r, name in ran or RETRIEVERS[:1]:
+            levels = [EXPERTISE[0], *(f"expertise:{r}-top{k}" for k in (3, 5, 10))]
+            # Points of contention do not depend on retrieval for the rule mediator; for an
+            # LLM they may, so ROUGE-L pools every expertise level of this retriever.
+            pooled = Cell()
+            for c in levels:
+                for key, values in getattr(cells.get((c, med)), "values", {}).items():
+                    pooled.values[(f"{c}:{key[0]}", key[1])] = values
+            row = [cell_text(pooled, "points_rouge_l", None)]
+            row += [cell_text(cells.get((c, med)), "legal_basis_recall", ref) for c in levels]
+            label = med if len(ran) < 2 else f"{med}, {name}"
+            lines.append(_row(label, row))
     return lines
 
 

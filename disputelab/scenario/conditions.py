@@ -183,17 +183,37 @@ def cause(s: Scenario, arg: str) -> Scenario:
     return apply_cause_offline(s, key, intensity)
 
 
-EXPERTISE_LEVELS = {"none": 0, "ek-top3": 3, "ek-top5": 5, "ek-top10": 10}
+# Level -> (retriever, k): BM25 over a statute corpus ("ek"), or the case's own stored
+# retrieval list ("stored", AgentMediation's retrieve_articles), cut to its top k.
+EXPERTISE_LEVELS = {
+    "none": ("", 0),
+    **{f"{r}-top{k}": (r, k) for r in ("ek", "stored") for k in (3, 5, 10)},
+}
 
 
 def expertise(s: Scenario, arg: str) -> Scenario:
     """expertise:LEVEL: how many retrieved legal bases the mediator receives before it
-    proposes (staged protocol). Retrieval itself runs when the episode is set up."""
+    proposes (staged protocol), and from which retriever. Retrieval itself runs when the
+    episode is set up: `ek` ranks with BM25, so the case's stored list is unset in the
+    conditioned copy; `stored` takes the top of that list, which a legal case must have.
+    (A scenario with no legal context at all, as the spec's name check uses, gets an empty
+    list: the mediator is handed nothing.)"""
     if arg not in EXPERTISE_LEVELS:
         raise ConditionError(f"expertise:{arg}: use one of {', '.join(EXPERTISE_LEVELS)}")
+    retriever, k = EXPERTISE_LEVELS[arg]
+    if retriever == "stored" and s.legal is not None and s.legal.stored_retrieval is None:
+        raise ConditionError(
+            f"expertise:{arg}: {s.id} has no stored retrieval list (AgentMediation cases "
+            f"carry one as retrieve_articles); use expertise:ek-top{k}"
+        )
     out = _copy(s)
-    out.legal = out.legal or LegalContext(brief=s.background)
-    out.legal.retrieval_top_k = EXPERTISE_LEVELS[arg]
+    if out.legal is None:
+        out.legal = LegalContext(
+            brief=s.background, stored_retrieval=[] if retriever == "stored" else None
+        )
+    out.legal.retrieval_top_k = k
+    if retriever == "ek":
+        out.legal.stored_retrieval = None
     return out
 
 
@@ -243,8 +263,9 @@ CONDITIONS: dict[str, Condition] = {
         ),
         Condition(
             "expertise",
-            "expertise:none|ek-top3|ek-top5|ek-top10",
-            "retrieved legal bases handed to the mediator before it proposes (staged)",
+            "expertise:none|ek-topK|stored-topK (K in 3, 5, 10)",
+            "retrieved legal bases handed to the mediator before it proposes (staged): "
+            "BM25's top K (ek), or the top K of the case's stored retrieval list (stored)",
             expertise,
         ),
     )

@@ -203,6 +203,13 @@ class LegalContext(_Strict):
         description="Legal bases retrieved for the mediator before it proposes (set by the "
         "expertise condition); 0 means the mediator relies on its own knowledge.",
     )
+    stored_retrieval: list[str] | None = Field(
+        default=None,
+        description="Legal bases a retriever returned for this case, best first, as the case "
+        "data stores them (AgentMediation's retrieve_articles); None when the case has no "
+        "such list. While it is set, retrieval hands the mediator its first retrieval_top_k "
+        "entries; expertise:ek-topK unsets it, so that BM25 ranks instead.",
+    )
 
 
 class NumericTerm(_Strict):

@@ -1,4 +1,8 @@
-"""The AgentMediation importer: every shared case imports, bad lines are reported by number."""
+"""The AgentMediation importer: every shared case imports, bad lines are reported by number.
+
+Layouts and dispute types: test_agentmediation_layouts.py; claimants:
+test_agentmediation_claimants.py; the stored retrieval list: tests/legal/test_stored_retrieval.py.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,6 @@ from disputelab.scenario.importers.agentmediation import (
     CLAIMANT,
     RESPONDENT,
     AgentMediationError,
-    claimant_index,
     dispute_type_from_title,
     import_agentmediation,
 )
@@ -129,7 +132,8 @@ def test_derived_profiles_are_deterministic_and_within_their_documented_ranges(
     again = import_agentmediation(CASES).scenarios
     assert [s.model_dump() for s in again] == [s.model_dump() for s in shared]
     for s in shared:
-        assert sum(p.role == CLAIMANT for p in s.parties) == 1
+        roles = [p.role for p in s.parties]
+        assert CLAIMANT in roles and RESPONDENT in roles, s.id
         for p in s.parties:
             assert 0.30 <= p.fallback.utility <= 0.45
             assert 0.20 <= p.persona.reactivity <= 0.50
@@ -183,7 +187,7 @@ def test_each_malformed_record_is_one_problem_naming_the_field(
     assert reason in message
 
 
-def test_without_raw_jsonl_the_type_is_cut_from_the_title_with_one_warning(
+def test_without_raw_records_the_type_is_cut_from_the_title_and_each_case_is_named(
     tmp_path: Path,
 ) -> None:
     other = {**GOOD, "name": "王某与陈某相邻关系纠纷调解案.pdf", "players": ["王某", "陈某"]}
@@ -195,7 +199,11 @@ def test_without_raw_jsonl_the_type_is_cut_from_the_title_with_one_warning(
         "装饰装修合同纠纷",
         "相邻关系纠纷",
     ]
-    assert sum("raw.jsonl" in w for w in result.warnings) == 1
+    assert any("no raw records beside cases.jsonl" in w for w in result.warnings)
+    assert any("am-001, am-002" in w and "dispute type" in w for w in result.warnings)
+    assert all(
+        any("dispute type cut from the title" in a for a in s.assumptions) for s in result.scenarios
+    )
 
 
 def test_a_raw_jsonl_beside_the_input_supplies_the_type(tmp_path: Path) -> None:
@@ -206,21 +214,6 @@ def test_a_raw_jsonl_beside_the_input_supplies_the_type(tmp_path: Path) -> None:
     assert result.scenarios[0].legal is not None
     assert result.scenarios[0].legal.dispute_type == "建设工程合同纠纷"
     assert not any("raw.jsonl" in w for w in result.warnings)
-
-
-@pytest.mark.parametrize(
-    ("title", "players", "claimant"),
-    [
-        ("某物业公司与李某物业服务合同纠纷调解案", ["李某", "物业公司法定代表人"], 1),
-        ("郭某等劳动者与某科技公司劳动合同纠纷案", ["科技公司法定代表人", "科技公司员工代表"], 1),
-        ("向某、曾某与何某机动车交通事故责任纠纷调解案", ["何某", "向某", "曾某"], 1),
-        ("两船碰撞引发的船舶碰撞关联纠纷一揽子调解案", ["海船方", "内河船方"], 0),
-    ],
-)
-def test_the_claimant_is_the_party_the_title_names_first(
-    title: str, players: list[str], claimant: int
-) -> None:
-    assert claimant_index(title, players) == claimant
 
 
 @pytest.mark.parametrize(

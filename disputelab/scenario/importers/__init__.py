@@ -76,6 +76,10 @@ def case_files(source: str, path: Path) -> list[Path]:
     clone of ProMediate's repository keeps its cases in `cases/`: its root will do."""
     if not path.is_dir():
         return [path]
+    if source == "agentmediation":  # also a clone of its repository: data/case_back.json
+        from disputelab.scenario.importers.agentmediation import case_files as agentmediation
+
+        return agentmediation(path)
     if source == "promediate" and (path / "cases").is_dir():
         path = path / "cases"
     # ProMediate keeps its topic names in a topics.json beside the cases: not a case.

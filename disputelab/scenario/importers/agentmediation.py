@@ -1,26 +1,48 @@
 """Import AgentMediation case records (AgentMediation paper) into legal Scenarios.
 
-Each JSONL line is one preprocessed case: `name`, `basic_back`, `players`,
+Each line of a case file is one preprocessed case: `name`, `basic_back`, `players`,
 `player_number`, `point`, `article`, `fact` and, optionally, `retrieve_articles`. The
 case text maps onto the scenario directly: the brief becomes the background, and the
-facts, the point of contention and the cited articles go into `legal`. Everything a rule
-agent needs beyond that (topics, preferences, weights, fallbacks, personas) is not in the
-data, so it is derived as follows. These are assumptions, and this docstring is where
-they are written down.
+facts, the point of contention, the cited articles and the stored retrieval list go into
+`legal`. Everything a rule agent needs beyond that (topics, preferences, weights,
+fallbacks, personas) is not in the data, so it is derived as follows. These are
+assumptions, and this docstring is where they are written down.
+
+Layouts.
+    A case file is read with the raw records beside it: `cases.jsonl` with `raw.jsonl`
+    (the fetched dataset), or `case_back.json` with `data_resource.json` (the `data/`
+    folder of a clone of the AgentMediation repository; both are JSON lines despite the
+    suffix). `case_files` finds the case files in a folder or a clone's root and never
+    takes a raw-record file for a case file.
 
 Dispute type.
-    Taken from a `raw.jsonl` beside the input file: the record whose `filename` equals
-    the case `name`, 2nd space-separated token of `content.关键词`. Without that file,
-    or for a case it lacks, the type is cut from the title: the text up to the first
-    纠纷 or 争议, after the last party mentioned; it is left empty when the cut still
-    looks like it holds a party name.
+    The paper's DT: the 2nd space-separated token of `content.关键词` in the raw record
+    whose `filename` is the case `name` (or, failing that, whose 基本案情 is the brief).
+    A case no raw record matches gets a type cut from its title (the text up to the first
+    纠纷 or 争议, after the last party mentioned; empty when the cut still looks like it
+    holds a party name), a warning naming it, and a line in the scenario's assumptions.
+
+Stored retrieval.
+    `retrieve_articles`, the legal bases the paper's retriever found for the case (its
+    "w/ EK" setting draws the top k from it), is kept as `legal.stored_retrieval`;
+    `expertise:stored-topK` hands the mediator its first k entries. A record without the
+    key has no list (None); an empty list stays empty.
 
 Claimant.
-    The title names the parties as "甲与乙…纠纷", applicant first. A player's core name
-    drops role suffixes (法定代表人, 负责人, 代表) and a leading 某; collectives such as
-    "X公司员工代表" also match the title's worker or owner nouns (劳动者, 业主, ...). The
-    player whose core name appears earliest in the title is the claimant (申请方); if
-    none appears, the first player is. Every other player is a respondent (被申请方).
+    The claimants (申请方) are the parties who bring the claim; every other party is a
+    respondent (被申请方). Two readings decide (see `decide_claimants`):
+    - the title, which names the applicant side first ("甲、乙与丙…纠纷"): the parties
+      named before the first 与 (else 和);
+    - the brief and facts: who 起诉/诉至法院/申请仲裁/申请调解 (a formal claim, weight 2) or
+      要求/请求/主张/索要/投诉 (a demand, weight 1), and who is sued, asked or refuses
+      (拒不/拖欠/…, against). A party's score is its claims less what is held against it.
+    Parties are found by their names, by their core name (罗某 in 罗某家属代表, 物业公司 in
+    物业公司法定代表人) and, for collectives, by the nouns of their group (员工代表 also
+    answers to 劳动者, 工人, "刘某等17人"). The title decides when it names one side and
+    the brief agrees or says nothing; the brief decides when it shows a formal claim, or
+    when the title is ambiguous (a tie, no 与, no party named first). A decision that stays
+    uncertain (only a demand against the title, several parties filing claims, or nothing
+    to go on) is warned about, naming the case, and recorded in the assumptions.
 
 Topics: a settlement ladder.
     The cases carry no option lists, and `point` is the gold answer a mediator's points
@@ -47,7 +69,6 @@ Weights, fallback and persona.
 from __future__ import annotations
 
 import json
-import math
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -56,6 +77,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
+from disputelab.scenario.importers.claimants import ClaimantDecision, decide_claimants, name_cores
 from disputelab.scenario.schema import (
     Fact,
     Fallback,
@@ -97,7 +119,7 @@ class _Record(BaseModel):
     point: StrictStr
     article: list[StrictStr]
     fact: _Facts
-    retrieve_articles: list[StrictStr] = Field(default_factory=list)
+    retrieve_articles: list[StrictStr] | None = None
 
 
 @dataclass
@@ -165,14 +187,6 @@ _OBJECTIVE = {
 }
 _FALLBACK = "调解不成则诉至法院，须承担诉讼的时间、费用以及判决结果的不确定性。"
 
-_ROLE_SUFFIX = re.compile(r"(法定代表人|负责人|代表)+$")
-_SPLIT = re.compile(r"[、，,及和]")
-# Collective parties are named by role in one place and by another noun in the other
-# ("科技公司员工代表" vs "郭某等劳动者与某科技公司"); each group is one side's vocabulary.
-_GROUP_NOUNS = (
-    ("员工", "职工", "工人", "劳动者", "农民工", "劳务人员", "教师"),
-    ("业主", "租户", "商户", "住户", "居民", "村民", "农户", "经营户"),
-)
 _CAUSE_END = re.compile(r"纠纷|争议")
 _ORG = re.compile(
     r"某[^与、，]{0,12}?(公司|医院|学校|中心|卫生院|商行|银行|集团|社区|村委会|居委会|"
@@ -185,51 +199,6 @@ _COUNT_PREFIX = re.compile(
 )
 
 
-def _cores(player: str) -> list[str]:
-    """Name fragments to look for in the title: '王某等16名农民工' -> ['王某']."""
-    base = _ROLE_SUFFIX.sub("", player.strip()) or player.strip()
-    out = []
-    for part in _SPLIT.split(base):
-        head = part.split("等")[0] if "等" in part[1:] else part
-        stripped = head.lstrip("某")
-        head = stripped if len(stripped) >= 2 else head
-        if head:
-            out.append(head)
-    return out
-
-
-def _longest_shared(core: str, title: str) -> int:
-    """Title position of the longest (>= 2 chars) substring of `core` found in it."""
-    best_len, best_pos = 0, -1
-    for i in range(len(core)):
-        for j in range(i + 2, len(core) + 1):
-            k = title.find(core[i:j])
-            if k >= 0 and (j - i > best_len or (j - i == best_len and k < best_pos)):
-                best_len, best_pos = j - i, k
-    return best_pos
-
-
-def _title_position(player: str, title: str) -> float:
-    """Earliest place in the title that names this player, or inf."""
-    hits = [title.find(c) for c in _cores(player) if c in title]
-    for nouns in _GROUP_NOUNS:
-        if any(n in player for n in nouns):
-            hits += [title.find(n) for n in nouns if n in title]
-    if not hits:
-        joined = "".join(_cores(player))
-        k = _longest_shared(joined, title) if joined else -1
-        if k >= 0:
-            hits.append(k)
-    return min(hits) if hits else math.inf
-
-
-def claimant_index(title: str, players: list[str]) -> int:
-    """Index of the player named first in the title; 0 when no player is named."""
-    positions = [_title_position(p, title) for p in players]
-    best = min(positions)
-    return positions.index(best) if best < math.inf else 0
-
-
 def dispute_type_from_title(title: str, players: list[str]) -> str:
     """'某物业公司与李某物业服务合同纠纷调解案' -> '物业服务合同纠纷'; '' when unsure."""
     m = _CAUSE_END.search(title)
@@ -238,7 +207,7 @@ def dispute_type_from_title(title: str, players: list[str]) -> str:
     head = title[: m.end()]
     end = head.rfind("与") + 1
     for p in players:
-        for core in _cores(p):
+        for core in name_cores(p):
             k = head.rfind(core)
             if k >= 0:
                 end = max(end, k + len(core))
@@ -251,20 +220,71 @@ def dispute_type_from_title(title: str, players: list[str]) -> str:
     return cut
 
 
-def _raw_types(path: Path) -> dict[str, str]:
-    """filename -> dispute type from a raw.jsonl; unreadable lines are skipped."""
-    out: dict[str, str] = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return out
-    for line in lines:
+RAW_BESIDE = {"cases.jsonl": "raw.jsonl", "case_back.json": "data_resource.json"}
+CASE_BACK = "case_back.json"
+
+
+def case_files(path: Path) -> list[Path]:
+    """The case files at `path`: the file itself; in a folder, its `*.jsonl` case files
+    and a `case_back.json`; in a clone of the repository, `data/case_back.json`. Raw-record
+    files (raw.jsonl, data_resource.json) are not case files."""
+    if not path.is_dir():
+        return [path]
+    raw = set(RAW_BESIDE.values())
+    found = sorted(p for p in path.glob("*.jsonl") if p.name not in raw)
+    for back in (path / CASE_BACK, path / "data" / CASE_BACK):
+        if back.is_file() and not (found and back.parent != path):
+            found.append(back)
+            break
+    return found
+
+
+def raw_file(path: Path) -> Path | None:
+    """The raw records beside case file `path`: its layout's partner, else either name."""
+    partner = RAW_BESIDE.get(path.name)
+    names = ([partner] if partner else []) + [n for n in RAW_BESIDE.values() if n != partner]
+    for name in names:
+        candidate = path.parent / name
+        if candidate.is_file() and candidate.resolve() != path.resolve():
+            return candidate
+    return None
+
+
+@dataclass
+class _RawTypes:
+    """Dispute types from raw records, by case title and by brief; unreadable lines."""
+
+    by_name: dict[str, str] = field(default_factory=dict)
+    by_brief: dict[str, str] = field(default_factory=dict)
+    bad_lines: list[int] = field(default_factory=list)
+
+    def find(self, rec: _Record) -> str | None:
+        return self.by_name.get(_title_key(rec.name)) or self.by_brief.get(rec.basic_back.strip())
+
+
+def _title_key(name: str) -> str:
+    return name.strip().removesuffix(".pdf").strip()
+
+
+def _raw_types(path: Path) -> _RawTypes:
+    """The paper's DT per raw record: the 2nd token of content.关键词."""
+    lines = path.read_text(encoding="utf-8").splitlines()  # callers report OSError
+    out = _RawTypes()
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
         try:
             rec = json.loads(line)
-            tokens = rec["content"]["关键词"].split()
-            out[rec["filename"]] = tokens[1]
+            content = rec["content"]
+            dispute_type = content["关键词"].split()[1]
+            name = _title_key(rec["filename"])
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            out.bad_lines.append(n)
             continue
+        out.by_name.setdefault(name, dispute_type)
+        brief = content.get("基本案情")
+        if isinstance(brief, str) and brief.strip():
+            out.by_brief.setdefault(brief.strip(), dispute_type)
     return out
 
 
@@ -309,16 +329,24 @@ def _party(index: int, player: str, name: str, claimant: bool) -> Party:
     )
 
 
-def _scenario(line_no: int, rec: _Record, dispute_type: str, prefix: str) -> Scenario:
-    title = rec.name.removesuffix(".pdf").strip()
-    claimant = claimant_index(title, rec.players)
-    return Scenario(
+def _scenario(
+    line_no: int, rec: _Record, dispute_type: str, prefix: str, assumed: list[str]
+) -> tuple[Scenario, ClaimantDecision]:
+    title = _title_key(rec.name)
+    facts = [f.content for f in rec.fact.facts]
+    decision = decide_claimants(title, rec.players, rec.basic_back, facts)
+    if decision.uncertain:
+        names = "、".join(rec.players[i] for i in decision.claimants)
+        assumed = [*assumed, f"claimant {names}: uncertain, {decision.uncertain}"]
+    scenario = Scenario(
         id=f"{prefix}-{line_no:03d}",
         title=title,
         domain="legal",
         language="zh",
         background=rec.basic_back,
-        parties=[_party(i, p, rec.name, i == claimant) for i, p in enumerate(rec.players)],
+        parties=[
+            _party(i, p, rec.name, i in decision.claimants) for i, p in enumerate(rec.players)
+        ],
         topics=[t.model_copy(deep=True) for t in TOPICS],
         legal=LegalContext(
             dispute_type=dispute_type,
@@ -326,8 +354,11 @@ def _scenario(line_no: int, rec: _Record, dispute_type: str, prefix: str) -> Sce
             facts=[Fact(source=f.source, content=f.content) for f in rec.fact.facts],
             points_of_contention=[rec.point] if rec.point.strip() else [],
             legal_bases=list(rec.article),
+            stored_retrieval=None if rec.retrieve_articles is None else list(rec.retrieve_articles),
         ),
+        assumptions=assumed,
     )
+    return scenario, decision
 
 
 def _record_problem(data: Any) -> tuple[_Record | None, str]:
@@ -356,8 +387,13 @@ def id_prefix(path: Path, many: bool) -> str:
     return "am-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem) if many else "am"
 
 
+def _ids(ids: list[str]) -> str:
+    return ", ".join(ids[:12]) + (f" and {len(ids) - 12} more" if len(ids) > 12 else "")
+
+
 def import_agentmediation(path: Path, prefix: str = "am") -> AgentMediationImport:
-    """Read AgentMediation case JSONL; bad lines go to `problems` with their line number.
+    """Read an AgentMediation case file (JSON lines); bad lines go to `problems` with their
+    line number, and what had to be assumed goes to `warnings`, naming the case.
 
     Case ids are `PREFIX-LINE` (am-001 for the first line); callers importing several
     files give each its own prefix so that ids stay unique."""
@@ -366,9 +402,23 @@ def import_agentmediation(path: Path, prefix: str = "am") -> AgentMediationImpor
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as e:
         raise AgentMediationError(f"cannot read {path}: {e}") from None
-    raw_path = path.parent / "raw.jsonl"
-    raw = _raw_types(raw_path) if raw_path.is_file() and raw_path != path else {}
-    from_title = 0
+    raw, raw_path = None, raw_file(path)
+    if raw_path is None:
+        partner = RAW_BESIDE.get(path.name)
+        looked = " or ".join(dict.fromkeys([*([partner] if partner else []), *RAW_BESIDE.values()]))
+        result.warnings.append(f"no raw records beside {path.name} (looked for {looked})")
+    else:
+        try:
+            raw = _raw_types(raw_path)
+        except (OSError, UnicodeDecodeError) as e:
+            result.warnings.append(f"cannot read the raw records {raw_path}: {e}")
+        if raw is not None and raw.bad_lines:
+            result.warnings.append(
+                f"{raw_path.name}: {len(raw.bad_lines)} line(s) give no dispute type "
+                f"(content.关键词 with a 2nd token): lines {_ids([str(n) for n in raw.bad_lines])}"
+            )
+    untyped: list[str] = []
+    from_brief: list[str] = []
     for line_no, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -381,19 +431,41 @@ def import_agentmediation(path: Path, prefix: str = "am") -> AgentMediationImpor
         if rec is None:
             result.problems.append((line_no, reason))
             continue
-        dispute_type = raw.get(rec.name, "")
-        if not dispute_type:
-            from_title += 1
-            dispute_type = dispute_type_from_title(rec.name.removesuffix(".pdf"), rec.players)
+        sid, title = f"{prefix}-{line_no:03d}", _title_key(rec.name)
+        assumed: list[str] = []
+        dispute_type = raw.find(rec) if raw is not None else None
+        if dispute_type is None:
+            dispute_type = dispute_type_from_title(title, rec.players)
+            cut = f"cut from the title: {dispute_type}" if dispute_type else "left empty"
+            assumed.append(f"dispute type {cut} (no raw record matches)")
+            untyped.append(sid)
+            if raw is not None:
+                result.warnings.append(
+                    f"{sid} {title}: no record in {raw_path.name if raw_path else ''} "
+                    f"matches; dispute type {cut}"
+                )
         try:
-            result.scenarios.append(_scenario(line_no, rec, dispute_type, prefix))
+            scenario, decision = _scenario(line_no, rec, dispute_type, prefix, assumed)
         except ValidationError as e:
             result.problems.append((line_no, f"invalid scenario: {e.errors()[0]['msg']}"))
-    if from_title:
-        why = "missing from raw.jsonl" if raw else f"no usable raw.jsonl beside {path.name}"
+            continue
+        result.scenarios.append(scenario)
+        if decision.basis == "brief":
+            from_brief.append(sid)
+        if decision.uncertain:
+            names = "、".join(rec.players[i] for i in decision.claimants)
+            result.warnings.append(
+                f"{sid} {title}: claimant uncertain ({decision.uncertain}); took {names}"
+            )
+    if untyped and raw is None:
         result.warnings.append(
-            f"{from_title} case(s), {why}: dispute types are cut from the titles "
-            "(best effort, empty where unsure)"
+            f"{len(untyped)} case(s) take their dispute type from the title, best effort "
+            f"(recorded in each scenario's assumptions): {_ids(untyped)}"
+        )
+    if from_brief:
+        result.warnings.append(
+            f"{len(from_brief)} case(s) take the claimant from the brief, not from the party "
+            f"the title names first: {_ids(from_brief)}"
         )
     if result.scenarios:
         result.warnings.append(
