@@ -31,6 +31,17 @@ def _evaluator_help() -> str:
     return "; ".join(f"{n}: {get_evaluator(n).description}" for n in on_demand_evaluators())
 
 
+def _check_names(evaluator: str, tracker: str, rouge: str) -> None:
+    """One line and exit 2 for a name the command does not know."""
+    listed = on_demand_evaluators()
+    if evaluator not in listed:
+        fail(f"unknown evaluator {evaluator!r}; available: {', '.join(listed)}")
+    if tracker not in TRACKERS:
+        fail(f"unknown tracker {tracker!r}; available: {', '.join(TRACKERS)}")
+    if rouge not in ROUGE_STYLES:
+        fail(f"unknown ROUGE-L style {rouge!r}; available: {', '.join(ROUGE_STYLES)}")
+
+
 def evaluate(
     run_ref: Annotated[str, typer.Argument(metavar="RUN", help="A run id, or `last`.")] = "last",
     evaluator: Annotated[str, typer.Option(help=_evaluator_help())] = "self-report",
@@ -60,13 +71,7 @@ def evaluate(
     from disputelab.experiments.judging import evaluate_run
     from disputelab.llm.base import ModelError
 
-    listed = on_demand_evaluators()
-    if evaluator not in listed:
-        fail(f"unknown evaluator {evaluator!r}; available: {', '.join(listed)}")
-    if tracker not in TRACKERS:
-        fail(f"unknown tracker {tracker!r}; available: {', '.join(TRACKERS)}")
-    if rouge not in ROUGE_STYLES:
-        fail(f"unknown ROUGE-L style {rouge!r}; available: {', '.join(ROUGE_STYLES)}")
+    _check_names(evaluator, tracker, rouge)
     judges = [j for j in (judge_model or []) if j != "rule"]
     needs = EVALUATORS.get(evaluator).requires_judge({"tracker": tracker})
     check_judges(needs, judges, f"evaluator {evaluator!r} needs")
@@ -90,6 +95,12 @@ def evaluate(
             fail(str(exc).splitlines()[0])
     if not results:
         fail(f"run {run_id} has no complete episode to evaluate")
+    _print_results(results, run_id, evaluator, fmt)
+
+
+def _print_results(
+    results: dict[str, dict[str, MetricResult]], run_id: str, evaluator: str, fmt: ListFormat
+) -> None:
     cells = open_store().episode_cells(run_id)
     if fmt is not ListFormat.table:
         print_rows(
