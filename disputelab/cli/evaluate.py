@@ -96,6 +96,8 @@ def evaluate(
     if not results:
         fail(f"run {run_id} has no complete episode to evaluate")
     _print_results(results, run_id, evaluator, fmt)
+    if fmt is ListFormat.table:
+        print_usage(hub)
 
 
 def _print_results(
@@ -110,7 +112,6 @@ def _print_results(
     out.print(f"{evaluator} scores, run {run_id}: mean per condition and arm", highlight=False)
     print_rows(_per_cell(results, cells), _columns(results, ("condition", "arm", "n")), fmt)
     _print_nan_reasons(results)
-    print_usage(hub)
 
 
 def _columns(results: dict[str, dict[str, MetricResult]], first: tuple[str, ...]) -> list[str]:
