@@ -409,3 +409,20 @@ def test_the_imported_hmo_case_takes_motivated_turns(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "speaking shares: " in flat(result.stdout)
     assert not _is_fixed_cycle(_party_order(store))
+
+
+@pytest.mark.parametrize(("parties", "line"), [("llm", True), ("rule", False)])
+def test_a_dry_run_names_the_model_the_predictor_borrows(
+    tmp_path: Path, parties: str, line: bool
+) -> None:
+    model = "openai:m@http://127.0.0.1:9/v1"
+    spec = tmp_path / "tt.yaml"
+    spec.write_text(
+        f"name: tt\nscenarios: [community-centre]\nconditions: [general]\nmediators: [none]\n"
+        f"parties: {parties}\nmodels: {{parties: '{model}'}}\nturn_taking: motivated\n"
+        "budget: 5\n"
+    )
+    result = invoke(tmp_path / "runs", "experiment", str(spec), "--dry-run")
+    assert result.exit_code == 0, result.output
+    text = flat(result.stdout)
+    assert (f"model calls, turn-taking ({model}): at most 15 " in text) is line  # 3 x 5

@@ -108,7 +108,7 @@ def _print_plan(spec: ExperimentSpec, spec_path: Path) -> None:
     if not p.calls:
         out.print("  model calls: none (every role is played by rule agents)", highlight=False)
     for role, n in p.calls.items():
-        model = spec.models.get(role, "rule")
+        model = p.models.get(role) or spec.models.get(role, "rule")
         out.print(
             f"  model calls, {role} ({model}): at most {n:,} first attempts (re-asks on top)",
             highlight=False,

@@ -52,10 +52,15 @@ class Cast:
 
     def for_protocol(self, protocol: DisputeProtocol) -> Cast:
         """This cast with a model for every seat that borrows another role's model
-        (`Seat.model_from`) and has none of its own."""
+        (`Seat.model_from`) and has none of its own, when that role's agents use a model:
+        rule parties given `--model` still get the rule predictor, not a model's."""
         models = dict(self.models)
+        by_role = {s.role: s for s in protocol.seats}
         for seat in protocol.seats:
-            if seat.model_from in models and seat.role not in models:
+            source = by_role.get(seat.model_from)
+            if source is None or seat.model_from not in models or seat.role in models:
+                continue
+            if source.needs_model(self.seat_kind(source)):
                 models[seat.role] = models[seat.model_from]
         return Cast(self.kinds, models)
 

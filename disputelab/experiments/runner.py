@@ -358,6 +358,7 @@ class PlanSummary:
     episodes: int
     twins: bool
     calls: dict[str, int]  # role -> first-attempt model calls at most
+    models: dict[str, str] = field(default_factory=dict)  # role -> the model it calls
 
 
 def dry_run(spec: ExperimentSpec, spec_dir: Path, library_dir: Path) -> PlanSummary:
@@ -369,6 +370,7 @@ def dry_run(spec: ExperimentSpec, spec_dir: Path, library_dir: Path) -> PlanSumm
     params = spec.protocol_params()
     cast = cast_of(spec)
     calls: dict[str, int] = {}
+    models: dict[str, str] = {}
     for ep in episodes:
         bound = protocol.max_calls(params, len(scenarios[ep.scenario_id].parties))
         for seat in protocol.seats:
@@ -377,9 +379,11 @@ def dry_run(spec: ExperimentSpec, spec_dir: Path, library_dir: Path) -> PlanSumm
             kind = ep.mediator if seat is protocol.mediator_seat else cast.seat_kind(seat)
             if seat.needs_model(kind) and cast.model(seat.role) != "rule":
                 calls[seat.role] = calls.get(seat.role, 0) + bound.get(seat.role, 0)
+                models[seat.role] = cast.model(seat.role)  # a borrowed model included
     writer = spec.models.get("writer", "rule")
     if writer != "rule":
         calls["writer"] = len(scenarios) * len(spec.conditions)
+        models["writer"] = writer
     return PlanSummary(
         len(scenarios),
         len(spec.conditions),
@@ -388,4 +392,5 @@ def dry_run(spec: ExperimentSpec, spec_dir: Path, library_dir: Path) -> PlanSumm
         len(episodes),
         protocol.plays_twin,
         calls,
+        models,
     )

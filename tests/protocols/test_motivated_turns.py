@@ -206,6 +206,13 @@ def test_calls_per_turn_grow_with_parties_and_thoughts(tmp_path: Path) -> None:
     assert names.count("next_speaker") == 3  # nothing to predict before the first word
     assert names.count("party_action") == 4
     assert ep.usage["turn-taking"].calls == 3
+    # The dry run's bound: met exactly when nothing is re-asked, the opening turn included.
+    from disputelab.protocols.base import get_protocol
+
+    proto = get_protocol("roundtable")
+    bound = proto.max_calls(proto.params({"budget": 4, "turn_taking": "motivated"}), 4)
+    assert bound["parties"] == sum(per_turn) + 4
+    assert bound["turn-taking"] >= 3
 
 
 @pytest.mark.parametrize("bad", ["loud", ""])
@@ -238,3 +245,15 @@ def test_a_rating_that_never_fits_is_nan_never_selects_and_its_calls_still_count
         in ("thoughts", "motivation")
     ]
     assert len(thinking) == turn.choice.calls
+
+
+@pytest.mark.parametrize(("parties", "predictor"), [("rule", "rule"), ("llm", "llm")])
+def test_the_predictor_borrows_the_parties_model_only_when_they_use_one(
+    parties: str, predictor: str
+) -> None:
+    from disputelab.protocols.base import get_protocol
+
+    proto = get_protocol("roundtable")
+    cast = Cast({"parties": parties}, {"parties": "openai:m@http://127.0.0.1:9/v1"})
+    seat = next(s for s in proto.seats if s.role == "turn-taking")
+    assert cast.for_protocol(proto).seat_kind(seat) == predictor

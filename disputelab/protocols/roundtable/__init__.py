@@ -89,9 +89,11 @@ class RoundTable(DisputeProtocol):
         calls = {"parties": params.budget, "mediator": 2 * (params.budget - 1)}
         if params.turn_taking == "motivated":
             # Before each party turn, every party but the last speaker drafts its
-            # thoughts (one call) and rates each (one call per thought); one prediction.
-            thinking = max(1, n_parties - 1) * (1 + params.thoughts)
-            calls["parties"] += params.budget * thinking
+            # thoughts (one call) and rates each (one call per thought); before the first
+            # turn nobody has spoken, so all of them think. One prediction per turn.
+            per_party = 1 + params.thoughts
+            thinking = n_parties + (params.budget - 1) * max(1, n_parties - 1)
+            calls["parties"] += thinking * per_party
             calls["turn-taking"] = params.budget
         return calls
 
