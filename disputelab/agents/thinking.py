@@ -93,12 +93,14 @@ class Mind:
         self._thought_vectors: npt.NDArray[np.float64] | None = None
         self.memory_salience: npt.NDArray[np.float64] = np.zeros(len(self.memories))
         self.thought_salience: npt.NDArray[np.float64] = np.zeros(0)
+        self._event: npt.NDArray[np.float64] | None = None  # the latest event attended to
 
     def attend(self, event: str) -> None:
         """Recompute every memory's and thought's salience against `event`."""
         if not event.strip():
             return
         (e,) = self.embedder.vectors([event])
+        self._event = e
         if self._memory_vectors is None:
             self._memory_vectors = self.embedder.vectors(self.memories)
         if len(self.memories):
@@ -107,7 +109,9 @@ class Mind:
             self.thought_salience = self._thought_vectors[: len(self.thoughts)] @ e
 
     def keep(self, thoughts: Sequence[Thought]) -> None:
-        """Add new thoughts to the reservoir (salient to the event that prompted them)."""
+        """Add new thoughts to the reservoir, ranked against the latest event like every
+        earlier thought, so that an older thought closer to it can still be the most
+        salient (the fallback of turn-taking draws on the whole reservoir)."""
         if not thoughts:
             return
         vectors = self.embedder.vectors([t.text for t in thoughts])
@@ -120,7 +124,8 @@ class Mind:
             store = self._thought_vectors = grown
         store[n : n + m] = vectors
         self.thoughts.extend(thoughts)
-        self.thought_salience = np.concatenate([self.thought_salience, np.ones(m)])
+        fresh = vectors @ self._event if self._event is not None else np.ones(m)
+        self.thought_salience = np.concatenate([self.thought_salience, fresh])
 
     def recalled_memories(self, n: int = MEMORIES_RECALLED) -> list[tuple[int, str]]:
         """The `n` most salient memories above the floor, as (number, text)."""

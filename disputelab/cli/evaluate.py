@@ -12,6 +12,7 @@ from rich.markup import escape
 from disputelab.cli.common import (
     ListFormat,
     check_judges,
+    err,
     fail,
     open_models,
     open_store,
@@ -104,6 +105,14 @@ def _print_results(
     results: dict[str, dict[str, MetricResult]], run_id: str, evaluator: str, fmt: ListFormat
 ) -> None:
     cells = open_store().episode_cells(run_id)
+    if not any(results.values()):
+        # e.g. turn-taking on cyclic episodes: say why there are no metric columns.
+        err.print(
+            f"{evaluator} has nothing to score in run {run_id}: "
+            f"{get_evaluator(evaluator).description}",
+            highlight=False,
+            soft_wrap=True,
+        )
     if fmt is not ListFormat.table:
         print_rows(
             _per_episode(results, cells), _columns(results, ("episode", "condition", "arm")), fmt

@@ -79,6 +79,22 @@ def _without_notes(text: str) -> str:
         text = stripped
 
 
+def _outer_title(text: str) -> tuple[int, int] | None:
+    """Where the first 《title》 starts and ends, nested titles included: an
+    interpretation 《最高人民法院关于适用《中华人民共和国民法典》…的解释（一）》 is cited by its
+    outer title, not by the law it names inside."""
+    start = text.find("《")
+    if start < 0:
+        return None
+    depth = 0
+    for i in range(start, len(text)):
+        depth += (text[i] == "《") - (text[i] == "》")
+        if depth == 0:
+            return start, i + 1
+    plain = _TITLE.search(text)  # unbalanced: the first complete title there is
+    return (plain.start(), plain.end()) if plain else None
+
+
 def normalize_legal_basis(text: str) -> str:
     """One canonical form per provision: '《Law》第N条' (or '第N条之M'), the law by its short
     name (no leading 中华人民共和国, no version note), the first article only, paragraphs
@@ -86,17 +102,18 @@ def normalize_legal_basis(text: str) -> str:
     inside a note when there is none outside. A document cited without an article keeps
     only its title. Text without a 《title》 is compared as written, as the paper's code
     does."""
-    title = _TITLE.search(text)
-    if title is None:
+    span = _outer_title(text)
+    if span is None:
         return text.strip()
-    after = text[title.end() :].split("《", 1)[0]
+    start, end = span
+    after = text[end:].split("《", 1)[0]
     article = _ARTICLE.search(_without_notes(after))
     if article is None:
         # 《民法典》（第577条）: an article written only inside a note still names it
         article = _NOTED_ARTICLE.search(after)
     if article is None:
-        return _title(title.group(0))
+        return _title(text[start:end])
     number = f"第{chinese_number(article.group(1))}条"
     if article.group(2) is not None:
         number += f"之{chinese_number(article.group(2))}"
-    return _title(title.group(0)) + number
+    return _title(text[start:end]) + number

@@ -15,6 +15,7 @@ import importlib.util
 import itertools
 import os
 import re
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -34,8 +35,16 @@ def embedding_available() -> str | None:
     return None
 
 
-@lru_cache(maxsize=1)
+_LOADING = threading.Lock()  # parties embed in worker threads: load the model once
+
+
 def sentence_model() -> Any:
+    with _LOADING:
+        return _load_sentence_model()
+
+
+@lru_cache(maxsize=1)
+def _load_sentence_model() -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for the network
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     # Loading prints a progress bar to stderr; a command's output is not the place.

@@ -54,7 +54,9 @@ def _floor_line(choice: TurnChoice, names: dict[str, str]) -> str:
     voiced = next(
         (th for ts in choice.thoughts.values() for th in ts if th.id == choice.thought_id), None
     )
-    said = f' voicing "{voiced.text}"' if voiced else ""
+    # The thought that won the floor; an LLM party voices it, a rule party's move still
+    # comes from its policy.
+    said = f' on the thought "{voiced.text}"' if voiced else ""
     others = "; ".join(
         f"{names.get(pid, pid)}: " + ", ".join(f'"{th.text}" {rating(th.rating)}' for th in ts)
         for pid, ts in choice.thoughts.items()

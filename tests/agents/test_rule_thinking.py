@@ -129,3 +129,17 @@ def test_the_rule_predictor_expects_a_named_party_then_the_most_opposed() -> Non
     assert predictor.rule_prediction(opposed) == c
     agreed = [_turn(0, b, "first", {t.id: Stance(o1)}), _turn(1, a, "first", {t.id: Stance(o1)})]
     assert predictor.rule_prediction(agreed) == ANYONE
+
+
+def test_the_most_salient_thought_may_be_an_earlier_one_closer_to_the_event() -> None:
+    from disputelab.agents.thinking import Mind
+    from disputelab.episode import Thought
+    from disputelab.llm.embedding import Embedder
+
+    mind = Mind(["I want parking for residents."], Embedder(semantic=False))
+    mind.attend("We need more parking spaces near the centre")
+    old = Thought("a:0:0", "a", "parking spaces for residents first", 3.0, 3.0)
+    mind.keep([old])
+    mind.attend("Parking spaces again: who gets them?")
+    mind.keep([Thought("a:1:0", "a", "the weather is lovely today", 3.0, 3.0)])
+    assert mind.most_salient() is old

@@ -322,3 +322,10 @@ def test_every_gold_basis_with_an_article_keeps_that_article(gold: list[list[str
                 n = int(found.group(1))
                 raw = re.sub(r"\s+", "", basis)
                 assert f"第{n}条" in raw or f"第{to_chinese(n)}条" in raw, basis
+
+
+def test_an_interpretation_naming_a_law_inside_its_title_is_cited_by_its_own_title() -> None:
+    outer = "《最高人民法院关于适用《中华人民共和国民法典》婚姻家庭编的解释（一）》第二十九条"
+    got = normalize_legal_basis(outer)
+    assert got == "《最高人民法院关于适用《中华人民共和国民法典》婚姻家庭编的解释（一）》第29条"
+    assert got != normalize_legal_basis("《中华人民共和国民法典》第二十九条")

@@ -257,3 +257,24 @@ def test_the_predictor_borrows_the_parties_model_only_when_they_use_one(
     cast = Cast({"parties": parties}, {"parties": "openai:m@http://127.0.0.1:9/v1"})
     seat = next(s for s in proto.seats if s.role == "turn-taking")
     assert cast.for_protocol(proto).seat_kind(seat) == predictor
+
+
+class Mumbling(Table):
+    """A predictor that never answers in JSON."""
+
+    def __call__(self, body: dict[str, Any]) -> Scripted:
+        fmt = (body.get("response_format") or {}).get("json_schema") or {}
+        if fmt.get("name") == "next_speaker":
+            return Scripted(content="hmm, hard to say")
+        return super().__call__(body)
+
+
+def test_a_prediction_that_never_fits_leaves_the_floor_open_and_is_charged(
+    tmp_path: Path,
+) -> None:
+    rates = {"council": 3.5, "residents": 2.0, "youth": 3.2, "traders": 1.0}
+    ep, _ = play(tmp_path, Mumbling(lambda n: "anyone", lambda p, n: rates[p]), budget=3)
+    turns = [t for t in ep.turns if t.role == "party"]
+    assert len(turns) == 3  # the episode went on
+    assert all(t.choice is not None and t.choice.predicted == "anyone" for t in turns)
+    assert ep.usage["turn-taking"].calls == 2 * 3  # two predictions, three attempts each

@@ -3,6 +3,7 @@ rule policy decide and the LLM only phrase the words."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -153,7 +154,9 @@ class LLMParty(UsageReporter):
     ) -> list[Thought]:
         if self._mind is None:
             self._mind = Mind(brief_sentences(self.public, self.party), Embedder())
-        self._mind.attend(event_text(dialogue, self.public))
+        # Sentence embeddings are CPU work: off the event loop, so other episodes' model
+        # calls go on meanwhile.
+        await asyncio.to_thread(self._mind.attend, event_text(dialogue, self.public))
         thoughts, responses = await llm_thoughts(
             self.model,
             self.system,

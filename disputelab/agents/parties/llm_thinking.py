@@ -176,5 +176,5 @@ async def llm_thoughts(
                 f"{party_id}:{event}:{i}", party_id, d.text.strip(), rating, rating, reason, stimuli
             )
         )
-    mind.keep(thoughts)
+    await asyncio.to_thread(mind.keep, thoughts)  # embeds: off the event loop
     return thoughts, responses

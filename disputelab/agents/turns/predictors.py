@@ -8,7 +8,8 @@ interrupt threshold for the others, the self-selection threshold when it is open
   is expected to answer; otherwise the party whose stated positions differ most from
   the latest speaker's; otherwise anyone.
 - `LLMPredictor` asks a model, given the last five utterances. A reply that names
-  nobody at the table counts as "anyone", as in ProMediate.
+  nobody at the table counts as "anyone", as in ProMediate, and so does one that never
+  fits the schema after the re-asks.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from disputelab.agents.base import Agent, PublicScenario, PublicTurn, TurnContext, UsageReporter
 from disputelab.agents.parties.llm import usage_of
-from disputelab.llm.base import ChatModel, ChatRequest, Message
+from disputelab.llm.base import ChatModel, ChatRequest, Message, ModelReplyError
 from disputelab.llm.seeds import turn_sampling
 from disputelab.llm.structured import ask_structured
 
@@ -117,6 +118,12 @@ class LLMPredictor(UsageReporter):
             schema_name="next_speaker",
             **turn_sampling(self.seed, ctx.party_turn)._asdict(),
         )
-        reply, responses = await ask_structured(self.model, request, NextSpeaker.model_validate)
+        try:
+            reply, responses = await ask_structured(self.model, request, NextSpeaker.model_validate)
+        except ModelReplyError as exc:
+            # A prediction that never fits leaves the floor open, as one naming nobody at
+            # the table does; its calls are still charged.
+            self.report_usage(usage_of(exc.responses))
+            return ANYONE
         self.report_usage(usage_of(responses))
         return self.by_name.get(reply.next.strip().casefold(), ANYONE)

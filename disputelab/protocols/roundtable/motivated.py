@@ -76,11 +76,6 @@ class MotivatedFloor:
             self.session.charge("parties", usage)
         return [self._boost(t) for t in thoughts], usage.calls if usage else 0
 
-    async def _think_all(
-        self, ctx: TurnContext, eligible: Sequence[str]
-    ) -> list[tuple[list[Thought], int]]:
-        return list(await asyncio.gather(*(self._think(pid, ctx) for pid in eligible)))
-
     async def _predict(self, ctx: TurnContext, eligible: Sequence[str]) -> str:
         guess = await self.predictor.predict(self.session.public, ctx)
         self.session.charge("turn-taking", self.predictor.take_usage())
@@ -89,9 +84,16 @@ class MotivatedFloor:
 
     async def next_turn(self, ctx: TurnContext) -> tuple[PartyAgent, Action, TurnChoice]:
         eligible = self.eligible()
-        predicted, thought_lists = await asyncio.gather(
-            self._predict(ctx, eligible), self._think_all(ctx, eligible)
-        )
+        # A task group, so that one party's failure cancels the others' thinking rather
+        # than leaving it to spend calls for a turn that will not happen.
+        try:
+            async with asyncio.TaskGroup() as tg:
+                predicting = tg.create_task(self._predict(ctx, eligible))
+                thinking = [tg.create_task(self._think(pid, ctx)) for pid in eligible]
+        except ExceptionGroup as group:
+            raise group.exceptions[0] from None  # the episode fails with its own reason
+        predicted = predicting.result()
+        thought_lists = [t.result() for t in thinking]
         new = {pid: ts for pid, (ts, _) in zip(eligible, thought_lists, strict=True)}
         calls = sum(c for _, c in thought_lists)
         salient: dict[str, Thought | None] = {}

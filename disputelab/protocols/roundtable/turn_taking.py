@@ -74,7 +74,8 @@ def choose(
     thresholds: Mapping[str, tuple[float, float]],
     eligible: Sequence[str],
 ) -> Choice:
-    """The next speaker among `eligible` parties (in seating order, which breaks ties).
+    """The next speaker among `eligible` parties; ties go to the earlier in `eligible`
+    (the caller lists them longest silent first).
 
     `new` holds each party's new thoughts (boosted), `salient` each party's most salient
     reservoir thought (boosted), `thresholds` each party's (im, interrupt) thresholds.
