@@ -102,6 +102,7 @@ class OpenAICompatible:
         if request.seed is not None:
             kwargs["seed"] = request.seed
         fmt = self._format(request)
+        mode = self.formats[0]
         if fmt is not None:
             kwargs["response_format"] = fmt
         t0 = time.perf_counter()
@@ -109,16 +110,28 @@ class OpenAICompatible:
             reply = await self.client.chat.completions.create(**kwargs)
         except openai.APIStatusError as exc:
             if self._refused_format(fmt, exc):
-                self.formats.pop(0)  # remembered for every later call to this server
+                # Step down once per endpoint, however many calls in flight were refused
+                # together: only a refusal of the format still current moves it on. The
+                # check and the pop run with no await between them, so no other call on
+                # this event loop can interleave (they are, in effect, under a lock).
+                if self.formats[0] == mode and len(self.formats) > 1:
+                    self.formats.pop(0)  # remembered for every later call to this server
                 return await self.complete(request)
             raise _status_error(self.name, exc) from None
         except openai.APITimeoutError:
             raise TransientModelError(f"{self.name}: timed out") from None
         except openai.APIConnectionError:
             raise TransientModelError(f"{self.name}: cannot connect") from None
+        except ValueError as exc:  # a 200 whose body is not JSON: a provider fault
+            raise TransientModelError(
+                f"{self.name}: the reply body was not valid JSON ({exc})"
+            ) from None
         if not reply.choices:
             raise TransientModelError(f"{self.name}: reply had no choices")
-        text = reply.choices[0].message.content or ""
+        message = reply.choices[0].message
+        if message is None:  # seen from some providers under load; retried like a 5xx
+            raise TransientModelError(f"{self.name}: reply had no message")
+        text = message.content or ""
         usage = reply.usage
         return ChatResponse(
             text=text,

@@ -297,3 +297,62 @@ def test_the_openai_api_without_a_key_fails_before_any_call(
     with pytest.raises(ModelConfigError, match="needs an API key: set OPENAI_API_KEY"):
         parse_model("openai:gpt-4o-mini", {})
     parse_model("openai:m@http://127.0.0.1:9/v1", {})  # a server of one's own needs none
+
+
+def test_calls_refused_together_step_down_once_and_keep_the_schema_form() -> None:
+    """Four calls in flight against a server that refuses json_schema (as llama-cpp-python's
+    does, with a 500): each refusal must not pop the format list again, or later calls
+    skip the schema-carrying JSON mode and lose the grammar."""
+    refusal = "Input should be 'text' or 'json_object' (body, response_format, type)"
+
+    def answer(body: dict[str, object]) -> Scripted:
+        fmt = body.get("response_format") or {}
+        if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+            return Scripted(
+                status=500, raw=json.dumps({"error": {"message": refusal}}).encode(), delay_s=0.2
+            )
+        return Scripted(content=GOOD)
+
+    async def four(backend: OpenAICompatible) -> list[Reply]:
+        replies = await asyncio.gather(
+            *(ask_structured(backend, STRUCTURED, Reply.model_validate) for _ in range(4))
+        )
+        return [r for r, _ in replies]
+
+    with fake_openai(answer, keep_alive=True) as server:
+        backend = _backend(server.url)
+        replies = asyncio.run(four(backend))
+        kinds = [(b.get("response_format") or {}).get("type") for b in server.requests]
+    assert [r.rating for r in replies] == [3.5] * 4
+    assert backend.formats[0] == "json_object_schema"  # one step, not four
+    later = [
+        b["response_format"]
+        for b in server.requests
+        if b["response_format"]["type"] != "json_schema"
+    ]
+    assert all("schema" in f for f in later), kinds  # every retry kept the schema
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        b'{"id": "x", "choices": [',  # a body cut off mid-JSON
+        json.dumps(
+            {
+                "id": "x",
+                "object": "chat.completion",
+                "created": 0,
+                "model": "m",
+                "choices": [{"index": 0, "message": None, "finish_reason": "stop"}],
+            }
+        ).encode(),  # a 200 with a null message
+    ],
+)
+def test_a_malformed_200_is_a_provider_fault_retried_and_named(fault: bytes) -> None:
+    with fake_openai() as server:
+        server.script(Scripted(raw=fault), Scripted(content="ok"))
+        r = asyncio.run(_fast_retry(_backend(server.url)).complete(ASK))
+        assert r.text == "ok" and r.retries == 1
+        server.script(*[Scripted(raw=fault)] * 3)
+        with pytest.raises(TransientModelError, match=rf"openai:test-model@{server.url}"):
+            asyncio.run(_fast_retry(_backend(server.url), attempts=3).complete(ASK))
