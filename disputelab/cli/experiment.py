@@ -76,12 +76,24 @@ def experiment(
         f"experiment [magenta]{summary.run_id}[/]: {summary.planned} episodes planned, "
         f"{summary.done} run, {summary.skipped} already done, {summary.failed} failed"
     )
-    for e in summary.errors[:5]:
-        out.print(f"  [dim]{escape(e)}[/]")
-    if summary.failed:
-        out.print("  failed episodes are kept with their reason and retried by --resume")
+    _failures(summary)
     print_usage(hub)
     out.print(f"[dim]tables: disputelab report {summary.run_id}[/]")
+    if summary.failed:
+        raise typer.Exit(1)  # finished, but not every episode: scripts must see it
+
+
+def _failures(summary: Summary) -> None:
+    """Failed episodes grouped by reason, most frequent first, with one example each."""
+    if not summary.failed:
+        return
+    err.print(f"{summary.failed} episode(s) failed, by reason:", highlight=False)
+    for reason, n in sorted(summary.reasons.items(), key=lambda kv: -kv[1]):
+        err.print(f"  {n} x {escape(reason)}", highlight=False, soft_wrap=True)
+    err.print(
+        "failed episodes are kept with their reason and retried by --resume; exit status 1",
+        highlight=False,
+    )
 
 
 def _print_plan(spec: ExperimentSpec, spec_path: Path) -> None:

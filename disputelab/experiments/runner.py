@@ -47,6 +47,8 @@ class Summary:
     done: int = 0
     failed: int = 0
     errors: list[str] = field(default_factory=list)
+    # Failure reason (error type and first line) -> episodes that failed with it.
+    reasons: dict[str, int] = field(default_factory=dict)
     interrupted: bool = False  # stopped on request; the rest waits for --resume
     abandoned: int = 0  # episodes in flight when stopped: left incomplete, re-run on resume
 
@@ -241,6 +243,8 @@ class _Grid:
             except Exception as exc:  # recorded in the store; retried on resume
                 summary.failed += 1
                 summary.errors.append(f"{ep.episode_id}: {type(exc).__name__}: {exc}")
+                reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                summary.reasons[reason] = summary.reasons.get(reason, 0) + 1
                 if progress:
                     progress("failed", ep, str(exc))
                 return

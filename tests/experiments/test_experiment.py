@@ -221,3 +221,23 @@ def test_another_protocols_parameter_is_reported_beside_field_errors(tmp_path: P
     flat = " ".join(r.output.split())
     assert r.exit_code == 2 and "replicates:" in flat
     assert "rounds: not a parameter of the roundtable protocol" in flat
+
+
+def test_failed_episodes_are_grouped_by_reason_and_the_exit_status_says_so(
+    tmp_path: Path,
+) -> None:
+    from disputelab.llm.testing import Scripted, fake_openai
+
+    with fake_openai(lambda body: Scripted(content="I would rather not say.")) as server:
+        spec = tmp_path / "mumble.yaml"
+        spec.write_text(
+            "name: mumble\nscenarios: [tenancy]\nconditions: [general]\nmediators: [none]\n"
+            f"parties: llm\nmodels: {{parties: 'openai:m@{server.url}'}}\n"
+            "replicates: 2\nbudget: 2\n"
+        )
+        r = CliRunner().invoke(app, ["--store", str(tmp_path / "runs"), "experiment", str(spec)])
+    assert r.exit_code == 1, r.output
+    text = " ".join(r.output.split())
+    assert "2 episode(s) failed, by reason:" in text
+    assert "2 x ModelReplyError:" in text  # one reason, counted once per episode
+    assert "retried by --resume" in text
