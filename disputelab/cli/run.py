@@ -36,7 +36,7 @@ from disputelab.protocols.base import (
 )
 from disputelab.registry import UnknownPluginError
 from disputelab.scenario.checks import unsettlable
-from disputelab.scenario.io import ScenarioError, load_scenario
+from disputelab.scenario.io import MAX_SEED, ScenarioError, load_scenario
 from disputelab.scenario.library import resolve_scenario
 from disputelab.scenario.schema import Scenario
 
@@ -72,7 +72,9 @@ def run(
     condition: Annotated[
         str, typer.Option(help="Condition(s), joined by ',' (see `disputelab conditions list`).")
     ] = "general",
-    seed: Annotated[int, typer.Option(help="Random seed (same seed, same episode).")] = 0,
+    seed: Annotated[
+        int, typer.Option(min=0, max=MAX_SEED, help="Random seed (same seed, same episode).")
+    ] = 0,
     corpus: Annotated[
         Path | None,
         typer.Option(

@@ -39,7 +39,7 @@ from disputelab.scenario.conditions import ConditionError, apply_condition
 from disputelab.scenario.datasets import DatasetError, case_files
 from disputelab.scenario.importers import FORMATS, read_cases
 from disputelab.scenario.importers import case_files as importer_files
-from disputelab.scenario.io import ScenarioError, describe_validation_error
+from disputelab.scenario.io import MAX_SEED, ScenarioError, describe_validation_error, load_yaml
 from disputelab.scenario.library import builtin_scenarios, resolve_scenario
 from disputelab.scenario.schema import Scenario
 
@@ -85,7 +85,9 @@ class ExperimentSpec(BaseModel):
         "scenarios for LLM-written conditions).",
     )
     replicates: int = Field(default=3, ge=1, le=10_000)
-    base_seed: int = 0
+    # Episode seeds become backend seeds (x 1000 + the turn) and SQLite integers: bounded
+    # so that neither overflows, and exact in JSON.
+    base_seed: int = Field(default=0, ge=0, le=MAX_SEED)
     corpus: str | None = Field(
         default=None,
         description="Statute corpus for the expertise condition (JSONL or YAML of citation and "
@@ -228,7 +230,7 @@ def load_spec(
     if not p.exists():
         raise SpecError(str(p), ["no such file; check the path"])
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+        data = load_yaml(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise SpecError(str(p), [f"cannot be read as YAML: {exc}".splitlines()[0]]) from None
     if not isinstance(data, dict):

@@ -12,6 +12,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -97,6 +98,8 @@ def parse_model(spec: str, profiles: dict[str, Profile]) -> Endpoint:
         # A named key must be there; the OpenAI API itself always needs one.
         key_env = p.api_key_env or (None if p.base_url else "OPENAI_API_KEY")
         _need_key(spec, key_env, required=key_env is not None)
+        if p.base_url:
+            _check_url(spec, p.base_url)
         backend = OpenAICompatible(p.model, p.base_url, key_env, json_schema=p.json_schema)
         return Endpoint(
             backend, Prices(p.input_price_per_m, p.output_price_per_m), p.concurrency, p.rpm
@@ -105,6 +108,8 @@ def parse_model(spec: str, profiles: dict[str, Profile]) -> Endpoint:
         model, _, url = spec.removeprefix("openai:").partition("@")
         if not model:
             raise ModelConfigError(f"model {spec!r} names no model before '@'")
+        if url:
+            _check_url(spec, url)
         # The OpenAI API always needs the key; a server of one's own may need none.
         _need_key(spec, "OPENAI_API_KEY", required=not url)
         backend = OpenAICompatible(model, url or None, "OPENAI_API_KEY")
@@ -114,6 +119,25 @@ def parse_model(spec: str, profiles: dict[str, Profile]) -> Endpoint:
         f"unknown model {spec!r}; use rule, local, openai:MODEL, openai:MODEL@URL or a "
         f"profile from {CONFIG_NAME} (profiles: {known})"
     )
+
+
+def _check_url(spec: str, url: str) -> None:
+    """An endpoint URL that can never be reached fails at once, not after six retries as
+    'cannot connect' (or with a traceback, for a port that is not a number)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise ModelConfigError(
+            f"model {spec!r}: the endpoint must be an http:// or https:// URL, "
+            f"not {parts.scheme or 'one without a scheme'}"
+        )
+    try:
+        parts.port  # noqa: B018 (urlsplit checks the port only when asked for it)
+    except ValueError:
+        raise ModelConfigError(
+            f"model {spec!r}: the port must be a number from 0 to 65535"
+        ) from None
+    if not parts.hostname:
+        raise ModelConfigError(f"model {spec!r}: the endpoint URL names no host")
 
 
 def _need_key(spec: str, env: str | None, required: bool) -> None:

@@ -60,10 +60,35 @@ def _short(value: Any) -> bool:
     return isinstance(value, str | int | float | bool) and len(repr(value)) <= 60
 
 
+# Seeds are stored as SQLite integers and sent to backends as seed x 1000 + turn.
+MAX_SEED = 2**53
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, except that a key given twice in one mapping is an error: the
+    last one silently winning hides a typo in a scenario or a spec."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def load_yaml(text: str) -> Any:
+    """Parse YAML safely, refusing a key given twice in one mapping."""
+    return yaml.load(text, Loader=_UniqueKeyLoader)
+
+
 def parse_scenario_text(text: str, source: str, fmt: str) -> Scenario:
     """Parse YAML or JSON text into a validated Scenario, or raise ScenarioError."""
     try:
-        data = json.loads(text) if fmt == "json" else yaml.safe_load(text)
+        data = json.loads(text) if fmt == "json" else load_yaml(text)
     except json.JSONDecodeError as exc:
         raise ScenarioError(source, [f"not valid JSON: {exc.msg} at line {exc.lineno}"]) from None
     except yaml.YAMLError as exc:

@@ -417,6 +417,8 @@ def import_agentmediation(path: Path, prefix: str = "am") -> AgentMediationImpor
                 f"{raw_path.name}: {len(raw.bad_lines)} line(s) give no dispute type "
                 f"(content.关键词 with a 2nd token): lines {_ids([str(n) for n in raw.bad_lines])}"
             )
+    if not any(line.strip() for line in lines):
+        raise AgentMediationError("holds no case records (the file is empty)")
     untyped: list[str] = []
     from_brief: list[str] = []
     for line_no, line in enumerate(lines, start=1):
