@@ -47,6 +47,13 @@ if TYPE_CHECKING:
 MODEL_HELP = "rule (none), local, openai:MODEL, openai:MODEL@URL or a disputelab.toml profile."
 
 
+def _seed_in_range(seed: int) -> int:
+    # A callback rather than min/max: typer's range column would squeeze the help text.
+    if not 0 <= seed <= MAX_SEED:
+        raise typer.BadParameter(f"must be from 0 to {MAX_SEED} (2^53), got {seed}")
+    return seed
+
+
 @with_param_options
 def run(
     scenario: Annotated[str, typer.Argument(help="Built-in scenario id or a scenario file.")],
@@ -73,7 +80,8 @@ def run(
         str, typer.Option(help="Condition(s), joined by ',' (see `disputelab conditions list`).")
     ] = "general",
     seed: Annotated[
-        int, typer.Option(min=0, max=MAX_SEED, help="Random seed (same seed, same episode).")
+        int,
+        typer.Option(callback=_seed_in_range, help="Random seed (same seed, same episode)."),
     ] = 0,
     corpus: Annotated[
         Path | None,
