@@ -46,7 +46,7 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 class FakeOpenAI:
-    def __init__(self, default: Responder | None = None, keep_alive: bool = False) -> None:
+    def __init__(self, default: Responder | None = None, keep_alive: bool = True) -> None:
         self.queue: deque[Scripted] = deque()
         self.default = default or (lambda body: Scripted(content='{"utterance": "fine"}'))
         self.requests: list[dict[str, Any]] = []
@@ -58,7 +58,9 @@ class FakeOpenAI:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            # HTTP/1.1 keeps connections open between requests, as real servers do.
+            # HTTP/1.1 keeps connections open between requests, as real servers do; it is
+            # the default, because HTTP/1.0's closed connections hide a client pool that
+            # outlives its event loop. keep_alive=False is there to test old servers.
             protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
@@ -135,7 +137,7 @@ class FakeOpenAI:
 
 
 @contextmanager
-def fake_openai(default: Responder | None = None, keep_alive: bool = False) -> Iterator[FakeOpenAI]:
+def fake_openai(default: Responder | None = None, keep_alive: bool = True) -> Iterator[FakeOpenAI]:
     server = FakeOpenAI(default, keep_alive)
     server.thread.start()
     try:

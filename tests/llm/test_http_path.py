@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from disputelab.llm.base import (
     ChatRequest,
+    ChatResponse,
     Message,
     ModelError,
     ModelReplyError,
@@ -182,9 +183,15 @@ def test_a_schema_refused_with_a_500_also_steps_down_instead_of_retrying() -> No
     with fake_openai() as server:
         server.script(_refusal(500, refusal), Scripted(content=GOOD), Scripted(content=GOOD))
         backend = _backend(server.url)
-        reply, _ = asyncio.run(ask_structured(backend, STRUCTURED, Reply.model_validate))
-        assert server.calls == 2  # no retries spent on a refusal
-        asyncio.run(ask_structured(backend, STRUCTURED, Reply.model_validate))
+
+        async def twice() -> tuple[Reply, int]:  # one event loop, as a command has
+            reply, _ = await ask_structured(backend, STRUCTURED, Reply.model_validate)
+            calls = server.calls
+            await ask_structured(backend, STRUCTURED, Reply.model_validate)
+            return reply, calls
+
+        reply, calls = asyncio.run(twice())
+        assert calls == 2  # no retries spent on a refusal
     assert reply.rating == 3.5
     assert server.requests[1]["response_format"]["type"] == "json_object"
     assert server.requests[2]["response_format"]["type"] == "json_object"  # remembered
@@ -217,11 +224,12 @@ def test_the_cache_replays_a_request_and_keeps_samples_apart(tmp_path: Path) -> 
     with fake_openai(lambda body: Scripted(content=f"reply {len(body['messages'])}")) as server:
         cache = ResponseCache(tmp_path / "cache.sqlite")
         model = Cached(_backend(server.url), cache)
-        first = asyncio.run(model.complete(ASK))
-        again = asyncio.run(model.complete(ASK))
         other = ChatRequest(ASK.messages, temperature=0.9, sample=1)
-        sample1 = asyncio.run(model.complete(other))
-        sample1_again = asyncio.run(model.complete(other))
+
+        async def four() -> list[ChatResponse]:  # one event loop, as a command has
+            return [await model.complete(r) for r in (ASK, ASK, other, other)]
+
+        first, again, sample1, sample1_again = asyncio.run(four())
         calls = server.calls
         url = server.url
     assert calls == 2
@@ -264,9 +272,13 @@ def test_cost_comes_from_tokens_and_prices_and_unknown_is_not_zero(tmp_path: Pat
         shared = Cached(_backend(server.url), cache)
         parties = Metered(shared, ledger, "parties", Prices(2.0, 8.0))
         judge = Metered(shared, ledger, "judge", Prices())
-        asyncio.run(parties.complete(ASK))
-        asyncio.run(parties.complete(ASK))  # a cache hit: no call, no cost
-        asyncio.run(judge.complete(ChatRequest(ASK.messages, sample=3)))
+
+        async def three() -> None:  # one event loop, as a command has
+            await parties.complete(ASK)
+            await parties.complete(ASK)  # a cache hit: no call, no cost
+            await judge.complete(ChatRequest(ASK.messages, sample=3))
+
+        asyncio.run(three())
     p, j = ledger.roles["parties"], ledger.roles["judge"]
     assert (p.calls, p.cached, p.input_tokens, p.output_tokens) == (1, 1, 1000, 500)
     assert p.cost_usd == pytest.approx((1000 * 2.0 + 500 * 8.0) / 1e6)
