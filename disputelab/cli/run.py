@@ -54,6 +54,11 @@ def _seed_in_range(seed: int) -> int:
     return seed
 
 
+SeedOption = Annotated[
+    int, typer.Option(callback=_seed_in_range, help="Random seed (same seed, same episode).")
+]
+
+
 @with_param_options
 def run(
     scenario: Annotated[str, typer.Argument(help="Built-in scenario id or a scenario file.")],
@@ -79,10 +84,7 @@ def run(
     condition: Annotated[
         str, typer.Option(help="Condition(s), joined by ',' (see `disputelab conditions list`).")
     ] = "general",
-    seed: Annotated[
-        int,
-        typer.Option(callback=_seed_in_range, help="Random seed (same seed, same episode)."),
-    ] = 0,
+    seed: SeedOption = 0,
     corpus: Annotated[
         Path | None,
         typer.Option(
