@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from disputelab.agents.registry import MEDIATOR, build_agent, build_parties
 from disputelab.episode import Episode
@@ -11,6 +12,12 @@ from disputelab.protocols.play import play as play_protocol
 from disputelab.scenario import Scenario, builtin_scenarios
 from disputelab.scenario.schema import Strategy
 from disputelab.store.sqlite import Store
+
+# Real data nobody here wrote lies beside the project, never inside it; tests that read it
+# skip, naming the missing file, where it is absent.
+DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+AGENTMEDIATION_CASES = DATASETS / "agentmediation" / "cases.jsonl"
+PROMEDIATE = DATASETS / "promediate"
 
 
 def scenario(sid: str = "tenancy") -> Scenario:

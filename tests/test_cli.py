@@ -26,6 +26,7 @@ from disputelab.cli import app
 from disputelab.scenario.io import scenario_to_data
 from disputelab.scenario.library import builtin_scenarios
 from disputelab.store.sqlite import DB_NAME
+from tests.helpers import PROMEDIATE
 
 BUILTIN_IDS = ("tenancy", "workplace", "community-centre")
 HEADLINE_METRICS = ("consensus_gain", "intervention_timeliness", "intervention_effectiveness")
@@ -346,8 +347,6 @@ def test_console_script_bad_input_exits_2_with_one_error_line(
 
 
 # ---- motivated turn-taking -----------------------------------------------------------
-
-PROMEDIATE = Path(__file__).parents[1].parent / "shared" / "datasets" / "promediate"
 
 
 def _party_order(store: Path, arm: str = "mediated") -> list[str]:

@@ -4,7 +4,6 @@ exactly 1 on legal-basis recall and on points-of-contention ROUGE-L, in all 308 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,14 +13,9 @@ from disputelab.evaluation.agentmediation import score_staged
 from disputelab.evaluation.outcomes import RougeStyle, legal_basis_recall, rouge_l_f1
 from disputelab.scenario.importers.agentmediation import import_agentmediation
 from disputelab.scenario.schema import Scenario
+from tests.helpers import AGENTMEDIATION_CASES
 
-CASES = (
-    Path(__file__).resolve().parents[2].parent
-    / "shared"
-    / "datasets"
-    / "agentmediation"
-    / "cases.jsonl"
-)
+CASES = AGENTMEDIATION_CASES
 pytestmark = pytest.mark.skipif(not CASES.exists(), reason=f"shared dataset absent: {CASES}")
 
 

@@ -13,8 +13,9 @@ from disputelab.cli import app
 from disputelab.evaluation.agentmediation import score_staged
 from disputelab.scenario import load_scenario
 from disputelab.store.sqlite import Store
+from tests.helpers import AGENTMEDIATION_CASES
 
-CASES = Path(__file__).parents[2].parent / "shared" / "datasets" / "agentmediation" / "cases.jsonl"
+CASES = AGENTMEDIATION_CASES
 
 
 def _cli(store: Path, *args: str) -> tuple[int, str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import NamedTuple
 
 import pytest
@@ -14,14 +13,9 @@ from hypothesis import strategies as st
 
 from disputelab.evaluation.outcomes import legal_basis_recall
 from disputelab.legal.citations import chinese_number, normalize_legal_basis
+from tests.helpers import AGENTMEDIATION_CASES
 
-CASES = (
-    Path(__file__).resolve().parents[2].parent
-    / "shared"
-    / "datasets"
-    / "agentmediation"
-    / "cases.jsonl"
-)
+CASES = AGENTMEDIATION_CASES
 needs_data = pytest.mark.skipif(not CASES.exists(), reason=f"shared dataset absent: {CASES}")
 
 _DIGIT = "零一二三四五六七八九"

@@ -13,15 +13,9 @@ from disputelab.evaluation.outcomes import legal_basis_recall
 from disputelab.legal.retrieval import CorpusError, StatuteIndex, case_key, case_query, tokenize
 from disputelab.scenario.importers.agentmediation import import_agentmediation
 from disputelab.scenario.schema import Fact, LegalContext, Scenario
-from tests.helpers import scenario
+from tests.helpers import AGENTMEDIATION_CASES, scenario
 
-CASES = (
-    Path(__file__).resolve().parents[2].parent
-    / "shared"
-    / "datasets"
-    / "agentmediation"
-    / "cases.jsonl"
-)
+CASES = AGENTMEDIATION_CASES
 
 STATUTES = [
     {

@@ -17,14 +17,9 @@ from disputelab.scenario.importers.agentmediation import import_agentmediation
 from disputelab.scenario.library import builtin_scenarios
 from disputelab.scenario.schema import Scenario
 from disputelab.store.sqlite import Store
+from tests.helpers import AGENTMEDIATION_CASES
 
-CASES = (
-    Path(__file__).resolve().parents[2].parent
-    / "shared"
-    / "datasets"
-    / "agentmediation"
-    / "cases.jsonl"
-)
+CASES = AGENTMEDIATION_CASES
 STORED = [
     "《中华人民共和国民法典》第五百七十七条",
     "《中华人民共和国民法典》第577条第一款",  # the same article again: it counts toward K

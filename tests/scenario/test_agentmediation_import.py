@@ -20,8 +20,9 @@ from disputelab.scenario.importers.agentmediation import (
     import_agentmediation,
 )
 from disputelab.scenario.schema import Scenario
+from tests.helpers import AGENTMEDIATION_CASES
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "agentmediation"
+DATA = AGENTMEDIATION_CASES.parent
 CASES = DATA / "cases.jsonl"
 needs_data = pytest.mark.skipif(not CASES.exists(), reason=f"shared dataset absent: {CASES}")
 

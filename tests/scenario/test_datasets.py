@@ -12,8 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from disputelab.cli import app
+from tests.helpers import DATASETS
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
+SHARED = DATASETS
 pytestmark = [
     pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared datasets not found at {SHARED}"),
     pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed"),

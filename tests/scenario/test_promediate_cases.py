@@ -23,8 +23,9 @@ from disputelab.llm.testing import Scripted, fake_openai
 from disputelab.scenario import load_scenario
 from disputelab.scenario.importers.promediate import import_promediate_file
 from disputelab.scenario.schema import Scenario
+from tests.helpers import PROMEDIATE
 
-SHARED = Path(__file__).parents[2].parent / "shared" / "datasets" / "promediate"
+SHARED = PROMEDIATE
 STATED = json.loads(
     (Path(__file__).parent / "data" / "promediate_stated_preferences.json").read_text()
 )

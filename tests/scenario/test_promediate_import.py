@@ -17,8 +17,9 @@ from disputelab.scenario.importers.promediate import (
     parse_preference,
     sibling_topics,
 )
+from tests.helpers import PROMEDIATE
 
-HMO = Path(__file__).parents[2].parent / "shared" / "datasets" / "promediate" / "hmo.json"
+HMO = PROMEDIATE / "hmo.json"
 OPTIONS = [("A", "Open"), ("B", "Dual"), ("C", "Exclusive")]
 
 

@@ -17,8 +17,9 @@ from disputelab.llm.testing import Scripted, fake_openai
 from disputelab.scenario import load_scenario
 from disputelab.scenario.importers.promediate import import_promediate
 from disputelab.scenario.importers.promediate_text import parse_options
+from tests.helpers import PROMEDIATE
 
-SHARED = Path(__file__).parents[2].parent / "shared" / "datasets" / "promediate"
+SHARED = PROMEDIATE
 
 # Two options that share nearly every word: only a reader of meaning can tell which one
 # Quinn's prose describes (the shape of the Williams case).
