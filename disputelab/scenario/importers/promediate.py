@@ -25,6 +25,7 @@ from disputelab.scenario.importers.promediate_text import (
     ParsedTopic,
     Reading,
     read_choices,
+    words,
 )
 from disputelab.scenario.importers.promediate_text import (
     parse_options as read_option_lists,
@@ -40,27 +41,8 @@ from disputelab.scenario.schema import (
     TurnTaking,
 )
 
-_STOP = {
-    "the",
-    "a",
-    "an",
-    "and",
-    "or",
-    "of",
-    "for",
-    "to",
-    "on",
-    "at",
-    "with",
-    "in",
-    "by",
-    "is",
-    "be",
-    "year",
-    "contract",
-    "status",
-    "support",
-}
+# The prose reader also passes over words every option of a topic tends to share.
+_PROSE_STOP = frozenset({"year", "contract", "status", "support"})
 _ORDINALS = ("first", "second", "third", "fourth", "fifth")
 _NEGATIVE = re.compile(r"(unacceptable|will not|won't|not accept|cannot accept|refuse|never)", re.I)
 
@@ -146,7 +128,7 @@ def _same_issue(header: str, topic: Topic) -> bool:
 
 
 def _words(label: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9$%\-]+", label.lower()) if w not in _STOP}
+    return words(label) - _PROSE_STOP
 
 
 def _mentioned(fragment: str, options: list[tuple[str, str]]) -> list[str]:
