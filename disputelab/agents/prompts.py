@@ -6,7 +6,7 @@ profile; mediators get the public scenario alone. The dialogue comes as `PublicT
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from disputelab.agents.base import PublicScenario, PublicTurn
 from disputelab.scenario.schema import Party
@@ -194,6 +194,11 @@ def party_system(public: PublicScenario, party: Party) -> str:
     return "\n".join(lines)
 
 
+def speaker_label(names: Mapping[str, str], turn: PublicTurn) -> str:
+    """How a prompt names a turn's speaker: the party's name (by id), or 'Mediator'."""
+    return "Mediator" if turn.role == "mediator" else names.get(turn.speaker, turn.speaker)
+
+
 def dialogue_block(public: PublicScenario, dialogue: Sequence[PublicTurn]) -> str:
     x = texts(public.language)
     names = {p.id: p.name for p in public.parties}
@@ -202,8 +207,7 @@ def dialogue_block(public: PublicScenario, dialogue: Sequence[PublicTurn]) -> st
         return f"{x['dialogue']}\n{x['empty']}"
     lines = [x["dialogue"]]
     for t in recent:
-        who = "Mediator" if t.role == "mediator" else names.get(t.speaker, t.speaker)
-        lines.append(f"{who}: {t.text}")
+        lines.append(f"{speaker_label(names, t)}: {t.text}")
     return "\n".join(lines)
 
 

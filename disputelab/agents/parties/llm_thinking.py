@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from disputelab.agents.base import PublicScenario, PublicTurn
+from disputelab.agents.prompts import speaker_label
 from disputelab.agents.thinking import RECENT_EVENTS, Mind, event_tag
 from disputelab.episode import Thought
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message, ModelReplyError
@@ -105,8 +106,7 @@ def _recent(public: PublicScenario, dialogue: Sequence[PublicTurn]) -> str:
     names = {p.id: p.name for p in public.parties}
     lines = []
     for t in dialogue[-RECENT_EVENTS:]:
-        who = "Mediator" if t.role == "mediator" else names.get(t.speaker, t.speaker)
-        lines.append(f"CON#{t.turn_index}: {who}: {t.text}")
+        lines.append(f"CON#{t.turn_index}: {speaker_label(names, t)}: {t.text}")
     return "\n".join(lines) or "(nobody has spoken yet; the meeting is just opening)"
 
 

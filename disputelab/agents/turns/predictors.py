@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from disputelab.agents.base import Agent, PublicScenario, PublicTurn, TurnContext, UsageReporter
 from disputelab.agents.parties.llm import usage_of
+from disputelab.agents.prompts import speaker_label
 from disputelab.llm.base import ChatModel, ChatRequest, Message, ModelReplyError
 from disputelab.llm.seeds import turn_sampling
 from disputelab.llm.structured import ask_structured
@@ -104,10 +105,7 @@ class LLMPredictor(UsageReporter):
 
     async def predict(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> str:
         names = {p.id: p.name for p in self.public.parties}
-        recent = [
-            f"{'Mediator' if t.role == 'mediator' else names.get(t.speaker, t.speaker)}: {t.text}"
-            for t in dialogue[-WINDOW:]
-        ]
+        recent = [f"{speaker_label(names, t)}: {t.text}" for t in dialogue[-WINDOW:]]
         if not recent:
             return ANYONE
         request = ChatRequest(
