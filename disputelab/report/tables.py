@@ -41,16 +41,26 @@ Grid = dict[tuple[str, str], dict[tuple[str, int], dict[str, float]]]
 
 def experiment_rows(store: Store, run_id: str, evaluator: str = "socrates-oracle") -> Grid:
     """(condition, mediator) -> (scenario, replicate) -> metric -> value."""
-    grid: Grid = defaultdict(dict)
+    return experiment_grids(store, run_id, (evaluator,))[evaluator]
+
+
+def experiment_grids(store: Store, run_id: str, evaluators: tuple[str, ...]) -> dict[str, Grid]:
+    """`experiment_rows` for several evaluators, reading each episode's scores once."""
+    grids: dict[str, Grid] = {e: defaultdict(dict) for e in evaluators}
     for eid in sorted(store.complete_episode_ids(run_id)):
         _, sid, cond, med, rep = eid.split("/")
-        values = {s.metric: s.value for s in store.scores(eid) if s.evaluator == evaluator}
-        grid[(cond, med)][(sid, int(rep.removeprefix("r")))] = values
-    return grid
+        values: dict[str, dict[str, float]] = {e: {} for e in evaluators}
+        for s in store.scores(eid):
+            if s.evaluator in values:
+                values[s.evaluator][s.metric] = s.value
+        for e in evaluators:
+            grids[e][(cond, med)][(sid, int(rep.removeprefix("r")))] = values[e]
+    return grids
 
 
 def experiment_markdown(store: Store, run_id: str, conditions: list[str]) -> str:
-    grid = experiment_rows(store, run_id)
+    grids = experiment_grids(store, run_id, ("socrates-oracle", "turn-taking"))
+    grid = grids["socrates-oracle"]
     lines = [f"# Experiment `{run_id}`", "", *_table(grid, conditions, METRICS)]
     lines += [
         "",
@@ -60,15 +70,14 @@ def experiment_markdown(store: Store, run_id: str, conditions: list[str]) -> str
         "scenario and replicate. final_consensus and resolved in %; NaN metrics "
         "(undefined, e.g. timeliness without drops) are left out of the means.",
     ]
-    turns = turn_taking_markdown(store, run_id, conditions)
-    axes = axis_markdown(store, run_id, conditions)
+    turns = turn_taking_markdown(grids["turn-taking"], conditions)
+    axes = axis_markdown(grid, conditions)
     return "\n".join(lines) + "\n" + "".join("\n" + t for t in (turns, axes) if t)
 
 
-def turn_taking_markdown(store: Store, run_id: str, conditions: list[str]) -> str:
+def turn_taking_markdown(grid: Grid, conditions: list[str]) -> str:
     """Who held the floor, per condition and mediator: only for motivated turn-taking,
     where the shares are not equal by construction."""
-    grid = experiment_rows(store, run_id, "turn-taking")
     if not any("interruptions" in v for cells in grid.values() for v in cells.values()):
         return ""
     lines = ["## Turn-taking (motivated)", "", *_table(grid, conditions, TURN_TAKING_METRICS)]
@@ -142,10 +151,9 @@ def axis_gains(
     return out
 
 
-def axis_markdown(store: Store, run_id: str, conditions: list[str]) -> str:
+def axis_markdown(grid: Grid, conditions: list[str]) -> str:
     """Consensus gain per socio-cognitive axis and condition, as shifts from the first
     condition (SoCRATES Figure 3), with a paired Wilcoxon test per condition."""
-    grid = experiment_rows(store, run_id)
     mediators = sorted({m for (_, m) in grid if m != "none"})
     if len(conditions) < 2 or not mediators:
         return ""
