@@ -175,3 +175,13 @@ def test_a_clone_of_the_promediate_repository_imports_as_it_is(tmp_path: Path) -
     flagship = load_scenario(tmp_path / "out" / "flagship.yaml")
     assert [t.name for t in flagship.topics] == names["flagship"]
     assert "topics.json" not in result.output
+
+
+def test_a_topics_json_that_cannot_be_read_fails_the_case_instead_of_being_skipped(
+    tmp_path: Path,
+) -> None:
+    case = _write(tmp_path)
+    (tmp_path / "topics.json").write_text("{not json", encoding="utf-8")
+    result = _import(str(case), "--out", str(tmp_path / "out"), "--lenient")
+    assert result.exit_code == 2
+    assert "topics.json cannot be read" in result.output

@@ -246,7 +246,8 @@ def _case_id(path: Path) -> str:
 
 def sibling_topics(case_file: Path) -> list[str] | None:
     """Topic names for `case_file` from ProMediate's topics.json (keyed by case name), as
-    it ships them for every case but HMO; None when there is none to read."""
+    it ships them for every case but HMO; None when there is none, or it does not name
+    this case. A topics.json that cannot be read is an error (ValueError), not skipped."""
     # Beside the case, or where ProMediate's repository keeps it (cases/ beside
     # thoughtful_agents/prompts/).
     candidates = [
@@ -258,8 +259,8 @@ def sibling_topics(case_file: Path) -> list[str] | None:
         return None
     try:
         table = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    except (OSError, ValueError) as exc:  # there, but unreadable: say so, never skip it
+        raise ValueError(f"{path} cannot be read: {str(exc).splitlines()[0]}") from None
     names = table.get(case_file.stem) if isinstance(table, dict) else None
     return [str(n) for n in names] if isinstance(names, list) else None
 
