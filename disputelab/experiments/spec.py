@@ -247,7 +247,13 @@ def load_spec(
         _scenario_problems(data.get("scenarios"), p.parent, library_dir),
     ]
     for extra in extras:
-        problems += [x for x in extra if x not in problems]
+        for x in extra:
+            # The model's own check may have said the same at the top level already.
+            top = f"(top level): {x}"
+            if top in problems:
+                problems[problems.index(top)] = x
+            elif x not in problems:
+                problems.append(x)
     raise SpecError(str(p), problems)
 
 

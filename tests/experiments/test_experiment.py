@@ -241,3 +241,12 @@ def test_failed_episodes_are_grouped_by_reason_and_the_exit_status_says_so(
     assert "2 episode(s) failed, by reason:" in text
     assert "2 x ModelReplyError:" in text  # one reason, counted once per episode
     assert "retried by --resume" in text
+
+
+def test_a_bad_protocol_parameter_is_reported_once(tmp_path: Path) -> None:
+    text = "name: x\nscenarios: [tenancy]\nconditions: [general]\nbudget: -5\n"
+    r = CliRunner().invoke(
+        app, ["--store", str(tmp_path / "s"), "experiment", str(_write(tmp_path, text))]
+    )
+    assert r.exit_code == 2
+    assert r.output.count("budget:") == 1, r.output
