@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from disputelab.llm.base import ChatModel, ChatRequest, Message, ModelReplyError
-from disputelab.llm.structured import ask_structured
+from disputelab.llm.structured import MAX_SCHEMA_STRING, ask_structured
 from disputelab.scenario.causes import CauseCategory, dispute_causes
 from disputelab.scenario.schema import Scenario
 
@@ -67,7 +67,7 @@ def cause_schema(category: CauseCategory) -> dict[str, Any]:
         "type": "object",
         "properties": {
             "subcategory": {"type": "string", "enum": [s.key for s in category.subcategories]},
-            "brief": {"type": "string", "maxLength": 1500},
+            "brief": {"type": "string", "maxLength": MAX_SCHEMA_STRING},
         },
         "required": ["subcategory", "brief"],
         "additionalProperties": False,

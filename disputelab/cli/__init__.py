@@ -3,15 +3,17 @@ the registries (protocols, agent kinds, evaluators) rather than naming what is i
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from importlib import metadata
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
-from disputelab.cli import conditions, datasets, protocols, scenarios
-from disputelab.cli.common import DEFAULT_STORE, err, out, state
+from disputelab.cli import conditions, datasets, protocols, scenarios, store
+from disputelab.cli.common import DEFAULT_STORE, err, fail, out, state
 from disputelab.cli.curate import curate
 from disputelab.cli.evaluate import evaluate
 from disputelab.cli.experiment import experiment
@@ -19,13 +21,35 @@ from disputelab.cli.report import report
 from disputelab.cli.run import run
 from disputelab.cli.runs import list_runs
 from disputelab.cli.validate_judge import validate_judge
+from disputelab.store.health import StoreError, store_failure
+
+
+class _Commands(TyperGroup):
+    """The command group. A store that fails mid-command (a damaged page, a stored value
+    that does not decode) ends it like bad input: one line, exit status 2."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except StoreError as exc:
+            fail(str(exc))
+        except sqlite3.DatabaseError as exc:
+            fail(str(store_failure(state.store_path, exc)))
+
 
 app = typer.Typer(
+    cls=_Commands,
     help="Simulate dispute mediation and negotiation, run experiments, and score outcomes.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _check_timeout(value: float | None) -> float | None:
+    if value is not None and not 0 < value <= 3600:
+        raise typer.BadParameter("must be more than 0 and at most 3600 seconds")
+    return value
 
 
 def _show_version(value: bool) -> None:
@@ -39,26 +63,39 @@ def main_options(
     store: Annotated[
         Path, typer.Option("--store", help="Directory of the run store.", envvar="DISPUTELAB_STORE")
     ] = DEFAULT_STORE,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            help="Seconds one model request may take (default 60; a call with its "
+            "retries gets three times that).",
+            envvar="DISPUTELAB_TIMEOUT",
+            callback=_check_timeout,
+        ),
+    ] = None,
     version: Annotated[
         bool,
         typer.Option("--version", is_eager=True, callback=_show_version, help="Print the version."),
     ] = False,
 ) -> None:
-    state.begin(store)
+    state.begin(store, timeout)
+
+
+GLOBAL_OPTIONS = ("--store", "--timeout")
 
 
 def hoist_global_options(args: list[str]) -> list[str]:
-    """Move `--store PATH` (or `--store=PATH`) written after the command to the front,
-    where the command line expects a global option."""
+    """Move `--store PATH` and `--timeout S` (or `--store=PATH`...) written after the
+    command to the front, where the command line expects a global option."""
     out_args: list[str] = []
     hoisted: list[str] = []
     i = 0
     while i < len(args):
-        if args[i] == "--store" and i + 1 < len(args) and out_args:
+        if args[i] in GLOBAL_OPTIONS and i + 1 < len(args) and out_args:
             hoisted += args[i : i + 2]
             i += 2
             continue
-        if args[i].startswith("--store=") and out_args:
+        if args[i].startswith(tuple(f"{o}=" for o in GLOBAL_OPTIONS)) and out_args:
             hoisted.append(args[i])
         else:
             out_args.append(args[i])
@@ -77,6 +114,7 @@ app.add_typer(scenarios.app, name="scenarios")
 app.add_typer(conditions.app, name="conditions")
 app.add_typer(protocols.app, name="protocols")
 app.add_typer(datasets.app, name="datasets")
+app.add_typer(store.app, name="store")
 
 
 def _click_class(name: str) -> type[Exception]:

@@ -35,35 +35,61 @@ class _State:
     store_path: Path = DEFAULT_STORE
     store: Store | None = None  # opened once per command, on first use
     interrupt_reported: bool = False  # the command already said what an interrupt kept
+    timeout_s: float | None = None  # --timeout: seconds per model request
 
-    def begin(self, store_path: Path) -> None:
+    def begin(self, store_path: Path, timeout_s: float | None = None) -> None:
         self.store_path = store_path
         self.store = None
         self.interrupt_reported = False
+        self.timeout_s = timeout_s
 
 
 state = _State()
 
 
+# A message line, a file name or value in it, and the problems listed for one input are
+# cut to these: a hostile file can hold a megabyte-long name or thousands of faults, and
+# rich takes minutes to fold a single long word.
+MAX_LINE_CHARS = 1000
+MAX_SHOWN_CHARS = 120
+MAX_PROBLEM_LINES = 20
+
+
+def clip(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
+    """`text` cut to `limit` characters, ending in '…' where something was cut; for ids,
+    titles and names from user files wherever they are printed."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def fail(message: str) -> NoReturn:
     """One line on stderr, exit status 2: the contract for every bad input."""
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    line = clip(message.splitlines()[0] if message else "", MAX_LINE_CHARS)
+    err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
 def print_problem(where: str, text: str) -> None:
     """One `error: WHERE: TEXT` line (the first line of `text`)."""
-    err.print(
-        f"[bold red]error:[/] {escape(where)}: {escape(text.splitlines()[0] if text else '')}",
-        highlight=False,
-        soft_wrap=True,
-    )
+    first = text.splitlines()[0] if text else ""
+    line = clip(f"{clip(where, MAX_LINE_CHARS // 2)}: {first}", MAX_LINE_CHARS)
+    err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
+
+
+def print_problems(where: str, problems: Iterable[str]) -> None:
+    """One line per problem, at most MAX_PROBLEM_LINES of them and then a line that says
+    how many more there are."""
+    listed = list(problems)
+    for problem in listed[:MAX_PROBLEM_LINES]:
+        print_problem(where, problem)
+    if len(listed) > MAX_PROBLEM_LINES:
+        print_problem(
+            where, f"and {len(listed) - MAX_PROBLEM_LINES:,} more problems; fix these first"
+        )
 
 
 def fail_problems(where: str, problems: Iterable[str]) -> NoReturn:
-    """One line per problem, then exit status 2."""
-    for problem in problems:
-        print_problem(where, problem)
+    """One line per problem (see `print_problems`), then exit status 2."""
+    print_problems(where, problems)
     raise typer.Exit(2)
 
 
@@ -72,9 +98,10 @@ def fail_scenario(exc: ScenarioError) -> NoReturn:
 
 
 def warn(where: str, text: str) -> None:
-    err.print(
-        f"[yellow]warning:[/] {escape(where)}: {escape(text)}", highlight=False, soft_wrap=True
-    )
+    """One `warning: WHERE: TEXT` line (a text of several lines is joined into one)."""
+    joined = " ".join(text.splitlines())
+    line = clip(f"{clip(where, MAX_LINE_CHARS // 2)}: {joined}", MAX_LINE_CHARS)
+    err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 def library() -> Path:
@@ -87,13 +114,17 @@ def store_option() -> str:
     return "" if state.store_path == DEFAULT_STORE else f"--store {state.store_path} "
 
 
-def open_store() -> Store:
-    """The command's store, opened on first use and shared by the rest of the command."""
-    if state.store is None:
-        try:
-            state.store = Store(state.store_path)
-        except StoreError as exc:
-            fail(str(exc))
+def open_store(writable: bool = True) -> Store:
+    """The command's store, opened on first use and shared by the rest of the command.
+    Commands that write check it for damage first (`writable`); read-only ones skip that
+    cost on a big store, and a damaged page they meet fails in one line all the same."""
+    try:
+        if state.store is None:
+            state.store = Store(state.store_path, writable)
+        elif writable:
+            state.store.check_writable()
+    except StoreError as exc:
+        fail(str(exc))
     return state.store
 
 
@@ -105,10 +136,11 @@ def open_models(models: Iterable[str]) -> ModelHub:
     try:
         profiles = load_profiles()
         for spec in sorted(set(models) - {"rule"}):
-            parse_model(spec, profiles)
+            parse_model(spec, profiles, state.timeout_s)
     except ModelConfigError as exc:
         fail(str(exc))
-    return ModelHub(open_store().root / "cache.sqlite", profiles)
+    cache = open_store(writable=False).root / "cache.sqlite"  # the cache, not the runs
+    return ModelHub(cache, profiles, timeout_s=state.timeout_s)
 
 
 def print_usage(hub: ModelHub) -> None:

@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from disputelab.cli.common import err, fail, open_models, out, print_usage
+from disputelab.scenario.inputs import path_kind
 
 if TYPE_CHECKING:
     from disputelab.curation import Accepted, Rejected
@@ -42,7 +43,7 @@ def curate(
 
     if model == "rule":
         fail("curation needs a model: pass --model local, openai:MODEL[@URL] or a profile")
-    missing = [str(p) for p in paths if not p.exists()]
+    missing = [str(p) for p in paths if path_kind(p) == "missing"]
     if missing:
         fail(f"no such seed file or folder: {', '.join(missing)}")
     hub = open_models([model])

@@ -25,6 +25,7 @@ from disputelab.cli.common import (
     print_usage,
     state,
     store_option,
+    warn,
 )
 from disputelab.cli.progress import ticker
 from disputelab.store.sqlite import StoreError
@@ -62,6 +63,8 @@ def experiment(
         spec = load_spec(spec_path, given, library())
     except SpecError as exc:
         fail_problems(exc.source, exc.problems)
+    for warning in spec.warnings:  # repeats dropped from the grid, say
+        warn(str(spec_path), warning)
     if dry_run:
         _print_plan(spec, spec_path)
         return
@@ -72,10 +75,17 @@ def experiment(
         summary = _run(spec, spec_path, hub, resume, concurrency, given, stop)
         if summary.interrupted:
             _interrupted(summary, _again(spec_path, given), concurrency)
+    elsewhere = f", {summary.elsewhere} by another process" if summary.elsewhere else ""
     out.print(
         f"experiment [magenta]{summary.run_id}[/]: {summary.planned} episodes planned, "
-        f"{summary.done} run, {summary.skipped} already done, {summary.failed} failed"
+        f"{summary.done} run, {summary.skipped} already done{elsewhere}, "
+        f"{summary.failed} failed"
     )
+    if summary.waited:
+        out.print(
+            f"[dim]{summary.waited} episode(s) were held by another process on this store; "
+            "this one waited for them[/]"
+        )
     _failures(summary)
     print_usage(hub)
     out.print(f"[dim]tables: disputelab report {summary.run_id}[/]")
@@ -148,18 +158,21 @@ def _run(
             progress.advance(failed=event == "failed")
 
         async def until_done_or_stopped() -> Summary:
-            return await run_experiment(
-                open_store(),
-                spec,
-                spec_path.parent,
-                hub,
-                resume,
-                concurrency,
-                tick,
-                on_plan=progress.plan,
-                stop=stop,
-                source=_again(spec_path.resolve(), overrides),
-            )
+            try:
+                return await run_experiment(
+                    open_store(),
+                    spec,
+                    spec_path.parent,
+                    hub,
+                    resume,
+                    concurrency,
+                    tick,
+                    on_plan=progress.plan,
+                    stop=stop,
+                    source=_again(spec_path.resolve(), overrides),
+                )
+            finally:
+                await hub.aclose()  # on this loop, which owns the pooled connections
 
         try:
             return asyncio.run(until_done_or_stopped())

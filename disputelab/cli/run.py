@@ -229,7 +229,12 @@ def _play(
     with ticker(f"simulating {base.id}: turns", hub, transient=True) as progress:
 
         async def condition_and_play() -> tuple[Scenario, RunResult]:
-            sc = await _conditioned(base, condition, hub, model)
+            try:
+                return await play(await _conditioned(base, condition, hub, model))
+            finally:
+                await hub.aclose()  # on this loop, which owns the pooled connections
+
+        async def play(sc: Scenario) -> tuple[Scenario, RunResult]:
             _check_expertise(proto, sc)
             retrieved = _retrieve(ref, sc, corpus) if proto.uses_retrieval else ()
             result = await run_single(

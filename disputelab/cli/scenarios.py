@@ -11,14 +11,18 @@ import typer
 from rich.markup import escape
 
 from disputelab.cli.common import (
+    MAX_LINE_CHARS,
+    MAX_PROBLEM_LINES,
     FormatOption,
     ListFormat,
+    clip,
     fail,
     fail_scenario,
     library,
     open_models,
     out,
     print_problem,
+    print_problems,
     print_rows,
     print_usage,
     warn,
@@ -31,7 +35,14 @@ from disputelab.scenario.importers import (
     case_files,
     read_cases,
 )
-from disputelab.scenario.io import ScenarioError, dump_scenario, load_scenario, save_scenario
+from disputelab.scenario.inputs import path_kind, read_user_file
+from disputelab.scenario.io import (
+    ScenarioError,
+    dump_scenario,
+    load_scenario,
+    load_yaml,
+    save_scenario,
+)
 from disputelab.scenario.library import builtin_scenarios, resolve_scenario
 
 app = typer.Typer(help="List, show and validate scenarios.", no_args_is_help=True)
@@ -97,12 +108,12 @@ def scenarios_validate(
             sc = load_scenario(f)
         except ScenarioError as exc:
             bad = True
-            for problem in exc.problems:
-                print_problem(exc.source, problem)
+            print_problems(exc.source, exc.problems)
             continue
         out.print(
-            f"[green]ok[/] {escape(str(f))}: {escape(sc.id)}, {len(sc.parties)} parties, "
-            f"{len(sc.topics)} topics"
+            f"[green]ok[/] {escape(clip(str(f), MAX_LINE_CHARS))}: {escape(clip(sc.id))}, "
+            f"{len(sc.parties)} parties, {len(sc.topics)} topics",
+            soft_wrap=True,
         )
         for line in unsettlable(sc):
             warn(str(f), line)
@@ -115,8 +126,8 @@ def _looks_like_a_spec(path: Path) -> bool:
     import yaml
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        data = load_yaml(read_user_file(path))
+    except (ValueError, yaml.YAMLError):
         return False  # load_scenario will say what is wrong
     return isinstance(data, dict) and "scenarios" in data and "parties" not in data
 
@@ -153,7 +164,7 @@ def scenarios_import(
         fail(f"unknown format {source!r}; available: {', '.join(FORMATS)}")
     if model is not None and source != "promediate":
         fail("--model reads ProMediate briefs only; AgentMediation records need no reading")
-    if not path.exists():
+    if path_kind(path) == "missing":
         fail(f"{path}: no such file or folder")
     files = case_files(source, path)
     if not files:
@@ -205,8 +216,11 @@ def _import_file(
         written[s.id] = f
         saved.append(target / f"{s.id}.yaml")
         save_scenario(s, saved[-1])
-    for where, why in found.problems:
+    for where, why in found.problems[:MAX_PROBLEM_LINES]:
         print_problem(where, why)
+    if len(found.problems) > MAX_PROBLEM_LINES:
+        more = len(found.problems) - MAX_PROBLEM_LINES
+        print_problem(str(f), f"and {more:,} more records that could not be read")
     if found.failed:
         return 1
     if source in ONE_CASE_PER_FILE and saved:

@@ -16,6 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from disputelab.scenario.inputs import (
+    MAX_FILE_BYTES,
+    InputLimitError,
+    UserFileError,
+    load_json,
+    path_kind,
+    read_user_file,
+)
 from disputelab.scenario.schema import SOCRATES_DOMAINS
 
 DOMAINS: tuple[str, ...] = SOCRATES_DOMAINS
@@ -125,7 +133,7 @@ def expand_paths(paths: Sequence[str | Path]) -> list[Path]:
     out: list[Path] = []
     for raw in paths:
         p = Path(raw)
-        if p.is_dir():
+        if path_kind(p) == "dir":
             found = sorted(f for f in p.iterdir() if f.suffix.lower() in SEED_SUFFIXES)
             if not found:
                 raise SeedError(f"{p}: directory holds no {', '.join(SEED_SUFFIXES)} files")
@@ -141,14 +149,10 @@ def read_seed_file(path: str | Path) -> list[Seed]:
     suffix = p.suffix.lower()
     if suffix not in SEED_SUFFIXES:
         raise SeedError(f"{p}: unsupported file type; use {', '.join(SEED_SUFFIXES)}")
-    if not p.is_file():
-        raise SeedError(f"{p}: no such file; check the path")
     try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise SeedError(f"{p}: not UTF-8 text; save it as UTF-8") from None
-    except OSError as exc:
-        raise SeedError(f"{p}: cannot be read: {exc.strerror or exc}") from None
+        text = read_user_file(p, MAX_FILE_BYTES, f"a seed file ({', '.join(SEED_SUFFIXES)})")
+    except UserFileError as exc:
+        raise SeedError(f"{p}: {exc}") from None
     if suffix == ".jsonl":
         return _read_jsonl(p, text)
     return [_text_seed(slug(p.stem) or "seed", None, text, str(p), None)]
@@ -161,9 +165,11 @@ def _read_jsonl(p: Path, text: str) -> list[Seed]:
             continue
         where = f"{p}:{n}"
         try:
-            data: Any = json.loads(line)
+            data: Any = load_json(line)
         except json.JSONDecodeError as exc:
             raise SeedError(f"{where}: not valid JSON: {exc.msg} at column {exc.colno}") from None
+        except InputLimitError as exc:
+            raise SeedError(f"{where}: {exc}") from None
         if not isinstance(data, dict):
             raise SeedError(
                 f"{where}: is a JSON {type(data).__name__}; each line must be an object"

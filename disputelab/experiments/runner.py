@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,9 +32,11 @@ from disputelab.experiments.spec import (
 from disputelab.legal.expertise import retrieved_bases
 from disputelab.llm.models import ModelHub
 from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS, get_protocol
+from disputelab.redact import redact, redact_deep
 from disputelab.registry import UnknownPluginError
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.schema import Scenario
+from disputelab.store.leases import Claim, Leases
 from disputelab.store.sqlite import Store, StoreError
 
 Progress = Callable[[str, PlannedEpisode, str | None], None]  # event, episode, error
@@ -51,6 +54,8 @@ class Summary:
     reasons: dict[str, int] = field(default_factory=dict)
     interrupted: bool = False  # stopped on request; the rest waits for --resume
     abandoned: int = 0  # episodes in flight when stopped: left incomplete, re-run on resume
+    elsewhere: int = 0  # finished meanwhile by another process on the same store
+    waited: int = 0  # episodes this process waited for while another process held them
 
 
 def changed_fields(stored: dict[str, Any], spec: ExperimentSpec) -> list[str]:
@@ -61,7 +66,7 @@ def changed_fields(stored: dict[str, Any], spec: ExperimentSpec) -> list[str]:
         before = _flat(ExperimentSpec.model_validate(_own_params_only(stored)))
     except ValidationError:
         return []  # written by a version whose fields we cannot compare; do not block it
-    now = _flat(spec)
+    now = redact_deep(_flat(spec))  # stored configs hold model URLs redacted
     return [k for k in now if k != "concurrency" and before.get(k) != now[k]]
 
 
@@ -112,9 +117,7 @@ async def run_experiment(
     conditioned = await condition_scenarios(spec, scenarios, hub)
     retrieved = _retrieval(spec, spec_dir, scenarios, conditioned)
     if not exists:
-        store.create_run(
-            "experiment", spec.name, json.loads(spec.model_dump_json()), run_id=spec.name
-        )
+        _create(store, spec, resume)
     store.set_plan(spec.name, len(episodes), source)
     summary = Summary(spec.name, len(episodes))
     if on_plan is not None:
@@ -129,6 +132,22 @@ async def run_experiment(
         # Judge calls go through the response cache, so a resumed run re-scores free.
         await evaluate_run(store, spec.name, evaluator, hub, [] if judge == "rule" else [judge])
     return summary
+
+
+def _create(store: Store, spec: ExperimentSpec, resume: bool) -> None:
+    """Record the experiment; when another process recorded it first, a `--resume` joins
+    it (if the specs agree) and anything else is refused."""
+    try:
+        store.create_run(
+            "experiment", spec.name, json.loads(spec.model_dump_json()), run_id=spec.name
+        )
+    except sqlite3.IntegrityError:
+        if not resume:
+            raise StoreError(
+                f"experiment {spec.name!r} was started by another process a moment ago; "
+                "pass --resume to work on it alongside that process"
+            ) from None
+        check_resume(store, spec, resume)
 
 
 def check_resume(store: Store, spec: ExperimentSpec, resume: bool) -> bool:
@@ -177,6 +196,10 @@ class _Grid:
         self.finished = set(self.done_before)
         self.scored: set[str] = set()
         self.twins: dict[str, list[PlannedEpisode]] = {}
+        self.leases = Leases(store.db)
+        self.waiting: list[PlannedEpisode] = []  # held by another process when we came
+        self.seen_busy: set[str] = set()
+        self.poll_s = 0.5
         for ep in episodes:
             if ep.baseline_id is not None:
                 self.twins.setdefault(ep.baseline_id, []).append(ep)
@@ -188,7 +211,8 @@ class _Grid:
         progress: Progress | None,
         stop: threading.Event | None,
     ) -> None:
-        """Every planned episode, `concurrency` at a time, until done or `stop` is set.
+        """Every planned episode, `concurrency` at a time, until done or `stop` is set;
+        then those another process held, as it lets go of them.
 
         `stop` is a thread-safe flag, so a signal handler can set it at any moment: rule
         episodes never yield to the event loop, and a loop callback would wait until all
@@ -196,11 +220,34 @@ class _Grid:
         gate = asyncio.Semaphore(concurrency)
         running: set[str] = set()
         stopped = stop or threading.Event()
-        tasks = [
-            asyncio.ensure_future(self.run_one(ep, gate, summary, progress, running, stopped))
-            for ep in self.episodes
-        ]
+        renewer = asyncio.ensure_future(self._renew_leases())
+        try:
+            tasks = [
+                asyncio.ensure_future(self.run_one(ep, gate, summary, progress, running, stopped))
+                for ep in self.episodes
+            ]
+            await self._gather(tasks, summary, running, stop)
+            while self.waiting and not stopped.is_set() and not summary.interrupted:
+                await asyncio.sleep(self.poll_s)
+                pending, self.waiting = self.waiting, []
+                tasks = [
+                    asyncio.ensure_future(
+                        self.run_one(ep, gate, summary, progress, running, stopped)
+                    )
+                    for ep in pending
+                ]
+                await self._gather(tasks, summary, running, stop)
+        finally:
+            renewer.cancel()
+            self.leases.release_all()  # abandoned episodes are free for the next process
 
+    @staticmethod
+    async def _gather(
+        tasks: Sequence[asyncio.Future[None]],
+        summary: Summary,
+        running: set[str],
+        stop: threading.Event | None,
+    ) -> None:
         async def cancel_on_stop(event: threading.Event) -> None:
             while not event.is_set():
                 await asyncio.sleep(0.1)
@@ -216,6 +263,11 @@ class _Grid:
         for r in results:  # a fault of our own (not an episode's) still surfaces
             if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError):
                 raise r
+
+    async def _renew_leases(self) -> None:
+        while True:
+            await asyncio.sleep(self.leases.ttl_s / 3)
+            self.leases.renew()
 
     async def run_one(
         self,
@@ -237,6 +289,8 @@ class _Grid:
             if stop.is_set():
                 summary.interrupted = True
                 return
+            if not self._claim(ep, summary, progress):
+                return
             running.add(ep.episode_id)
             try:
                 await play_episode(self.store, self.hub, self.spec.name, self.episode_plan(ep))
@@ -250,11 +304,30 @@ class _Grid:
                 return
             finally:
                 running.discard(ep.episode_id)
+                self.leases.release(ep.episode_id)
         summary.done += 1
         self.finished.add(ep.episode_id)
         await self.score_finished(ep)
         if progress:
             progress("done", ep, None)
+
+    def _claim(self, ep: PlannedEpisode, summary: Summary, progress: Progress | None) -> bool:
+        """Claim `ep` for this process; False when another process finished it (counted
+        as done elsewhere) or holds it (queued until it lets go)."""
+        claim, _ = self.leases.claim(ep.episode_id)
+        if claim is Claim.MINE:
+            return True
+        if claim is Claim.BUSY:
+            if ep.episode_id not in self.seen_busy:
+                summary.waited += 1
+                self.seen_busy.add(ep.episode_id)
+            self.waiting.append(ep)
+            return False
+        summary.elsewhere += 1
+        self.finished.add(ep.episode_id)
+        if progress:
+            progress("skipped", ep, None)
+        return False
 
     def episode_plan(self, ep: PlannedEpisode) -> EpisodePlan:
         seat = self.protocol.mediator_seat
@@ -383,11 +456,11 @@ def dry_run(spec: ExperimentSpec, spec_dir: Path, library_dir: Path) -> PlanSumm
             kind = ep.mediator if seat is protocol.mediator_seat else cast.seat_kind(seat)
             if seat.needs_model(kind) and cast.model(seat.role) != "rule":
                 calls[seat.role] = calls.get(seat.role, 0) + bound.get(seat.role, 0)
-                models[seat.role] = cast.model(seat.role)  # a borrowed model included
+                models[seat.role] = redact(cast.model(seat.role))  # borrowed ones too
     writer = spec.models.get("writer", "rule")
     if writer != "rule":
         calls["writer"] = len(scenarios) * len(spec.conditions)
-        models["writer"] = writer
+        models["writer"] = redact(writer)
     return PlanSummary(
         len(scenarios),
         len(spec.conditions),

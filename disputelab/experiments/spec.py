@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import fnmatch
 import glob
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     field_validator,
     model_validator,
@@ -39,9 +41,28 @@ from disputelab.scenario.conditions import ConditionError, apply_condition
 from disputelab.scenario.datasets import DatasetError, case_files
 from disputelab.scenario.importers import FORMATS, read_cases
 from disputelab.scenario.importers import case_files as importer_files
+from disputelab.scenario.inputs import (
+    MAX_FILE_BYTES,
+    InputLimitError,
+    UserFileError,
+    glob_paths,
+    path_kind,
+    read_user_file,
+    yaml_problem,
+)
 from disputelab.scenario.io import MAX_SEED, ScenarioError, describe_validation_error, load_yaml
 from disputelab.scenario.library import builtin_scenarios, resolve_scenario
-from disputelab.scenario.schema import Scenario
+from disputelab.scenario.schema import MAX_ID_CHARS, Scenario
+
+# A scenario ref is at most a path (PATH_MAX is 4096 on Linux); a condition far shorter.
+MAX_REF_CHARS = 4096
+# Entries in each grid list, and episodes in a plan: SoCRATES's design is 15 conditions x
+# 19 scenarios x 2 mediators x 3 replicates = 1,710 episodes. Planning a million takes
+# about 2 s and a few hundred MB; a spec past that is a mistake, not an experiment.
+MAX_GRID_ENTRIES = 1_000
+MAX_EPISODES = 1_000_000
+# The spec's lists that span the grid: an entry repeated in one is dropped, with a warning.
+GRID_FIELDS = ("scenarios", "conditions", "mediators")
 
 
 class SpecError(ValueError):
@@ -66,9 +87,10 @@ class ExperimentSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
-    scenarios: list[str] = Field(
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$", max_length=MAX_ID_CHARS)
+    scenarios: list[Annotated[str, Field(max_length=MAX_REF_CHARS)]] = Field(
         min_length=1,
+        max_length=MAX_GRID_ENTRIES,
         description="Built-in ids, 'builtin:PATTERN' (e.g. builtin:*), ids in the store's "
         "library, importer sources ('agentmediation:PATH', 'promediate:PATH'), files or globs.",
     )
@@ -76,8 +98,12 @@ class ExperimentSpec(BaseModel):
     params: dict[str, Any] = Field(
         default_factory=dict, description="The protocol's parameters (see `protocols list`)."
     )
-    conditions: list[str] = Field(default_factory=lambda: ["general"], min_length=1)
-    mediators: list[str] = Field(default_factory=lambda: ["rule"], min_length=1)
+    conditions: list[Annotated[str, Field(max_length=MAX_REF_CHARS)]] = Field(
+        default_factory=lambda: ["general"], min_length=1, max_length=MAX_GRID_ENTRIES
+    )
+    mediators: list[str] = Field(
+        default_factory=lambda: ["rule"], min_length=1, max_length=MAX_GRID_ENTRIES
+    )
     parties: str = "rule"
     models: dict[str, str] = Field(
         default_factory=dict,
@@ -101,11 +127,33 @@ class ExperimentSpec(BaseModel):
     limit_scenarios: int | None = Field(
         default=None, ge=1, description="Use only the first N scenarios (quick trials)."
     )
+    # What validation changed and the user should hear about (a repeated grid entry
+    # dropped), one line each; not a field, so a spec file cannot set it.
+    _warnings: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self._warnings)
 
     @model_validator(mode="before")
     @classmethod
     def _shorthand_params(cls, data: Any) -> Any:
         return with_shorthand_params(data) if isinstance(data, dict) else data
+
+    @model_validator(mode="after")
+    def _drop_repeats(self) -> ExperimentSpec:
+        """A grid entry listed twice would plan the same episode ids twice: keep the first,
+        and say what was dropped."""
+        for field in GRID_FIELDS:
+            values: list[str] = getattr(self, field)
+            repeated = [v for v, n in Counter(values).items() if n > 1]
+            if repeated:
+                setattr(self, field, list(dict.fromkeys(values)))
+                self._warnings.append(
+                    f"{field}: {', '.join(repeated)} listed more than once; the repeats were "
+                    "dropped, each is planned once"
+                )
+        return self
 
     @field_validator("protocol")
     @classmethod
@@ -227,12 +275,14 @@ def load_spec(
     fields. Every problem is reported at once: field errors, the protocol's parameters and
     the condition names, whichever of them fail."""
     p = Path(path)
-    if not p.exists():
-        raise SpecError(str(p), ["no such file; check the path"])
     try:
-        data = load_yaml(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise SpecError(str(p), [f"cannot be read as YAML: {exc}".splitlines()[0]]) from None
+        data = load_yaml(read_user_file(p, MAX_FILE_BYTES, "an experiment spec (.yaml)"))
+    except UserFileError as exc:
+        raise SpecError(str(p), [exc.problem]) from None
+    except InputLimitError as exc:
+        raise SpecError(str(p), [str(exc)]) from None
+    except yaml.YAMLError as exc:
+        raise SpecError(str(p), [yaml_problem(exc, "cannot be read as YAML")]) from None
     if not isinstance(data, dict):
         raise SpecError(str(p), ["must hold a mapping of fields (name, scenarios, ...)"])
     data = {**data, **(overrides or {})}
@@ -260,6 +310,8 @@ def load_spec(
 def _scenario_problems(refs: object, base: Path, library_dir: Path | None) -> list[str]:
     if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
         return []
+    if len(refs) > MAX_GRID_ENTRIES or any(len(r) > MAX_REF_CHARS for r in refs):
+        return []  # validation says what is wrong with the list itself
     try:
         resolve_refs(refs, base, library_dir)
     except SpecError as exc:
@@ -294,8 +346,8 @@ def _params_problems(data: dict[str, Any]) -> list[str]:
 
 def _condition_problems(conditions: object) -> list[str]:
     """Unknown or malformed condition names, found on a built-in scenario."""
-    if not isinstance(conditions, list):
-        return []
+    if not isinstance(conditions, list) or len(conditions) > MAX_GRID_ENTRIES:
+        return []  # validation says what is wrong with the list itself
     probe = builtin_scenarios()["tenancy"]
     problems = []
     for i, cond in enumerate(conditions):
@@ -328,12 +380,13 @@ def resolve_refs(
     store's library, importer sources (`agentmediation:PATH`, `promediate:PATH`), then
     files and globs (relative to the spec's folder). Every problem is reported at once."""
     found = _Found()
-    case_files = [
-        path
-        for ref in refs
-        if ref.startswith("agentmediation:") and ref.partition(":")[2].strip()
-        for path in _paths(ref.partition(":")[2], base)
-    ]
+    case_files: list[str] = []
+    for ref in refs:
+        if ref.startswith("agentmediation:") and ref.partition(":")[2].strip():
+            try:
+                case_files += _paths(ref.partition(":")[2], base, ("file", "dir"))
+            except ValueError:
+                continue  # the ref's own resolution reports it
     many = len(set(case_files)) > 1  # then ids carry the file's name, as on import
     for i, ref in enumerate(refs):
         _resolve_ref(found, i, ref, base, library_dir, many)
@@ -377,29 +430,19 @@ def _resolve_ref(
             found.problems.append(f"scenarios[{i}]: {ref} matches no built-in scenario")
         found.add(i, ref, [builtins[sid] for sid in matched])
         return
-    if library_dir is not None and (library_dir / f"{ref}.yaml").is_file():
+    if library_dir is not None and path_kind(library_dir / f"{ref}.yaml") == "file":
         found.add(i, ref, [resolve_scenario(ref, library_dir)])
         return
     source, sep, rest = ref.partition(":")
-    if sep and source in IMPORT_SOURCES:
-        try:
-            # `agentmediation:` alone names the fetched dataset (`disputelab datasets get`).
-            paths = _paths(rest, base) if rest.strip() else [str(p) for p in case_files(source)]
-        except DatasetError as exc:
-            found.problems.append(f"scenarios[{i}]: {exc}")
+    try:
+        if sep and source in IMPORT_SOURCES:
+            _resolve_source(found, i, source, rest, base, many)
             return
-        # A folder stands for the case files in it (not ProMediate's topics.json).
-        paths = [
-            str(f)
-            for p in paths
-            for f in (importer_files(source, Path(p)) if Path(p).is_dir() else [Path(p)])
-        ]
-        for path in paths:
-            cases, bad = import_source(source, path, many)
-            found.add(i, path, cases)
-            found.problems += [f"scenarios[{i}]: {b}" for b in bad]
+        paths = _paths(ref, base)
+    except (DatasetError, InputLimitError, _NoFiles) as exc:
+        found.problems.append(f"scenarios[{i}]: {ref}: {exc}")
         return
-    for path in _paths(ref, base):
+    for path in paths:
         try:
             s = resolve_scenario(path)
         except ScenarioError as exc:
@@ -408,16 +451,51 @@ def _resolve_ref(
         found.add(i, path, [s])
 
 
-def _paths(ref: str, base: Path) -> list[str]:
+def _resolve_source(found: _Found, i: int, source: str, rest: str, base: Path, many: bool) -> None:
+    """An importer source: `agentmediation:` alone names the fetched dataset (`disputelab
+    datasets get`), else files, folders or globs of case files."""
+    paths = (
+        _paths(rest, base, ("file", "dir"))
+        if rest.strip()
+        else [str(p) for p in case_files(source)]
+    )
+    # A folder stands for the case files in it (not ProMediate's topics.json).
+    files = [
+        str(f)
+        for p in paths
+        for f in (importer_files(source, Path(p)) if path_kind(p) == "dir" else [Path(p)])
+    ]
+    for path in files:
+        cases, bad = import_source(source, path, many)
+        found.add(i, path, cases)
+        found.problems += [f"scenarios[{i}]: {b}" for b in bad]
+
+
+class _NoFiles(ValueError):
+    """A glob that matched only what is not a file (devices, FIFOs, folders)."""
+
+
+def _paths(ref: str, base: Path, kinds: tuple[str, ...] = ("file",)) -> list[str]:
+    """The paths a file ref or a glob names, relative to the spec's folder. A glob keeps
+    only the paths of `kinds` (regular files; also folders for an importer source), so a
+    device or FIFO it reaches (`/dev/*`) is never opened; one that matches nothing stands
+    for itself, to be reported as missing. Raises InputLimitError for a glob too broad."""
     pattern = ref if Path(ref).is_absolute() else str(base / ref)
-    return sorted(glob.glob(pattern)) or [pattern]
+    if not glob.has_magic(pattern):
+        return [pattern]  # named outright: reading it says what it is
+    matches = glob_paths(pattern)
+    kept = [m for m in matches if path_kind(m) in kinds]
+    if matches and not kept:
+        raise _NoFiles(
+            f"matches {len(matches)} path(s) but no regular file (devices, FIFOs and "
+            "folders are skipped); point it at scenario files"
+        )
+    return kept or [pattern]
 
 
 def import_source(source: str, path: str, many: bool = False) -> tuple[list[Scenario], list[str]]:
     """Scenarios from an importer's file, and one line per record that could not be read.
     With `many` case files in play, AgentMediation ids carry the file's name."""
-    if not Path(path).is_file():
-        return [], [f"{source}:{path}: no such file"]
     found = read_cases(source, Path(path), many)
     return found.scenarios, [
         why if found.failed and source == "agentmediation" else f"{where}: {why}"
@@ -439,11 +517,25 @@ def check_conditions(spec: ExperimentSpec, scenarios: dict[str, Scenario]) -> No
 
 def plan(spec: ExperimentSpec, scenario_ids: list[str]) -> list[PlannedEpisode]:
     """Every episode of the grid in a stable order; where the protocol plays twins, each
-    cell's unmediated twin comes first and is shared by every mediator of the cell."""
+    cell's unmediated twin comes first and is shared by every mediator of the cell. Each
+    episode id is planned once: validation drops repeated grid entries (and says so), and
+    repeats that reach here any other way are skipped."""
     twins = get_protocol(spec.protocol).plays_twin
+    mediators = list(dict.fromkeys(spec.mediators))
+    sids, conditions = list(dict.fromkeys(scenario_ids)), list(dict.fromkeys(spec.conditions))
+    per_cell = 1 + sum(m != NONE for m in mediators) if twins else len(mediators)
+    total = len(sids) * len(conditions) * spec.replicates * per_cell
+    if total > MAX_EPISODES:
+        raise SpecError(
+            "spec",
+            [
+                f"the grid has {total:,} episodes, more than {MAX_EPISODES:,}; "
+                "split it into smaller experiments"
+            ],
+        )
     episodes: list[PlannedEpisode] = []
-    for sid in scenario_ids:
-        for cond in spec.conditions:
+    for sid in sids:
+        for cond in conditions:
             for r in range(spec.replicates):
                 seed = spec.base_seed + r
                 if not twins:
@@ -451,12 +543,12 @@ def plan(spec: ExperimentSpec, scenario_ids: list[str]) -> list[PlannedEpisode]:
                         PlannedEpisode(
                             f"{spec.name}/{sid}/{cond}/{med}/r{r}", sid, cond, med, r, seed, None
                         )
-                        for med in spec.mediators
+                        for med in mediators
                     ]
                     continue
                 base_id = f"{spec.name}/{sid}/{cond}/{NONE}/r{r}"
                 episodes.append(PlannedEpisode(base_id, sid, cond, NONE, r, seed, None))
-                for med in spec.mediators:
+                for med in mediators:
                     if med == NONE:
                         continue
                     episodes.append(

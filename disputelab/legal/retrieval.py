@@ -32,6 +32,15 @@ import numpy as np
 import yaml
 
 from disputelab.legal.citations import normalize_legal_basis
+from disputelab.scenario.inputs import (
+    MAX_DATASET_BYTES,
+    MAX_FILE_BYTES,
+    InputLimitError,
+    UserFileError,
+    load_json,
+    load_yaml,
+    read_user_file,
+)
 from disputelab.scenario.schema import Scenario
 
 jieba.setLogLevel(logging.WARNING)
@@ -116,14 +125,14 @@ class StatuteIndex:
     @classmethod
     def from_file(cls, path: Path) -> StatuteIndex:
         """A corpus file: JSONL, or a YAML list, of {citation, text} entries."""
+        yaml_file = path.suffix.lower() in (".yaml", ".yml")
+        # YAML parses in pure Python, about 40 times slower than JSON: a big corpus is JSONL.
+        limit = MAX_FILE_BYTES if yaml_file else MAX_DATASET_BYTES
         try:
-            content = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
+            content = read_user_file(path, limit, "a statute corpus (.jsonl, or .yaml)")
+        except UserFileError as e:
             raise CorpusError(f"cannot read {path}: {e}") from None
-        if path.suffix.lower() in (".yaml", ".yml"):
-            entries = _yaml_entries(path, content)
-        else:
-            entries = _jsonl_entries(path, content)
+        entries = _yaml_entries(path, content) if yaml_file else _jsonl_entries(path, content)
         docs = []
         for where, entry in entries:
             if not isinstance(entry, dict):
@@ -158,11 +167,13 @@ class StatuteIndex:
 
 def _yaml_entries(path: Path, content: str) -> list[tuple[str, Any]]:
     try:
-        data = yaml.safe_load(content)
+        data = load_yaml(content)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
         raise CorpusError(f"{path}{line}: not valid YAML") from None
+    except InputLimitError as e:
+        raise CorpusError(f"{path}: {e}") from None
     if not isinstance(data, list):
         raise CorpusError(f"{path}: expected a YAML list of {{citation, text}} entries")
     return [(f"{path}: entry {i + 1}", entry) for i, entry in enumerate(data)]
@@ -174,7 +185,9 @@ def _jsonl_entries(path: Path, content: str) -> list[tuple[str, Any]]:
         if not line.strip():
             continue
         try:
-            out.append((f"{path}:{n}", json.loads(line)))
+            out.append((f"{path}:{n}", load_json(line)))
         except json.JSONDecodeError as e:
             raise CorpusError(f"{path}:{n}: not valid JSON ({e.msg})") from None
+        except InputLimitError as e:
+            raise CorpusError(f"{path}:{n}: {e}") from None
     return out

@@ -3,7 +3,8 @@
 Names: `rule` (no LLM), `local` (the embedded model), `openai:MODEL` (the OpenAI API),
 `openai:MODEL@http://host:port/v1` (any OpenAI-compatible server), or a profile from a
 `disputelab.toml`. A profile names the *environment variable* holding the key, never the
-key itself: keys are read at call time and are never written anywhere.
+key itself: keys are read at call time and are never written anywhere. Credentials typed
+into an endpoint URL are kept in memory only; every message here shows the URL redacted.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from disputelab.llm.base import ChatModel
+from disputelab.llm.openai_defaults import DEFAULT_TIMEOUT_S
 from disputelab.llm.wrappers import (
     Cached,
     Ledger,
@@ -26,6 +28,7 @@ from disputelab.llm.wrappers import (
     ResponseCache,
     Retrying,
 )
+from disputelab.redact import redact, split_userinfo
 
 CONFIG_NAME = "disputelab.toml"
 
@@ -49,6 +52,15 @@ class Profile(BaseModel):
     concurrency: int = Field(default=8, ge=1)
     rpm: float | None = Field(default=None, gt=0)
     json_schema: bool = True
+    timeout: float | None = Field(
+        default=None, gt=0, le=3600, description="Seconds one request may take."
+    )
+    deadline: float | None = Field(
+        default=None, gt=0, description="Seconds one call may take, retries included."
+    )
+    max_retry_after: float = Field(
+        default=60.0, ge=0, description="Longest Retry-After wait honoured, in seconds."
+    )
 
 
 def load_profiles(path: Path | None = None) -> dict[str, Profile]:
@@ -82,41 +94,63 @@ class Endpoint:
     prices: Prices
     concurrency: int
     rpm: float | None
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    deadline_s: float | None = None
+    max_retry_after_s: float = 60.0
+
+    @property
+    def call_deadline_s(self) -> float:
+        """A whole call, retries and waits included: three timeouts unless set."""
+        return self.deadline_s if self.deadline_s is not None else 3 * self.timeout_s
 
 
-def parse_model(spec: str, profiles: dict[str, Profile]) -> Endpoint:
-    """A backend for a model name, with its prices and limits."""
+def parse_model(
+    spec: str, profiles: dict[str, Profile], timeout_s: float | None = None
+) -> Endpoint:
+    """A backend for a model name, with its prices and limits. `timeout_s` (from
+    `--timeout`) overrides every profile's."""
     # Imported here: the openai SDK takes about a second to import, and rule-only runs
     # never need it.
     from disputelab.llm.local import LocalLlama
     from disputelab.llm.openai_backend import OpenAICompatible
 
+    shown = redact(spec)
     if spec == "local":
         return Endpoint(LocalLlama(), Prices(0.0, 0.0), 1, None)
     if spec in profiles:
         p = profiles[spec]
         # A named key must be there; the OpenAI API itself always needs one.
         key_env = p.api_key_env or (None if p.base_url else "OPENAI_API_KEY")
-        _need_key(spec, key_env, required=key_env is not None)
         if p.base_url:
-            _check_url(spec, p.base_url)
-        backend = OpenAICompatible(p.model, p.base_url, key_env, json_schema=p.json_schema)
+            _check_url(shown, p.base_url)
+            if p.api_key_env and split_userinfo(p.base_url)[1] is not None:
+                raise ModelConfigError(
+                    f"profile {spec!r} gives credentials twice (in base_url and api_key_env); "
+                    "keep one"
+                )
+        _need_key(shown, key_env, required=key_env is not None)
+        timeout = timeout_s or p.timeout or DEFAULT_TIMEOUT_S
+        backend = OpenAICompatible(
+            p.model, p.base_url, key_env, timeout_s=timeout, json_schema=p.json_schema
+        )
+        prices = Prices(p.input_price_per_m, p.output_price_per_m)
         return Endpoint(
-            backend, Prices(p.input_price_per_m, p.output_price_per_m), p.concurrency, p.rpm
+            backend, prices, p.concurrency, p.rpm, timeout, p.deadline, p.max_retry_after
         )
     if spec.startswith("openai:") and len(spec) > len("openai:"):
         model, _, url = spec.removeprefix("openai:").partition("@")
         if not model:
-            raise ModelConfigError(f"model {spec!r} names no model before '@'")
+            raise ModelConfigError(f"model {shown!r} names no model before '@'")
         if url:
-            _check_url(spec, url)
+            _check_url(shown, url)
         # The OpenAI API always needs the key; a server of one's own may need none.
-        _need_key(spec, "OPENAI_API_KEY", required=not url)
-        backend = OpenAICompatible(model, url or None, "OPENAI_API_KEY")
-        return Endpoint(backend, Prices(), 8, None)
+        _need_key(shown, "OPENAI_API_KEY", required=not url)
+        timeout = timeout_s or DEFAULT_TIMEOUT_S
+        backend = OpenAICompatible(model, url or None, "OPENAI_API_KEY", timeout_s=timeout)
+        return Endpoint(backend, Prices(), 8, None, timeout)
     known = ", ".join(sorted(profiles)) or "none defined"
     raise ModelConfigError(
-        f"unknown model {spec!r}; use rule, local, openai:MODEL, openai:MODEL@URL or a "
+        f"unknown model {shown!r}; use rule, local, openai:MODEL, openai:MODEL@URL or a "
         f"profile from {CONFIG_NAME} (profiles: {known})"
     )
 
@@ -124,7 +158,10 @@ def parse_model(spec: str, profiles: dict[str, Profile]) -> Endpoint:
 def _check_url(spec: str, url: str) -> None:
     """An endpoint URL that can never be reached fails at once, not after six retries as
     'cannot connect' (or with a traceback, for a port that is not a number)."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # an unbalanced IPv6 bracket
+        raise ModelConfigError(f"model {spec!r}: the endpoint URL is malformed ({exc})") from None
     if parts.scheme not in ("http", "https"):
         raise ModelConfigError(
             f"model {spec!r}: the endpoint must be an http:// or https:// URL, "
@@ -158,13 +195,20 @@ class ModelHub:
     cache_path: Path | None
     profiles: dict[str, Profile] = field(default_factory=dict)
     ledger: Ledger = field(default_factory=Ledger)
+    timeout_s: float | None = None  # --timeout: overrides every endpoint's
     _stacks: dict[str, tuple[ChatModel, Prices]] = field(default_factory=dict)
+    _backends: list[ChatModel] = field(default_factory=list)
     _cache: ResponseCache | None = None
 
     def model(self, spec: str, role: str) -> ChatModel:
         if spec not in self._stacks:
-            ep = parse_model(spec, self.profiles)
-            stack: ChatModel = Retrying(Limited(ep.backend, ep.concurrency, ep.rpm))
+            ep = parse_model(spec, self.profiles, self.timeout_s)
+            self._backends.append(ep.backend)
+            stack: ChatModel = Retrying(
+                Limited(ep.backend, ep.concurrency, ep.rpm),
+                max_retry_after_s=ep.max_retry_after_s,
+                deadline_s=ep.call_deadline_s,
+            )
             if self.cache_path is not None:
                 if self._cache is None:
                     self._cache = ResponseCache(self.cache_path)
@@ -172,6 +216,15 @@ class ModelHub:
             self._stacks[spec] = (stack, ep.prices)
         stack, prices = self._stacks[spec]
         return Metered(stack, self.ledger, role, prices)
+
+    async def aclose(self) -> None:
+        """Close every endpoint's connections, on the loop that made them, so that no
+        pooled keep-alive connection outlives its event loop."""
+        for backend in self._backends:
+            close = getattr(backend, "aclose", None)
+            if close is not None:
+                await close()
+        self._backends.clear()
 
     def price(self, spec: str) -> Prices:
         """The prices of a model already in use (unknown for anything else)."""

@@ -7,6 +7,8 @@ OpenRouter and the rest. The SDK's own retries are switched off: retrying is the
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import time
 from typing import Any
@@ -19,6 +21,8 @@ from disputelab.llm.base import (
     ModelError,
     TransientModelError,
 )
+from disputelab.llm.openai_defaults import DEFAULT_TIMEOUT_S
+from disputelab.redact import redact, redact_url, split_userinfo
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
@@ -34,40 +38,106 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
 _FORMATS = ("json_schema", "json_object_schema", "json_object")
 
 
+# How servers say a prompt is longer than the model can read (OpenAI, vLLM, llama.cpp's
+# server, Ollama), so the error can say so rather than just "bad request".
+_CONTEXT_WORDS = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context window",
+    "exceeds the available context",
+    "n_ctx",
+    "context size",
+    "too many tokens",
+)
+
+
+def server_reason(exc: openai.APIStatusError) -> str:
+    """What the server said was wrong, in one short line (its `error.message` when the
+    body has one), with any URL in it redacted."""
+    body = exc.body
+    message: object = None
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        message = inner.get("message") if isinstance(inner, dict) else inner
+    if not message:
+        message = exc.response.text if exc.response is not None else exc.message
+    if not isinstance(message, str):
+        message = json.dumps(message, ensure_ascii=False)
+    line = " ".join(message.split())
+    return redact(line[:300] + ("..." if len(line) > 300 else ""))
+
+
 def _status_error(name: str, exc: openai.APIStatusError) -> Exception:
     """The model-layer error for an HTTP error status: transient ones are retried."""
     if exc.status_code == 429:
         return TransientModelError(f"{name}: rate limited (429)", _retry_after(exc))
     if exc.status_code >= 500 or exc.status_code in (408, 409):
-        return TransientModelError(f"{name}: server error {exc.status_code}", _retry_after(exc))
+        return TransientModelError(
+            f"{name}: server error {exc.status_code}: {server_reason(exc)}", _retry_after(exc)
+        )
+    reason = server_reason(exc)
+    if exc.status_code == 400 and any(w in reason.lower() for w in _CONTEXT_WORDS):
+        return ModelError(
+            f"{name}: the prompt is longer than the model's context window ({reason}); "
+            "use a model or server with a larger context, or fewer turns"
+        )
     if exc.status_code == 400:
-        return ModelError(f"{name}: bad request (400)")
-    return ModelError(f"{name}: request refused ({exc.status_code})")
+        return ModelError(f"{name}: bad request (400): {reason}")
+    return ModelError(f"{name}: request refused ({exc.status_code}): {reason}")
+
+
+def _connection_problem(exc: openai.APIConnectionError) -> str:
+    """'cannot connect' when no connection was made; a reply that broke off mid-way is
+    named as such, since the server was reached."""
+    cause = exc.__cause__
+    name = type(cause).__name__ if cause is not None else ""
+    if name in ("RemoteProtocolError", "ReadError"):
+        return f"the connection dropped before the reply was complete ({name})"
+    return "cannot connect"
 
 
 class OpenAICompatible:
-    """Chat completions against `base_url`; the API key is read from `api_key_env`."""
+    """Chat completions against `base_url`; the API key is read from `api_key_env`.
+
+    Credentials written into the URL (`http://user:pass@host/v1`) are sent as HTTP Basic
+    auth *instead of* the bearer key: the URL names this one endpoint, the key variable is
+    often set for another. They are kept in memory only; `name` shows the URL redacted.
+    """
 
     def __init__(
         self,
         model: str,
         base_url: str | None = None,
         api_key_env: str | None = "OPENAI_API_KEY",
-        timeout_s: float = 120.0,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
         json_schema: bool = True,
     ) -> None:
         self.model = model
-        self.base_url = base_url
-        self.name = f"openai:{model}" + (f"@{base_url}" if base_url else "")
+        url, userinfo = split_userinfo(base_url) if base_url else (None, None)
+        self.base_url = url
+        self.name = f"openai:{model}" + (f"@{redact_url(base_url)}" if base_url else "")
+        self.timeout_s = timeout_s
         key = os.environ.get(api_key_env, "") if api_key_env else ""
+        headers: dict[str, str] = {}
+        if userinfo is not None:
+            token = base64.b64encode(f"{userinfo[0]}:{userinfo[1]}".encode()).decode()
+            headers["Authorization"] = f"Basic {token}"
         # Local servers need no key, but the SDK insists on one being set.
         self.client = openai.AsyncOpenAI(
-            api_key=key or "no-key", base_url=base_url, max_retries=0, timeout=timeout_s
+            api_key=key or "no-key",
+            base_url=url,
+            max_retries=0,
+            timeout=timeout_s,
+            default_headers=headers or None,
         )
         # How this server takes a schema, most capable first; a refusal steps down once:
         # the OpenAI form, then json_object carrying the schema (llama.cpp's server turns
         # that into a grammar), then plain JSON mode checked by the structured layer.
         self.formats = list(_FORMATS if json_schema else _FORMATS[2:])
+
+    async def aclose(self) -> None:
+        """Close the connection pool; call it on the event loop that used the client."""
+        await self.client.close()
 
     @property
     def json_schema(self) -> bool:
@@ -119,12 +189,14 @@ class OpenAICompatible:
                 return await self.complete(request)
             raise _status_error(self.name, exc) from None
         except openai.APITimeoutError:
-            raise TransientModelError(f"{self.name}: timed out") from None
-        except openai.APIConnectionError:
-            raise TransientModelError(f"{self.name}: cannot connect") from None
+            raise TransientModelError(
+                f"{self.name}: no reply within the {self.timeout_s:g} s timeout"
+            ) from None
+        except openai.APIConnectionError as exc:
+            raise TransientModelError(f"{self.name}: {_connection_problem(exc)}") from None
         except ValueError as exc:  # a 200 whose body is not JSON: a provider fault
             raise TransientModelError(
-                f"{self.name}: the reply body was not valid JSON ({exc})"
+                f"{self.name}: the reply body was not valid JSON ({redact(str(exc))[:200]})"
             ) from None
         if not reply.choices:
             raise TransientModelError(f"{self.name}: reply had no choices")

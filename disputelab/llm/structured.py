@@ -13,6 +13,29 @@ from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message, M
 
 T = TypeVar("T")
 
+# The longest `maxLength` a schema may give a string. llama.cpp turns a bounded string into
+# nested optional rules, one level per character; measured with llama-cpp-python 0.3 here,
+# 1,000 still compiles and 1,100 fails to parse (its HTTP server crashes on it). 800 keeps
+# a margin for other builds. Longer text needs no maxLength: max_tokens bounds it.
+MAX_SCHEMA_STRING = 800
+
+
+def check_schema_bounds(schema: Any, where: str = "schema") -> None:
+    """Refuse a schema with a string bound some servers cannot compile (a bug of ours,
+    caught on the first call rather than as a crashed server)."""
+    if isinstance(schema, dict):
+        bound = schema.get("maxLength")
+        if isinstance(bound, int) and bound > MAX_SCHEMA_STRING:
+            raise ValueError(
+                f"{where}: maxLength {bound} is over {MAX_SCHEMA_STRING}, which llama.cpp "
+                "grammars cannot compile; lower it or drop it and rely on max_tokens"
+            )
+        for key, value in schema.items():
+            check_schema_bounds(value, f"{where}.{key}")
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            check_schema_bounds(value, f"{where}[{i}]")
+
 
 def load_json(text: str) -> Any:
     """Parse JSON, tolerating code fences, prose around the object, and common faults
@@ -60,6 +83,7 @@ async def ask_structured(
     """
     messages = request.messages
     if request.schema is not None:
+        check_schema_bounds(request.schema, request.schema_name)
         *head, last = messages
         messages = (
             *head,

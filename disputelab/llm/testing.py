@@ -33,6 +33,7 @@ class Scripted:
     prompt_tokens: int = 11
     completion_tokens: int = 7
     finish_reason: str = "stop"  # "length" plays a reply cut off at max_tokens
+    cut_at: int | None = None  # send only this many body bytes, then drop the connection
 
 
 Responder = Callable[[dict[str, Any]], Scripted]
@@ -118,6 +119,12 @@ class FakeOpenAI:
                 for k, v in reply.headers.items():
                     self.send_header(k, v)
                 self.end_headers()
+                if reply.cut_at is not None:
+                    # A body cut off mid-way: promise it all, send a part, hang up.
+                    self.wfile.write(payload[: reply.cut_at])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
                 self.wfile.write(payload)
 
         self.httpd = _QuietServer(("127.0.0.1", 0), Handler)

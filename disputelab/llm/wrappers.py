@@ -47,8 +47,11 @@ class Limited:
 class Retrying:
     """Retry transient failures with capped exponential backoff and full jitter.
 
-    A server's `Retry-After` wins over the backoff. Attempts are bounded; the last
-    failure is re-raised. The response records how many retries it took.
+    A server's `Retry-After` wins over the backoff, up to `max_retry_after_s`: a server
+    that asks for longer fails the call at once with that reason (the episode fails and
+    `--resume` retries it later) rather than parking the run. Attempts are bounded, and
+    so is the whole call, retries and waits included, by `deadline_s`. The last failure
+    is re-raised. The response records how many retries it took.
     """
 
     def __init__(
@@ -57,7 +60,8 @@ class Retrying:
         attempts: int = 6,
         base_s: float = 0.5,
         cap_s: float = 30.0,
-        max_retry_after_s: float = 300.0,
+        max_retry_after_s: float = 60.0,
+        deadline_s: float | None = None,
         sleep: Sleep = asyncio.sleep,
         rng: random.Random | None = None,
     ) -> None:
@@ -67,30 +71,62 @@ class Retrying:
         self.base_s = base_s
         self.cap_s = cap_s
         self.max_retry_after_s = max_retry_after_s
+        self.deadline_s = deadline_s
         self.sleep = sleep
         self.rng = rng or random.Random()
         self.retries = 0  # over the wrapper's lifetime, for reporting
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
-            return min(retry_after, self.max_retry_after_s)
+            return retry_after
         return self.rng.uniform(0, min(self.cap_s, self.base_s * 2**attempt))
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
+        end = None if self.deadline_s is None else time.monotonic() + self.deadline_s
         for attempt in range(self.attempts):
             try:
-                response = await self.inner.complete(request)
+                response = await self._attempt(request, end)
             except TransientModelError as exc:
-                if attempt == self.attempts - 1:
-                    raise TransientModelError(
-                        f"{exc} (gave up after {self.attempts} attempts)", exc.retry_after
-                    ) from None
+                wait = self.delay(attempt, exc.retry_after)
+                self._give_up_if_hopeless(exc, attempt, wait, end)
                 self.retries += 1
-                await self.sleep(self.delay(attempt, exc.retry_after))
+                await self.sleep(wait)
                 continue
             response.retries = attempt
             return response
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _attempt(self, request: ChatRequest, end: float | None) -> ChatResponse:
+        if end is None:
+            return await self.inner.complete(request)
+        try:
+            async with asyncio.timeout(max(0.0, end - time.monotonic())):
+                return await self.inner.complete(request)
+        except TimeoutError:
+            raise TransientModelError(
+                f"{self.name}: no reply within the call's {self.deadline_s:g} s deadline"
+            ) from None
+
+    def _give_up_if_hopeless(
+        self, exc: TransientModelError, attempt: int, wait: float, end: float | None
+    ) -> None:
+        """Re-raise `exc`, saying why, when no further attempt can help."""
+        if exc.retry_after is not None and exc.retry_after > self.max_retry_after_s:
+            raise TransientModelError(
+                f"{exc} (the server asked to wait {exc.retry_after:g} s, more than the "
+                f"{self.max_retry_after_s:g} s this run waits; retry later)",
+                exc.retry_after,
+            ) from None
+        if attempt == self.attempts - 1:
+            raise TransientModelError(
+                f"{exc} (gave up after {self.attempts} attempts)", exc.retry_after
+            ) from None
+        if end is not None and time.monotonic() + wait >= end:
+            raise TransientModelError(
+                f"{exc} (gave up: the call's {self.deadline_s:g} s deadline would pass "
+                "before the next attempt)",
+                exc.retry_after,
+            ) from None
 
 
 def request_key(model: str, request: ChatRequest) -> str:
@@ -176,6 +212,8 @@ class Prices:
     output_per_m: float | None = None
 
     def cost(self, input_tokens: int | None, output_tokens: int | None) -> float | None:
+        if input_tokens == 0 and output_tokens == 0:
+            return 0.0  # nothing was sent: free at any price, known or not
         if self.input_per_m is None or self.output_per_m is None:
             return None
         if input_tokens is None or output_tokens is None:

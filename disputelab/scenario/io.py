@@ -9,7 +9,27 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from disputelab.scenario.inputs import (
+    MAX_FILE_BYTES,
+    InputLimitError,
+    UserFileError,
+    load_json,
+    load_yaml,
+    read_user_file,
+    yaml_problem,
+)
 from disputelab.scenario.schema import Scenario, ScenarioProblems
+
+__all__ = [
+    "MAX_SEED",
+    "ScenarioError",
+    "describe_validation_error",
+    "dump_scenario",
+    "load_scenario",
+    "load_yaml",
+    "parse_scenario_text",
+    "save_scenario",
+]
 
 
 class ScenarioError(Exception):
@@ -46,8 +66,15 @@ def describe_validation_error(err: ValidationError) -> list[str]:
             msg = "missing; add this required field"
         elif kind == "extra_forbidden":
             msg = "unknown field; remove it or check its spelling"
+        elif kind == "string_too_long":
+            limit = (e.get("ctx") or {}).get("max_length")
+            msg = (
+                f"is {len(e['input']):,} characters long, more than the {limit} allowed; shorten it"
+            )
         elif kind == "literal_error":
-            msg = f"is {e.get('input')!r}, {e['msg'][0].lower()}{e['msg'][1:]}"
+            given = repr(e.get("input"))
+            given = given if len(given) <= 60 else given[:59] + "…"
+            msg = f"is {given}, {e['msg'][0].lower()}{e['msg'][1:]}"
         else:
             msg = e["msg"].removeprefix("Value error, ")
             if "input" in e and kind not in ("value_error",) and _short(e["input"]):
@@ -64,38 +91,16 @@ def _short(value: Any) -> bool:
 MAX_SEED = 2**53
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML's safe loader, except that a key given twice in one mapping is an error: the
-    last one silently winning hides a typo in a scenario or a spec."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
-def load_yaml(text: str) -> Any:
-    """Parse YAML safely, refusing a key given twice in one mapping."""
-    return yaml.load(text, Loader=_UniqueKeyLoader)
-
-
 def parse_scenario_text(text: str, source: str, fmt: str) -> Scenario:
     """Parse YAML or JSON text into a validated Scenario, or raise ScenarioError."""
     try:
-        data = json.loads(text) if fmt == "json" else load_yaml(text)
+        data = load_json(text, unique_keys=True) if fmt == "json" else load_yaml(text)
     except json.JSONDecodeError as exc:
         raise ScenarioError(source, [f"not valid JSON: {exc.msg} at line {exc.lineno}"]) from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "syntax error"
-        raise ScenarioError(source, [f"not valid YAML: {problem}{where}"]) from None
+        raise ScenarioError(source, [yaml_problem(exc)]) from None
+    except InputLimitError as exc:
+        raise ScenarioError(source, [str(exc)]) from None
     if not isinstance(data, dict):
         kind = "empty" if data is None else f"a {type(data).__name__}"
         raise ScenarioError(source, [f"is {kind}; a scenario file must hold a mapping of fields"])
@@ -108,14 +113,10 @@ def parse_scenario_text(text: str, source: str, fmt: str) -> Scenario:
 def load_scenario(path: str | Path) -> Scenario:
     """Load a scenario file, choosing JSON or YAML by extension."""
     p = Path(path)
-    if not p.exists():
-        raise ScenarioError(str(p), ["no such file; check the path"])
-    if p.is_dir():
-        raise ScenarioError(str(p), ["is a directory; give a .yaml or .json scenario file"])
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(str(p), [f"cannot be read: {exc}"]) from None
+        text = read_user_file(p, MAX_FILE_BYTES, "a .yaml or .json scenario file")
+    except UserFileError as exc:
+        raise ScenarioError(str(p), [exc.problem]) from None
     fmt = "json" if p.suffix.lower() == ".json" else "yaml"
     return parse_scenario_text(text, str(p), fmt)
 

@@ -7,6 +7,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from disputelab.scenario.inputs import path_kind
 from disputelab.scenario.io import ScenarioError, load_scenario, parse_scenario_text
 from disputelab.scenario.schema import Scenario
 
@@ -36,10 +37,12 @@ def resolve_scenario(ref: str, library_dir: Path | None = None) -> Scenario:
     library = builtin_scenarios()
     if ref in library:
         return library[ref].model_copy(deep=True)
-    if library_dir is not None and "/" not in ref and (library_dir / f"{ref}.yaml").is_file():
-        return load_scenario(library_dir / f"{ref}.yaml")
+    imported = library_dir / f"{ref}.yaml" if library_dir is not None else None
+    if imported is not None and "/" not in ref and path_kind(imported) == "file":
+        return load_scenario(imported)
     path = Path(ref)
-    if path.exists() or path.suffix.lower() in (".yaml", ".yml", ".json"):
+    # Whatever is at the path (a device or a name too long included), loading says what.
+    if path_kind(path) != "missing" or path.suffix.lower() in (".yaml", ".yml", ".json"):
         return load_scenario(path)
     kinds = (
         f"a built-in scenario, a scenario imported into {library_dir}, or a file"
@@ -47,7 +50,7 @@ def resolve_scenario(ref: str, library_dir: Path | None = None) -> Scenario:
         else "a built-in scenario or a file"
     )
     known = list(library)
-    if library_dir is not None and library_dir.is_dir():
+    if library_dir is not None and path_kind(library_dir) == "dir":
         known += [p.stem for p in library_dir.glob("*.yaml")]
     near = difflib.get_close_matches(ref, known, n=1)
     hint = f"did you mean {near[0]}? " if near else ""

@@ -7,6 +7,8 @@ gets every problem reported at once, each with its field path.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -33,12 +35,32 @@ SOCRATES_DOMAINS: tuple[str, ...] = (
 )
 
 _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
+# Ids, titles and names are printed on one line by every command and end up in episode
+# ids: bounded, so that a runaway value is refused by validation rather than wrapped for
+# minutes by the terminal. The longest in the built-in and imported scenarios are 22, 70
+# and 54 characters.
+MAX_ID_CHARS = 128
+MAX_TITLE_CHARS = 200
+MAX_NAME_CHARS = 120
 
 
 class _Strict(BaseModel):
     """Base for every schema model: unknown fields are errors, not silently dropped."""
 
     model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+def _listing(items: Iterable[str], limit: int = 12) -> str:
+    """'a, b, c' for a short list, 'a, b, ... and 988 more' for a long one: a hostile file
+    can list thousands of ids, and one problem line must not carry them all."""
+    items = list(items)
+    more = f" and {len(items) - limit:,} more" if len(items) > limit else ""
+    return ", ".join(items[:limit]) + more
+
+
+def _repeated(items: list[str]) -> list[str]:
+    """The items listed more than once, sorted (in linear time: lists come from files)."""
+    return sorted(i for i, n in Counter(items).items() if n > 1)
 
 
 class ScenarioProblems(ValueError):
@@ -50,14 +72,18 @@ class ScenarioProblems(ValueError):
 
 
 class Option(_Strict):
-    id: str = Field(pattern=_ID_PATTERN, description="Short label, conventionally A, B, C…")
+    id: str = Field(
+        pattern=_ID_PATTERN,
+        max_length=MAX_ID_CHARS,
+        description="Short label, conventionally A, B, C…",
+    )
     label: str = Field(min_length=1)
     description: str = ""
 
 
 class Topic(_Strict):
-    id: str = Field(pattern=_ID_PATTERN)
-    name: str = Field(min_length=1)
+    id: str = Field(pattern=_ID_PATTERN, max_length=MAX_ID_CHARS)
+    name: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     description: str = ""
     options: list[Option]
 
@@ -66,10 +92,9 @@ class Topic(_Strict):
     def _options_distinct(cls, options: list[Option]) -> list[Option]:
         if len(options) < 2:
             raise ValueError(f"has {len(options)} option(s), a topic needs at least 2")
-        ids = [o.id for o in options]
-        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        dupes = _repeated([o.id for o in options])
         if dupes:
-            raise ValueError(f"option ids must be unique, repeated: {', '.join(dupes)}")
+            raise ValueError(f"option ids must be unique, repeated: {_listing(dupes)}")
         return options
 
     def option_ids(self) -> list[str]:
@@ -168,14 +193,14 @@ class Persona(_Strict):
         if v.upper() in profiles:
             return profiles[v.upper()]
         raise ValueError(
-            f"unknown culture {v!r}; use a country code ({', '.join(profiles)}) or a mapping "
+            f"unknown culture {v[:40]!r}; use a country code ({', '.join(profiles)}) or a mapping "
             f"of the six Hofstede scores, each 0-100: {', '.join(DIMENSIONS)}"
         )
 
 
 class Party(_Strict):
-    id: str = Field(pattern=_ID_PATTERN)
-    name: str = Field(min_length=1)
+    id: str = Field(pattern=_ID_PATTERN, max_length=MAX_ID_CHARS)
+    name: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     role: str = ""
     objective: str = Field(min_length=1)
     fallback: Fallback
@@ -215,17 +240,17 @@ class LegalContext(_Strict):
 class NumericTerm(_Strict):
     """A continuous term such as a price, with each party's target and walk-away value."""
 
-    id: str = Field(pattern=_ID_PATTERN)
-    name: str
+    id: str = Field(pattern=_ID_PATTERN, max_length=MAX_ID_CHARS)
+    name: str = Field(max_length=MAX_NAME_CHARS)
     unit: str = ""
     targets: dict[str, float] = Field(default_factory=dict)
     reservations: dict[str, float] = Field(default_factory=dict)
 
 
 class Scenario(_Strict):
-    id: str = Field(pattern=_ID_PATTERN)
-    title: str = Field(min_length=1)
-    domain: str = "general"
+    id: str = Field(pattern=_ID_PATTERN, max_length=MAX_ID_CHARS)
+    title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS)
+    domain: str = Field(default="general", max_length=MAX_NAME_CHARS)
     language: str = Field(default="en", pattern=r"^[a-z]{2}(-[A-Za-z]+)?$")
     background: str = Field(min_length=1)
     history: str = ""
@@ -275,9 +300,9 @@ def _cross_field_problems(s: Scenario) -> list[tuple[str, str]]:
         ("parties", [p.id for p in s.parties]),
         ("topics", [t.id for t in s.topics]),
     ):
-        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        dupes = _repeated(ids)
         if dupes:
-            problems.append((field, f"ids must be unique, repeated: {', '.join(dupes)}"))
+            problems.append((field, f"ids must be unique, repeated: {_listing(dupes)}"))
     topics = {t.id: t for t in s.topics}
     for i, party in enumerate(s.parties):
         base = f"parties[{i}]"
@@ -291,8 +316,8 @@ def _cross_field_problems(s: Scenario) -> list[tuple[str, str]]:
                 problems.append(
                     (
                         f"terms[{i}].{field}",
-                        f"unknown party {', '.join(unknown)}; "
-                        f"use one of {', '.join(sorted(party_ids))}",
+                        f"unknown party {_listing(unknown)}; "
+                        f"use one of {_listing(sorted(party_ids))}",
                     )
                 )
     return problems
@@ -302,7 +327,7 @@ def _weight_problems(base: str, party: Party, topics: dict[str, Topic]) -> list[
     out: list[tuple[str, str]] = []
     bad = [t for t, w in party.weights.items() if w <= 0]
     if bad:
-        out.append((f"{base}.weights", f"must be positive integers, not for {', '.join(bad)}"))
+        out.append((f"{base}.weights", f"must be positive integers, not for {_listing(bad)}"))
     total = sum(party.weights.values())
     if total != 100:
         out.append((f"{base}.weights", f"sum is {total}, must be 100"))
@@ -311,7 +336,7 @@ def _weight_problems(base: str, party: Party, topics: dict[str, Topic]) -> list[
         out.append(
             (
                 f"{base}.weights",
-                f"unknown topic {', '.join(unknown)}; topics are {', '.join(topics)}",
+                f"unknown topic {_listing(unknown)}; topics are {_listing(topics)}",
             )
         )
     missing = [t for t in topics if t not in party.weights]
@@ -319,7 +344,7 @@ def _weight_problems(base: str, party: Party, topics: dict[str, Topic]) -> list[
         out.append(
             (
                 f"{base}.weights",
-                f"no weight for topic {', '.join(missing)}; give every topic a positive weight",
+                f"no weight for topic {_listing(missing)}; give every topic a positive weight",
             )
         )
     return out
@@ -332,7 +357,7 @@ def _preference_problems(
     for topic_id in party.preferences:
         if topic_id not in topics:
             out.append(
-                (f"{base}.preferences.{topic_id}", f"unknown topic; topics are {', '.join(topics)}")
+                (f"{base}.preferences.{topic_id}", f"unknown topic; topics are {_listing(topics)}")
             )
     for topic_id, topic in topics.items():
         path = f"{base}.preferences.{topic_id}"
@@ -341,23 +366,25 @@ def _preference_problems(
             out.append((path, "missing; rank this topic's options for the party"))
             continue
         valid = topic.option_ids()
+        known = set(valid)
         listed = pref.ranking + pref.unacceptable
         for opt in listed:
-            if opt not in valid:
-                out.append((path, f"names unknown option {opt!r}; options are {', '.join(valid)}"))
-        dupes = sorted({o for o in listed if listed.count(o) > 1})
+            if opt not in known:
+                out.append((path, f"names unknown option {opt!r}; options are {_listing(valid)}"))
+        dupes = _repeated(listed)
         if dupes:
-            out.append((path, f"option {', '.join(dupes)} listed more than once"))
+            out.append((path, f"option {_listing(dupes)} listed more than once"))
         if not pref.ranking:
             out.append(
                 (f"{path}.ranking", "no acceptable option; rank at least one option as acceptable")
             )
-        unlisted = [o for o in valid if o not in listed]
+        given = set(listed)
+        unlisted = [o for o in valid if o not in given]
         if unlisted:
             out.append(
                 (
                     path,
-                    f"option {', '.join(unlisted)} neither ranked nor unacceptable; "
+                    f"option {_listing(unlisted)} neither ranked nor unacceptable; "
                     "list it in one of them",
                 )
             )

@@ -3,22 +3,39 @@
 WAL mode with one commit per turn means a killed process keeps every finished turn. An
 episode row is written as `incomplete` before its first turn and only changes status
 when the protocol finishes it, so a half-run episode is never read as complete.
+
+A damaged database is never written into: opening a store for writing runs SQLite's
+quick_check first, and whatever fails to read later raises `DamagedStoreError`, whose
+message names `store check` and `store recover` (see `disputelab.store.integrity`).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from disputelab.episode import Episode, Outcome, Status, Turn, Usage
+from disputelab.redact import redact, redact_deep
+from disputelab.store.health import (
+    DamagedStoreError,
+    StoreError,
+    damage_reason,
+    file_problem,
+    identify,
+    quick_check,
+    store_failure,
+)
+
+__all__ = ["DB_NAME", "DamagedStoreError", "EpisodeRecord", "Store", "StoreError", "StoredScore"]
 
 DB_NAME = "disputelab.sqlite"
 SCHEMA_VERSION = 4
@@ -97,6 +114,9 @@ CREATE TABLE IF NOT EXISTS usage (
 """
 
 
+_TABLES = ("runs", "episodes", "turns", "scores", "usage")
+
+
 class ScoreLike(Protocol):
     """What the store needs of a score: a value (NaN allowed), why, and the numbers behind it."""
 
@@ -112,10 +132,6 @@ class ScoreLike(Protocol):
 
 class PriceLike(Protocol):
     def cost(self, input_tokens: int | None, output_tokens: int | None) -> float | None: ...
-
-
-class StoreError(Exception):
-    """The store cannot do what was asked (unknown run, unreadable database)."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +163,30 @@ class StoredScore:
     detail: dict[str, Any]
 
 
+def _create(path: Path) -> None:
+    """Make a new store's database whole under a temporary name, then link it into place:
+    no process ever meets a half-made (say, empty) store file, and when another process
+    made the store first, that one is kept."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.new")
+    try:
+        db = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(_SCHEMA)
+            db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        finally:
+            db.close()
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process made the store first
+        except OSError:  # a file system without hard links: not atomic, but rarely raced
+            if not path.exists():
+                os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def new_run_id() -> str:
     """Sortable by creation time, unique across processes."""
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
@@ -155,26 +195,54 @@ def new_run_id() -> str:
 class Store:
     """One SQLite database under a store directory."""
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, writable: bool = True) -> None:
+        """Open the store at `root`, or start one where there is none (no database file,
+        or an empty or missing directory); a database file that is empty, or is not a
+        store, is an error. `writable` runs SQLite's quick_check first and refuses a
+        damaged store; read-only commands skip that cost, and their first write (if any)
+        runs it then."""
         self.root = Path(root)
+        self.path = self.root / DB_NAME
+        self._checked = False  # quick_check found the database fit to write into
         if self.root.exists() and not self.root.is_dir():
             raise StoreError(f"store {self.root} is a file; --store needs a directory")
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            self.path = self.root / DB_NAME
+            if not self.path.exists():
+                _create(self.path)
+            elif problem := file_problem(self.path):
+                raise StoreError(problem)
             self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open store at {self.root}: {exc}") from None
+        try:
+            identify(self.db, self.path)
+            if writable:
+                self.check_writable()
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(_SCHEMA)
             self._migrate()
-            self.db.execute(
-                "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-            )
-        except (OSError, sqlite3.DatabaseError) as exc:
-            raise StoreError(f"cannot open store at {self.root}: {exc}") from None
+        except sqlite3.Error as exc:
+            self.db.close()
+            raise store_failure(self.root, exc, writing=writable) from None
+        except StoreError:
+            self.db.close()
+            raise
+
+    def check_writable(self) -> None:
+        """Refuse to write into a damaged database (PRAGMA quick_check, once per open)."""
+        if self._checked:
+            return
+        problems = quick_check(self.db)
+        if problems:
+            more = f", and {len(problems) - 1} more" if len(problems) > 1 else ""
+            raise DamagedStoreError(self.root, problems[0].splitlines()[0] + more, writing=True)
+        self._checked = True
 
     def _migrate(self) -> None:
-        """Bring a store written by an older version up to this schema, in place."""
+        """Bring a store written by an older version up to this schema, in place; a store
+        already up to date is not written to."""
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(turns)")}
         if "stage" not in columns:  # version 1 had no stages
             self.db.execute("ALTER TABLE turns ADD COLUMN stage TEXT NOT NULL DEFAULT ''")
@@ -186,15 +254,18 @@ class Store:
         if "planned" not in run_columns:  # version 2 did not record an experiment's plan
             self.db.execute("ALTER TABLE runs ADD COLUMN planned INTEGER")
             self.db.execute("ALTER TABLE runs ADD COLUMN source TEXT NOT NULL DEFAULT ''")
-        self.db.execute(
-            "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
-        )
+        version = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if version != (str(SCHEMA_VERSION),):
+            self.db.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
 
     def close(self) -> None:
         self.db.close()
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
+        self.check_writable()
         self.db.execute("BEGIN IMMEDIATE")
         try:
             yield self.db
@@ -202,6 +273,33 @@ class Store:
             self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
+
+    @contextmanager
+    def _decoding(self, what: str) -> Iterator[None]:
+        """A stored value that does not decode (JSON, a status) means a damaged store."""
+        try:
+            yield
+        except (ValueError, TypeError, KeyError) as exc:
+            raise DamagedStoreError(self.root, f"{what}: {damage_reason(exc)}") from None
+
+    def insert_rows(self, table: str, rows: Iterable[Mapping[str, Any]]) -> int:
+        """Insert rows as a store (of this or an older schema) holds them, in one
+        transaction, and say how many went in: columns this schema lacks are dropped, and
+        a row that breaks a constraint (a key already there) is left out. How `store
+        recover` copies."""
+        if table not in _TABLES:
+            raise StoreError(f"no table {table!r} in a store")
+        columns = {str(r[1]) for r in self.db.execute(f"PRAGMA table_info({table})")}
+        inserted = 0
+        with self._tx() as db:
+            for row in rows:
+                names = [c for c in row if c in columns]
+                marks = ", ".join("?" * len(names))
+                inserted += db.execute(
+                    f"INSERT OR IGNORE INTO {table} ({', '.join(names)}) VALUES ({marks})",
+                    [row[c] for c in names],
+                ).rowcount
+        return inserted
 
     # ---- writing ---------------------------------------------------------------------
     def create_run(
@@ -215,7 +313,15 @@ class Store:
         with self._tx() as db:
             db.execute(
                 "INSERT INTO runs (run_id, kind, label, created_at, config) VALUES (?,?,?,?,?)",
-                (rid, kind, label, time.time(), json.dumps(dict(config or {}))),
+                # Configs name models, and a model's URL may carry a password: what is
+                # stored is always the redacted name.
+                (
+                    rid,
+                    kind,
+                    redact(label),
+                    time.time(),
+                    json.dumps(redact_deep(dict(config or {}))),
+                ),
             )
         return rid
 
@@ -243,7 +349,7 @@ class Store:
                     json.dumps(dict(scenario)),
                     episode.condition,
                     episode.protocol,
-                    json.dumps(episode.agents),
+                    json.dumps(redact_deep(episode.agents)),
                     episode.seed,
                     matched_episode_id,
                     Status.INCOMPLETE.value,
@@ -284,7 +390,7 @@ class Store:
         with self._tx() as db:
             db.execute(
                 "UPDATE episodes SET status=?, stop_reason=?, agreement=?, initial_consensus=?,"
-                " finished_at=?, wall_time_s=? WHERE episode_id=?",
+                " finished_at=?, wall_time_s=?, error='' WHERE episode_id=?",
                 (
                     o.status.value,
                     o.stop_reason,
@@ -305,7 +411,15 @@ class Store:
                 cost = prices.cost(u.input_tokens, u.output_tokens)
                 db.execute(
                     "INSERT OR REPLACE INTO usage VALUES (?,?,?,?,?,?,?)",
-                    (episode_id, role, model, u.calls, u.input_tokens, u.output_tokens, cost),
+                    (
+                        episode_id,
+                        role,
+                        redact(model),
+                        u.calls,
+                        u.input_tokens,
+                        u.output_tokens,
+                        cost,
+                    ),
                 )
 
     def usage(self, episode_id: str) -> list[dict[str, Any]]:
@@ -321,7 +435,7 @@ class Store:
         with self._tx() as db:
             db.execute(
                 "UPDATE episodes SET status=?, error=?, finished_at=? WHERE episode_id=?",
-                (Status.FAILED.value, error, time.time(), episode_id),
+                (Status.FAILED.value, redact(error), time.time(), episode_id),
             )
 
     def add_scores(
@@ -343,10 +457,10 @@ class Store:
                         episode_id,
                         evaluator,
                         version,
-                        judge_model,
+                        redact(judge_model),
                         metric,
                         value,
-                        r.explanation,
+                        redact(r.explanation),
                         json.dumps(r.detail),
                         now,
                     ),
@@ -433,9 +547,14 @@ class Store:
     def run_info(self, run_id: str) -> tuple[str, dict[str, Any]]:
         """A run's kind and its stored configuration."""
         row = self.db.execute("SELECT kind, config FROM runs WHERE run_id=?", (run_id,)).fetchone()
-        return (str(row[0]), json.loads(row[1])) if row else ("", {})
+        with self._decoding(f"run {run_id}"):
+            return (str(row[0]), json.loads(row[1])) if row else ("", {})
 
     def load_episode(self, episode_id: str) -> EpisodeRecord:
+        with self._decoding(f"episode {episode_id}"):
+            return self._load_episode(episode_id)
+
+    def _load_episode(self, episode_id: str) -> EpisodeRecord:
         row = self.db.execute(
             "SELECT run_id, arm, scenario_id, scenario, condition, protocol, agents, seed,"
             " matched_episode_id, status, stop_reason, agreement, initial_consensus, error,"
@@ -495,6 +614,10 @@ class Store:
         return EpisodeRecord(episode_id, run_id, arm, st, matched, ep, json.loads(scenario), error)
 
     def scores(self, episode_id: str) -> list[StoredScore]:
+        with self._decoding(f"scores of episode {episode_id}"):
+            return self._scores(episode_id)
+
+    def _scores(self, episode_id: str) -> list[StoredScore]:
         rows = self.db.execute(
             "SELECT evaluator, version, judge_model, metric, value, explanation, detail"
             " FROM scores WHERE episode_id=? ORDER BY evaluator, version, metric",

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from disputelab.cli import app
 from disputelab.llm.base import ChatRequest, Message
 from disputelab.llm.local import LocalLlama, find_gguf, local_available
-from disputelab.llm.structured import ask_structured
+from disputelab.llm.structured import MAX_SCHEMA_STRING, ask_structured
 
 REASON = local_available()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"embedded model absent: {REASON}")
@@ -80,3 +80,27 @@ def test_a_real_episode_runs_and_a_rerun_is_free_and_identical(tmp_path: Path) -
         )
     ]
     assert turns[0] == turns[1] and len(turns[0]) == 2
+
+
+def test_the_longest_string_bound_allowed_compiles_into_a_grammar() -> None:
+    """MAX_SCHEMA_STRING is what llama.cpp can still turn into a grammar: a reply held to
+    it comes back as JSON (a bound over about 1,000 characters fails to parse)."""
+    schema = {
+        "type": "object",
+        "properties": {"text": {"type": "string", "maxLength": MAX_SCHEMA_STRING}},
+        "required": ["text"],
+    }
+    request = ChatRequest(
+        (Message("user", "Describe a fair settlement in one sentence."),),
+        max_tokens=24,
+        schema=schema,
+    )
+    reply = asyncio.run(LocalLlama().complete(request))
+    assert reply.text.lstrip().startswith("{")
+
+
+def test_a_string_bound_llama_cpp_cannot_compile_is_refused_before_any_call() -> None:
+    schema = {"type": "object", "properties": {"text": {"type": "string", "maxLength": 1500}}}
+    request = ChatRequest((Message("user", "Hi"),), schema=schema, schema_name="brief")
+    with pytest.raises(ValueError, match=r"brief\.properties\.text: maxLength 1500 is over 800"):
+        asyncio.run(ask_structured(LocalLlama(), request, dict))

@@ -12,6 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from disputelab.scenario.inputs import path_kind
+from disputelab.scenario.io import describe_validation_error
 from disputelab.scenario.schema import Scenario
 
 # Format name -> the glob of its case files inside a folder.
@@ -66,7 +70,10 @@ def read_cases(
 
     try:
         found = import_promediate_file(path, lenient, readings, model_name)
-    except (OSError, ValueError) as exc:  # JSONDecodeError and pydantic errors included
+    except ValidationError as exc:  # a party or topic the schema refuses (a name too long)
+        problem = f"{exc.title}: {describe_validation_error(exc)[0]}"
+        return CaseFile(problems=[(str(path), problem)], failed=True)
+    except (OSError, ValueError) as exc:  # JSONDecodeError and UserFileError included
         return CaseFile(problems=[(str(path), str(exc).splitlines()[0])], failed=True)
     return CaseFile([found.scenario], [], list(found.warnings), unread=list(found.unread))
 
@@ -74,7 +81,7 @@ def read_cases(
 def case_files(source: str, path: Path) -> list[Path]:
     """The case files of `source` at `path`: the file itself, or those in the folder. A
     clone of ProMediate's repository keeps its cases in `cases/`: its root will do."""
-    if not path.is_dir():
+    if path_kind(path) != "dir":
         return [path]
     if source == "agentmediation":  # also a clone of its repository: data/case_back.json
         from disputelab.scenario.importers.agentmediation import case_files as agentmediation

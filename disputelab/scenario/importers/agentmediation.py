@@ -78,6 +78,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from disputelab.scenario.importers.claimants import ClaimantDecision, decide_claimants, name_cores
+from disputelab.scenario.inputs import (
+    MAX_DATASET_BYTES,
+    InputLimitError,
+    UserFileError,
+    load_json,
+    read_user_file,
+)
+from disputelab.scenario.io import describe_validation_error
 from disputelab.scenario.schema import (
     Fact,
     Fallback,
@@ -268,13 +276,14 @@ def _title_key(name: str) -> str:
 
 def _raw_types(path: Path) -> _RawTypes:
     """The paper's DT per raw record: the 2nd token of content.关键词."""
-    lines = path.read_text(encoding="utf-8").splitlines()  # callers report OSError
+    # Callers report UserFileError.
+    lines = read_user_file(path, MAX_DATASET_BYTES, "AgentMediation raw records").splitlines()
     out = _RawTypes()
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = load_json(line)
             content = rec["content"]
             dispute_type = content["关键词"].split()[1]
             name = _title_key(rec["filename"])
@@ -384,7 +393,8 @@ def _record_problem(data: Any) -> tuple[_Record | None, str]:
 def id_prefix(path: Path, many: bool) -> str:
     """Case ids start `am`; with several case files in one import, `am-FILE`, so ids from
     different files never clash."""
-    return "am-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem) if many else "am"
+    # Cut: file names run to 255 characters, scenario ids to MAX_ID_CHARS.
+    return "am-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem)[:100] if many else "am"
 
 
 def _ids(ids: list[str]) -> str:
@@ -399,9 +409,10 @@ def import_agentmediation(path: Path, prefix: str = "am") -> AgentMediationImpor
     files give each its own prefix so that ids stay unique."""
     result = AgentMediationImport()
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
+        text = read_user_file(path, MAX_DATASET_BYTES, "an AgentMediation case file (.jsonl)")
+    except UserFileError as e:
         raise AgentMediationError(f"cannot read {path}: {e}") from None
+    lines = text.splitlines()
     raw, raw_path = None, raw_file(path)
     if raw_path is None:
         partner = RAW_BESIDE.get(path.name)
@@ -410,7 +421,7 @@ def import_agentmediation(path: Path, prefix: str = "am") -> AgentMediationImpor
     else:
         try:
             raw = _raw_types(raw_path)
-        except (OSError, UnicodeDecodeError) as e:
+        except UserFileError as e:
             result.warnings.append(f"cannot read the raw records {raw_path}: {e}")
         if raw is not None and raw.bad_lines:
             result.warnings.append(
@@ -425,9 +436,12 @@ def import_agentmediation(path: Path, prefix: str = "am") -> AgentMediationImpor
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = load_json(line)
         except json.JSONDecodeError as e:
             result.problems.append((line_no, f"not valid JSON: {e.msg} at column {e.colno}"))
+            continue
+        except InputLimitError as e:
+            result.problems.append((line_no, str(e)))
             continue
         rec, reason = _record_problem(data)
         if rec is None:
@@ -449,7 +463,9 @@ def import_agentmediation(path: Path, prefix: str = "am") -> AgentMediationImpor
         try:
             scenario, decision = _scenario(line_no, rec, dispute_type, prefix, assumed)
         except ValidationError as e:
-            result.problems.append((line_no, f"invalid scenario: {e.errors()[0]['msg']}"))
+            result.problems.append(
+                (line_no, f"invalid scenario: {e.title}: {describe_validation_error(e)[0]}")
+            )
             continue
         result.scenarios.append(scenario)
         if decision.basis == "brief":

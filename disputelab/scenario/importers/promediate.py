@@ -11,7 +11,6 @@ defaults, also with a warning.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from disputelab.scenario.importers.promediate_text import (
 from disputelab.scenario.importers.promediate_text import (
     parse_options as read_option_lists,
 )
+from disputelab.scenario.inputs import MAX_DATASET_BYTES, load_json, path_kind, read_user_file
 from disputelab.scenario.schema import (
     Fallback,
     Option,
@@ -232,7 +232,7 @@ def import_promediate_file(
 ) -> ImportResult:
     """A case file: its id from the file name, topic names from a topics.json beside it if
     the case has none. Raises OSError or ValueError (one line) for a file it cannot use."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = load_json(read_user_file(path, MAX_DATASET_BYTES, "a ProMediate case (.json)"))
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
     return import_promediate(
@@ -241,7 +241,8 @@ def import_promediate_file(
 
 
 def _case_id(path: Path) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem)
+    # Cut: file names run to 255 characters, scenario ids to MAX_ID_CHARS.
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem)[:100]
 
 
 def sibling_topics(case_file: Path) -> list[str] | None:
@@ -254,12 +255,12 @@ def sibling_topics(case_file: Path) -> list[str] | None:
         case_file.parent / "topics.json",
         case_file.parent.parent / "thoughtful_agents" / "prompts" / "topics.json",
     ]
-    path = next((p for p in candidates if p != case_file and p.is_file()), None)
+    path = next((p for p in candidates if p != case_file and path_kind(p) == "file"), None)
     if path is None:
         return None
     try:
-        table = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:  # there, but unreadable: say so, never skip it
+        table = load_json(read_user_file(path, MAX_DATASET_BYTES, "ProMediate's topics.json"))
+    except ValueError as exc:  # there, but unreadable: say so, never skip it
         raise ValueError(f"{path} cannot be read: {str(exc).splitlines()[0]}") from None
     names = table.get(case_file.stem) if isinstance(table, dict) else None
     return [str(n) for n in names] if isinstance(names, list) else None
@@ -318,6 +319,7 @@ def import_promediate(
     in the scenario's `assumptions`. `readings` (party name, topic id) -> a model's reading
     of what the rules could not read (`result.unread` of a lenient pass) takes its place,
     also recorded there."""
+    _check_fields(data)
     warnings: list[str] = []
     assumptions: list[str] = []
     unread: list[UnreadPreference] = []
@@ -444,6 +446,38 @@ def import_promediate(
     return ImportResult(scenario, warnings, unread)
 
 
+def _check_fields(data: dict[str, Any]) -> None:
+    """The case's fields have the types its format gives them, or a one-line ValueError
+    naming the field (a case file is foreign data: `names: 1` must not reach the reader)."""
+    for key in ("instruction", "issues", "options"):
+        if key in data and not isinstance(data[key], str):
+            raise ValueError(f"'{key}' must be text, not {_json_type(data[key])}")
+    topics = data.get("topics")
+    if topics is not None and not isinstance(topics, list):
+        raise ValueError(f"'topics' must be a list of topic names, not {_json_type(topics)}")
+    for i, name in enumerate(topics or []):
+        if not isinstance(name, str):
+            raise ValueError(f"'topics'[{i}] must be a topic name (text), not {_json_type(name)}")
+    names = data.get("names")
+    if names is not None and not isinstance(names, dict):
+        raise ValueError(
+            f"'names' must map each party's name to its profile text, not {_json_type(names)}"
+        )
+    for name, profile in (names or {}).items():
+        if not isinstance(profile, str):
+            raise ValueError(
+                f"'names'.{name[:40]} must be the party's profile text, not {_json_type(profile)}"
+            )
+
+
+def _json_type(value: object) -> str:
+    """What a JSON value is, in the format's own words."""
+    if isinstance(value, bool):
+        return "true or false"
+    kinds = {str: "text", int: "a number", float: "a number", list: "a list", dict: "a mapping"}
+    return "null" if value is None else kinds.get(type(value), type(value).__name__)
+
+
 _THRESHOLDS = ("im_threshold", "interrupt_threshold", "system1_prob")
 
 
@@ -461,7 +495,7 @@ def _turn_taking_config(
         )
         return {}
     if not isinstance(raw, dict):
-        raise ValueError(f"'config' must map participants to thresholds, not {type(raw).__name__}")
+        raise ValueError(f"'config' must map participants to thresholds, not {_json_type(raw)}")
     given = {str(k).lower(): v for k, v in raw.items()}
     out: dict[str, dict[str, float]] = {}
     for name in names:
@@ -478,7 +512,8 @@ def _turn_taking_config(
         except ValidationError as exc:
             e = exc.errors(include_url=False)[0]
             field = ".".join(str(x) for x in e["loc"])
-            raise ValueError(f"config.{name}.{field}: {e['msg']}, got {e['input']!r}") from None
+            got = repr(e["input"])[:40]
+            raise ValueError(f"config.{name}.{field}: {e['msg']}, got {got}") from None
         out["mediator" if name == "Mediator" else name.lower()] = values
     unknown = sorted(set(given) - {n.lower() for n in names})
     if unknown:

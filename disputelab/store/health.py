@@ -1,0 +1,101 @@
+"""Is a store's file sound? SQLite's own checks, what a file is judged to be by its first
+bytes and tables, and the one-line errors that name `store check` and `store recover`.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sqlite3
+from pathlib import Path
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+class StoreError(Exception):
+    """The store cannot do what was asked (unknown run, unreadable database)."""
+
+
+class DamagedStoreError(StoreError):
+    """The database is damaged: SQLite finds it malformed, or a stored value does not
+    decode. The message names the commands that diagnose the store and rescue its runs."""
+
+    def __init__(self, root: Path, reason: str, writing: bool = False) -> None:
+        self.root = root
+        self.reason = reason
+        store = shlex.quote(str(root))
+        effect = "refusing to write into it" if writing else "cannot read it"
+        super().__init__(
+            f"store {root} is damaged ({reason}); {effect}. Diagnose it with "
+            f"`disputelab --store {store} store check`, and copy its readable runs into a "
+            f"new store with `disputelab --store {store} store recover OUT_DIR`"
+        )
+
+
+def is_damage(exc: sqlite3.Error) -> bool:
+    """Whether an SQLite error means a damaged file, not a busy or unopenable one."""
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    text = str(exc)
+    return (
+        name.startswith("SQLITE_CORRUPT")
+        or name == "SQLITE_NOTADB"
+        or "malformed" in text
+        or text.startswith("Could not decode to UTF-8")
+    )
+
+
+def damage_reason(exc: Exception) -> str:
+    """An error in one short line; for text that is not UTF-8, the column that holds it
+    rather than the garbled text itself."""
+    text = str(exc)
+    if m := re.match(r"Could not decode to UTF-8 column '([^']*)'", text):
+        return f"column {m[1]} holds text that is not UTF-8"
+    first = text.splitlines()[0] if text.strip() else type(exc).__name__
+    return first if len(first) <= 200 else first[:199] + "…"
+
+
+def store_failure(root: Path, exc: sqlite3.Error, writing: bool = False) -> StoreError:
+    """The error to raise for an SQLite failure on the store at `root`."""
+    if is_damage(exc):
+        return DamagedStoreError(root, damage_reason(exc), writing)
+    return StoreError(f"cannot use store at {root}: {damage_reason(exc)}")
+
+
+def quick_check(db: sqlite3.Connection, thorough: bool = False) -> list[str]:
+    """What SQLite's quick_check finds wrong, one message each (at most ten); empty when
+    healthy. `thorough` runs integrity_check, which also matches indexes to tables."""
+    pragma = "integrity_check" if thorough else "quick_check"
+    try:
+        rows = db.execute(f"PRAGMA {pragma}(10)").fetchall()
+    except sqlite3.DatabaseError as exc:  # a page too damaged to walk at all
+        return [damage_reason(exc)]
+    messages = [str(r[0]).removeprefix("*** in database main ***\n") for r in rows]
+    return [] if messages == ["ok"] else messages
+
+
+def identify(db: sqlite3.Connection, path: Path) -> bool:
+    """Whether the database at `path` holds a store (False: it holds no tables at all, so
+    it can become one); a StoreError when it holds something else. Every version's store
+    records its schema_version in `meta`."""
+    rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    tables = sorted(str(r[0]) for r in rows)
+    if not tables:
+        return False
+    if (
+        "meta" in tables
+        and db.execute("SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone()
+    ):
+        return True
+    shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+    raise StoreError(f"{path} is not a disputelab store: it holds SQLite tables ({shown})")
+
+
+def file_problem(path: Path) -> str | None:
+    """Why an existing database file cannot be a store, judged by its first bytes."""
+    with path.open("rb") as f:
+        head = f.read(len(_SQLITE_MAGIC))
+    if not head:
+        return f"{path} is empty (0 bytes), not a disputelab store; remove it to start anew"
+    if head != _SQLITE_MAGIC:
+        return f"{path} is not a disputelab store: it is not an SQLite database"
+    return None

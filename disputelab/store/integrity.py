@@ -1,0 +1,332 @@
+"""Check a store for damage, and copy what can still be read of it into a new store.
+
+`check` runs SQLite's integrity_check and then reads every row the way `recover` does, so
+it also finds values that no longer decode (text that is not UTF-8, JSON cut short),
+which SQLite's own checks never look at. `recover` copies run by run, and an episode
+only whole: its record and every one of its turns, with whatever of its scores and usage
+reads. An episode with a turn missing would pass a shortened transcript off as the real
+one, so it is reported lost instead. The tables' indexes witness which rows existed where
+the tables' own pages are gone.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import json
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from disputelab.episode import Status
+from disputelab.store.health import StoreError, damage_reason, file_problem, identify
+from disputelab.store.health import quick_check as _sqlite_check
+from disputelab.store.salvage import TableRead, read_index, read_table
+from disputelab.store.sqlite import DB_NAME, Store
+
+Row = dict[str, Any]
+
+# The tables a store copies, parents first, and each one's JSON columns: a value that
+# does not parse is as lost as a page that does not read.
+_JSON_COLUMNS = {
+    "runs": ("config",),
+    "episodes": ("scenario", "agents", "agreement", "initial_consensus"),
+    "turns": ("action", "intervention", "consensus", "usage", "delivered", "turn_taking"),
+    "scores": ("detail",),
+    "usage": (),
+}
+# The numbers recovery reckons with, which must be numbers (None: may be missing).
+_NUMBERS = {
+    "runs": {"created_at": False},
+    "episodes": {"started_at": False, "finished_at": True},
+    "turns": {"idx": False},
+}
+LOST_RUN_LABEL = "recovered; its run record was lost"
+
+
+@dataclass(frozen=True)
+class RunSalvage:
+    """One run: how many of its episodes read whole, and why each other one does not."""
+
+    run_id: str
+    kind: str
+    episodes: int
+    lost: tuple[str, ...]  # one line per lost episode: its id (when known) and why
+    record_lost: bool  # the run's own row is unreadable; a bare `run` stands in for it
+
+    @property
+    def whole(self) -> bool:
+        return not self.lost and not self.record_lost
+
+
+@dataclass
+class Salvage:
+    """What of a store reads: run by run, the rows lost table by table, the rows to copy."""
+
+    runs: list[RunSalvage]
+    lost_rows: dict[str, int]  # rows known to have existed that do not read, per table
+    damaged: list[str]  # tables with pages that do not read (their row counts are unknown)
+    rows: dict[str, list[Row]] = field(repr=False)
+
+    @property
+    def whole(self) -> bool:
+        return (
+            not self.damaged
+            and not any(self.lost_rows.values())
+            and all(r.whole for r in self.runs)
+        )
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """What `check` found: SQLite's complaints, or why the file is no store, and what reads."""
+
+    problems: tuple[str, ...]
+    salvage: Salvage | None  # None when the file is no store or its tables do not list
+
+    @property
+    def healthy(self) -> bool:
+        return not self.problems and self.salvage is not None and self.salvage.whole
+
+
+def check(root: Path) -> Diagnosis:
+    """Diagnose the store at `root`; a StoreError when it holds no database file at all."""
+    path = _database(root)
+    if problem := file_problem(path):
+        return Diagnosis((problem,), None)
+    db = sqlite3.connect(path)
+    try:
+        problems = tuple(_sqlite_check(db, thorough=True))
+        try:
+            _reading_damage(db)
+            _identify(db, path)
+        except StoreError as exc:
+            return Diagnosis((*problems, str(exc)), None)
+        return Diagnosis(problems, salvage(db))
+    finally:
+        db.close()
+
+
+def recover(root: Path, out: Path) -> Salvage:
+    """Copy every run of the store at `root` that reads, with its whole episodes, into a
+    new store at `out`; the Salvage returned says what was lost."""
+    if (out / DB_NAME).exists():
+        raise StoreError(f"{out} already holds a store; recover into a new directory")
+    path = _database(root)
+    if problem := file_problem(path):
+        raise StoreError(f"nothing to recover: {problem}")
+    db = sqlite3.connect(path)
+    try:
+        _reading_damage(db)
+        _identify(db, path)
+        found = salvage(db)
+    finally:
+        db.close()
+    new = Store(out)
+    try:
+        for table, rows in found.rows.items():
+            refused = len(rows) - new.insert_rows(table, rows)  # e.g. a key read twice
+            found.lost_rows[table] += refused
+    finally:
+        new.close()
+    return found
+
+
+def salvage(db: sqlite3.Connection) -> Salvage:
+    """Read every table row by row and decide, run by run, what can be copied whole."""
+    reads = {t: read_table(db, t) for t in _JSON_COLUMNS}
+    good = {t: _decoded(t, read) for t, read in reads.items()}
+    turns = _Turns(db, reads["turns"], good["turns"], good["episodes"])
+    whole, lost = _episodes(db, reads["episodes"], good["episodes"], turns)
+    records = {str(r["run_id"]): r for r in good["runs"].values()}
+    runs = _runs(records, reads["runs"], whole, lost)
+    kept = {str(e["episode_id"]) for e in whole}
+    rows: dict[str, list[Row]] = {
+        "runs": [
+            records.get(r.run_id) or _bare_run(r.run_id, whole)
+            for r in runs
+            if r.episodes or not r.record_lost
+        ],
+        "episodes": whole,
+    }
+    for table in ("turns", "scores", "usage"):
+        rows[table] = [r for r in good[table].values() if str(r["episode_id"]) in kept]
+    lost_rows = {t: _lost_rows(db, t, reads[t], good[t]) for t in reads}
+    damaged = [t for t, read in reads.items() if read.damaged]
+    return Salvage(runs, lost_rows, damaged, rows)
+
+
+def _decoded(table: str, read: TableRead) -> dict[int, Row]:
+    """The rows whose JSON columns parse and whose numbers are numbers (and, for
+    episodes, whose status is known)."""
+    good = {}
+    for rowid, row in read.rows.items():
+        try:
+            for column in _JSON_COLUMNS[table]:
+                if row.get(column) is not None:
+                    json.loads(row[column])
+            for column, optional in _NUMBERS.get(table, {}).items():
+                value = row.get(column)
+                if not ((optional and value is None) or isinstance(value, int | float)):
+                    raise ValueError(f"{column} is not a number")
+            if table == "episodes":
+                Status(row["status"])
+        except (ValueError, TypeError, KeyError):
+            continue
+        good[rowid] = row
+    return good
+
+
+def _lost_rows(db: sqlite3.Connection, table: str, read: TableRead, good: dict[int, Row]) -> int:
+    """Rows known to exist (from the table or an index of it) that do not read."""
+    indexed = {int(entry[0]) for entry in read_index(db, table, "rowid")[0]}
+    return len((indexed | set(read.rows) | read.unreadable) - set(good))
+
+
+def _episodes(
+    db: sqlite3.Connection, read: TableRead, episodes: dict[int, Row], turns: _Turns
+) -> tuple[list[Row], dict[str, list[str]]]:
+    """The episodes that read whole, and, run by run, why each other one is lost."""
+    whole: list[Row] = []
+    lost: dict[str, list[str]] = defaultdict(list)
+    for episode in episodes.values():
+        if why := turns.lost(episode):
+            lost[str(episode["run_id"])].append(f"{episode['episode_id']}: {why}")
+        else:
+            whole.append(episode)
+    # Records that do not read (or decode): the indexes still name most of them.
+    run_of = {int(r): str(run) for run, r in read_index(db, "episodes", "run_id, rowid")[0]}
+    name_of = {int(r): str(e) for e, r in read_index(db, "episodes", "episode_id, rowid")[0]}
+    for rowid, row in read.rows.items():
+        run_of[rowid], name_of[rowid] = str(row["run_id"]), str(row["episode_id"])
+    for rowid, run_id in run_of.items():
+        if rowid not in episodes:
+            lost[run_id].append(f"{name_of.get(rowid, 'an episode')}: its record is unreadable")
+    return whole, lost
+
+
+class _Turns:
+    """Whether every turn of an episode reads. A gap in its turn numbers gives a lost turn
+    away; a lost last turn leaves none, so something must witness it: the turns index when
+    it reads to the end, the table itself when none of its pages is damaged, and otherwise
+    time. Turns get ever larger rowids, so an episode whose turns all came before another
+    episode started has them all before that one's first turn; if no damage lies between
+    its last turn read and that turn, nothing of it was lost."""
+
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        read: TableRead,
+        good: dict[int, Row],
+        episodes: dict[int, Row],
+    ) -> None:
+        self.rowids: dict[str, dict[int, int]] = defaultdict(dict)  # episode -> idx -> rowid
+        for rowid, turn in good.items():
+            self.rowids[str(turn["episode_id"])][int(turn["idx"])] = rowid
+        self.known: dict[str, set[int]] = defaultdict(set)  # also the turns that do not read
+        entries, whole_index = read_index(db, "turns", "episode_id, idx")
+        entries += [(t["episode_id"], t["idx"]) for t in read.rows.values()]
+        for episode_id, idx in entries:
+            if isinstance(idx, int):
+                self.known[str(episode_id)].add(idx)
+        bad = read.unreadable | (set(read.rows) - set(good))
+        self.gaps = [*read.gaps, *((rowid - 1, rowid) for rowid in bad)]
+        self.witnessed = whole_index or not self.gaps
+        # Each episode's start and first turn, latest start first: see `_first_turn_after`.
+        firsts = [
+            (float(e["started_at"]), min(self.rowids[str(e["episode_id"])].values()))
+            for e in episodes.values()
+            if self.rowids[str(e["episode_id"])]
+        ]
+        firsts.sort(reverse=True)
+        self.starts = [-start for start, _ in firsts]
+        self.first_turns = list(itertools.accumulate((f for _, f in firsts), min))
+
+    def lost(self, episode: Row) -> str | None:
+        """Why not every turn of the episode reads, or None when they all do."""
+        eid = str(episode["episode_id"])
+        have = self.rowids[eid]
+        count = max(self.known[eid] | set(have), default=-1) + 1
+        missing = count - len(set(have) & set(range(count)))
+        if missing:
+            return f"{missing} of {'' if self.witnessed else 'at least '}{count} turns unreadable"
+        if self.witnessed or self._before_damage(episode, max(have.values(), default=None)):
+            return None
+        return "its last turns may lie on a page that does not read"
+
+    def _before_damage(self, episode: Row, last: int | None) -> bool:
+        after = [a for a, b in self.gaps if last is None or b is None or b > last]
+        if not after:
+            return True
+        if episode["finished_at"] is None:
+            return False
+        later = self._first_turn_after(float(episode["finished_at"]))
+        return later is not None and later <= min(after)
+
+    def _first_turn_after(self, time: float) -> int | None:
+        """The least rowid of a turn of an episode that started after `time`."""
+        n = bisect.bisect_left(self.starts, -time)  # starts that are later than `time`
+        return self.first_turns[n - 1] if n else None
+
+
+def _runs(
+    records: dict[str, Row], read: TableRead, whole: list[Row], lost: dict[str, list[str]]
+) -> list[RunSalvage]:
+    """Every run known by its record or by its episodes, oldest first."""
+    copied: dict[str, int] = defaultdict(int)
+    for episode in whole:
+        copied[str(episode["run_id"])] += 1
+    known = set(records) | {str(r.get("run_id")) for r in read.rows.values()}
+    runs = [
+        RunSalvage(
+            run_id,
+            str(records[run_id]["kind"]) if run_id in records else "run",
+            copied[run_id],
+            tuple(sorted(lost.get(run_id, ()))),
+            run_id not in records,
+        )
+        for run_id in known | set(copied) | set(lost)
+    ]
+    created = {run_id: float(r["created_at"]) for run_id, r in records.items()}
+    return sorted(runs, key=lambda r: (created.get(r.run_id, 0.0), r.run_id))
+
+
+def _bare_run(run_id: str, whole: list[Row]) -> Row:
+    """A stand-in record for a run whose own was lost, dated by its first episode."""
+    started = [float(e["started_at"]) for e in whole if e["run_id"] == run_id]
+    return {
+        "run_id": run_id,
+        "kind": "run",
+        "label": LOST_RUN_LABEL,
+        "created_at": min(started, default=0.0),
+        "config": "{}",
+    }
+
+
+def _reading_damage(db: sqlite3.Connection) -> None:
+    """Set a connection to read as much of a damaged file as can be read, and write none:
+    writable_schema lets SQLite open a file shorter than its header says (the rest of it
+    lost), cell_size_check makes it refuse a garbled cell rather than misread it."""
+    db.execute("PRAGMA query_only = ON")
+    db.execute("PRAGMA writable_schema = ON")
+    db.execute("PRAGMA cell_size_check = ON")
+
+
+def _database(root: Path) -> Path:
+    path = root / DB_NAME
+    if not path.is_file():
+        raise StoreError(f"no store at {root}: it holds no {DB_NAME}")
+    return path
+
+
+def _identify(db: sqlite3.Connection, path: Path) -> None:
+    """A StoreError unless the database lists its tables and they are a store's."""
+    try:
+        is_store = identify(db, path)
+    except sqlite3.DatabaseError as exc:
+        reason = damage_reason(exc)
+        raise StoreError(f"{path}: not even its list of tables reads ({reason})") from None
+    if not is_store:
+        raise StoreError(f"{path} is not a disputelab store: it holds no tables")

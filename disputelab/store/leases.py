@@ -1,0 +1,127 @@
+"""One writer per episode: a process claims an episode in the store before running it.
+
+Two `experiment --resume` processes on one store would otherwise run the same episode id
+at once and trample each other's turns. A claim is a lease: it names its holder (host and
+process id) and lapses unless renewed. A holder that crashed gives its claims up at once
+when it ran on this host (its process is gone), and after the lease time elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import StrEnum
+
+from disputelab.episode import Status
+
+_TABLE = """
+CREATE TABLE IF NOT EXISTS leases (
+    episode_id TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    token TEXT NOT NULL,
+    expires_at REAL NOT NULL
+)
+"""
+
+DEFAULT_TTL_S = 60.0
+
+
+class Claim(StrEnum):
+    MINE = "mine"  # run it
+    DONE = "done"  # already complete in the store: nothing to run
+    BUSY = "busy"  # another live process is running it
+
+
+@dataclass(frozen=True)
+class Holder:
+    host: str
+    pid: int
+
+    def alive(self) -> bool:
+        """Whether the holder may still be running. Only a process on this host can be
+        checked; one elsewhere is trusted until its lease lapses."""
+        if self.host != socket.gethostname():
+            return True
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True  # someone else's process: it exists
+        return True
+
+
+class Leases:
+    """This process's claims on episodes of one store."""
+
+    def __init__(self, db: sqlite3.Connection, ttl_s: float = DEFAULT_TTL_S) -> None:
+        self.db = db
+        self.ttl_s = ttl_s
+        self.me = Holder(socket.gethostname(), os.getpid())
+        # Tells this object's claims from another Leases in the same process (tests).
+        self.token = f"{self.me.pid}-{id(self)}-{time.monotonic_ns()}"
+        self.held: set[str] = set()
+        self.db.execute(_TABLE)
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def claim(self, episode_id: str) -> tuple[Claim, Holder | None]:
+        """Claim `episode_id` unless it is complete or another live process holds it;
+        the holder is returned with BUSY, for messages."""
+        now = time.time()
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT status FROM episodes WHERE episode_id = ?", (episode_id,)
+            ).fetchone()
+            if row is not None and row[0] not in (Status.INCOMPLETE.value, Status.FAILED.value):
+                return Claim.DONE, None
+            lease = db.execute(
+                "SELECT host, pid, token, expires_at FROM leases WHERE episode_id = ?",
+                (episode_id,),
+            ).fetchone()
+            if lease is not None and lease[2] != self.token:
+                holder = Holder(lease[0], lease[1])
+                if lease[3] > now and holder.alive():
+                    return Claim.BUSY, holder
+            db.execute(
+                "INSERT OR REPLACE INTO leases VALUES (?,?,?,?,?)",
+                (episode_id, self.me.host, self.me.pid, self.token, now + self.ttl_s),
+            )
+        self.held.add(episode_id)
+        return Claim.MINE, None
+
+    def renew(self) -> None:
+        """Push back the expiry of every claim still held."""
+        if not self.held:
+            return
+        with self._tx() as db:
+            db.execute(
+                "UPDATE leases SET expires_at = ? WHERE token = ?",
+                (time.time() + self.ttl_s, self.token),
+            )
+
+    def release(self, episode_id: str) -> None:
+        with self._tx() as db:
+            db.execute(
+                "DELETE FROM leases WHERE episode_id = ? AND token = ?", (episode_id, self.token)
+            )
+        self.held.discard(episode_id)
+
+    def release_all(self) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM leases WHERE token = ?", (self.token,))
+        self.held.clear()

@@ -1,0 +1,616 @@
+"""Hostile and mangled input files never crash, hang or flood the command line (issue 18,
+item 9).
+
+A seeded generator mutates valid inputs: built-in scenario files (as YAML and as JSON),
+experiment specs (and the scenario and case files they name), and small ProMediate and
+AgentMediation case files written here, so that the test needs no shared data. The
+mutations: byte flips, truncation, deleted keys, swapped types, huge integers, deep
+nesting, huge strings, duplicate keys, bytes that are not UTF-8 and YAML alias bombs; and
+devices, a FIFO, a folder and globs over /dev where a file belongs.
+
+Each case runs the console entry point (`disputelab.cli.main`, which turns usage errors
+into exit status 2) in-process, from a fresh working folder, and must:
+
+- exit 0, or exit 2 with every stderr line a one-line `error:` or `warning:` message,
+  at most MAX_ERROR_LINES error lines, and exactly one where the mutation is a single
+  fault of the file as a whole (a device, a huge integer, deep nesting, bad UTF-8, ...);
+- never print a traceback, nor more than MAX_OUTPUT_CHARS of output;
+- finish within CASE_TIMEOUT_S: a watchdog against hangs, not a speed check;
+- write nothing outside its --store and --out folders.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import os
+import random
+import re
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from disputelab.cli import main
+from disputelab.cli.common import MAX_LINE_CHARS, MAX_PROBLEM_LINES
+from disputelab.scenario.inputs import MAX_DEPTH, read_user_file
+
+SEED = 20261124
+CASE_TIMEOUT_S = 30.0
+MAX_ERROR_LINES = MAX_PROBLEM_LINES + 1  # the problems shown, then "and N more"
+MAX_OUTPUT_CHARS = 200_000
+BUILTINS = ("tenancy", "workplace", "community-centre", "boundary-wall")
+HUGE_INT = "9" * 5000
+BAD_UTF8 = (b"\xff", b"\xc3\x28", b"\xed\xa0\x80", b"\x80", b"\xfe\xfe")
+
+PROMEDIATE_CASE: dict[str, Any] = {
+    "instruction": "Two hospitals share a pharmacy budget.\n{issues}\n{options}",
+    "issues": "1. Formulary status\n2. Term",
+    "options": "1. Formulary status:\n(a) Open; (b) Dual; (c) Exclusive\n"
+    "2. Term:\n(a) Two-year\n(b) Five-year",
+    "config": {"Ana": {"im_threshold": 3.5}, "Ben": {"interrupt_threshold": 2.0}},
+    "names": {
+        "Ana": "You are Ana, the pharmacy lead.\n## Opinions\n1) Formulary\nFirst choice: a\n"
+        "Second choice: b\nUnacceptable: c\n2) Term\nFirst choice: a\nSecond choice: b",
+        "Ben": "You are Ben, the finance lead.\n## Opinions\n1) Formulary\nFirst choice: c\n"
+        "Second choice: b\n2) Term\nFirst choice: b\nSecond choice: a",
+        "Mediator": "You mediate.",
+    },
+}
+PROMEDIATE_TOPICS = {"pm": ["Formulary status", "Contract term"]}
+AGENTMEDIATION_CASES: list[dict[str, Any]] = [
+    {
+        "name": "张某与某装修公司装饰装修合同纠纷调解案.pdf",
+        "basic_back": "张某委托某装修公司装修住房，完工后发现墙面开裂，双方就返工费用发生争议。",
+        "players": ["装修公司法定代表人", "张某"],
+        "player_number": 2,
+        "point": "装修公司的施工是否构成违约。",
+        "article": ["《中华人民共和国民法典》第577条"],
+        "fact": {"facts": [{"来源": "现场勘验", "内容": "客厅墙面有三处裂缝。"}]},
+        "retrieve_articles": [],
+    },
+    {
+        "name": "李某与王某房屋租赁合同纠纷调解案",
+        "basic_back": "李某租住王某房屋，王某以李某拖欠租金为由要求解除合同，李某要求退还押金。",
+        "players": ["李某", "王某"],
+        "player_number": 2,
+        "point": "押金是否应当退还。",
+        "article": ["《中华人民共和国民法典》第722条"],
+        "fact": {"facts": [{"来源": "租赁合同", "内容": "月租金二千元，押金四千元。"}]},
+    },
+]
+AGENTMEDIATION_RAW = {
+    "filename": "李某与王某房屋租赁合同纠纷调解案.pdf",
+    "content": {"关键词": "租赁 房屋租赁合同纠纷", "基本案情": "李某租住王某房屋。"},
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One run of the command line. `files` (path under the case's input folder -> bytes)
+    are written first; `argv` may name `{in}` (the input folder) and `{out}` (the --out
+    folder). `one_line`: the input has a single fault, so a failure is one error line."""
+
+    name: str
+    argv: tuple[str, ...]
+    files: dict[str, bytes] = field(default_factory=dict)
+    fifo: str | None = None  # a FIFO made at this path under the input folder
+    one_line: bool = False
+    must_pass: bool = False  # an unmutated input: exit 0
+
+
+# --- Mutations ----------------------------------------------------------------------
+
+Data = Any
+
+
+def _nodes(data: Data, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Data]]:
+    yield path, data
+    if isinstance(data, dict):
+        for k, v in data.items():
+            yield from _nodes(v, (*path, k))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield from _nodes(v, (*path, i))
+
+
+def _replace(data: Data, path: tuple[Any, ...], value: Data) -> Data:
+    if not path:
+        return value
+    parent = data
+    for step in path[:-1]:
+        parent = parent[step]
+    parent[path[-1]] = value
+    return data
+
+
+def _pick(rng: random.Random, data: Data, want: Callable[[tuple[Any, ...], Data], bool]) -> Any:
+    found = [p for p, v in _nodes(data) if want(p, v)]
+    return rng.choice(found) if found else None
+
+
+SWAPS: tuple[Data, ...] = ("text", 7, -1, 0, 3.5, True, None, [], {}, ["a", 1], {"k": "v"}, "")
+
+
+def delete_key(rng: random.Random, data: Data) -> Data:
+    path = _pick(rng, data, lambda p, v: bool(p) and isinstance(p[-1], str))
+    if path is None:
+        return data
+    parent = data
+    for step in path[:-1]:
+        parent = parent[step]
+    del parent[path[-1]]
+    return data
+
+
+def swap_type(rng: random.Random, data: Data) -> Data:
+    """A random node (the whole document included) as a value of another JSON type."""
+    path, old = rng.choice(list(_nodes(data)))
+    value = rng.choice([s for s in SWAPS if type(s) is not type(old)])
+    return _replace(data, path, copy.deepcopy(value))
+
+
+def huge_string(rng: random.Random, data: Data) -> Data:
+    named = _pick(
+        rng, data, lambda p, v: isinstance(v, str) and p[-1:] in (("id",), ("title",), ("name",))
+    )
+    any_text = _pick(rng, data, lambda p, v: isinstance(v, str))
+    path = named if named is not None and rng.random() < 0.6 else any_text
+    size = rng.choice((5_000, 100_000, 1_000_000))
+    return data if path is None else _replace(data, path, rng.choice("xZ9-某") * size)
+
+
+def sentinel(name: str) -> Callable[[random.Random, Data], Data]:
+    """Put a placeholder at a random node; serialising replaces it with text no Python
+    value can be dumped as (a 5,000-digit integer, nesting thousands deep)."""
+
+    def mutate(rng: random.Random, data: Data) -> Data:
+        path = _pick(rng, data, lambda p, v: bool(p))
+        return data if path is None else _replace(data, path, name)
+
+    return mutate
+
+
+def nested_within_limit(rng: random.Random, data: Data) -> Data:
+    path = _pick(rng, data, lambda p, v: bool(p))
+    value: Data = "leaf"
+    for _ in range(MAX_DEPTH - 8):
+        value = [value] if rng.random() < 0.5 else {"k": value}
+    return data if path is None else _replace(data, path, value)
+
+
+DATA_MUTATIONS: dict[str, Callable[[random.Random, Data], Data]] = {
+    "delete_key": delete_key,
+    "swap_type": swap_type,
+    "huge_string": huge_string,
+    "huge_int": sentinel("__HUGE_INT__"),
+    "deep": sentinel("__DEEP__"),
+    "nested_within_limit": nested_within_limit,
+}
+# Faults of the file as a whole: a failure says so in exactly one line.
+ONE_LINE = frozenset({"huge_int", "deep", "non_utf8", "duplicate_key", "alias_bomb"})
+
+
+def serialise(data: Data, fmt: str, rng: random.Random) -> bytes:
+    if fmt == "yaml":
+        text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=1000)
+    elif fmt == "jsonl":
+        text = "\n".join(json.dumps(r, ensure_ascii=False) for r in data) + "\n"
+    else:
+        text = json.dumps(data, ensure_ascii=False, indent=1)
+    n = rng.choice((100, 1_000, 100_000))
+    deep = "[" * n + "]" * n
+    for placeholder, value in (("__HUGE_INT__", HUGE_INT), ("__DEEP__", deep)):
+        text = text.replace(f'"{placeholder}"', value).replace(placeholder, value)
+    return text.encode("utf-8")
+
+
+def byte_flip(rng: random.Random, raw: bytes) -> bytes:
+    out = bytearray(raw)
+    for _ in range(rng.randint(1, 8)):
+        i = rng.randrange(len(out))
+        out[i] ^= rng.randint(1, 255)
+    return bytes(out)
+
+
+def truncate(rng: random.Random, raw: bytes) -> bytes:
+    return raw[: rng.randrange(len(raw))]
+
+
+def non_utf8(rng: random.Random, raw: bytes) -> bytes:
+    i = rng.randrange(len(raw))
+    return raw[:i] + rng.choice(BAD_UTF8) + raw[i:]
+
+
+_YAML_SCALAR_LINE = re.compile(rb"^( *)(- )?([A-Za-z_]+): \S.*$", re.M)
+_JSON_SCALAR_LINE = re.compile(rb'^ *"[^"\n]+": ("[^"\n]*"|-?\d+(\.\d+)?|true|false|null),$', re.M)
+
+
+def duplicate_key(rng: random.Random, raw: bytes) -> bytes:
+    """A `key: value` line given twice in the same mapping."""
+    json_like = raw.lstrip().startswith((b"{", b"["))
+    lines = list((_JSON_SCALAR_LINE if json_like else _YAML_SCALAR_LINE).finditer(raw))
+    if not lines:
+        return raw
+    m = rng.choice(lines)
+    line = m.group(0)
+    if not json_like and m.group(2):  # '- key: v' opens a list item: repeat it as 'key: v'
+        line = m.group(1) + b"  " + line[len(m.group(1)) + 2 :]
+    return raw[: m.end()] + b"\n" + line + raw[m.end() :]
+
+
+BYTE_MUTATIONS: dict[str, Callable[[random.Random, bytes], bytes]] = {
+    "byte_flip": byte_flip,
+    "truncate": truncate,
+    "non_utf8": non_utf8,
+    "duplicate_key": duplicate_key,
+}
+
+ALIAS_BOMB = "\n".join(
+    [f"a0: &a0 [{', '.join(['x'] * 10)}]"]
+    + [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
+).encode()
+
+
+def mutants(rng: random.Random, data: Data, fmt: str, per_kind: int) -> Iterator[tuple[str, bytes]]:
+    """(mutation name, file content) for every mutation, `per_kind` of each."""
+    valid = serialise(copy.deepcopy(data), fmt, rng)
+    for _ in range(per_kind):
+        for kind, mutate in DATA_MUTATIONS.items():
+            if fmt == "jsonl":  # one record of the file
+                records = copy.deepcopy(data)
+                i = rng.randrange(len(records))
+                records[i] = mutate(rng, records[i])
+                yield kind, serialise(records, fmt, rng)
+            else:
+                yield kind, serialise(mutate(rng, copy.deepcopy(data)), fmt, rng)
+        for kind, mutate_bytes in BYTE_MUTATIONS.items():
+            yield kind, mutate_bytes(rng, valid)
+
+
+# --- Cases --------------------------------------------------------------------------
+
+
+def _builtin_text(sid: str) -> str:
+    return resources.files("disputelab.scenarios").joinpath(f"{sid}.yaml").read_text("utf-8")
+
+
+def scenario_cases(rng: random.Random) -> list[Case]:
+    """Built-in scenarios, mutated, through `scenarios validate` and (some) `run`."""
+    cases = []
+    for sid in BUILTINS:
+        data = yaml.safe_load(_builtin_text(sid))
+        for fmt in ("yaml", "json"):
+            name = f"case.{fmt}"
+            validate = ("scenarios", "validate", f"{{in}}/{name}")
+            run = ("run", f"{{in}}/{name}", "--budget", "6")
+            valid = {name: serialise(data, fmt, rng)}
+            cases.append(Case(f"scenario/{sid}.{fmt}/valid", validate, valid, must_pass=True))
+            cases.append(Case(f"scenario/{sid}.{fmt}/run-valid", run, valid, must_pass=True))
+            for n, (kind, content) in enumerate(mutants(rng, data, fmt, 2)):
+                # `run` reads the file the same way and then plays it: a few of each.
+                command = run if n % 9 == 0 else validate
+                single = kind in ONE_LINE
+                cases.append(
+                    Case(
+                        f"scenario/{sid}.{fmt}/{kind}#{n}",
+                        command,
+                        {name: content},
+                        one_line=single,
+                    )
+                )
+        bomb = ("scenarios", "validate", "{in}/case.yaml")
+        cases.append(
+            Case(f"scenario/{sid}/alias_bomb", bomb, {"case.yaml": ALIAS_BOMB}, one_line=True)
+        )
+    return cases
+
+
+SPEC: dict[str, Any] = {
+    "name": "fuzz",
+    "scenarios": ["tenancy", "case.yaml"],
+    "conditions": ["general", "posture:competing"],
+    "mediators": ["rule"],
+    "replicates": 2,
+    "budget": 20,
+}
+
+
+def spec_cases(rng: random.Random) -> list[Case]:
+    """Specs mutated, and valid specs whose scenario or case files are mutated, through
+    `experiment --dry-run`."""
+    dry = ("experiment", "{in}/spec.yaml", "--dry-run")
+    tenancy = _builtin_text("tenancy").encode()
+    pm = json.dumps(PROMEDIATE_CASE).encode()
+    cases = [
+        Case(
+            "spec/valid",
+            dry,
+            {"spec.yaml": serialise(SPEC, "yaml", rng), "case.yaml": tenancy},
+            must_pass=True,
+        )
+    ]
+    for n, (kind, content) in enumerate(mutants(rng, SPEC, "yaml", 4)):
+        cases.append(
+            Case(
+                f"spec/{kind}#{n}",
+                dry,
+                {"spec.yaml": content, "case.yaml": tenancy},
+                one_line=kind in ONE_LINE,
+            )
+        )
+    # The files a valid spec names: a scenario file, and an importer's case file.
+    with_pm = {**SPEC, "scenarios": ["case.yaml", "promediate:pm.json"]}
+    spec_text = serialise(with_pm, "yaml", rng)
+    scenario = yaml.safe_load(_builtin_text("workplace"))
+    for n, (kind, content) in enumerate(mutants(rng, scenario, "yaml", 1)):
+        files = {"spec.yaml": spec_text, "case.yaml": content, "pm.json": pm}
+        cases.append(Case(f"spec-ref/scenario/{kind}#{n}", dry, files))
+    for n, (kind, content) in enumerate(mutants(rng, PROMEDIATE_CASE, "json", 1)):
+        files = {"spec.yaml": spec_text, "case.yaml": tenancy, "pm.json": content}
+        cases.append(Case(f"spec-ref/promediate/{kind}#{n}", dry, files))
+    cases.append(Case("spec/alias_bomb", dry, {"spec.yaml": ALIAS_BOMB}, one_line=True))
+    return cases
+
+
+# Source, its case file and content and format, the file beside it and its content.
+IMPORTERS: tuple[tuple[str, str, Data, str, str, Data], ...] = (
+    ("promediate", "pm.json", PROMEDIATE_CASE, "json", "topics.json", PROMEDIATE_TOPICS),
+    (
+        "agentmediation",
+        "cases.jsonl",
+        AGENTMEDIATION_CASES,
+        "jsonl",
+        "raw.jsonl",
+        [AGENTMEDIATION_RAW],
+    ),
+)
+FIELD_SWAPS: tuple[Data, ...] = (1, None, [], {"k": 1}, "text", [1, "a"])
+
+
+def field_swaps(record: dict[str, Any], optional: tuple[str, ...]) -> Iterator[tuple[str, Data]]:
+    """Every top-level field of a case record, and the `optional` ones it leaves out, as
+    every other JSON type (the probe's `names: 1` among them)."""
+    for key in [*record, *(k for k in optional if k not in record)]:
+        for value in FIELD_SWAPS:
+            if key not in record or type(value) is not type(record[key]):
+                yield key, value
+
+
+def importer_cases(rng: random.Random) -> list[Case]:
+    """Both importers' case files and the files beside them, mutated, through
+    `scenarios import`."""
+    cases = []
+    for source, name, data, fmt, beside, beside_data in IMPORTERS:
+        argv = ("scenarios", "import", f"{{in}}/{name}", "--from", source, "--out", "{out}")
+        beside_fmt = "jsonl" if beside.endswith(".jsonl") else "json"
+        valid, valid_beside = serialise(data, fmt, rng), serialise(beside_data, beside_fmt, rng)
+        files = {name: valid, beside: valid_beside}
+        cases.append(Case(f"{source}/valid", argv, files, must_pass=True))
+        for n, (kind, content) in enumerate(mutants(rng, data, fmt, 4)):
+            files = {name: content} | ({beside: valid_beside} if n % 3 == 0 else {})
+            single = kind in ONE_LINE and fmt != "jsonl"  # a JSONL fault is one record's
+            cases.append(Case(f"{source}/{kind}#{n}", argv, files, one_line=single))
+        for n, (kind, content) in enumerate(mutants(rng, beside_data, beside_fmt, 1)):
+            files = {name: valid, beside: content}
+            cases.append(Case(f"{source}/{beside}/{kind}#{n}", argv, files))
+        record = data if fmt == "json" else data[0]
+        optional = ("topics",) if source == "promediate" else ()
+        for n, (key, value) in enumerate(field_swaps(record, optional)):
+            swapped = {**record, key: value}
+            content = serialise(swapped if fmt == "json" else [swapped, *data[1:]], fmt, rng)
+            cases.append(Case(f"{source}/field:{key}#{n}", argv, {name: content}))
+    return cases
+
+
+# Legal mediation whose expertise condition reads a statute corpus (--corpus PATH).
+LEGAL_RUN = (
+    *("run", "boundary-wall", "--protocol", "staged", "--rounds", "1"),
+    *("--condition", "expertise:ek-top3"),
+)
+
+
+def device_cases() -> list[Case]:
+    """Where a file belongs: devices, a FIFO, a folder, /proc, and globs over /dev."""
+    cases: list[Case] = []
+    for path in (
+        "/dev/zero",
+        "/dev/null",
+        "/dev/urandom",
+        "/dev/full",
+        "/proc/self/mem",
+        "{in}/pipe",
+        "{in}",
+    ):
+        for argv in (
+            ("scenarios", "validate", path),
+            ("run", path),
+            ("experiment", path, "--dry-run"),
+            ("scenarios", "import", path, "--from", "promediate", "--out", "{out}"),
+            ("scenarios", "import", path, "--from", "agentmediation", "--out", "{out}"),
+            (*LEGAL_RUN, "--corpus", path),
+        ):
+            name = f"device/{argv[0]}:{argv[1]}:{argv[-1]}:{path}"
+            cases.append(Case(name, argv, fifo="pipe", one_line=True))
+    dry = ("experiment", "{in}/spec.yaml", "--dry-run")
+    for ref, single in (
+        ("/dev/zero", True),
+        ("/dev/*", False),  # /dev/stdout may be a pytest capture file: a real file
+        ("/dev/[uz]*", True),
+        ("promediate:/dev/zero", True),
+        ("agentmediation:/dev/zero", True),
+        ("promediate:/dev/[uz]*", True),
+        ("pipe", True),
+        ("/*/*/*/*/*/*", True),
+        ("x" * 5000, True),
+        ("y" * 300 + ".yaml", True),
+    ):
+        spec = yaml.safe_dump({"name": "dev", "scenarios": [ref]}).encode()
+        cases.append(
+            Case(f"device/spec:{ref[:40]}", dry, {"spec.yaml": spec}, fifo="pipe", one_line=single)
+        )
+    return cases
+
+
+def all_cases() -> list[Case]:
+    rng = random.Random(SEED)
+    return scenario_cases(rng) + spec_cases(rng) + importer_cases(rng) + device_cases()
+
+
+# --- Running ------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    code: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    crash: str = ""  # the traceback of an exception that escaped main()
+
+
+def invoke(argv: list[str]) -> Outcome:
+    """`disputelab ARGV` in-process under a watchdog: a hang fails the test, not CI."""
+    outcome = Outcome()
+
+    def target() -> None:
+        out, err = io.StringIO(), io.StringIO()
+        saved = sys.argv
+        sys.argv = ["disputelab", *argv]
+        try:
+            with redirect_stdout(out), redirect_stderr(err):
+                main()
+        except SystemExit as exc:
+            outcome.code = exc.code if isinstance(exc.code, int) else 0
+        except BaseException:
+            outcome.crash = traceback.format_exc()
+        finally:
+            sys.argv = saved
+            outcome.stdout, outcome.stderr = out.getvalue(), err.getvalue()
+
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(CASE_TIMEOUT_S)
+    if worker.is_alive():
+        pytest.fail(f"disputelab {' '.join(a[:80] for a in argv)}: no answer in {CASE_TIMEOUT_S} s")
+    return outcome
+
+
+def snapshot(root: Path, skip: set[str]) -> dict[str, tuple[str, int, int]]:
+    """Every entry under `root` but the `skip` folders: kind, size and mtime."""
+    seen: dict[str, tuple[str, int, int]] = {}
+    for folder, dirs, files in os.walk(root):
+        if Path(folder) == root:
+            dirs[:] = [d for d in dirs if d not in skip]
+        for name in dirs + files:
+            st = os.lstat(os.path.join(folder, name))
+            kind = "dir" if name in dirs else "file"
+            seen[os.path.relpath(os.path.join(folder, name), root)] = (
+                kind,
+                st.st_size,
+                st.st_mtime_ns,
+            )
+    return seen
+
+
+def check(case: Case, result: Outcome, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What is wrong with one case's outcome, one line each (empty: all is well)."""
+    wrong: list[str] = []
+    text = result.stdout + result.stderr
+    if result.crash:
+        wrong.append(f"an exception escaped: {result.crash.strip().splitlines()[-1]}")
+    if "Traceback" in text:
+        wrong.append("a traceback was printed")
+    if len(text) > MAX_OUTPUT_CHARS:
+        wrong.append(f"{len(text):,} characters of output")
+    if before != after:
+        changed = sorted(set(before.items()) ^ set(after.items()))
+        wrong.append(f"wrote outside --store and --out: {changed[:3]}")
+    if case.must_pass and result.code != 0:
+        wrong.append(f"a valid input failed: {result.stderr.strip()[:300]}")
+    if result.code not in (0, 2):
+        wrong.append(f"exit status {result.code}")
+    if result.code == 2:
+        lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+        errors = [ln for ln in lines if ln.startswith("error: ")]
+        stray = [ln for ln in lines if not ln.startswith(("error: ", "warning: "))]
+        too_long = [ln for ln in lines if len(ln) > MAX_LINE_CHARS + len("warning: ")]
+        if not errors:
+            wrong.append("exit status 2 without an error line")
+        if stray:
+            wrong.append(f"a stderr line that is not one error or warning: {stray[0][:200]!r}")
+        if too_long:
+            wrong.append(f"a stderr line of {len(too_long[0]):,} characters")
+        if len(errors) > MAX_ERROR_LINES:
+            wrong.append(f"{len(errors)} error lines")
+        if case.one_line and len(errors) != 1:
+            wrong.append(f"a single fault reported in {len(errors)} lines: {errors[:3]}")
+    return wrong
+
+
+def run_case(case: Case, folder: Path) -> list[str]:
+    inputs, store, out = folder / "in", folder / "store", folder / "out"
+    inputs.mkdir(parents=True)
+    for name, content in case.files.items():
+        (inputs / name).write_bytes(content)
+    if case.fifo:
+        os.mkfifo(inputs / case.fifo)
+    argv = [a.replace("{in}", str(inputs)).replace("{out}", str(out)) for a in case.argv]
+    before = snapshot(folder, {"store", "out"})
+    cwd = Path.cwd()
+    os.chdir(folder)
+    try:
+        result = invoke(["--store", str(store), *argv])
+    finally:
+        os.chdir(cwd)
+    return check(case, result, before, snapshot(folder, {"store", "out"}))
+
+
+CASES = all_cases()
+
+
+def test_the_generator_is_deterministic_and_big_enough() -> None:
+    again = all_cases()
+    assert [(c.name, c.argv, c.files) for c in again] == [(c.name, c.argv, c.files) for c in CASES]
+    assert len(CASES) >= 300
+    kinds = {c.name.split("/")[-1].split("#")[0] for c in CASES}
+    assert {
+        "byte_flip",
+        "truncate",
+        "delete_key",
+        "swap_type",
+        "huge_int",
+        "deep",
+        "huge_string",
+        "duplicate_key",
+        "non_utf8",
+        "alias_bomb",
+    } <= kinds
+
+
+def test_mangled_and_hostile_inputs_fail_in_one_line_or_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DISPUTELAB_STORE", raising=False)
+    # Datasets named without a path (`promediate:`) are looked for here, never in ~/.cache.
+    monkeypatch.setenv("DISPUTELAB_DATA", str(tmp_path / "no-datasets"))
+    failures = []
+    for i, case in enumerate(CASES):
+        wrong = run_case(case, tmp_path / f"{i:04d}")
+        failures += [f"{case.name}: {w}" for w in wrong]
+    assert not failures, f"{len(failures)} problem(s):\n" + "\n".join(failures[:40])
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "/dev/null", "/proc/self/mem"])
+def test_the_shared_reader_refuses_what_is_not_a_small_regular_file(path: str) -> None:
+    with pytest.raises(ValueError) as info:
+        read_user_file(path)
+    assert "\n" not in str(info.value)
