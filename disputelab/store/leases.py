@@ -12,12 +12,11 @@ import os
 import socket
 import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 
 from disputelab.episode import Status
+from disputelab.store.tx import immediate
 
 _TABLE = """
 CREATE TABLE IF NOT EXISTS leases (
@@ -69,21 +68,11 @@ class Leases:
         self.held: set[str] = set()
         self.db.execute(_TABLE)
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
-
     def claim(self, episode_id: str) -> tuple[Claim, Holder | None]:
         """Claim `episode_id` unless it is complete or another live process holds it;
         the holder is returned with BUSY, for messages."""
         now = time.time()
-        with self._tx() as db:
+        with immediate(self.db) as db:
             row = db.execute(
                 "SELECT status FROM episodes WHERE episode_id = ?", (episode_id,)
             ).fetchone()
@@ -108,20 +97,20 @@ class Leases:
         """Push back the expiry of every claim still held."""
         if not self.held:
             return
-        with self._tx() as db:
+        with immediate(self.db) as db:
             db.execute(
                 "UPDATE leases SET expires_at = ? WHERE token = ?",
                 (time.time() + self.ttl_s, self.token),
             )
 
     def release(self, episode_id: str) -> None:
-        with self._tx() as db:
+        with immediate(self.db) as db:
             db.execute(
                 "DELETE FROM leases WHERE episode_id = ? AND token = ?", (episode_id, self.token)
             )
         self.held.discard(episode_id)
 
     def release_all(self) -> None:
-        with self._tx() as db:
+        with immediate(self.db) as db:
             db.execute("DELETE FROM leases WHERE token = ?", (self.token,))
         self.held.clear()

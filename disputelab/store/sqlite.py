@@ -34,6 +34,7 @@ from disputelab.store.health import (
     quick_check,
     store_failure,
 )
+from disputelab.store.tx import immediate
 
 __all__ = ["DB_NAME", "DamagedStoreError", "EpisodeRecord", "Store", "StoreError", "StoredScore"]
 
@@ -266,13 +267,8 @@ class Store:
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         self.check_writable()
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+        with immediate(self.db) as db:
+            yield db
 
     @contextmanager
     def _decoding(self, what: str) -> Iterator[None]:
