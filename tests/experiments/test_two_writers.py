@@ -91,3 +91,30 @@ def test_two_resumes_of_an_llm_experiment_wait_for_each_others_episodes(
     (planned, a), (_, b) = (_ran(out) for _, out in results)
     assert planned == 12 and a + b == planned
     _check_every_episode_once(store, "llm-shared", planned)
+
+
+def test_an_episode_held_elsewhere_is_waited_for_then_run_here(tmp_path: Path) -> None:
+    """In one process, deterministically: another claimant holds one planned episode and
+    lets go of it a moment later; the runner runs the rest, waits, then runs that one."""
+    import asyncio
+    import threading
+
+    from disputelab.experiments.runner import run_experiment
+    from disputelab.experiments.spec import ExperimentSpec, plan
+    from disputelab.llm.models import ModelHub
+    from disputelab.store.leases import Claim, Leases
+    from disputelab.store.sqlite import Store
+
+    spec = ExperimentSpec(name="held", scenarios=["tenancy"], mediators=["none"], replicates=3)
+    store = Store(tmp_path / "runs")
+    held = plan(spec, ["tenancy"])[1].episode_id
+    connection = sqlite3.connect(
+        store.path, isolation_level=None, timeout=5, check_same_thread=False
+    )
+    other = Leases(connection)  # released from the timer's thread below
+    assert other.claim(held)[0] is Claim.MINE
+    threading.Timer(1.0, other.release, args=(held,)).start()
+
+    summary = asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None), resume=True))
+    assert (summary.waited, summary.done, summary.elsewhere) == (1, 3, 0)
+    assert held in store.complete_episode_ids("held")
