@@ -1,9 +1,8 @@
 """`disputelab report`: a run's transcript and metrics, or an experiment's tables in its
-protocol's layout; also JSON, CSV, Parquet and plots."""
+protocol's layout; also JSON, CSV, Parquet, a self-contained HTML page, and plots."""
 
 from __future__ import annotations
 
-import importlib
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -12,8 +11,8 @@ from typing import Annotated, Any
 import typer
 
 from disputelab.cli.common import err, fail, open_store, store_option
-from disputelab.protocols.base import DEFAULT_PROTOCOL, get_protocol
 from disputelab.registry import UnknownPluginError
+from disputelab.report.layout import protocol_tables
 from disputelab.store.sqlite import Store, StoreError
 
 
@@ -23,6 +22,7 @@ class ReportFormat(StrEnum):
     json = "json"
     csv = "csv"
     parquet = "parquet"
+    html = "html"
 
 
 def report(
@@ -30,7 +30,9 @@ def report(
     fmt: Annotated[
         ReportFormat,
         typer.Option(
-            "--format", help="md (or markdown), json, csv or parquet (one row per episode)."
+            "--format",
+            help="md (or markdown), json, csv or parquet (one row per episode), or html "
+            "(one self-contained page: tables, plots and an episode viewer).",
         ),
     ] = ReportFormat.md,
     out_path: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
@@ -60,6 +62,10 @@ def report(
         text = run_markdown(store, run_id)
     elif fmt is ReportFormat.json:
         text = run_json(store, run_id)
+    elif fmt is ReportFormat.html:
+        from disputelab.report.html import run_html
+
+        text = run_html(store, run_id)
     else:
         text = rows_csv(run_rows(store, [run_id]))
     if out_path is None:
@@ -75,12 +81,9 @@ def report(
 def experiment_tables(store: Store, run_id: str, config: dict[str, Any]) -> str:
     """The experiment's tables in the layout its protocol declares."""
     try:
-        protocol = get_protocol(config.get("protocol", DEFAULT_PROTOCOL))
+        text = protocol_tables(store, run_id, config)
     except UnknownPluginError as exc:
         fail(f"{run_id}: {exc}")
-    module, _, name = protocol.report.experiment_tables.partition(":")
-    render = getattr(importlib.import_module(module), name)
-    text: str = render(store, run_id, config)
     return _progress_note(store.run_summary(run_id)) + text
 
 

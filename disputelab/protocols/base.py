@@ -3,8 +3,9 @@
 A protocol is one folder under `protocols/` whose `__init__` registers a `DisputeProtocol`
 subclass instance: its name, its parameters as a pydantic model, its seats (which agent
 interface each needs, and so which agent kinds fill it), whether a matched unmediated twin
-is played, its default evaluators and its report layout. The CLI, the experiment spec,
-the runner and the report read these declarations; none of them tests a protocol's name.
+is played, its default evaluators, its report layout and its episode view. The CLI, the
+experiment spec, the runner and the report read these declarations; none of them tests a
+protocol's name.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from disputelab.agents.base import Agent
 from disputelab.agents.registry import UnknownAgentError, kind_names, needs_model
 from disputelab.episode import Episode, Outcome
+from disputelab.protocols.view import EpisodeView, default_view
 from disputelab.registry import Registry, subpackages
 
 if TYPE_CHECKING:
@@ -147,6 +149,12 @@ class DisputeProtocol(ABC):
     def details(self, episode: Episode) -> list[tuple[str, str]]:
         """Extra lines `disputelab run` prints under an episode: (heading, text) pairs."""
         return []
+
+    def episode_view(self, episode: Episode) -> EpisodeView:
+        """What the visual report shows of an episode beyond its transcript: private
+        thoughts and notes per turn, the stage headings, panels and charts. The default
+        covers what every turn carries; a protocol adds what only it records."""
+        return default_view(episode, self.details(episode))
 
     @abstractmethod
     async def play(

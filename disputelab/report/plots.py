@@ -1,15 +1,17 @@
-"""Experiment plots (matplotlib, written as PNG files).
+"""Experiment plots (matplotlib): PNG files for `report --plots`, inline SVG for the HTML
+report.
 
-- `trajectories.png`: mean oracle consensus per party turn, mediated vs unmediated, one
+- `trajectories`: mean oracle consensus per party turn, mediated vs unmediated, one
   panel per condition.
-- `gain_shift.png`: each condition's mean consensus gain minus the reference condition's,
+- `gain_shift`: each condition's mean consensus gain minus the reference condition's,
   per mediator, as in SoCRATES Figure 3, bars coloured by socio-cognitive axis;
-- `axis_gain.png`: the same shift averaged over each axis's conditions, with the spread
+- `axis_gain`: the same shift averaged over each axis's conditions, with the spread
   of its conditions as error bars.
 """
 
 from __future__ import annotations
 
+import io
 import math
 from collections import defaultdict
 from pathlib import Path
@@ -20,14 +22,18 @@ matplotlib.use("Agg")  # files only; no display needed
 
 import matplotlib.pyplot as plt
 from matplotlib.colors import to_hex
+from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from disputelab.consensus import consensus_score
-from disputelab.report.tables import axis_gains, axis_of, experiment_rows
+from disputelab.episode import Episode
+from disputelab.report.tables import Grid, axis_gains, axis_of, experiment_rows
 from disputelab.store.sqlite import Store
 
+Curves = dict[tuple[str, str], list[list[float]]]  # (condition, mediator) -> curves
 
-def _mean_curve(curves: list[list[float]]) -> list[float]:
+
+def mean_curve(curves: list[list[float]]) -> list[float]:
     length = max(len(c) for c in curves)
     out = []
     for i in range(length):
@@ -37,20 +43,28 @@ def _mean_curve(curves: list[list[float]]) -> list[float]:
     return out
 
 
-def trajectories_png(store: Store, run_id: str, conditions: list[str], path: Path) -> Path:
-    curves: dict[tuple[str, str], list[list[float]]] = defaultdict(list)
+def add_curve(curves: Curves, episode_id: str, ep: Episode) -> None:
+    """File an experiment episode's consensus after each party turn under its cell."""
+    if ep.initial_consensus is None:
+        return
+    _, _, cond, med, _ = episode_id.split("/")
+    curve = [consensus_score(ep.initial_consensus)]
+    curve += [
+        consensus_score(t.consensus)
+        for t in ep.turns
+        if t.role == "party" and t.consensus is not None
+    ]
+    curves[(cond, med)].append(curve)
+
+
+def trajectory_curves(store: Store, run_id: str) -> Curves:
+    curves: Curves = defaultdict(list)
     for eid in sorted(store.complete_episode_ids(run_id)):
-        _, _, cond, med, _ = eid.split("/")
-        ep = store.load_episode(eid).episode
-        if ep.initial_consensus is None:
-            continue
-        curve = [consensus_score(ep.initial_consensus)]
-        curve += [
-            consensus_score(t.consensus)
-            for t in ep.turns
-            if t.role == "party" and t.consensus is not None
-        ]
-        curves[(cond, med)].append(curve)
+        add_curve(curves, eid, store.load_episode(eid).episode)
+    return curves
+
+
+def trajectories_figure(curves: Curves, conditions: list[str]) -> Figure:
     conds = [c for c in conditions if any(k[0] == c for k in curves)]
     ncols = min(5, max(1, len(conds)))
     nrows = max(1, math.ceil(len(conds) / ncols))
@@ -66,7 +80,7 @@ def trajectories_png(store: Store, run_id: str, conditions: list[str], path: Pat
                 continue
             label = "unmediated" if med == "none" else f"mediator: {med}"
             ax.plot(
-                _mean_curve(cs),
+                mean_curve(cs),
                 label=f"{label} (n={len(cs)})",
                 linestyle="--" if med == "none" else "-",
             )
@@ -77,13 +91,34 @@ def trajectories_png(store: Store, run_id: str, conditions: list[str], path: Pat
         row[0].set_ylabel("consensus (oracle)")
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
+    return fig
+
+
+def _save_png(fig: Figure, path: Path) -> Path:
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
 
 
+def figure_svg(fig: Figure) -> bytes:
+    """The figure as SVG with its text kept as text (smaller than glyph outlines), and no
+    creation date, so the same data give the same bytes."""
+    buf = io.BytesIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "disputelab"}):
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def trajectories_png(store: Store, run_id: str, conditions: list[str], path: Path) -> Path:
+    return _save_png(trajectories_figure(trajectory_curves(store, run_id), conditions), path)
+
+
 def gain_shift_png(store: Store, run_id: str, conditions: list[str], path: Path) -> Path:
-    grid = experiment_rows(store, run_id)
+    return _save_png(gain_shift_figure(experiment_rows(store, run_id), conditions), path)
+
+
+def gain_shift_figure(grid: Grid, conditions: list[str]) -> Figure:
     mediators = sorted({m for (_, m) in grid if m != "none"})
     reference = conditions[0]
     fig, ax = plt.subplots(figsize=(min(14, max(4, 0.8 * len(conditions))), 3.4))
@@ -130,9 +165,7 @@ def gain_shift_png(store: Store, run_id: str, conditions: list[str], path: Path)
     ax.set_ylabel(f"consensus gain shift vs {reference}")
     ax.legend(handles=handles, fontsize=7, title="axis", title_fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return fig
 
 
 HATCHES = ("", "//", "..", "xx")
@@ -146,7 +179,10 @@ def _colour(axis: str) -> str:
 
 
 def axis_gain_png(store: Store, run_id: str, conditions: list[str], path: Path) -> Path:
-    grid = experiment_rows(store, run_id)
+    return _save_png(axis_gain_figure(experiment_rows(store, run_id), conditions), path)
+
+
+def axis_gain_figure(grid: Grid, conditions: list[str]) -> Figure:
     mediators = sorted({m for (_, m) in grid if m != "none"})
     fig, ax = plt.subplots(figsize=(6, 3.2))
     width = 0.8 / max(1, len(mediators))
@@ -172,17 +208,27 @@ def axis_gain_png(store: Store, run_id: str, conditions: list[str], path: Path) 
     ax.set_ylabel(f"mean consensus-gain shift vs {conditions[0]}")
     ax.set_title("per axis: mean over its conditions (bars: their range)", fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return fig
+
+
+def experiment_figures(
+    store: Store, run_id: str, conditions: list[str], curves: Curves | None = None
+) -> list[tuple[str, Figure]]:
+    """The experiment's figures by name: always the trajectories; the gain shifts when
+    there are several conditions and consensus gains to compare. `curves` saves reading
+    every episode again when the caller has already filed them."""
+    if curves is None:
+        curves = trajectory_curves(store, run_id)
+    out = [("trajectories", trajectories_figure(curves, conditions))]
+    grid = experiment_rows(store, run_id)
+    gains = any("consensus_gain" in v for cell in grid.values() for v in cell.values())
+    if len(conditions) > 1 and gains:
+        out.append(("gain_shift", gain_shift_figure(grid, conditions)))
+        out.append(("axis_gain", axis_gain_figure(grid, conditions)))
+    return out
 
 
 def write_plots(store: Store, run_id: str, conditions: list[str], folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
-    out = [trajectories_png(store, run_id, conditions, folder / "trajectories.png")]
-    grid = experiment_rows(store, run_id)
-    gains = any("consensus_gain" in v for cell in grid.values() for v in cell.values())
-    if len(conditions) > 1 and gains:
-        out.append(gain_shift_png(store, run_id, conditions, folder / "gain_shift.png"))
-        out.append(axis_gain_png(store, run_id, conditions, folder / "axis_gain.png"))
-    return out
+    figures = experiment_figures(store, run_id, conditions)
+    return [_save_png(fig, folder / f"{name}.png") for name, fig in figures]

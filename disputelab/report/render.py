@@ -181,37 +181,44 @@ def run_json(store: Store, run_id: str) -> str:
 
 def run_rows(store: Store, run_ids: Sequence[str]) -> list[dict[str, Any]]:
     """One row per episode with its metrics as columns; incomplete episodes get no metrics."""
-    rows: list[dict[str, Any]] = []
-    for run_id in run_ids:
-        for eid in store.episode_ids(run_id):
-            rec = store.load_episode(eid)
-            ep = rec.episode
-            row: dict[str, Any] = {
-                "episode_id": eid,
-                "run_id": run_id,
-                "arm": rec.arm,
-                "scenario_id": ep.scenario_id,
-                "condition": ep.condition,
-                "protocol": ep.protocol,
-                "mediator": ep.agents.get("mediator", ""),
-                "parties": ep.agents.get("parties", ""),
-                "seed": ep.seed,
-                "status": rec.status.value,
-                "stop_reason": ep.outcome.stop_reason if ep.outcome else rec.error,
-                "matched_episode_id": rec.matched_episode_id or "",
-            }
-            if rec.complete:
-                scores = store.scores(eid)
-                evaluators: dict[str, set[str]] = {}
-                for s in scores:
-                    evaluators.setdefault(s.metric, set()).add(s.evaluator)
-                for s in scores:
-                    col = (
-                        s.metric if len(evaluators[s.metric]) == 1 else f"{s.evaluator}.{s.metric}"
-                    )
-                    row[col] = s.value  # NaN stays NaN; CSV writes it as an empty cell
-            rows.append(row)
-    return rows
+    return [
+        episode_row(store, store.load_episode(eid))
+        for run_id in run_ids
+        for eid in store.episode_ids(run_id)
+    ]
+
+
+def episode_row(
+    store: Store, rec: EpisodeRecord, scores: Sequence[StoredScore] | None = None
+) -> dict[str, Any]:
+    """An episode's row: where it sits, how it ended, and a column per metric (named
+    `evaluator.metric` where two evaluators store the same metric). `scores` saves a
+    read when the caller has them already."""
+    ep = rec.episode
+    row: dict[str, Any] = {
+        "episode_id": rec.episode_id,
+        "run_id": rec.run_id,
+        "arm": rec.arm,
+        "scenario_id": ep.scenario_id,
+        "condition": ep.condition,
+        "protocol": ep.protocol,
+        "mediator": ep.agents.get("mediator", ""),
+        "parties": ep.agents.get("parties", ""),
+        "seed": ep.seed,
+        "status": rec.status.value,
+        "stop_reason": ep.outcome.stop_reason if ep.outcome else rec.error,
+        "matched_episode_id": rec.matched_episode_id or "",
+    }
+    if rec.complete:
+        if scores is None:
+            scores = store.scores(rec.episode_id)
+        evaluators: dict[str, set[str]] = {}
+        for s in scores:
+            evaluators.setdefault(s.metric, set()).add(s.evaluator)
+        for s in scores:
+            col = s.metric if len(evaluators[s.metric]) == 1 else f"{s.evaluator}.{s.metric}"
+            row[col] = s.value  # NaN stays NaN; CSV writes it as an empty cell
+    return row
 
 
 def rows_csv(rows: list[dict[str, Any]]) -> str:

@@ -33,9 +33,11 @@ from disputelab.protocols.base import (
 from disputelab.protocols.roundtable.motivated import (
     DEFAULT_THOUGHTS,
     MotivatedFloor,
+    floor_view,
     turn_taking_details,
 )
 from disputelab.protocols.session import Session
+from disputelab.protocols.view import EpisodeView, default_view
 
 DEFAULT_BUDGET = 100
 
@@ -99,6 +101,9 @@ class RoundTable(DisputeProtocol):
 
     def details(self, episode: Episode) -> list[tuple[str, str]]:
         return turn_taking_details(episode)
+
+    def episode_view(self, episode: Episode) -> EpisodeView:
+        return default_view(episode, self.details(episode), floor_view)
 
     async def play(
         self, session: Session, seated: Mapping[str, Agent | None], params: ProtocolParams

@@ -23,9 +23,10 @@ from typing import cast
 from disputelab.agents.base import Agent, PartyAgent, TurnContext
 from disputelab.agents.thinking import Deliberates
 from disputelab.agents.turns.predictors import PredictsTurns
-from disputelab.episode import Action, Episode, Thought, TurnChoice
+from disputelab.episode import Action, Episode, Thought, Turn, TurnChoice
 from disputelab.protocols.roundtable.turn_taking import ANYONE, boosted, choose
 from disputelab.protocols.session import Session
+from disputelab.protocols.view import PrivateThought, TurnView, add_to
 
 DEFAULT_THOUGHTS = 2
 
@@ -142,3 +143,28 @@ def turn_taking_details(episode: Episode) -> list[tuple[str, str]]:
             else "none (rule parties think without a model)",
         ),
     ]
+
+
+def floor_view(turn: Turn, view: TurnView) -> TurnView:
+    """A motivated turn's view adds how the speaker got the floor, and every party's
+    candidate thoughts of that round with their motivation."""
+    choice = turn.choice
+    if choice is None:
+        return view
+    thoughts = [
+        PrivateThought(
+            pid,
+            th.text,
+            f"motivation {_rating(th.rating)}" + (", voiced" if th.id == choice.thought_id else ""),
+        )
+        for pid, ts in choice.thoughts.items()
+        for th in ts
+    ]
+    floor = (
+        f"{choice.rule} (predicted: {choice.predicted}), motivation {_rating(choice.motivation)}"
+    )
+    return add_to(view, thoughts, [("floor", floor)])
+
+
+def _rating(x: float) -> str:  # ratings are on a 1-5 scale with one decimal
+    return "NaN" if math.isnan(x) else f"{x:.1f}"

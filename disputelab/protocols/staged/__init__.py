@@ -34,7 +34,7 @@ from disputelab.agents.base import (
     TurnContext,
 )
 from disputelab.agents.registry import PARTY, STAGED_MEDIATOR
-from disputelab.episode import Action, Episode, Intervention, Outcome, Signal, Status
+from disputelab.episode import Action, Episode, Intervention, Outcome, Signal, Status, Turn
 from disputelab.protocols.base import (
     DisputeProtocol,
     ProtocolParams,
@@ -43,6 +43,7 @@ from disputelab.protocols.base import (
     register_protocol,
 )
 from disputelab.protocols.session import Session
+from disputelab.protocols.view import EpisodeView, TurnView, add_to, default_view
 
 DEFAULT_ROUNDS = 5
 STAGES = ("preliminary", "statement", "option", "bargaining", "closure")
@@ -106,6 +107,29 @@ class Staged(DisputeProtocol):
                     lines.append(("  points", m.points))
                 lines.append(("  bases cited", ", ".join(m.bases) or "-"))
         return lines
+
+    def episode_view(self, episode: Episode) -> EpisodeView:
+        # The proposals' points and bases stand under their own turns, so the panels
+        # `details` would add say nothing new.
+        return default_view(episode, (), _proposal_and_verdict)
+
+
+def _proposal_and_verdict(turn: Turn, view: TurnView) -> TurnView:
+    """A staged turn's view adds the points of contention and legal bases a proposal
+    names, and a party's verdict at closure."""
+    notes: list[tuple[str, str]] = []
+    move = turn.intervention
+    if move is not None and (move.points or move.bases):
+        if move.points:
+            notes.append(("points of contention", move.points))
+        notes.append(("legal bases cited", ", ".join(move.bases) or "-"))
+    verdict = turn.action.verdict if turn.action is not None else None
+    if verdict is not None:
+        reason = f": {verdict.reason}" if verdict.reason else ""
+        notes.append(
+            ("verdict", f"{verdict.decision}, satisfaction {verdict.satisfaction}{reason}")
+        )
+    return add_to(view, notes=notes)
 
 
 class _Stages:

@@ -1,0 +1,19 @@
+"""An experiment's tables in the layout its protocol declares (`ReportLayout`)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from disputelab.protocols.base import DEFAULT_PROTOCOL, get_protocol
+from disputelab.store.sqlite import Store
+
+
+def protocol_tables(store: Store, run_id: str, config: dict[str, Any]) -> str:
+    """The markdown tables the run's protocol renders; UnknownPluginError when the
+    protocol that made the run is not registered here."""
+    protocol = get_protocol(config.get("protocol", DEFAULT_PROTOCOL))
+    module, _, name = protocol.report.experiment_tables.partition(":")
+    render = getattr(importlib.import_module(module), name)
+    text: str = render(store, run_id, config)
+    return text

@@ -1,0 +1,99 @@
+"""Runs to render as HTML reports, and ways to read a rendered page back."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from disputelab.cli import app
+from disputelab.experiments.runner import run_experiment
+from disputelab.experiments.spec import ExperimentSpec
+from disputelab.llm.models import ModelHub
+from disputelab.scenario.io import dump_scenario
+from disputelab.store.sqlite import Store
+from tests.helpers import scenario
+
+# Each one, were it markup, would set window.__pwned. Short enough for the schema's
+# bounds on names (120 characters) and titles (200).
+SCRIPT = "<script>window.__pwned=1</script>"
+IMG = '<img src=x onerror="window.__pwned=1">'
+JS_URL = "javascript:window.__pwned=1"
+PAYLOADS = (SCRIPT, IMG, JS_URL)
+
+
+def cli(store: Path, *args: str) -> str:
+    result = CliRunner().invoke(app, ["--store", str(store), *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def motivated_run(store: Path, budget: int = 24) -> str:
+    """A mediated tenancy run under motivated turn-taking, whose rule parties keep
+    private thoughts on every turn; returns its run id."""
+    cli(
+        store,
+        "run",
+        "tenancy",
+        "--mediator",
+        "rule",
+        "--turn-taking",
+        "motivated",
+        "--budget",
+        str(budget),
+    )
+    return Store(store).resolve_run("last")
+
+
+def small_experiment(root: Path, name: str = "small") -> Store:
+    """A rule experiment of 28 episodes (tenancy x two conditions x 7 replicates x twin
+    and rule mediator): more than one block of embedded episodes in its report."""
+    store = Store(root)
+    spec = ExperimentSpec(
+        name=name,
+        scenarios=["tenancy"],
+        conditions=["general", "posture:competing"],
+        replicates=7,
+        budget=20,
+    )
+    asyncio.run(run_experiment(store, spec, root, ModelHub(None)))
+    return store
+
+
+def payload_scenario(path: Path) -> Path:
+    """The tenancy dispute with the payloads in its title, party names, topic names and
+    option labels; the rule voice repeats topic names and labels in every utterance."""
+    s = scenario("tenancy")
+    s.title = f"Flat {SCRIPT} {IMG} {JS_URL}"
+    s.parties[0].name = f"Mira {SCRIPT}"
+    s.parties[1].name = f"Harold {IMG}"
+    s.topics[0].name = f"Repairs {IMG}"
+    s.topics[1].name = f"Rent {SCRIPT}"
+    s.topics[0].options[0].label = JS_URL
+    s.topics[1].options[0].label = f"{SCRIPT} paid"
+    path.write_text(dump_scenario(s), encoding="utf-8")
+    return path
+
+
+def embedded(html: str, element_id: str) -> Any:
+    """The JSON in the page's `<script type="application/json" id=...>` element."""
+    m = re.search(
+        rf'<script type="application/json" id="{re.escape(element_id)}">(.*?)</script>', html, re.S
+    )
+    assert m is not None, f"no JSON element {element_id}"
+    return json.loads(m.group(1))
+
+
+def episodes(html: str) -> list[dict[str, Any]]:
+    """Every episode the page embeds, across its blocks, in order."""
+    count = embedded(html, "report-meta")["count"]
+    out: list[dict[str, Any]] = []
+    i = 0
+    while len(out) < count:
+        out += embedded(html, f"episodes-{i}")
+        i += 1
+    return out
