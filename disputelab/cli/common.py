@@ -128,19 +128,35 @@ def open_store(writable: bool = True) -> Store:
     return state.store
 
 
-def open_models(models: Iterable[str]) -> ModelHub:
+def open_models(models: Iterable[str], concurrency: int | None = None) -> ModelHub:
     """A model hub over the store's response cache, after checking every model name, so
-    a typo fails before anything is simulated."""
-    from disputelab.llm.models import ModelConfigError, ModelHub, load_profiles, parse_model
+    a typo fails before anything is simulated. `concurrency` is the run's: endpoints
+    without a limit of their own take it, and one whose profile sets a lower limit is
+    named in a warning, since it holds the whole run back."""
+    from disputelab.llm.models import (
+        CONFIG_NAME,
+        ModelConfigError,
+        ModelHub,
+        load_profiles,
+        parse_model,
+    )
+    from disputelab.redact import redact
 
     try:
         profiles = load_profiles()
         for spec in sorted(set(models) - {"rule"}):
-            parse_model(spec, profiles, state.timeout_s)
+            endpoint = parse_model(spec, profiles, state.timeout_s, concurrency)
+            if spec in profiles and endpoint.caps(concurrency):
+                warn(
+                    redact(spec),
+                    f"its profile allows {endpoint.limit(concurrency)} calls in flight, fewer "
+                    f"than the run's concurrency of {concurrency}; raise `concurrency` in "
+                    f"{CONFIG_NAME} to use it all",
+                )
     except ModelConfigError as exc:
         fail(str(exc))
     cache = open_store(writable=False).root / "cache.sqlite"  # the cache, not the runs
-    return ModelHub(cache, profiles, timeout_s=state.timeout_s)
+    return ModelHub(cache, profiles, timeout_s=state.timeout_s, concurrency=concurrency)
 
 
 def print_usage(hub: ModelHub) -> None:

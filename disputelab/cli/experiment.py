@@ -68,7 +68,7 @@ def experiment(
     if dry_run:
         _print_plan(spec, spec_path)
         return
-    hub = open_models(spec.models.values())
+    hub = open_models(spec.models.values(), concurrency or spec.concurrency)
     # The handlers stay in place until the interrupt has been reported: a second signal
     # while it is written must still quit with 130, not with Python's default handler.
     with _stop_on_signals() as stop:

@@ -30,7 +30,7 @@ from disputelab.evaluation.metrics import (
     intervention_effectiveness,
     intervention_timeliness,
 )
-from disputelab.evaluation.outcomes import ROUGE_STYLES, RougeStyle
+from disputelab.evaluation.outcomes import ROUGE_STYLES, RougeStyle, warm_rouge
 from disputelab.evaluation.promediate import mediator_intelligence, promediate_scores
 from disputelab.evaluation.registry import (
     EpisodeToScore,
@@ -217,6 +217,7 @@ register_evaluator(
         "AgentMediation's success, satisfaction and solution scores",
         _agentmediation,
         on_demand=False,
+        warm_up=warm_rouge,
     )
 )
 for _name in TRACKERS:
@@ -239,6 +240,7 @@ register_evaluator(
         "(char, jieba, or paper: the released code's words and scorer)",
         _points_rouge,
         stored_as="points-rouge:{rouge}",
+        warm_up=warm_rouge,
     )
 )
 register_evaluator(

@@ -145,6 +145,15 @@ def _rouge(style: str) -> Any:
     return rouge_scorer.RougeScorer(["rougeL"], tokenizer=tokens)
 
 
+def warm_rouge() -> None:
+    """Build the ROUGE scorers and load jieba's dictionary, which take seconds the first
+    time (rouge-score imports nltk)."""
+    for style in ROUGE_STYLES:
+        if style != "paper":
+            _rouge(style)
+    jieba_words("预热")
+
+
 def _lcs_words(ref: Sequence[str], hyp: Sequence[str]) -> set[str]:
     """The distinct words on one longest common subsequence, traced back from the end. On
     a tie the trace steps back in the hypothesis, as the `rouge` package's does: which LCS

@@ -57,6 +57,9 @@ class Evaluator:
     judged_when: tuple[str, tuple[str, ...]] | None = None
     # The store's evaluator column; `{option}` placeholders are filled from the options.
     stored_as: str = ""
+    # Slow set-up (imports, tokeniser dictionaries) to do once before episodes are scored
+    # on the event loop, where it would stall every episode in flight.
+    warm_up: Callable[[], None] | None = None
 
     def requires_judge(self, options: Mapping[str, str]) -> bool:
         if self.needs_judge:
@@ -86,3 +89,11 @@ def get_evaluator(name: str) -> Evaluator:
 
 def on_demand_evaluators() -> tuple[str, ...]:
     return tuple(n for n, e in EVALUATORS.items() if e.on_demand)
+
+
+def warm_up(names: Sequence[str]) -> None:
+    """Do the named evaluators' slow set-up now (run it in a thread from async code)."""
+    for name in dict.fromkeys(names):
+        hook = get_evaluator(name).warm_up
+        if hook is not None:
+            hook()

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from disputelab.episode import Episode
-from disputelab.evaluation.registry import EpisodeToScore
+from disputelab.evaluation.registry import EpisodeToScore, warm_up
 from disputelab.experiments.episodes import Cast, EpisodePlan, play_episode, score_protocol
 from disputelab.experiments.judging import evaluate_run
 from disputelab.experiments.spec import (
@@ -122,6 +122,9 @@ async def run_experiment(
     summary = Summary(spec.name, len(episodes))
     if on_plan is not None:
         on_plan(len(episodes))
+    # Scorers' slow set-up (rouge-score imports nltk) runs off the loop, before any
+    # episode is in flight for it to stall.
+    await asyncio.to_thread(warm_up, [*get_protocol(spec.protocol).evaluators, *spec.evaluators])
     grid = _Grid(store, spec, hub, conditioned, retrieved, episodes)
     await grid.run_all(summary, concurrency or spec.concurrency, progress, stop)
     if summary.interrupted:
@@ -148,6 +151,14 @@ def _create(store: Store, spec: ExperimentSpec, resume: bool) -> None:
                 "pass --resume to work on it alongside that process"
             ) from None
         check_resume(store, spec, resume)
+
+
+def longest_first(episodes: Sequence[PlannedEpisode]) -> list[PlannedEpisode]:
+    """Mediated episodes before unmediated twins, otherwise in plan order: a mediator's
+    calls make its episodes the long ones, and starting them first shortens the tail
+    where a few stragglers run while the rest of the concurrency sits idle. The gate
+    admits episodes in the order they queue."""
+    return sorted(episodes, key=lambda ep: ep.baseline_id is None)
 
 
 def check_resume(store: Store, spec: ExperimentSpec, resume: bool) -> bool:
@@ -224,7 +235,7 @@ class _Grid:
         try:
             tasks = [
                 asyncio.ensure_future(self.run_one(ep, gate, summary, progress, running, stopped))
-                for ep in self.episodes
+                for ep in longest_first(self.episodes)
             ]
             await self._gather(tasks, summary, running, stop)
             while self.waiting and not stopped.is_set() and not summary.interrupted:

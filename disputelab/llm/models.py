@@ -49,7 +49,11 @@ class Profile(BaseModel):
     )
     input_price_per_m: float | None = Field(default=None, ge=0)
     output_price_per_m: float | None = Field(default=None, ge=0)
-    concurrency: int = Field(default=8, ge=1)
+    concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        description="Calls in flight at once; unset, the experiment's concurrency (or 8).",
+    )
     rpm: float | None = Field(default=None, gt=0)
     json_schema: bool = True
     timeout: float | None = Field(
@@ -88,15 +92,27 @@ def load_profiles(path: Path | None = None) -> dict[str, Profile]:
     return out
 
 
+DEFAULT_CONCURRENCY = 8  # calls in flight per endpoint when nothing else says
+
+
 @dataclass
 class Endpoint:
     backend: ChatModel
     prices: Prices
-    concurrency: int
+    concurrency: int | None  # None: whatever the run's concurrency is
     rpm: float | None
     timeout_s: float = DEFAULT_TIMEOUT_S
     deadline_s: float | None = None
     max_retry_after_s: float = 60.0
+
+    def limit(self, run_concurrency: int | None) -> int:
+        """Calls in flight: the profile's own limit, else the run's concurrency, so that
+        `concurrency: 64` in a spec reaches the endpoint."""
+        return self.concurrency or run_concurrency or DEFAULT_CONCURRENCY
+
+    def caps(self, run_concurrency: int | None) -> bool:
+        """Whether a profile's limit holds the run below its own concurrency."""
+        return bool(run_concurrency and self.limit(run_concurrency) < run_concurrency)
 
     @property
     def call_deadline_s(self) -> float:
@@ -105,10 +121,14 @@ class Endpoint:
 
 
 def parse_model(
-    spec: str, profiles: dict[str, Profile], timeout_s: float | None = None
+    spec: str,
+    profiles: dict[str, Profile],
+    timeout_s: float | None = None,
+    concurrency: int | None = None,
 ) -> Endpoint:
     """A backend for a model name, with its prices and limits. `timeout_s` (from
-    `--timeout`) overrides every profile's."""
+    `--timeout`) overrides every profile's; `concurrency` is the run's, which an endpoint
+    without a limit of its own takes, and sizes the connection pool."""
     # Imported here: the openai SDK takes about a second to import, and rule-only runs
     # never need it.
     from disputelab.llm.local import LocalLlama
@@ -131,7 +151,12 @@ def parse_model(
         _need_key(shown, key_env, required=key_env is not None)
         timeout = timeout_s or p.timeout or DEFAULT_TIMEOUT_S
         backend = OpenAICompatible(
-            p.model, p.base_url, key_env, timeout_s=timeout, json_schema=p.json_schema
+            p.model,
+            p.base_url,
+            key_env,
+            timeout_s=timeout,
+            json_schema=p.json_schema,
+            connections=p.concurrency or concurrency or DEFAULT_CONCURRENCY,
         )
         prices = Prices(p.input_price_per_m, p.output_price_per_m)
         return Endpoint(
@@ -146,8 +171,14 @@ def parse_model(
         # The OpenAI API always needs the key; a server of one's own may need none.
         _need_key(shown, "OPENAI_API_KEY", required=not url)
         timeout = timeout_s or DEFAULT_TIMEOUT_S
-        backend = OpenAICompatible(model, url or None, "OPENAI_API_KEY", timeout_s=timeout)
-        return Endpoint(backend, Prices(), 8, None, timeout)
+        backend = OpenAICompatible(
+            model,
+            url or None,
+            "OPENAI_API_KEY",
+            timeout_s=timeout,
+            connections=concurrency or DEFAULT_CONCURRENCY,
+        )
+        return Endpoint(backend, Prices(), None, None, timeout)
     known = ", ".join(sorted(profiles)) or "none defined"
     raise ModelConfigError(
         f"unknown model {shown!r}; use rule, local, openai:MODEL, openai:MODEL@URL or a "
@@ -196,16 +227,17 @@ class ModelHub:
     profiles: dict[str, Profile] = field(default_factory=dict)
     ledger: Ledger = field(default_factory=Ledger)
     timeout_s: float | None = None  # --timeout: overrides every endpoint's
+    concurrency: int | None = None  # the run's: endpoints without a limit of their own take it
     _stacks: dict[str, tuple[ChatModel, Prices]] = field(default_factory=dict)
     _backends: list[ChatModel] = field(default_factory=list)
     _cache: ResponseCache | None = None
 
     def model(self, spec: str, role: str) -> ChatModel:
         if spec not in self._stacks:
-            ep = parse_model(spec, self.profiles, self.timeout_s)
+            ep = parse_model(spec, self.profiles, self.timeout_s, self.concurrency)
             self._backends.append(ep.backend)
             stack: ChatModel = Retrying(
-                Limited(ep.backend, ep.concurrency, ep.rpm),
+                Limited(ep.backend, ep.limit(self.concurrency), ep.rpm),
                 max_retry_after_s=ep.max_retry_after_s,
                 deadline_s=ep.call_deadline_s,
             )

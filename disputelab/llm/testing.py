@@ -40,6 +40,10 @@ Responder = Callable[[dict[str, Any]], Scripted]
 
 
 class _QuietServer(ThreadingHTTPServer):
+    # socketserver's default backlog of 5 drops bursts of connections that real servers
+    # accept; the tests open hundreds at once.
+    request_queue_size = 1024
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that drops a kept-alive connection is normal, not an error to print."""
         if not isinstance(sys.exc_info()[1], ConnectionError):
@@ -54,6 +58,7 @@ class FakeOpenAI:
         self.headers: list[dict[str, str]] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.connections: set[tuple[str, int]] = set()  # client (host, port) pairs seen
         self.start_times: list[float] = []
         self.lock = threading.Lock()
         server = self
@@ -71,6 +76,7 @@ class FakeOpenAI:
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server.lock:
+                    server.connections.add(self.client_address[:2])
                     server.requests.append(body)
                     server.headers.append(dict(self.headers))
                     server.start_times.append(time.monotonic())

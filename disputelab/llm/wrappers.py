@@ -9,7 +9,7 @@ import random
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, TransientModelError
@@ -187,21 +187,41 @@ class ResponseCache:
 
 
 class Cached:
-    """Answer from the cache when the same request (same sample) was answered before."""
+    """Answer from the cache when the same request (same sample) was answered before.
+
+    Identical requests in flight at the same moment are coalesced: the first one calls
+    the model and the rest wait for its reply, marked as cached (a twin and its mediated
+    episode open with the same prompts, and at high concurrency both would miss the cache
+    together). If that first call fails, each waiter makes its own call."""
 
     def __init__(self, inner: ChatModel, cache: ResponseCache) -> None:
         self.inner = inner
         self.name = inner.name
         self.cache = cache
+        self.in_flight: dict[str, asyncio.Future[ChatResponse | None]] = {}
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         key = request_key(self.name, request)
-        hit = self.cache.get(key)
-        if hit is not None:
-            return hit
-        response = await self.inner.complete(request)
-        self.cache.put(key, response)
-        return response
+        while True:
+            hit = self.cache.get(key)
+            if hit is not None:
+                return hit
+            pending = self.in_flight.get(key)
+            if pending is None:
+                break
+            shared = await asyncio.shield(pending)
+            if shared is not None:
+                return replace(shared, cached=True, retries=0, latency_s=0.0)
+        future: asyncio.Future[ChatResponse | None] = asyncio.get_running_loop().create_future()
+        self.in_flight[key] = future
+        response: ChatResponse | None = None
+        try:
+            response = await self.inner.complete(request)
+            self.cache.put(key, response)
+            return response
+        finally:
+            del self.in_flight[key]
+            future.set_result(response)  # None tells the waiters to call for themselves
 
 
 @dataclass
