@@ -210,6 +210,7 @@ class _Grid:
         self.leases = Leases(store.db)
         self.waiting: list[PlannedEpisode] = []  # held by another process when we came
         self.seen_busy: set[str] = set()
+        self.played: dict[str, Episode] = {}  # finished here and not yet fully scored
         self.poll_s = 0.5
         for ep in episodes:
             if ep.baseline_id is not None:
@@ -304,7 +305,9 @@ class _Grid:
                 return
             running.add(ep.episode_id)
             try:
-                await play_episode(self.store, self.hub, self.spec.name, self.episode_plan(ep))
+                played = await play_episode(
+                    self.store, self.hub, self.spec.name, self.episode_plan(ep)
+                )
             except Exception as exc:  # recorded in the store; retried on resume
                 summary.failed += 1
                 summary.errors.append(f"{ep.episode_id}: {type(exc).__name__}: {exc}")
@@ -318,6 +321,7 @@ class _Grid:
                 self.leases.release(ep.episode_id)
         summary.done += 1
         self.finished.add(ep.episode_id)
+        self.played[ep.episode_id] = played
         await self.score_finished(ep)
         if progress:
             progress("done", ep, None)
@@ -369,6 +373,17 @@ class _Grid:
         ready = self.ready(ep)
         await self.score(ready, self.finished)
         self.scored.update(m.episode_id for m in ready)
+        for m in ready:
+            self._forget_if_done(m.episode_id)
+            if m.baseline_id is not None:
+                self._forget_if_done(m.baseline_id)
+
+    def _forget_if_done(self, episode_id: str) -> None:
+        """Drop a played episode from memory once it and every episode scored against it
+        are scored: a twin is kept until its last mediated episode is."""
+        dependents = self.twins.get(episode_id, [])
+        if episode_id in self.scored and all(m.episode_id in self.scored for m in dependents):
+            self.played.pop(episode_id, None)
 
     async def score_rest(self) -> None:
         rest = [ep for ep in self.episodes if ep.episode_id not in self.scored]
@@ -378,6 +393,10 @@ class _Grid:
         loaded: dict[str, Episode] = {}
 
         def get(eid: str) -> Episode:
+            # Scored from memory when played here; reloaded only when another process,
+            # or an earlier run, played it.
+            if eid in self.played:
+                return self.played[eid]
             if eid not in loaded:
                 loaded[eid] = self.store.load_episode(eid).episode
             return loaded[eid]

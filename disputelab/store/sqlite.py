@@ -1,8 +1,9 @@
 """The SQLite store: runs, episodes, turns, scores and usage, committed as they happen.
 
-WAL mode with one commit per turn means a killed process keeps every finished turn. An
-episode row is written as `incomplete` before its first turn and only changes status
-when the protocol finishes it, so a half-run episode is never read as complete.
+WAL mode, and turns committed as they come (the runner groups an episode's turns, at
+least once a second), mean a killed process keeps what it finished. An episode row is
+written as `incomplete` before its first turn and only changes status when the protocol
+finishes it, so a half-run episode is never read as complete.
 
 A damaged database is never written into: opening a store for writing runs SQLite's
 quick_check first, and whatever fails to read later raises `DamagedStoreError`, whose
@@ -17,7 +18,7 @@ import os
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -355,28 +356,18 @@ class Store:
 
     def append_turn(self, episode_id: str, turn: Turn) -> None:
         """Commit one finished turn."""
-        d = turn.to_dict()
+        self.append_turns(episode_id, [turn])
+
+    def append_turns(self, episode_id: str, turns: Sequence[Turn]) -> None:
+        """Commit finished turns together, in one transaction."""
+        if not turns:
+            return
         with self._tx() as db:
-            db.execute(
+            db.executemany(
                 "INSERT INTO turns (episode_id, idx, party_turn, speaker, role, text, action,"
                 " intervention, consensus, latency_s, usage, stage, delivered, turn_taking)"
                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    episode_id,
-                    turn.index,
-                    turn.party_turn,
-                    turn.speaker,
-                    turn.role,
-                    turn.text,
-                    _j(d["action"]),
-                    _j(d["intervention"]),
-                    _j(d["consensus"]),
-                    turn.latency_s,
-                    _j(d["usage"]),
-                    turn.stage,
-                    _j(turn.delivered),
-                    _j(d.get("turn_taking")),
-                ),
+                [_turn_row(episode_id, t) for t in turns],
             )
 
     def finish_episode(self, episode_id: str, episode: Episode) -> None:
@@ -631,6 +622,26 @@ class Store:
             )
             for r in rows
         ]
+
+
+def _turn_row(episode_id: str, turn: Turn) -> tuple[Any, ...]:
+    d = turn.to_dict()
+    return (
+        episode_id,
+        turn.index,
+        turn.party_turn,
+        turn.speaker,
+        turn.role,
+        turn.text,
+        _j(d["action"]),
+        _j(d["intervention"]),
+        _j(d["consensus"]),
+        turn.latency_s,
+        _j(d["usage"]),
+        turn.stage,
+        _j(turn.delivered),
+        _j(d.get("turn_taking")),
+    )
 
 
 def _run_status(complete: int, failed: int, planned: int) -> str:

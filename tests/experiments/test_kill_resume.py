@@ -116,7 +116,10 @@ def _launch(store: Path, spec: Path, resume: bool, log: Path) -> subprocess.Pope
             [*args, "--resume"] if resume else args,
             stdout=sink,
             stderr=subprocess.STDOUT,
-            env={**os.environ, "COLUMNS": "200"},
+            # Every turn committed on its own, so that kills, timed by counting committed
+            # turns, land inside episodes: the restart of a half-written episode is what
+            # this test is about. (By default a rule episode is written whole, at its end.)
+            env={**os.environ, "COLUMNS": "200", "DISPUTELAB_COMMIT_EVERY_S": "0"},
         )
 
 
