@@ -64,7 +64,7 @@ def test_a_started_but_unfinished_episode_reads_as_incomplete(tmp_path: Path) ->
 
 
 def test_a_killed_process_keeps_every_finished_turn(tmp_path: Path) -> None:
-    # A child plays a long episode whose turn sink is slowed down, and is SIGKILLed
+    # A child plays a long episode whose turn commits are slowed down, and is SIGKILLed
     # part-way through: every committed turn must survive, and the episode is incomplete.
     child = textwrap.dedent(f"""
         import time
@@ -72,14 +72,16 @@ def test_a_killed_process_keeps_every_finished_turn(tmp_path: Path) -> None:
         from tests import helpers
         from disputelab.scenario import builtin_scenarios
         store = Store({str(tmp_path)!r})
-        real = store.append_turn
-        def slow(eid, turn):
-            real(eid, turn)
+        real = store.append_turns
+        def slow(eid, turns):
+            real(eid, turns)
             time.sleep(0.02)
-        store.append_turn = slow
+        store.append_turns = slow
         helpers.run_matched(store, builtin_scenarios()["workplace"], "none", budget=5000)
     """)
-    proc = subprocess.Popen([sys.executable, "-c", child], cwd=Path(__file__).parents[2])
+    # Every turn committed on its own (by default they are grouped, a second at a time).
+    env = {**os.environ, "DISPUTELAB_COMMIT_EVERY_S": "0"}
+    proc = subprocess.Popen([sys.executable, "-c", child], cwd=Path(__file__).parents[2], env=env)
     db = tmp_path / DB_NAME
     deadline = time.time() + 30
     count = 0
