@@ -13,18 +13,26 @@ import krippendorff
 import numpy as np
 import numpy.typing as npt
 from scipy import stats
+from statsmodels.stats.contingency_tables import mcnemar as _sm_mcnemar
 from statsmodels.stats.inter_rater import cohens_kappa as _sm_kappa
+from statsmodels.stats.multitest import multipletests
 
 
 @dataclass(frozen=True)
 class Estimate:
-    """A mean with a confidence interval (NaN bounds when undefined)."""
+    """A mean with a confidence interval (NaN bounds when undefined): `n` values, drawn
+    from `clusters` independent groups (0 when the method does not group them)."""
 
     mean: float
     low: float
     high: float
     n: int
     method: str
+    clusters: int = 0
+
+    @property
+    def has_interval(self) -> bool:
+        return not (math.isnan(self.low) or math.isnan(self.high))
 
 
 @dataclass(frozen=True)
@@ -44,11 +52,18 @@ def _clean(xs: Sequence[float]) -> npt.NDArray[np.float64]:
 def bootstrap_ci(
     xs: Sequence[float], confidence: float = 0.95, resamples: int = 2000, seed: int = 0
 ) -> Estimate:
-    """Mean and percentile-bootstrap CI, NaNs dropped (a NaN metric is 'undefined')."""
+    """Mean and percentile-bootstrap CI, NaNs dropped (a NaN metric is 'undefined').
+
+    One value has a mean but no interval: its bounds are NaN, never a zero-width CI.
+    Episodes that share a scenario are not independent: use `cluster_bootstrap_ci`
+    (disputelab.evaluation.inference) for them.
+    """
     a = _clean(xs)
     if len(a) == 0:
         return Estimate(math.nan, math.nan, math.nan, 0, "bootstrap")
-    if len(a) == 1 or np.all(a == a[0]):
+    if len(a) == 1:
+        return Estimate(float(a[0]), math.nan, math.nan, 1, "bootstrap")
+    if np.all(a == a[0]):
         m = float(a.mean())
         return Estimate(m, m, m, len(a), "bootstrap")
     res = stats.bootstrap(
@@ -103,12 +118,103 @@ def paired_t(xs: Sequence[float], ys: Sequence[float]) -> TestResult:
     return TestResult(float(r.statistic), float(r.pvalue), "paired t-test", len(a))
 
 
+WILCOXON_EXACT_UP_TO = 50
+"""Nonzero differences up to which the signed-rank p-value is exact (the null distribution
+is enumerated); above, scipy's normal approximation, with its tie correction."""
+
+
+def _signed_rank_exact(d: npt.NDArray[np.float64]) -> tuple[float, float]:
+    """Exact two-sided Wilcoxon signed-rank test on nonzero differences `d`, given their
+    ranks (midranks for ties): (min(T+, T-), p).
+
+    Under the null, each difference is as likely positive as negative, so T+ is a sum of
+    independent terms, each 0 or its rank with chance 1/2: its distribution is a
+    convolution, counted here on doubled ranks (midranks are multiples of 1/2). scipy's
+    own exact method assumes no ties and falls back to a normal approximation when there
+    are any, which is poor for the 10-20 scenarios of a typical table, where ties and
+    zero differences are common.
+    """
+    doubled = np.rint(stats.rankdata(np.abs(d)) * 2).astype(int)
+    total = int(doubled.sum())
+    counts = np.zeros(total + 1)
+    counts[0] = 1.0
+    for r in doubled:
+        counts[r:] = counts[r:] + counts[: total + 1 - r].copy()
+    t_plus = int(doubled[d > 0].sum())
+    sums = np.arange(total + 1)
+    centre = total / 2
+    extreme = np.abs(sums - centre) >= abs(t_plus - centre) - 1e-9
+    p = float(counts[extreme].sum() / counts.sum())
+    return min(t_plus, total - t_plus) / 2, min(1.0, p)
+
+
 def wilcoxon(xs: Sequence[float], ys: Sequence[float]) -> TestResult:
+    """Wilcoxon signed-rank test of paired xs and ys, NaN pairs and zero differences
+    dropped; exact up to 50 nonzero differences, ties or not."""
     a, b = _paired(xs, ys)
     if len(a) < 1 or np.all(a == b):
         return TestResult(math.nan, math.nan, "Wilcoxon signed-rank", len(a))
-    r = stats.wilcoxon(a, b)
+    d = a - b
+    d = d[d != 0]
+    if len(d) <= WILCOXON_EXACT_UP_TO:
+        statistic, p = _signed_rank_exact(d)
+        return TestResult(statistic, p, "Wilcoxon signed-rank", len(a))
+    r = stats.wilcoxon(d)
     return TestResult(float(r.statistic), float(r.pvalue), "Wilcoxon signed-rank", len(a))
+
+
+MCNEMAR_EXACT_BELOW = 25
+"""Discordant pairs below which McNemar's test is the exact binomial one: the chi-squared
+approximation is poor for few discordant pairs (the usual rule of thumb is 25)."""
+
+
+def mcnemar_test(xs: Sequence[float], ys: Sequence[float]) -> TestResult:
+    """McNemar's test on paired binary outcomes (truthy = success), NaN pairs dropped.
+
+    Only the discordant pairs carry information: b (x succeeded, y did not) and c (the
+    reverse). With b + c < 25 the p-value is the exact two-sided binomial one (b of b + c
+    at 1/2); above, chi-squared with the continuity correction, (|b - c| - 1)^2 / (b + c).
+    No discordant pair at all gives p = 1: the data show no difference. Without any pair
+    the test is undefined (NaN).
+    """
+    a, b = _paired(xs, ys)
+    if len(a) == 0:
+        return TestResult(math.nan, math.nan, "McNemar", 0)
+    x, y = a != 0, b != 0
+    table = [[int(np.sum(x & y)), int(np.sum(x & ~y))], [int(np.sum(~x & y)), int(np.sum(~x & ~y))]]
+    discordant = table[0][1] + table[1][0]
+    exact = discordant < MCNEMAR_EXACT_BELOW
+    r = _sm_mcnemar(table, exact=exact, correction=True)
+    test = "McNemar (exact)" if exact else "McNemar (chi-squared, continuity-corrected)"
+    return TestResult(float(r.statistic), float(r.pvalue), test, len(a))
+
+
+ADJUSTMENTS = {"holm": "Holm", "fdr_bh": "Benjamini-Hochberg"}
+"""The multiple-comparison adjustments a table may use: statsmodels' name -> its name."""
+
+
+def adjust(p_values: Sequence[float], method: str = "holm") -> list[float]:
+    """Adjust a family of p-values for multiple comparisons (statsmodels' `multipletests`).
+
+    `method` is "holm" (family-wise error) or "fdr_bh" (Benjamini-Hochberg, false discovery
+    rate). NaN entries (tests that could not be run) stay NaN and are not counted in the
+    family; the others are adjusted together, in their order.
+    """
+    if method not in ADJUSTMENTS:
+        raise ValueError(f"unknown adjustment {method!r}: one of {', '.join(ADJUSTMENTS)}")
+    ps = [float(p) for p in p_values]
+    defined = [i for i, p in enumerate(ps) if not math.isnan(p)]
+    out = [math.nan] * len(ps)
+    if defined:
+        _, adjusted, _, _ = multipletests([ps[i] for i in defined], method=method)
+        for i, q in zip(defined, adjusted, strict=True):
+            out[i] = float(q)
+    return out
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment: controls the family-wise error rate for any dependence."""
+    return adjust(p_values, "holm")
 
 
 def _correlation(xs: Sequence[float], ys: Sequence[float], test: str, fn: Any) -> TestResult:

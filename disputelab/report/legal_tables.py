@@ -6,10 +6,14 @@
 - expertise (Table 7): one row per mediator, ROUGE-L of the points of contention and
   legal-basis recall without retrieval and with the top 3, 5 and 10 bases; reference w/o EK.
 
-Sat, Con and LR are tested as the paper does, by a chi-squared test on the distribution of
-five-level labels against the reference row; ROUGE-L and recall by a paired Wilcoxon test
-on cases matched by scenario and replicate. Each cell is a mean ± the half-width of a 95%
-bootstrap CI (Sat pools every party's label, as the paper's formula does).
+Every test is paired, case against the same case under the reference row: McNemar on
+success (SR), Wilcoxon signed-rank on per-case scores for Sat, Con, LR, ROUGE-L and
+recall. (The paper's chi-squared test on pooled five-level labels treats every party of
+every case as independent, and bins continuous scores into levels; neither holds.) Cases
+are the independent units: replicates of a case are averaged before a test, and CIs come
+from a cluster bootstrap over cases. Markers use p-values Holm-adjusted across the tests
+of each table. Sat is the mean of every party's label, as the paper's formula pools them,
+and its CI resamples cases with all their parties, so it is on the same statistic.
 """
 
 from __future__ import annotations
@@ -20,7 +24,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from disputelab.evaluation.agentmediation import EVALUATOR
-from disputelab.evaluation.stats import bootstrap_ci, chi_squared_levels, wilcoxon
+from disputelab.evaluation.inference import Key, cluster_bootstrap_ci, paired_scenario_test
+from disputelab.report.cells import (
+    NOT_SCORED,
+    Markers,
+    Undefined,
+    estimate,
+    estimate_text,
+    reason_of,
+)
 from disputelab.scenario.causes import dispute_causes
 from disputelab.store.sqlite import Store
 
@@ -34,124 +46,163 @@ HEADERS = {
     "points_rouge_l": "ROUGE-L↑",
     "legal_basis_recall": "Recall↑",
 }
-LEVELLED = {"satisfaction", "consensus", "litigation_risk"}
+SOLUTION = ("points_rouge_l", "legal_basis_recall")  # shown to 4 decimals
 EXPERTISE = ("expertise:none", "expertise:ek-top3", "expertise:ek-top5", "expertise:ek-top10")
 # Table 7's retrievers: BM25 over the corpus, or the case's stored retrieval list.
 RETRIEVERS = (("ek", "BM25"), ("stored", "stored list"))
 NOTE = (
-    "Cells: mean ± half-width of the 95% bootstrap CI. † p < 0.05, †† p < 0.01 against a "
-    "reference row: in the paper-layout tables the paper's own (+ Compromising with the same "
-    "NUM, + Information Conflict, w/o EK); in 'All cells' the spec's first condition with the "
-    "same mediator. Tests: chi-squared on five-level label counts for Sat, Con and LR; paired "
-    "Wilcoxon signed-rank for ROUGE-L and recall. SR carries no marker, as in the paper."
+    "Cells: mean ± half-width of the 95% CI from a cluster bootstrap that resamples cases "
+    "(n/a with fewer than two values or a single case). Sat is the mean of every party's "
+    "label, as in the paper; its CI resamples cases with all their parties. † p < 0.05, "
+    "†† p < 0.01 against a reference row, after Holm's adjustment across the tests of the "
+    "table (its footnote gives their number): in the paper-layout tables the paper's own "
+    "reference (+ Compromising with the same NUM, + Information Conflict, w/o EK); in 'All "
+    "cells' the spec's first condition with the same mediator. Tests pair each case with "
+    "the same case and replicate in the reference row: McNemar on SR, Wilcoxon signed-rank "
+    "on per-case scores (a case's mean over its replicates) for Sat, Con, LR, ROUGE-L and "
+    "recall. Table 7's ROUGE-L counts each case once, at its mean over the retriever's "
+    "expertise levels, which do not change it for the rule mediator."
 )
+
+Lines = tuple[list[str], list[str]]  # a table's lines, and its footnotes
 
 
 @dataclass
 class Cell:
-    """Every case of one (condition, mediator) cell, keyed by (scenario, replicate)."""
+    """Every case of one (condition, mediator) cell, keyed by (scenario, replicate): its
+    scores, why any of them is undefined, and each party's satisfaction on 0-100."""
 
-    values: dict[tuple[str, int], dict[str, float]] = field(default_factory=dict)
-    levels: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0] * 5))
+    values: dict[Key, dict[str, float]] = field(default_factory=dict)
+    why: dict[Key, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))
+    parties: dict[Key, list[float]] = field(default_factory=dict)
 
 
 def staged_cells(store: Store, run_id: str) -> dict[tuple[str, str], Cell]:
-    """(condition, mediator) -> the cell's per-case scores and pooled label counts."""
+    """(condition, mediator) -> the cell's per-case scores and party satisfaction labels."""
     cells: dict[tuple[str, str], Cell] = defaultdict(Cell)
     for eid in sorted(store.complete_episode_ids(run_id)):
         _, sid, cond, med, rep = eid.split("/")
-        cell = cells[(cond, med)]
+        cell, key = cells[(cond, med)], (sid, int(rep.removeprefix("r")))
         values: dict[str, float] = {}
         for s in store.scores(eid):
             if s.evaluator != EVALUATOR:
                 continue
             values[s.metric] = s.value
-            if s.metric == "satisfaction":
-                for i, c in enumerate(s.detail.get("levels", [])):
-                    cell.levels[s.metric][i] += int(c)
-            elif s.metric in LEVELLED and "level" in s.detail:
-                cell.levels[s.metric][min(4, max(0, int(s.detail["level"])))] += 1
-        cell.values[(sid, int(rep.removeprefix("r")))] = values
+            if math.isnan(s.value):
+                cell.why[key][s.metric] = reason_of(s.explanation)
+            if s.metric == "satisfaction" and "levels" in s.detail:
+                counts = [int(c) for c in s.detail["levels"]]
+                cell.parties[key] = [i / 4 * 100 for i, c in enumerate(counts) for _ in range(c)]
+        cell.values[key] = values
     return cells
 
 
-def _marker(p: float) -> str:
-    return "" if math.isnan(p) else "††" if p < 0.01 else "†" if p < 0.05 else ""
+def _values(cell: Cell, metric: str) -> dict[Key, float]:
+    return {k: v.get(metric, math.nan) for k, v in cell.values.items()}
 
 
-def cell_text(cell: Cell | None, metric: str, ref: Cell | None) -> str:
-    """One table cell: mean ± CI and a marker against `ref` (none when ref is None)."""
+def cell_text(
+    cell: Cell | None,
+    metric: str,
+    ref: Cell | None,
+    marks: Markers | None = None,
+    undefined: Undefined | None = None,
+) -> str:
+    """One table cell: mean ± CI, a marker against `ref` (none when ref is None) and its
+    undefined cases. The marker is adjusted with the other tests of `marks`; without it,
+    the cell's test is a family of one."""
     if cell is None or not cell.values:
         return "-"
-    counts = cell.levels[metric]
-    if metric == "satisfaction" and sum(counts) > 0:
-        pooled = sum(i * c for i, c in enumerate(counts)) / sum(counts) / 4 * 100
-        xs = [v.get(metric, math.nan) for v in cell.values.values()]
-        est = bootstrap_ci(xs)
-        text = f"{pooled:.1f} ± {(est.high - est.low) / 2:.1f}"
+    own = marks is None
+    marks = Markers() if marks is None else marks
+    xs = _values(cell, metric)
+    if metric == "satisfaction" and cell.parties:
+        labels = [(k[0], x) for k, party in cell.parties.items() for x in party]
+        est = cluster_bootstrap_ci([x for _, x in labels], [c for c, _ in labels])
     else:
-        est = bootstrap_ci([v.get(metric, math.nan) for v in cell.values.values()])
-        if math.isnan(est.mean):
-            return "-"
-        text = f"{est.mean:.1f} ± {(est.high - est.low) / 2:.1f}"
-        if metric in ("points_rouge_l", "legal_basis_recall"):
-            text = f"{est.mean:.4f} ± {(est.high - est.low) / 2:.4f}"
-    if ref is None or ref is cell or metric == "success":
-        return text
-    if set(cell.values) != set(ref.values):
-        return text  # pairs missing (a partial run): no test on whatever finished first
-    if metric in LEVELLED:
-        p = chi_squared_levels(cell.levels[metric], ref.levels[metric]).p_value
-    else:
-        common = sorted(set(cell.values) & set(ref.values))
-        p = wilcoxon(
-            [cell.values[k].get(metric, math.nan) for k in common],
-            [ref.values[k].get(metric, math.nan) for k in common],
-        ).p_value
-    return text + _marker(p)
+        est = estimate(xs)
+    text = estimate_text(est, ".4f" if metric in SOLUTION else ".1f")
+    if ref is not None and ref is not cell and text != "-" and set(cell.values) == set(ref.values):
+        # (A partial run misses pairs: no test on whatever finished first.)
+        test = paired_scenario_test(xs, _values(ref, metric), binary=metric == "success")
+        text += marks.mark(test)
+    if own:
+        text = marks.resolve([text])[0]
+    missing = [cell.why.get(k, {}).get(metric, NOT_SCORED) for k, x in xs.items() if math.isnan(x)]
+    return text + (undefined or Undefined()).note(missing)
 
 
 def _row(label: str, cells: list[str]) -> str:
     return "| " + " | ".join([label, *cells]) + " |"
 
 
-def strategy_table(cells: dict[tuple[str, str], Cell], med: str) -> list[str]:
+def _finish(lines: list[str], marks: Markers, undefined: Undefined) -> Lines:
+    notes = [marks.footnote(), undefined.footnote()]
+    return marks.resolve(lines), [n for n in notes if n]
+
+
+def strategy_table(cells: dict[tuple[str, str], Cell], med: str) -> Lines:
     """Table 5: strategies x NUM=1 / NUM=ALL, reference + Compromising."""
+    marks, undefined = Markers(), Undefined()
     head = [f"NUM=1 {HEADERS[m]}" for m in OUTCOME] + [f"NUM=ALL {HEADERS[m]}" for m in OUTCOME]
     lines = [_row("Setting", head), "|---" * (len(head) + 1) + "|"]
     default = cells.get(("general", med))
-    lines.append(_row("Default Setting", [cell_text(default, m, None) for m in OUTCOME] * 2))
+    first = [cell_text(default, m, None, marks, undefined) for m in OUTCOME]
+    lines.append(_row("Default Setting", first * 2))
     for mode in MODES:
         row = []
         for scope in ("one", "all"):
             ref = cells.get((f"strategy:compromising@{scope}", med))
             cell = cells.get((f"strategy:{mode}@{scope}", med))
-            row += [cell_text(cell, m, ref) for m in OUTCOME]
+            row += [cell_text(cell, m, ref, marks, undefined) for m in OUTCOME]
         lines.append(_row(f"+ {mode.capitalize()}", row))
-    return lines
+    return _finish(lines, marks, undefined)
 
 
-def cause_table(cells: dict[tuple[str, str], Cell], med: str, conditions: list[str]) -> list[str]:
+def cause_table(cells: dict[tuple[str, str], Cell], med: str, conditions: list[str]) -> Lines:
     """Table 6: + each dispute cause, reference + Information Conflict."""
+    marks, undefined = Markers(), Undefined()
     names = {c.key: c.en for c in dispute_causes()}
     lines = [_row("Setting", [HEADERS[m] for m in OUTCOME]), "|---" * 5 + "|"]
+    default = cells.get(("general", med))
     lines.append(
-        _row("Default Setting", [cell_text(cells.get(("general", med)), m, None) for m in OUTCOME])
+        _row("Default Setting", [cell_text(default, m, None, marks, undefined) for m in OUTCOME])
     )
     ref = cells.get(("cause:information", med))
     for cond in conditions:
         if cond.startswith("cause:"):
             key = cond.removeprefix("cause:").split("@")[0]
             cell = cells.get((cond, med))
-            lines.append(
-                _row(f"+ {names.get(key, key)}", [cell_text(cell, m, ref) for m in OUTCOME])
-            )
-    return lines
+            row = [cell_text(cell, m, ref, marks, undefined) for m in OUTCOME]
+            lines.append(_row(f"+ {names.get(key, key)}", row))
+    return _finish(lines, marks, undefined)
 
 
-def expertise_table(cells: dict[tuple[str, str], Cell], mediators: list[str]) -> list[str]:
+def per_case_mean(cells: list[Cell | None], metric: str) -> Cell:
+    """One value per case and replicate: its mean over `cells`, where it is defined.
+
+    Table 7's ROUGE-L column spans every expertise level of a retriever. The rule
+    mediator's points of contention do not depend on retrieval, so pooling the levels
+    would count each case four times over (identical copies), halving the CI; an LLM's
+    may vary, so the case's value is its mean over the levels.
+    """
+    merged = Cell()
+    seen: dict[Key, list[float]] = defaultdict(list)
+    for cell in cells:
+        for key, values in getattr(cell, "values", {}).items():
+            x = values.get(metric, math.nan)
+            seen[key] += [] if math.isnan(x) else [x]
+            if math.isnan(x) and cell is not None:
+                merged.why[key].setdefault(metric, cell.why.get(key, {}).get(metric, NOT_SCORED))
+    for key, xs in seen.items():
+        merged.values[key] = {metric: math.fsum(xs) / len(xs) if xs else math.nan}
+    return merged
+
+
+def expertise_table(cells: dict[tuple[str, str], Cell], mediators: list[str]) -> Lines:
     """Table 7: per mediator and retriever, ROUGE-L and recall w/o EK and with the top 3,
     5, 10 bases (BM25's, or the case's stored retrieval list's)."""
+    marks, undefined = Markers(), Undefined()
     head = ["ROUGE-L F1↑", "w/o EK", "w/ EK top-3", "w/ EK top-5", "w/ EK top-10"]
     lines = [_row("Mediator", head), "|---" * 6 + "|"]
     for med in mediators:
@@ -163,29 +214,28 @@ def expertise_table(cells: dict[tuple[str, str], Cell], mediators: list[str]) ->
         ]
         for r, name in ran or RETRIEVERS[:1]:
             levels = [EXPERTISE[0], *(f"expertise:{r}-top{k}" for k in (3, 5, 10))]
-            # Points of contention do not depend on retrieval for the rule mediator; for an
-            # LLM they may, so ROUGE-L pools every expertise level of this retriever.
-            pooled = Cell()
-            for c in levels:
-                for key, values in getattr(cells.get((c, med)), "values", {}).items():
-                    pooled.values[(f"{c}:{key[0]}", key[1])] = values
-            row = [cell_text(pooled, "points_rouge_l", None)]
-            row += [cell_text(cells.get((c, med)), "legal_basis_recall", ref) for c in levels]
+            rouge = per_case_mean([cells.get((c, med)) for c in levels], "points_rouge_l")
+            row = [cell_text(rouge, "points_rouge_l", None, marks, undefined)]
+            row += [
+                cell_text(cells.get((c, med)), "legal_basis_recall", ref, marks, undefined)
+                for c in levels
+            ]
             label = med if len(ran) < 2 else f"{med}, {name}"
             lines.append(_row(label, row))
-    return lines
+    return _finish(lines, marks, undefined)
 
 
-def generic_table(cells: dict[tuple[str, str], Cell], conditions: list[str]) -> list[str]:
-    metrics = [*OUTCOME, "points_rouge_l", "legal_basis_recall"]
+def generic_table(cells: dict[tuple[str, str], Cell], conditions: list[str]) -> Lines:
+    marks, undefined = Markers(), Undefined()
+    metrics = [*OUTCOME, *SOLUTION]
     lines = [_row("condition | mediator", [HEADERS[m] for m in metrics])]
     lines.append("|---" * (len(metrics) + 2) + "|")
     order = {c: i for i, c in enumerate(conditions)}
     for cond, med in sorted(cells, key=lambda k: (k[1], order.get(k[0], 99))):
         ref = cells.get((conditions[0], med))
-        row = [cell_text(cells[(cond, med)], m, ref) for m in metrics]
+        row = [cell_text(cells[(cond, med)], m, ref, marks, undefined) for m in metrics]
         lines.append(_row(f"{cond} | {med}", row))
-    return lines
+    return _finish(lines, marks, undefined)
 
 
 def staged_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
@@ -195,7 +245,7 @@ def staged_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
     mediators = list(config.get("mediators") or ["rule"])
     model = (config.get("models") or {}).get("mediator")
     lines = [f"# Experiment `{run_id}` (staged)", ""]
-    sections: list[tuple[str, list[str]]] = []
+    sections: list[tuple[str, Lines]] = []
     if any(c.startswith("strategy:") for c in conditions):
         for med in mediators:
             sections.append(
@@ -221,7 +271,8 @@ def staged_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
             ("Mediator expertise (AgentMediation Table 7)", expertise_table(renamed, labels))
         )
     sections.append(("All cells", generic_table(cells, conditions)))
-    for title, table in sections:
+    for title, (table, notes) in sections:
         lines += [f"## {title}", "", *table, ""]
+        lines += [x for note in notes for x in (note, "")]
     lines.append(NOTE)
     return "\n".join(lines) + "\n"

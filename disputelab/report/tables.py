@@ -1,15 +1,30 @@
 """Experiment tables in the papers' style: rows are condition x mediator, columns metrics,
-each cell a mean with a 95% bootstrap CI and a significance marker against the reference
-row (the spec's first condition, same mediator), by a paired Wilcoxon signed-rank test on
-episodes matched by scenario and replicate."""
+each cell a mean with a 95% CI and a significance marker against the reference row (the
+spec's first condition, same mediator).
+
+Inference follows the design: replicates of one scenario are not independent, so CIs
+resample scenarios (a cluster bootstrap) and tests run on scenario means, after pairing
+each episode with the reference episode of the same scenario and replicate (same seed).
+Markers come from p-values Holm-adjusted across all the tests of one table.
+"""
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import Any
 
-from disputelab.evaluation.stats import bootstrap_ci, wilcoxon
+from disputelab.evaluation.inference import Key, paired_scenario_test
+from disputelab.evaluation.stats import bootstrap_ci
+from disputelab.report.cells import (
+    NOT_SCORED,
+    Markers,
+    Undefined,
+    estimate,
+    estimate_text,
+    reason_of,
+)
 from disputelab.store.sqlite import Store
 
 METRICS = (
@@ -21,13 +36,14 @@ METRICS = (
 )
 SCALE = {"final_consensus": 100.0, "resolved": 100.0}  # shown as percentages
 DECIMALS = {"speaking_gini": 2, "quietest_share": 2, "spoken_motivation": 2}  # else 1
-
-
-def _marker(p: float) -> str:
-    if math.isnan(p):
-        return ""
-    return "††" if p < 0.01 else "†" if p < 0.05 else ""
-
+BINARY = {"resolved"}  # tested with McNemar where each scenario has one replicate
+# Consensus gain is a normalised gain, except where the unmediated twin already reached
+# full consensus and the metric falls back to the raw change: a different scale, so that
+# episode is left out of the gain's mean (and counted as undefined) rather than mixed in.
+RAW_CHANGE = (
+    "the unmediated twin was already at full consensus, so the gain is a raw change, "
+    "not averaged with normalised gains"
+)
 
 TURN_TAKING_METRICS = (
     "speaking_gini",
@@ -36,7 +52,21 @@ TURN_TAKING_METRICS = (
     "spoken_motivation",
 )
 
-Grid = dict[tuple[str, str], dict[tuple[str, int], dict[str, float]]]
+Grid = dict[tuple[str, str], dict[Key, dict[str, float]]]
+
+
+@dataclass
+class Scores:
+    """One evaluator's scores: (condition, mediator) -> (scenario, replicate) -> metric ->
+    value, and for each NaN value, why it is undefined."""
+
+    values: Grid = field(default_factory=lambda: defaultdict(dict))
+    why: dict[tuple[str, str], dict[Key, dict[str, str]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(dict))
+    )
+
+    def reason(self, cell: tuple[str, str], key: Key, metric: str) -> str:
+        return self.why.get(cell, {}).get(key, {}).get(metric, NOT_SCORED)
 
 
 def experiment_rows(store: Store, run_id: str, evaluator: str = "socrates-oracle") -> Grid:
@@ -46,82 +76,125 @@ def experiment_rows(store: Store, run_id: str, evaluator: str = "socrates-oracle
 
 def experiment_grids(store: Store, run_id: str, evaluators: tuple[str, ...]) -> dict[str, Grid]:
     """`experiment_rows` for several evaluators, reading each episode's scores once."""
-    grids: dict[str, Grid] = {e: defaultdict(dict) for e in evaluators}
+    return {e: s.values for e, s in experiment_scores(store, run_id, evaluators).items()}
+
+
+def experiment_scores(store: Store, run_id: str, evaluators: tuple[str, ...]) -> dict[str, Scores]:
+    """Every complete episode's scores by evaluator, with the reason for each NaN."""
+    out = {e: Scores() for e in evaluators}
     for eid in sorted(store.complete_episode_ids(run_id)):
         _, sid, cond, med, rep = eid.split("/")
+        key = (sid, int(rep.removeprefix("r")))
         values: dict[str, dict[str, float]] = {e: {} for e in evaluators}
         for s in store.scores(eid):
-            if s.evaluator in values:
-                values[s.evaluator][s.metric] = s.value
+            if s.evaluator not in values:
+                continue
+            value = s.value
+            if s.metric == "consensus_gain" and s.detail.get("rule") == "raw_change":
+                value = math.nan
+                out[s.evaluator].why[(cond, med)][key][s.metric] = RAW_CHANGE
+            elif math.isnan(value):
+                out[s.evaluator].why[(cond, med)][key][s.metric] = reason_of(s.explanation)
+            values[s.evaluator][s.metric] = value
         for e in evaluators:
-            grids[e][(cond, med)][(sid, int(rep.removeprefix("r")))] = values[e]
-    return grids
+            out[e].values[(cond, med)][key] = values[e]
+    return out
 
 
 def experiment_markdown(store: Store, run_id: str, conditions: list[str]) -> str:
-    grids = experiment_grids(store, run_id, ("socrates-oracle", "turn-taking"))
-    grid = grids["socrates-oracle"]
-    lines = [f"# Experiment `{run_id}`", "", *_table(grid, conditions, METRICS)]
+    scores = experiment_scores(store, run_id, ("socrates-oracle", "turn-taking"))
+    main = scores["socrates-oracle"]
+    ref = conditions[0] if conditions else "-"
+    table, notes = metric_table(main, conditions, METRICS)
+    lines = [f"# Experiment `{run_id}`", "", *table]
     lines += [
         "",
-        f"Cells: mean ± half-width of the 95% bootstrap CI over episodes. "
-        f"† p < 0.05, †† p < 0.01 against `{conditions[0] if conditions else '-'}` with "
-        "the same mediator: paired Wilcoxon signed-rank test, episodes matched by "
-        "scenario and replicate. final_consensus and resolved in %; NaN metrics "
-        "(undefined, e.g. timeliness without drops) are left out of the means.",
+        "Cells: mean ± half-width of the 95% CI from a cluster bootstrap that resamples "
+        "scenarios, since replicates of one scenario are not independent (n/a with fewer "
+        f"than two values or a single scenario). Tests against `{ref}` with the same "
+        "mediator pair each episode with the one of the same scenario and replicate (same "
+        "seed), average the pairs per scenario, and run a paired Wilcoxon signed-rank test "
+        "on the scenario means (McNemar on resolved where each scenario has one replicate). "
+        "final_consensus and resolved in %; NaN metrics (undefined, e.g. timeliness without "
+        "drops) are left out of the means, and consensus_gain averages normalised gains "
+        "only.",
+        *(x for n in notes for x in ("", n)),
     ]
-    turns = turn_taking_markdown(grids["turn-taking"], conditions)
-    axes = axis_markdown(grid, conditions)
+    turns = turn_taking_markdown(scores["turn-taking"], conditions)
+    axes = axis_markdown(main, conditions)
     return "\n".join(lines) + "\n" + "".join("\n" + t for t in (turns, axes) if t)
 
 
-def turn_taking_markdown(grid: Grid, conditions: list[str]) -> str:
+def turn_taking_markdown(scores: Scores, conditions: list[str]) -> str:
     """Who held the floor, per condition and mediator: only for motivated turn-taking,
     where the shares are not equal by construction."""
+    grid = scores.values
     if not any("interruptions" in v for cells in grid.values() for v in cells.values()):
         return ""
-    lines = ["## Turn-taking (motivated)", "", *_table(grid, conditions, TURN_TAKING_METRICS)]
+    table, notes = metric_table(scores, conditions, TURN_TAKING_METRICS)
+    lines = ["## Turn-taking (motivated)", "", *table]
     lines += [
         "",
         "speaking_gini: Gini coefficient of the parties' shares of party turns (0 = equal); "
         "quietest_share: the share of the party that spoke least; interruptions: turns "
         "taken from the predicted speaker; spoken_motivation: mean motivation (1-5) of "
-        "the voiced thoughts. Cells and markers as above.",
+        "the voiced thoughts. Cells and tests as above.",
+        *(x for n in notes for x in ("", n)),
     ]
     return "\n".join(lines) + "\n"
 
 
-def _table(grid: Grid, conditions: list[str], metrics: tuple[str, ...]) -> list[str]:
+def _metric(
+    cells: dict[Key, dict[str, float]], metric: str, scale: float = 1.0
+) -> dict[Key, float]:
+    return {k: v.get(metric, math.nan) * scale for k, v in cells.items()}
+
+
+def _cell_text(
+    scores: Scores,
+    cell: tuple[str, str],
+    ref: tuple[str, str] | None,
+    metric: str,
+    marks: Markers,
+    undefined: Undefined,
+) -> str:
+    """Mean ± CI, the marker of its test against `ref`, and its undefined episodes."""
+    cells = scores.values[cell]
+    if all(metric not in v for v in cells.values()):
+        return "-"  # not a metric of this cell (say, consensus gain without a mediator)
+    xs = _metric(cells, metric)
+    shown = _metric(cells, metric, SCALE.get(metric, 1.0))
+    text = estimate_text(estimate(shown), f".{DECIMALS.get(metric, 1)}f")
+    reference = scores.values.get(ref) if ref is not None else None
+    # A partial run's cells miss some pairs: no marker rather than a test on whichever
+    # episodes happened to finish.
+    if reference is not None and text != "-" and set(cells) == set(reference):
+        test = paired_scenario_test(xs, _metric(reference, metric), metric in BINARY)
+        text += marks.mark(test)
+    missing = [scores.reason(cell, k, metric) for k, x in xs.items() if math.isnan(x)]
+    return text + undefined.note(missing)
+
+
+def metric_table(
+    scores: Scores, conditions: list[str], metrics: tuple[str, ...]
+) -> tuple[list[str], list[str]]:
+    """The table's lines, and its footnotes: the markers' adjustment, undefined episodes."""
+    grid = scores.values
     order = {c: i for i, c in enumerate(conditions)}
     keys = sorted(grid, key=lambda k: (k[1] != "none", k[1], order.get(k[0], 99), k[0]))
+    marks, undefined = Markers(), Undefined()
     lines = [
         "| condition | mediator | n | " + " | ".join(metrics) + " |",
         "|---|---|---|" + "---|" * len(metrics),
     ]
     for cond, med in keys:
-        cells = grid[(cond, med)]
-        ref = grid.get((conditions[0], med)) if conditions else None
-        row = [cond, med, str(len(cells))]
-        for m in metrics:
-            xs = [v.get(m, math.nan) * SCALE.get(m, 1.0) for v in cells.values()]
-            est = bootstrap_ci(xs)
-            if math.isnan(est.mean):
-                row.append("-")
-                continue
-            d = DECIMALS.get(m, 1)
-            text = f"{est.mean:.{d}f} ± {(est.high - est.low) / 2:.{d}f}"
-            if ref is not None and cond != conditions[0]:
-                common = sorted(set(cells) & set(ref))
-                test = wilcoxon(
-                    [cells[k].get(m, math.nan) for k in common],
-                    [ref[k].get(m, math.nan) for k in common],
-                )
-                # A partial run's cells miss some pairs: no marker rather than a test on
-                # whichever episodes happened to finish.
-                text += _marker(test.p_value) if set(cells) == set(ref) else ""
-            row.append(text)
+        tested = bool(conditions) and cond != conditions[0]
+        ref = (conditions[0], med) if tested else None
+        row = [cond, med, str(len(grid[(cond, med)]))]
+        row += [_cell_text(scores, (cond, med), ref, m, marks, undefined) for m in metrics]
         lines.append("| " + " | ".join(row) + " |")
-    return lines
+    notes = [marks.footnote(), undefined.footnote()]
+    return marks.resolve(lines), [n for n in notes if n]
 
 
 def axis_of(condition: str) -> str:
@@ -151,45 +224,48 @@ def axis_gains(
     return out
 
 
-def axis_markdown(grid: Grid, conditions: list[str]) -> str:
+def axis_markdown(scores: Scores, conditions: list[str]) -> str:
     """Consensus gain per socio-cognitive axis and condition, as shifts from the first
-    condition (SoCRATES Figure 3), with a paired Wilcoxon test per condition."""
+    condition (SoCRATES Figure 3), each shift tested on scenario means."""
+    grid = scores.values
     mediators = sorted({m for (_, m) in grid if m != "none"})
     if len(conditions) < 2 or not mediators:
         return ""
     ref_name = conditions[0]
+    marks, undefined = Markers(), Undefined()
     lines = [
         f"## Consensus gain by axis (shift from `{ref_name}`, as in SoCRATES Figure 3)",
         "",
         "| axis | condition | mediator | consensus_gain | shift |",
         "|---|---|---|---|---|",
     ]
+    gain = "consensus_gain"
     for med in mediators:
         ref = grid.get((ref_name, med), {})
-        base = bootstrap_ci([v.get("consensus_gain", math.nan) for v in ref.values()])
-        lines.append(f"| (reference) | {ref_name} | {med} | {base.mean:.1f} | - |")
+        base = _cell_text(scores, (ref_name, med), None, gain, marks, undefined)
+        lines.append(f"| (reference) | {ref_name} | {med} | {base} | - |")
         for axis, rows in axis_gains(grid, conditions, med).items():
-            for cond, gain, shift in rows:
+            for cond, _, shift in rows:
                 cells = grid[(cond, med)]
-                est = bootstrap_ci([v.get("consensus_gain", math.nan) for v in cells.values()])
-                common = sorted(set(cells) & set(ref))
-                test = wilcoxon(
-                    [cells[k].get("consensus_gain", math.nan) for k in common],
-                    [ref[k].get("consensus_gain", math.nan) for k in common],
-                )
-                lines.append(
-                    f"| {axis} | {cond} | {med} | {gain:.1f} ± {(est.high - est.low) / 2:.1f} "
-                    f"| {shift:+.1f}{_marker(test.p_value) if set(cells) == set(ref) else ''} |"
-                )
+                text = _cell_text(scores, (cond, med), None, gain, marks, undefined)
+                mark = ""
+                if set(cells) == set(ref):
+                    test = paired_scenario_test(_metric(cells, gain), _metric(ref, gain))
+                    mark = marks.mark(test)
+                lines.append(f"| {axis} | {cond} | {med} | {text} | {shift:+.1f}{mark} |")
             if len(rows) > 1:
                 mean_shift = sum(r[2] for r in rows) / len(rows)
                 lines.append(f"| {axis} | (axis mean) | {med} | | {mean_shift:+.1f} |")
+    lines = marks.resolve(lines)
     lines += [
         "",
-        "Shift: the condition's mean consensus gain minus the reference's, same mediator. "
-        "† p < 0.05, †† p < 0.01: paired Wilcoxon signed-rank test on consensus gain, "
-        "episodes matched by scenario and replicate.",
+        "Shift: the condition's mean consensus gain minus the reference's, same mediator; "
+        "consensus_gain cells as in the first table. Tests: episodes paired by scenario "
+        "and replicate, averaged per scenario, Wilcoxon signed-rank on the scenario means. "
+        + marks.footnote(),
     ]
+    if undefined.footnote():
+        lines += ["", undefined.footnote()]
     return "\n".join(lines) + "\n"
 
 

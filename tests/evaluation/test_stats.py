@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy import stats as scipy_stats
 
 from disputelab.evaluation.stats import (
+    adjust,
     bootstrap_ci,
     chi_squared_levels,
     chi_squared_rates,
     cohens_kappa,
+    holm,
     krippendorff_alpha,
+    mcnemar_test,
     paired_t,
     pearson,
     spearman,
@@ -33,6 +38,12 @@ def test_bootstrap_of_nothing_is_nan_and_of_a_constant_is_a_point() -> None:
     assert (est.mean, est.low, est.high) == (2.0, 2.0, 2.0)
 
 
+def test_one_value_has_a_mean_but_no_interval() -> None:
+    est = bootstrap_ci([7.0, math.nan])
+    assert est.mean == 7.0 and est.n == 1
+    assert math.isnan(est.low) and math.isnan(est.high) and not est.has_interval
+
+
 def test_chi_squared_sees_different_rates_and_not_equal_ones() -> None:
     assert chi_squared_rates([50, 50], [100, 100]).p_value == pytest.approx(1.0)
     # 80/100 vs 20/100: chi2 = 72 on 1 df (hand-computed from the 2x2 table)
@@ -50,6 +61,34 @@ def test_paired_tests_on_a_known_shift() -> None:
     assert t.statistic == pytest.approx(10.826, abs=0.001)
     w = wilcoxon(after, before)
     assert w.p_value < 0.05 and w.test == "Wilcoxon signed-rank"
+
+
+def test_wilcoxon_is_exact_with_tied_and_zero_differences() -> None:
+    # Differences 1, 1, 2 (and a zero, dropped): midranks 1.5, 1.5, 3. Of the 2^3 equally
+    # likely sign patterns, only all-plus (T+ = 6) and all-minus (T+ = 0) are as far from
+    # the centre 3 as the observed T+ = 6: p = 2 / 8. (scipy's default falls back to a
+    # normal approximation as soon as there is a tie.)
+    r = wilcoxon([1.0, 1.0, 2.0, 5.0], [0.0, 0.0, 0.0, 5.0])
+    assert r.p_value == pytest.approx(0.25) and r.statistic == 0.0
+    # Differences 1, 1, -2: T+ = 3 sits on the centre, p = 1.
+    assert wilcoxon([1.0, 1.0, -2.0], [0.0, 0.0, 0.0]).p_value == pytest.approx(1.0)
+
+
+@given(
+    st.lists(
+        st.floats(-100, 100, allow_nan=False).filter(lambda x: abs(x) > 1e-3),
+        min_size=1,
+        max_size=20,
+        unique=True,
+    )
+)
+def test_wilcoxon_without_ties_agrees_with_scipys_exact_test(d: list[float]) -> None:
+    if len({abs(x) for x in d}) < len(d):
+        return  # |x| tied: scipy's exact method does not apply
+    ours = wilcoxon(d, [0.0] * len(d))
+    theirs = scipy_stats.wilcoxon(d, method="exact")
+    assert ours.statistic == pytest.approx(float(theirs.statistic))
+    assert ours.p_value == pytest.approx(float(theirs.pvalue))
 
 
 def test_correlations_and_undefined_cases() -> None:
@@ -103,3 +142,70 @@ def test_the_level_test_is_symmetric_and_its_p_value_a_probability(
     else:
         assert 0.0 <= ab.p_value <= 1.0
         assert ab.p_value == pytest.approx(ba.p_value)
+
+
+# ---- McNemar on paired binary outcomes ------------------------------------------------------
+def _pairs(both: int, only_x: int, only_y: int, neither: int) -> tuple[list[int], list[int]]:
+    xs = [1] * both + [1] * only_x + [0] * only_y + [0] * neither
+    ys = [1] * both + [0] * only_x + [1] * only_y + [0] * neither
+    return xs, ys
+
+
+def test_mcnemar_with_few_discordant_pairs_is_the_exact_binomial_test() -> None:
+    # b = 5, c = 0: all 5 discordant pairs go one way; two-sided exact p = 2 x (1/2)^5.
+    r = mcnemar_test(*_pairs(both=10, only_x=5, only_y=0, neither=10))
+    assert r.p_value == pytest.approx(0.0625)
+    assert r.test == "McNemar (exact)" and r.n == 25
+
+
+def test_mcnemar_with_many_discordant_pairs_is_continuity_corrected_chi_squared() -> None:
+    # b = 30, c = 10: (|30 - 10| - 1)^2 / (30 + 10) = 361 / 40 = 9.025 on 1 df, p = 0.00266
+    r = mcnemar_test(*_pairs(both=3, only_x=30, only_y=10, neither=4))
+    assert r.statistic == pytest.approx(9.025)
+    assert r.p_value == pytest.approx(0.0026631, abs=1e-6)
+    assert r.test == "McNemar (chi-squared, continuity-corrected)"
+
+
+def test_mcnemar_ignores_concordant_pairs_and_nan_and_needs_some_pair() -> None:
+    few = mcnemar_test(*_pairs(both=0, only_x=5, only_y=0, neither=0))
+    xs, ys = _pairs(both=40, only_x=5, only_y=0, neither=40)
+    assert mcnemar_test([*xs, math.nan], [*ys, 1]).p_value == pytest.approx(few.p_value)
+    assert mcnemar_test(*_pairs(both=4, only_x=0, only_y=0, neither=4)).p_value == 1.0
+    assert math.isnan(mcnemar_test([math.nan], [1]).p_value)
+
+
+def test_mcnemar_reads_any_nonzero_value_as_success() -> None:
+    as_percent = mcnemar_test([100.0] * 5 + [0.0], [0.0] * 5 + [0.0])
+    assert as_percent.p_value == pytest.approx(0.0625)
+
+
+# ---- multiple comparisons ---------------------------------------------------------------------
+def test_holm_by_hand() -> None:
+    # Sorted 0.01, 0.03, 0.04 times 3, 2, 1: 0.03, 0.06, 0.04; made monotone: 0.03, 0.06, 0.06.
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+
+
+def test_benjamini_hochberg_by_hand() -> None:
+    # Sorted 0.01, 0.03, 0.04 times 3/1, 3/2, 3/3: 0.03, 0.045, 0.04; the step-up minimum
+    # from the largest down gives 0.03, 0.04, 0.04.
+    assert adjust([0.01, 0.04, 0.03], "fdr_bh") == pytest.approx([0.03, 0.04, 0.04])
+
+
+def test_tests_that_could_not_run_are_not_counted_in_the_family() -> None:
+    adjusted = holm([0.01, math.nan, 0.04, 0.03])
+    assert math.isnan(adjusted[1])
+    assert [adjusted[0], adjusted[2], adjusted[3]] == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([]) == [] and math.isnan(holm([math.nan])[0])
+
+
+def test_an_unknown_adjustment_is_refused() -> None:
+    with pytest.raises(ValueError, match="holm"):
+        adjust([0.01], "bonferonni")
+
+
+@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=30))
+def test_holm_never_lowers_a_p_value_and_keeps_their_order(ps: list[float]) -> None:
+    adjusted = holm(ps)
+    assert all(p <= q + 1e-12 and q <= 1.0 for p, q in zip(ps, adjusted, strict=True))
+    by_raw = [adjusted[i] for i in sorted(range(len(ps)), key=ps.__getitem__)]
+    assert all(a <= b + 1e-12 for a, b in itertools.pairwise(by_raw))
