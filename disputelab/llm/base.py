@@ -73,9 +73,14 @@ class ModelError(Exception):
 class TransientModelError(ModelError):
     """A failure worth retrying: rate limit, server error, timeout, dropped connection."""
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, message: str, retry_after: float | None = None, overload: bool = False
+    ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        # The provider is over its capacity (429, a timeout): fewer calls at once helps,
+        # where it would not help a 500 or a broken body.
+        self.overload = overload
 
 
 class ModelReplyError(ModelError):

@@ -56,6 +56,10 @@ class Profile(BaseModel):
     )
     rpm: float | None = Field(default=None, gt=0)
     json_schema: bool = True
+    adaptive: bool = Field(
+        default=True,
+        description="Halve the calls in flight on a 429 or timeout, then grow them back.",
+    )
     timeout: float | None = Field(
         default=None, gt=0, le=3600, description="Seconds one request may take."
     )
@@ -104,6 +108,7 @@ class Endpoint:
     timeout_s: float = DEFAULT_TIMEOUT_S
     deadline_s: float | None = None
     max_retry_after_s: float = 60.0
+    adaptive: bool = False
 
     def limit(self, run_concurrency: int | None) -> int:
         """Calls in flight: the profile's own limit, else the run's concurrency, so that
@@ -160,7 +165,14 @@ def parse_model(
         )
         prices = Prices(p.input_price_per_m, p.output_price_per_m)
         return Endpoint(
-            backend, prices, p.concurrency, p.rpm, timeout, p.deadline, p.max_retry_after
+            backend,
+            prices,
+            p.concurrency,
+            p.rpm,
+            timeout,
+            p.deadline,
+            p.max_retry_after,
+            adaptive=p.adaptive,
         )
     if spec.startswith("openai:") and len(spec) > len("openai:"):
         model, _, url = spec.removeprefix("openai:").partition("@")
@@ -178,7 +190,7 @@ def parse_model(
             timeout_s=timeout,
             connections=concurrency or DEFAULT_CONCURRENCY,
         )
-        return Endpoint(backend, Prices(), None, None, timeout)
+        return Endpoint(backend, Prices(), None, None, timeout, adaptive=True)
     known = ", ".join(sorted(profiles)) or "none defined"
     raise ModelConfigError(
         f"unknown model {shown!r}; use rule, local, openai:MODEL, openai:MODEL@URL or a "
@@ -237,7 +249,7 @@ class ModelHub:
             ep = parse_model(spec, self.profiles, self.timeout_s, self.concurrency)
             self._backends.append(ep.backend)
             stack: ChatModel = Retrying(
-                Limited(ep.backend, ep.limit(self.concurrency), ep.rpm),
+                Limited(ep.backend, ep.limit(self.concurrency), ep.rpm, ep.adaptive),
                 max_retry_after_s=ep.max_retry_after_s,
                 deadline_s=ep.call_deadline_s,
             )

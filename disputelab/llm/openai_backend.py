@@ -71,7 +71,7 @@ def server_reason(exc: openai.APIStatusError) -> str:
 def _status_error(name: str, exc: openai.APIStatusError) -> Exception:
     """The model-layer error for an HTTP error status: transient ones are retried."""
     if exc.status_code == 429:
-        return TransientModelError(f"{name}: rate limited (429)", _retry_after(exc))
+        return TransientModelError(f"{name}: rate limited (429)", _retry_after(exc), overload=True)
     if exc.status_code >= 500 or exc.status_code in (408, 409):
         return TransientModelError(
             f"{name}: server error {exc.status_code}: {server_reason(exc)}", _retry_after(exc)
@@ -210,7 +210,7 @@ class OpenAICompatible:
             raise _status_error(self.name, exc) from None
         except openai.APITimeoutError:
             raise TransientModelError(
-                f"{self.name}: no reply within the {self.timeout_s:g} s timeout"
+                f"{self.name}: no reply within the {self.timeout_s:g} s timeout", overload=True
             ) from None
         except openai.APIConnectionError as exc:
             raise TransientModelError(f"{self.name}: {_connection_problem(exc)}") from None

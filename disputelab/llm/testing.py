@@ -51,7 +51,12 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 class FakeOpenAI:
-    def __init__(self, default: Responder | None = None, keep_alive: bool = True) -> None:
+    def __init__(
+        self,
+        default: Responder | None = None,
+        keep_alive: bool = True,
+        hidden_limit: int | None = None,
+    ) -> None:
         self.queue: deque[Scripted] = deque()
         self.default = default or (lambda body: Scripted(content='{"utterance": "fine"}'))
         self.requests: list[dict[str, Any]] = []
@@ -59,6 +64,9 @@ class FakeOpenAI:
         self.in_flight = 0
         self.max_in_flight = 0
         self.connections: set[tuple[str, int]] = set()  # client (host, port) pairs seen
+        # A provider's undisclosed capacity: past it, a request is refused with a 429.
+        self.hidden_limit = hidden_limit
+        self.refused = 0
         self.start_times: list[float] = []
         self.lock = threading.Lock()
         server = self
@@ -82,7 +90,14 @@ class FakeOpenAI:
                     server.start_times.append(time.monotonic())
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
-                    reply = server.queue.popleft() if server.queue else server.default(body)
+                    over = server.hidden_limit is not None and (
+                        server.in_flight > server.hidden_limit
+                    )
+                    if over:
+                        server.refused += 1
+                        reply = Scripted(status=429, headers={"retry-after": "0.05"})
+                    else:
+                        reply = server.queue.popleft() if server.queue else server.default(body)
                 try:
                     if reply.delay_s:
                         time.sleep(reply.delay_s)
@@ -150,8 +165,10 @@ class FakeOpenAI:
 
 
 @contextmanager
-def fake_openai(default: Responder | None = None, keep_alive: bool = True) -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI(default, keep_alive)
+def fake_openai(
+    default: Responder | None = None, keep_alive: bool = True, hidden_limit: int | None = None
+) -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI(default, keep_alive, hidden_limit)
     server.thread.start()
     try:
         yield server

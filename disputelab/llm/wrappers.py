@@ -17,13 +17,39 @@ from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, TransientM
 Sleep = Callable[[float], Awaitable[None]]
 
 
-class Limited:
-    """At most `concurrency` calls in flight and `rpm` call starts per minute."""
+# How far an overload cuts the adaptive limit. TCP Reno halves; CUBIC keeps 0.7, which
+# measured here (benchmarks/bench_adaptive_limit.py) loses less throughput in the sawtooth
+# below a provider's hidden limit for about as few refusals.
+BACKOFF = 0.7
 
-    def __init__(self, inner: ChatModel, concurrency: int = 8, rpm: float | None = None) -> None:
+
+class Limited:
+    """At most `concurrency` calls in flight and `rpm` call starts per minute.
+
+    `adaptive` makes the in-flight limit find the provider's own: it is cut to 0.7 of
+    itself on a sign of overload (a 429, a timeout) and grows by one call per limit's
+    worth of successes, about one per round trip (additive increase, multiplicative
+    decrease), between 1 and `concurrency`. Calls sent under the same limit that fail
+    together report one overload, so it is cut once for them (a call counts only if it
+    was admitted after the last cut, as TCP cuts once per window). A run then stays near
+    a provider's hidden limit without hand tuning.
+    """
+
+    def __init__(
+        self,
+        inner: ChatModel,
+        concurrency: int = 8,
+        rpm: float | None = None,
+        adaptive: bool = False,
+    ) -> None:
         self.inner = inner
         self.name = inner.name
-        self.semaphore = asyncio.Semaphore(concurrency)
+        self.ceiling = concurrency
+        self.limit = float(concurrency)
+        self.adaptive = adaptive
+        self.in_flight = 0
+        self.cuts = 0  # how many times the limit was cut; calls note it on admission
+        self.slots = asyncio.Condition()
         self.interval = 60.0 / rpm if rpm else 0.0
         self.next_start = 0.0
         self.lock = asyncio.Lock()
@@ -38,10 +64,34 @@ class Limited:
         if wait > 0:
             await asyncio.sleep(wait)
 
+    def on_overload(self, admitted_after: int) -> None:
+        """Cut the limit, unless a call admitted under an earlier limit reports it."""
+        if admitted_after == self.cuts:
+            self.limit = max(1.0, self.limit * BACKOFF)
+            self.cuts += 1
+
+    def on_success(self) -> None:
+        self.limit = min(float(self.ceiling), self.limit + 1 / self.limit)
+
     async def complete(self, request: ChatRequest) -> ChatResponse:
-        async with self.semaphore:
+        async with self.slots:
+            await self.slots.wait_for(lambda: self.in_flight < max(1, int(self.limit)))
+            self.in_flight += 1
+            admitted_after = self.cuts
+        try:
             await self._pace()
-            return await self.inner.complete(request)
+            response = await self.inner.complete(request)
+        except TransientModelError as exc:
+            if self.adaptive and exc.overload:
+                self.on_overload(admitted_after)
+            raise
+        finally:
+            async with self.slots:
+                self.in_flight -= 1
+                self.slots.notify_all()
+        if self.adaptive:
+            self.on_success()
+        return response
 
 
 class Retrying:
