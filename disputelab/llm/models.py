@@ -29,6 +29,7 @@ from disputelab.llm.wrappers import (
     Retrying,
 )
 from disputelab.redact import redact, split_userinfo
+from disputelab.scenario.inputs import UserFileError, read_user_file
 
 CONFIG_NAME = "disputelab.toml"
 
@@ -77,8 +78,11 @@ def load_profiles(path: Path | None = None) -> dict[str, Profile]:
     if not p.exists():
         return {}
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        # The safe reader: a regular file of modest size, never a device or a FIFO.
+        data = tomllib.loads(read_user_file(p, what="a TOML file of model profiles"))
+    except UserFileError as exc:
+        raise ModelConfigError(f"{p}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
         raise ModelConfigError(f"{p}: cannot read: {exc}") from None
     out: dict[str, Profile] = {}
     for name, body in (data.get("models") or {}).items():

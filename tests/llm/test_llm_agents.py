@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -223,3 +224,13 @@ def test_an_unknown_model_name_is_a_one_line_error() -> None:
     result = CliRunner().invoke(app, ["run", "tenancy", "--model", "gpt-9"])
     assert result.exit_code == 2
     assert "unknown model 'gpt-9'; use rule, local, openai:MODEL" in " ".join(result.output.split())
+
+
+def test_a_profiles_file_that_is_not_a_regular_file_is_one_line_not_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "disputelab.toml")  # reading it would wait for a writer forever
+    result = CliRunner().invoke(app, ["run", "tenancy", "--model", "somewhere"])
+    assert result.exit_code == 2
+    assert "is a FIFO (named pipe), not a regular file" in " ".join(result.output.split())
