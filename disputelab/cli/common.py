@@ -68,11 +68,15 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
+def _line(where: str, text: str) -> str:
+    """`WHERE: TEXT` for one message line, each part clipped."""
+    return clip(f"{clip(where, MAX_LINE_CHARS // 2)}: {text}", MAX_LINE_CHARS)
+
+
 def print_problem(where: str, text: str) -> None:
     """One `error: WHERE: TEXT` line (the first line of `text`)."""
     first = text.splitlines()[0] if text else ""
-    line = clip(f"{clip(where, MAX_LINE_CHARS // 2)}: {first}", MAX_LINE_CHARS)
-    err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
+    err.print(f"[bold red]error:[/] {escape(_line(where, first))}", highlight=False, soft_wrap=True)
 
 
 def print_problems(where: str, problems: Iterable[str]) -> None:
@@ -100,8 +104,9 @@ def fail_scenario(exc: ScenarioError) -> NoReturn:
 def warn(where: str, text: str) -> None:
     """One `warning: WHERE: TEXT` line (a text of several lines is joined into one)."""
     joined = " ".join(text.splitlines())
-    line = clip(f"{clip(where, MAX_LINE_CHARS // 2)}: {joined}", MAX_LINE_CHARS)
-    err.print(f"[yellow]warning:[/] {escape(line)}", highlight=False, soft_wrap=True)
+    err.print(
+        f"[yellow]warning:[/] {escape(_line(where, joined))}", highlight=False, soft_wrap=True
+    )
 
 
 def library() -> Path:

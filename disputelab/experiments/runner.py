@@ -209,7 +209,7 @@ class _Grid:
         self.twins: dict[str, list[PlannedEpisode]] = {}
         self.leases = Leases(store.db)
         self.waiting: list[PlannedEpisode] = []  # held by another process when we came
-        self.seen_busy: set[str] = set()
+        self.held_elsewhere: set[str] = set()  # episodes found claimed by another process
         self.played: dict[str, Episode] = {}  # finished here and not yet fully scored
         self.poll_s = 0.5
         for ep in episodes:
@@ -233,15 +233,9 @@ class _Grid:
         running: set[str] = set()
         stopped = stop or threading.Event()
         renewer = asyncio.ensure_future(self._renew_leases())
+        pending = longest_first(self.episodes)
         try:
-            tasks = [
-                asyncio.ensure_future(self.run_one(ep, gate, summary, progress, running, stopped))
-                for ep in longest_first(self.episodes)
-            ]
-            await self._gather(tasks, summary, running, stop)
-            while self.waiting and not stopped.is_set() and not summary.interrupted:
-                await asyncio.sleep(self.poll_s)
-                pending, self.waiting = self.waiting, []
+            while True:
                 tasks = [
                     asyncio.ensure_future(
                         self.run_one(ep, gate, summary, progress, running, stopped)
@@ -249,9 +243,14 @@ class _Grid:
                     for ep in pending
                 ]
                 await self._gather(tasks, summary, running, stop)
+                pending, self.waiting = self.waiting, []
+                if not pending or stopped.is_set() or summary.interrupted:
+                    break
+                await asyncio.sleep(self.poll_s)  # until the other process lets go
         finally:
             renewer.cancel()
             self.leases.release_all()  # abandoned episodes are free for the next process
+            summary.waited = len(self.held_elsewhere)
 
     @staticmethod
     async def _gather(
@@ -333,9 +332,7 @@ class _Grid:
         if claim is Claim.MINE:
             return True
         if claim is Claim.BUSY:
-            if ep.episode_id not in self.seen_busy:
-                summary.waited += 1
-                self.seen_busy.add(ep.episode_id)
+            self.held_elsewhere.add(ep.episode_id)
             self.waiting.append(ep)
             return False
         summary.elsewhere += 1

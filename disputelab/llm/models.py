@@ -18,7 +18,11 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from disputelab.llm.base import ChatModel
-from disputelab.llm.openai_defaults import DEFAULT_TIMEOUT_S
+from disputelab.llm.openai_defaults import (
+    DEFAULT_MAX_RETRY_AFTER_S,
+    DEFAULT_TIMEOUT_S,
+    calls_in_flight,
+)
 from disputelab.llm.wrappers import (
     Cached,
     Ledger,
@@ -59,7 +63,7 @@ class Profile(BaseModel):
     json_schema: bool = True
     adaptive: bool = Field(
         default=True,
-        description="Halve the calls in flight on a 429 or timeout, then grow them back.",
+        description="Cut the calls in flight on a 429 or timeout, then grow them back.",
     )
     timeout: float | None = Field(
         default=None, gt=0, le=3600, description="Seconds one request may take."
@@ -68,7 +72,9 @@ class Profile(BaseModel):
         default=None, gt=0, description="Seconds one call may take, retries included."
     )
     max_retry_after: float = Field(
-        default=60.0, ge=0, description="Longest Retry-After wait honoured, in seconds."
+        default=DEFAULT_MAX_RETRY_AFTER_S,
+        ge=0,
+        description="Longest Retry-After wait honoured, in seconds.",
     )
 
 
@@ -100,9 +106,6 @@ def load_profiles(path: Path | None = None) -> dict[str, Profile]:
     return out
 
 
-DEFAULT_CONCURRENCY = 8  # calls in flight per endpoint when nothing else says
-
-
 @dataclass
 class Endpoint:
     backend: ChatModel
@@ -111,13 +114,13 @@ class Endpoint:
     rpm: float | None
     timeout_s: float = DEFAULT_TIMEOUT_S
     deadline_s: float | None = None
-    max_retry_after_s: float = 60.0
+    max_retry_after_s: float = DEFAULT_MAX_RETRY_AFTER_S
     adaptive: bool = False
 
     def limit(self, run_concurrency: int | None) -> int:
         """Calls in flight: the profile's own limit, else the run's concurrency, so that
         `concurrency: 64` in a spec reaches the endpoint."""
-        return self.concurrency or run_concurrency or DEFAULT_CONCURRENCY
+        return calls_in_flight(self.concurrency, run_concurrency)
 
     def caps(self, run_concurrency: int | None) -> bool:
         """Whether a profile's limit holds the run below its own concurrency."""
@@ -165,7 +168,7 @@ def parse_model(
             key_env,
             timeout_s=timeout,
             json_schema=p.json_schema,
-            connections=p.concurrency or concurrency or DEFAULT_CONCURRENCY,
+            connections=calls_in_flight(p.concurrency, concurrency),
         )
         prices = Prices(p.input_price_per_m, p.output_price_per_m)
         return Endpoint(
@@ -192,7 +195,7 @@ def parse_model(
             url or None,
             "OPENAI_API_KEY",
             timeout_s=timeout,
-            connections=concurrency or DEFAULT_CONCURRENCY,
+            connections=calls_in_flight(None, concurrency),
         )
         return Endpoint(backend, Prices(), None, None, timeout, adaptive=True)
     known = ", ".join(sorted(profiles)) or "none defined"

@@ -22,7 +22,7 @@ from disputelab.llm.base import (
     ModelError,
     TransientModelError,
 )
-from disputelab.llm.openai_defaults import DEFAULT_TIMEOUT_S
+from disputelab.llm.openai_defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 from disputelab.redact import redact, redact_url, split_userinfo
 
 
@@ -126,7 +126,7 @@ class OpenAICompatible:
         api_key_env: str | None = "OPENAI_API_KEY",
         timeout_s: float = DEFAULT_TIMEOUT_S,
         json_schema: bool = True,
-        connections: int = 8,
+        connections: int = DEFAULT_CONCURRENCY,
     ) -> None:
         self.model = model
         url, userinfo = split_userinfo(base_url) if base_url else (None, None)

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, TransientModelError
+from disputelab.llm.openai_defaults import DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRY_AFTER_S
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -38,7 +39,7 @@ class Limited:
     def __init__(
         self,
         inner: ChatModel,
-        concurrency: int = 8,
+        concurrency: int = DEFAULT_CONCURRENCY,
         rpm: float | None = None,
         adaptive: bool = False,
     ) -> None:
@@ -110,7 +111,7 @@ class Retrying:
         attempts: int = 6,
         base_s: float = 0.5,
         cap_s: float = 30.0,
-        max_retry_after_s: float = 60.0,
+        max_retry_after_s: float = DEFAULT_MAX_RETRY_AFTER_S,
         deadline_s: float | None = None,
         sleep: Sleep = asyncio.sleep,
         rng: random.Random | None = None,
