@@ -1,45 +1,47 @@
-"""Direction tests over many seeds: the rule world moves the way negotiation research says."""
+"""What the strategy personas and the rule mediator do to an episode, as machinery.
+
+No test here asserts a paper's direction (that competing parties settle less, or that a
+mediator raises consensus): with rule agents such a result follows from their parameter
+tables, so pinning it would pin the parameters, not test the code (issue 14). These tests
+check that the settings reach the agents and change what they do, and that the metric
+the mediator is judged by is computed for every pair.
+"""
 
 from __future__ import annotations
 
-import statistics
+import math
 
-from disputelab.episode import Status
 from disputelab.evaluation.metrics import consensus_gain
 from disputelab.evaluation.socrates import oracle_trajectory
 from tests.helpers import play, scenario, with_personas
 
 SCENARIOS = ["tenancy", "workplace", "community-centre"]
-SEEDS = range(50)
+SEEDS = range(10)
 
 
-def _outcomes(strategy: str) -> tuple[float, float]:
-    resolved, finals = [], []
+def _transcript(sid: str, strategy: str, seed: int) -> list[tuple[str, str]]:
+    s = with_personas(scenario(sid), strategy)  # type: ignore[arg-type]
+    assert all(p.persona.strategy == strategy for p in s.parties)
+    return [(t.speaker, t.text) for t in play(s, "none", seed).turns]
+
+
+def test_a_strategy_persona_changes_what_the_parties_do_from_the_same_seed() -> None:
     for sid in SCENARIOS:
-        s = with_personas(scenario(sid), strategy)  # type: ignore[arg-type]
-        for seed in SEEDS:
-            ep = play(s, "none", seed)
-            assert ep.outcome is not None
-            resolved.append(ep.outcome.status is Status.RESOLVED)
-            traj = oracle_trajectory(ep)
-            assert traj is not None
-            finals.append(traj[-1])
-    return statistics.mean(resolved), statistics.mean(finals)
+        changed = [
+            _transcript(sid, "competing", seed) != _transcript(sid, "accommodating", seed)
+            for seed in SEEDS
+        ]
+        assert any(changed), sid
 
 
-def test_all_competing_parties_resolve_less_and_agree_less_than_all_accommodating() -> None:
-    comp_rate, comp_final = _outcomes("competing")
-    acc_rate, acc_final = _outcomes("accommodating")
-    assert comp_rate < acc_rate
-    assert comp_final < acc_final
-
-
-def test_the_rule_mediators_mean_consensus_gain_is_positive() -> None:
-    gains = []
+def test_the_rule_mediator_intervenes_and_its_gain_is_defined_against_its_twin() -> None:
     for sid in SCENARIOS:
         for seed in SEEDS:
-            med = oracle_trajectory(play(scenario(sid), "rule", seed))
-            base = oracle_trajectory(play(scenario(sid), "none", seed))
+            mediated = play(scenario(sid), "rule", seed)
+            twin = play(scenario(sid), "none", seed)
+            assert mediated.intervention_positions(), (sid, seed)
+            assert not twin.intervention_positions()
+            med, base = oracle_trajectory(mediated), oracle_trajectory(twin)
             assert med is not None and base is not None
-            gains.append(consensus_gain(med[-1], base[-1]).value)
-    assert statistics.mean(gains) > 0
+            gain = consensus_gain(med[-1], base[-1])
+            assert math.isnan(gain.value) or -100 <= gain.value <= 100, gain.explanation

@@ -1,10 +1,11 @@
-"""Directions AgentMediation reports, reproduced by rule agents on the 308 real cases.
+"""The AgentMediation conditions on the 308 real cases, as machinery.
 
-- competing@all settles less often and carries more litigation risk than compromising@all;
-- collaborating@all reaches at least the consensus of collaborating@one (the paper's
-  group-polarisation direction);
-- a mediator that cites its retrieved legal bases recalls more of the gold bases the more
-  it is given: ek-top10 >= ek-top3 >= none.
+No test here asserts a paper's direction (that competing settles less, that more
+retrieved bases raise recall): with rule agents those follow from their parameters and
+from a mediator that cites whatever it is given, so pinning them would pin assumptions
+(issue 14). These tests check that every case imports and plays, that the strategy
+condition reaches the parties it names, and that the expertise condition hands the
+mediator the retrieved bases it claims to.
 
 The cases come from ../shared/datasets (never copied into the project); the tests skip
 with the reason when it is absent.
@@ -13,6 +14,7 @@ with the reason when it is absent.
 from __future__ import annotations
 
 import asyncio
+import math
 import statistics
 from functools import cache
 from pathlib import Path
@@ -21,7 +23,7 @@ import pytest
 
 from disputelab.agents.registry import STAGED_MEDIATOR, build_agent, build_parties
 from disputelab.episode import Episode
-from disputelab.evaluation.agentmediation import score_staged
+from disputelab.evaluation.agentmediation import proposals, score_staged
 from disputelab.legal.expertise import build_index, retrieve_for
 from disputelab.protocols.play import play
 from disputelab.scenario.conditions import apply_condition
@@ -61,35 +63,41 @@ def test_all_308_cases_import() -> None:
     assert len(cases()) == 308
 
 
-def test_competing_at_all_settles_less_and_risks_litigation_more_than_compromising() -> None:
-    competing = condition_means("strategy:competing@all")
-    compromising = condition_means("strategy:compromising@all")
-    print(f"competing@all {competing}\ncompromising@all {compromising}")
-    assert competing["success"] < compromising["success"]
-    assert competing["litigation_risk"] > compromising["litigation_risk"]
+@pytest.mark.parametrize("mode", ["competing", "compromising", "collaborating"])
+def test_the_strategy_condition_reaches_all_parties_or_exactly_one(mode: str) -> None:
+    for s in cases():
+        every = apply_condition(s, f"strategy:{mode}@all")
+        one = apply_condition(s, f"strategy:{mode}@one")
+        assert all(p.persona.strategy == mode for p in every.parties), s.id
+        changed = [p for p, q in zip(one.parties, s.parties, strict=True) if p.persona != q.persona]
+        assert len(changed) <= 1 and all(p.persona.strategy == mode for p in changed), s.id
 
 
-def test_collaborating_at_all_reaches_at_least_the_consensus_of_collaborating_at_one() -> None:
-    every = condition_means("strategy:collaborating@all")
-    one = condition_means("strategy:collaborating@one")
-    print(f"collaborating@all {every}\ncollaborating@one {one}")
-    assert every["consensus"] >= one["consensus"]
+def test_every_case_plays_and_is_scored_under_a_strategy_condition() -> None:
+    means = condition_means("strategy:competing@all")
+    for metric in ("success", "litigation_risk", "consensus"):
+        assert not math.isnan(means[metric]), metric
 
 
-def test_retrieved_bases_raise_the_mediators_legal_basis_recall() -> None:
+def test_the_expertise_condition_hands_the_mediator_the_top_k_bases_it_retrieved() -> None:
+    """The rule mediator cites what the case itself names plus every basis it was handed,
+    so the condition's only effect on its citations is the retrieved list."""
     index = build_index(None, cases())
-
-    async def recall(level: str) -> float:
-        values = []
-        for s in cases():
+    levels = (("expertise:none", 0), ("expertise:ek-top3", 3), ("expertise:ek-top10", 10))
+    for s in cases()[:40]:
+        retrieved, cited = {}, {}
+        for level, k in levels:
             sc = apply_condition(s, level)
-            values.append((await _staged(sc, retrieve_for(index, sc)))["legal_basis_recall"])
-        return statistics.fmean(values)
-
-    got = {
-        lv: asyncio.run(recall(lv))
-        for lv in ("expertise:none", "expertise:ek-top3", "expertise:ek-top10")
-    }
-    print(f"mean legal-basis recall of the rule mediator over 308 cases: {got}")
-    assert got["expertise:ek-top10"] >= got["expertise:ek-top3"] >= got["expertise:none"]
-    assert got["expertise:ek-top10"] > got["expertise:none"]
+            retrieved[level] = retrieve_for(index, sc)
+            assert len(retrieved[level]) <= k, (s.id, level)
+            ep = Episode(sc.id, "staged", 0, {})
+            mediator = build_agent(STAGED_MEDIATOR, "rule", sc, retrieved=retrieved[level])
+            parties = build_parties(sc, "rule", 0)
+            asyncio.run(play("staged", sc, parties, {"mediator": mediator}, None, ep))
+            cited[level] = {b for m in proposals(ep) for b in m.bases}
+        assert retrieved["expertise:none"] == ()
+        for level, _ in levels[1:]:
+            assert cited[level] == cited["expertise:none"] | set(retrieved[level]), (s.id, level)
+        # A deeper retrieval extends a shallower one: top-3 is the head of top-10.
+        top3 = retrieved["expertise:ek-top3"]
+        assert retrieved["expertise:ek-top10"][: len(top3)] == top3, s.id
