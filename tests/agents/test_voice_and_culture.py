@@ -45,18 +45,18 @@ def test_power_distance_raises_deference_to_a_mediator() -> None:
     assert 0 < low < high <= 1
 
 
-def test_a_high_uncertainty_avoidance_table_reaches_less_consensus_in_a_short_budget() -> None:
-    def final(culture: CultureProfile) -> float:
-        total = 0.0
-        for seed in range(10):
-            s = scenario("workplace")
-            for p in s.parties:
-                p.persona.culture = culture
-            ep = play(s, "none", seed, budget=30)
-            assert ep.turns[-1].consensus is not None
-            total += sum(ep.turns[-1].consensus.values()) / len(ep.turns[-1].consensus)
-        return total
+def test_uncertainty_avoidance_reaches_the_concession_curve_and_changes_the_episode() -> None:
+    """Machinery, not a finding: the score moves the concession exponent (the midpoint
+    leaves it alone) and so what the parties do from the same seed. Whether that means
+    less consensus is the parameter table's assumption, which no test pins (issue 14)."""
+    high, low = CultureProfile(uncertainty_avoidance=95), CultureProfile(uncertainty_avoidance=10)
+    assert culture_beta_factor(CultureProfile()) == 1.0
+    assert culture_beta_factor(high) != culture_beta_factor(low)
 
-    assert final(CultureProfile(uncertainty_avoidance=95)) <= final(
-        CultureProfile(uncertainty_avoidance=10)
-    )
+    def transcript(culture: CultureProfile, seed: int) -> list[str]:
+        s = scenario("workplace")
+        for p in s.parties:
+            p.persona.culture = culture
+        return [t.text for t in play(s, "none", seed, budget=30).turns]
+
+    assert any(transcript(high, seed) != transcript(low, seed) for seed in range(10))
