@@ -77,6 +77,10 @@ class Action:
     thought: str = ""
     tone: Tone = "neutral"
     verdict: Verdict | None = None  # only on closure turns of the staged protocol
+    # Amounts proposed for the scenario's numeric terms (term id -> value), and the
+    # written clauses of a proposal, for price and settlement negotiations.
+    offer: dict[str, float] = field(default_factory=dict)
+    clauses: tuple[str, ...] = ()
 
     def package(self) -> dict[str, str | None]:
         return {t: s.option for t, s in self.stances.items()}
@@ -91,6 +95,10 @@ class Action:
         }
         if self.verdict is not None:
             out["verdict"] = self.verdict.to_dict()
+        if self.offer:
+            out["offer"] = self.offer
+        if self.clauses:
+            out["clauses"] = list(self.clauses)
         return out
 
     @staticmethod
@@ -102,6 +110,8 @@ class Action:
             thought=d.get("thought", ""),
             tone=d.get("tone", "neutral"),
             verdict=Verdict.from_dict(d["verdict"]) if d.get("verdict") else None,
+            offer={k: float(v) for k, v in (d.get("offer") or {}).items()},
+            clauses=tuple(d.get("clauses") or ()),
         )
 
 
@@ -119,6 +129,7 @@ class Intervention:
     thought: str = ""
     points: str = ""
     bases: tuple[str, ...] = ()
+    offer: dict[str, float] = field(default_factory=dict)  # amounts for numeric terms
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -129,6 +140,8 @@ class Intervention:
         if self.points or self.bases:
             out["points"] = self.points
             out["bases"] = list(self.bases)
+        if self.offer:
+            out["offer"] = self.offer
         return out
 
     @staticmethod
@@ -139,6 +152,7 @@ class Intervention:
             d.get("thought", ""),
             d.get("points", ""),
             tuple(d.get("bases") or ()),
+            {k: float(v) for k, v in (d.get("offer") or {}).items()},
         )
 
 
@@ -313,13 +327,19 @@ class Outcome:
     status: Status
     stop_reason: str
     agreement: dict[str, str | None] = field(default_factory=dict)
+    # The agreed value of each numeric term (a price, a settlement amount); a term the
+    # parties settled without a readable amount is absent, never a guessed value.
+    amounts: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "status": self.status.value,
             "stop_reason": self.stop_reason,
             "agreement": self.agreement,
         }
+        if self.amounts:
+            out["amounts"] = self.amounts
+        return out
 
 
 @dataclass(slots=True)

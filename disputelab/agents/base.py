@@ -78,10 +78,12 @@ class PublicTurn(NamedTuple):
     signal: Signal | None = None
     tone: Tone = "neutral"
     proposal: Mapping[str, str] = MappingProxyType({})
+    offer: Mapping[str, float] = MappingProxyType({})  # amounts named for numeric terms
 
     @staticmethod
     def of(turn: Turn) -> PublicTurn:
         a, m = turn.action, turn.intervention
+        offer = a.offer if a is not None else m.offer if m is not None else None
         return PublicTurn(
             turn_index=turn.index,
             party_turn=turn.party_turn,
@@ -92,6 +94,7 @@ class PublicTurn(NamedTuple):
             signal=a.signal if a else None,
             tone=a.tone if a else "neutral",
             proposal=MappingProxyType(m.proposal) if m else MappingProxyType({}),
+            offer=MappingProxyType(offer) if offer else MappingProxyType({}),
         )
 
 

@@ -245,6 +245,11 @@ class NumericTerm(_Strict):
     unit: str = ""
     targets: dict[str, float] = Field(default_factory=dict)
     reservations: dict[str, float] = Field(default_factory=dict)
+    reference: float | None = Field(
+        default=None,
+        description="A known outcome to score against, hidden from every agent: the amount "
+        "a court awarded, for a settlement's Acc@tau; None when there is none.",
+    )
 
 
 class Scenario(_Strict):
@@ -294,8 +299,10 @@ def _cross_field_problems(s: Scenario) -> list[tuple[str, str]]:
     problems: list[tuple[str, str]] = []
     if len(s.parties) < 2:
         problems.append(("parties", f"has {len(s.parties)} party, a dispute needs at least 2"))
-    if not s.topics:
-        problems.append(("topics", "is empty; add at least one topic with its options"))
+    if not s.topics and not s.terms:
+        problems.append(
+            ("topics", "is empty; add at least one topic with its options, or a numeric term")
+        )
     for field, ids in (
         ("parties", [p.id for p in s.parties]),
         ("topics", [t.id for t in s.topics]),
@@ -329,7 +336,7 @@ def _weight_problems(base: str, party: Party, topics: dict[str, Topic]) -> list[
     if bad:
         out.append((f"{base}.weights", f"must be positive integers, not for {_listing(bad)}"))
     total = sum(party.weights.values())
-    if total != 100:
+    if total != 100 and (topics or party.weights):  # a price-only case has no topic weights
         out.append((f"{base}.weights", f"sum is {total}, must be 100"))
     unknown = sorted(set(party.weights) - set(topics))
     if unknown:

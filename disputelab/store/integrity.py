@@ -32,7 +32,7 @@ Row = dict[str, Any]
 # does not parse is as lost as a page that does not read.
 _JSON_COLUMNS = {
     "runs": ("config",),
-    "episodes": ("scenario", "agents", "agreement", "initial_consensus"),
+    "episodes": ("scenario", "agents", "agreement", "amounts", "initial_consensus"),
     "turns": ("action", "intervention", "consensus", "usage", "delivered", "turn_taking"),
     "scores": ("detail",),
     "usage": (),

@@ -40,7 +40,7 @@ from disputelab.store.tx import immediate
 __all__ = ["DB_NAME", "DamagedStoreError", "EpisodeRecord", "Store", "StoreError", "StoredScore"]
 
 DB_NAME = "disputelab.sqlite"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -67,6 +67,7 @@ CREATE TABLE IF NOT EXISTS episodes (
     status TEXT NOT NULL,
     stop_reason TEXT NOT NULL DEFAULT '',
     agreement TEXT NOT NULL DEFAULT '{}',
+    amounts TEXT,
     initial_consensus TEXT,
     error TEXT NOT NULL DEFAULT '',
     started_at REAL NOT NULL,
@@ -252,6 +253,9 @@ class Store:
             self.db.execute("ALTER TABLE turns ADD COLUMN delivered TEXT")
         if "turn_taking" not in columns:  # version 3 seated parties in a fixed cycle only
             self.db.execute("ALTER TABLE turns ADD COLUMN turn_taking TEXT")
+        episode_columns = {row[1] for row in self.db.execute("PRAGMA table_info(episodes)")}
+        if "amounts" not in episode_columns:  # version 4 negotiated no numeric terms
+            self.db.execute("ALTER TABLE episodes ADD COLUMN amounts TEXT")
         run_columns = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
         if "planned" not in run_columns:  # version 2 did not record an experiment's plan
             self.db.execute("ALTER TABLE runs ADD COLUMN planned INTEGER")
@@ -376,12 +380,13 @@ class Store:
         o = episode.outcome
         with self._tx() as db:
             db.execute(
-                "UPDATE episodes SET status=?, stop_reason=?, agreement=?, initial_consensus=?,"
-                " finished_at=?, wall_time_s=?, error='' WHERE episode_id=?",
+                "UPDATE episodes SET status=?, stop_reason=?, agreement=?, amounts=?,"
+                " initial_consensus=?, finished_at=?, wall_time_s=?, error='' WHERE episode_id=?",
                 (
                     o.status.value,
                     o.stop_reason,
                     json.dumps(o.agreement),
+                    _j(o.amounts or None),
                     _j(episode.initial_consensus),
                     time.time(),
                     episode.wall_time_s,
@@ -545,7 +550,7 @@ class Store:
         row = self.db.execute(
             "SELECT run_id, arm, scenario_id, scenario, condition, protocol, agents, seed,"
             " matched_episode_id, status, stop_reason, agreement, initial_consensus, error,"
-            " wall_time_s FROM episodes WHERE episode_id=?",
+            " wall_time_s, amounts FROM episodes WHERE episode_id=?",
             (episode_id,),
         ).fetchone()
         if row is None:
@@ -566,13 +571,16 @@ class Store:
             initial,
             error,
             wall,
+            amounts,
         ) = row
         ep = Episode(scenario_id, protocol, seed, json.loads(agents), condition)
         ep.initial_consensus = json.loads(initial) if initial else None
         ep.wall_time_s = wall or 0.0
         st = Status(status)
         if st not in (Status.INCOMPLETE, Status.FAILED):
-            ep.outcome = Outcome(st, stop_reason, json.loads(agreement))
+            ep.outcome = Outcome(
+                st, stop_reason, json.loads(agreement), json.loads(amounts) if amounts else {}
+            )
         for t in self.db.execute(
             "SELECT idx, party_turn, speaker, role, text, action, intervention, consensus,"
             " latency_s, usage, stage, delivered, turn_taking FROM turns WHERE episode_id=?"

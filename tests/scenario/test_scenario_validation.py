@@ -107,14 +107,48 @@ def test_a_dispute_needs_at_least_two_parties(tmp_path: Path) -> None:
     _assert_rejected(_write(tmp_path, d), "parties: has 1 party, a dispute needs at least 2")
 
 
-def test_a_scenario_needs_topics(tmp_path: Path) -> None:
+def test_a_scenario_needs_topics_or_numeric_terms(tmp_path: Path) -> None:
     d = _data()
     d["topics"] = []
     for p in d["parties"]:
         p["weights"] = {}
         p["preferences"] = {}
     problems = _problems(_write(tmp_path, d))
-    assert "topics: is empty; add at least one topic with its options" in problems
+    assert (
+        "topics: is empty; add at least one topic with its options, or a numeric term" in problems
+    )
+
+
+def test_a_price_only_scenario_needs_no_topics_and_no_weights(tmp_path: Path) -> None:
+    d = _data()
+    d["topics"] = []
+    ids = [p["id"] for p in d["parties"]]
+    for p in d["parties"]:
+        p["weights"] = {}
+        p["preferences"] = {}
+    d["terms"] = [
+        {
+            "id": "rent",
+            "name": "monthly rent",
+            "unit": "EUR",
+            "targets": {ids[0]: 900, ids[1]: 1200},
+            "reservations": {ids[0]: 1100, ids[1]: 1000},
+            "reference": 1050,
+        }
+    ]
+    s = load_scenario(_write(tmp_path, d))
+    assert s.topics == [] and s.terms[0].reference == 1050
+
+
+def test_weights_on_a_price_only_scenario_still_name_topics(tmp_path: Path) -> None:
+    d = _data()
+    d["topics"] = []
+    ids = [p["id"] for p in d["parties"]]
+    for p in d["parties"]:
+        p["preferences"] = {}
+    d["terms"] = [{"id": "rent", "name": "rent", "targets": {ids[0]: 900}}]
+    problems = _problems(_write(tmp_path, d))
+    assert any("unknown topic" in p for p in problems)
 
 
 def test_a_party_needs_an_acceptable_option_on_every_topic(tmp_path: Path) -> None:

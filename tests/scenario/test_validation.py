@@ -183,7 +183,7 @@ def test_weights_not_summing_to_100_report_the_actual_sum(tmp_path: Path) -> Non
 
 def test_a_scenario_without_topics_says_topics_is_empty(tmp_path: Path) -> None:
     path = edited(tmp_path, lambda d: d.__setitem__("topics", []))
-    expected = "topics: is empty; add at least one topic with its options"
+    expected = "topics: is empty; add at least one topic with its options, or a numeric term"
     problems = problems_of(path)
     assert problems[0] == expected
     assert_cli_reports(path, [expected])

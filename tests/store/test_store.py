@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from disputelab.episode import Episode, Status, Turn
+from disputelab.episode import Action, Episode, Outcome, Status, Turn
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.report.render import rows_csv, run_markdown, run_rows
 from disputelab.store.sqlite import DB_NAME, Store, StoreError
@@ -152,12 +152,42 @@ def test_a_store_from_the_previous_schema_is_migrated_in_place(tmp_path: Path) -
     result = run_matched(store, scenario("tenancy"), "rule", seed=2, budget=12)
     before = store.load_episode(result.episode_id).episode.turns
     # Turn the store back into schema version 2, which had no delivery column (nor the
-    # turn-taking column of version 4).
+    # turn-taking column of version 4, nor the amounts of version 5).
     store.db.execute("ALTER TABLE turns DROP COLUMN delivered")
     store.db.execute("ALTER TABLE turns DROP COLUMN turn_taking")
+    store.db.execute("ALTER TABLE episodes DROP COLUMN amounts")
     store.db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     store.close()
     again = Store(tmp_path)
     version = again.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    assert version == ("4",)
+    assert version == ("5",)
     assert again.load_episode(result.episode_id).episode.turns == before
+    assert again.load_episode(result.episode_id).episode.outcome is not None
+
+
+def test_agreed_amounts_and_offers_survive_the_store(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    run_id = store.create_run("run")
+    s = scenario("tenancy")
+    ep = Episode(s.id, "roundtable", 0, {})
+    store.start_episode("e", run_id, ep, {"id": s.id})
+    offer = Action("I can pay 1,200.", {}, offer={"price": 1200.0}, clauses=("paid in 30 days",))
+    store.append_turn("e", Turn(0, 1, "tenant", "party", offer.utterance, action=offer))
+    ep.outcome = Outcome(Status.RESOLVED, "deal", {}, {"price": 1200.0})
+    store.finish_episode("e", ep)
+    loaded = store.load_episode("e").episode
+    assert loaded.outcome is not None and loaded.outcome.amounts == {"price": 1200.0}
+    action = loaded.turns[0].action
+    assert action is not None
+    assert action.offer == {"price": 1200.0} and action.clauses == ("paid in 30 days",)
+
+
+def test_an_outcome_without_amounts_stores_none(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    result = run_matched(store, scenario("tenancy"), "rule", seed=2, budget=12)
+    row = store.db.execute(
+        "SELECT amounts FROM episodes WHERE episode_id=?", (result.episode_id,)
+    ).fetchone()
+    assert row == (None,)
+    loaded = store.load_episode(result.episode_id).episode
+    assert loaded.outcome is not None and loaded.outcome.amounts == {}
