@@ -92,10 +92,15 @@ def needs_model(interface: str, name: str) -> bool:
 
 
 def build_parties(
-    scenario: Scenario, kind: str, seed: int, model: ChatModel | None = None
+    scenario: Scenario,
+    kind: str,
+    seed: int,
+    model: ChatModel | None = None,
+    interface: str = PARTY,
 ) -> list[PartyAgent]:
-    """One agent per party, in the scenario's speaking order."""
-    k = get_kind(PARTY, kind)
+    """One agent per party, in the scenario's speaking order; `interface` is the party
+    seat's (a protocol whose parties bargain over amounts seats its own kinds)."""
+    k = get_kind(interface, kind)
     if k.needs_model and model is None:
         raise UnknownAgentError(f"{kind} parties need a model: pass --model or --parties-model")
     built = k.build(AgentSetup(scenario, seed, model))

@@ -130,7 +130,7 @@ def seat_agents(
             continue
         model = _model(hub, plan.cast, seat.role, seat.needs_model(kind))
         if seat.per_party:
-            parties = build_parties(plan.scenario, kind, plan.seed, model)
+            parties = build_parties(plan.scenario, kind, plan.seed, model, seat.interface)
         else:
             seated[seat.role] = build_agent(
                 seat.interface, kind, plan.scenario, plan.seed, model, plan.retrieved, seat.role

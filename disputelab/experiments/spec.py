@@ -21,11 +21,12 @@ from pydantic import (
     Field,
     PrivateAttr,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 
-from disputelab.agents.registry import PARTY, kind_names
+from disputelab.agents.registry import kind_names
 from disputelab.evaluation.registry import get_evaluator, on_demand_evaluators
 from disputelab.protocols.base import (
     DEFAULT_PROTOCOL,
@@ -37,6 +38,7 @@ from disputelab.protocols.base import (
     mediator_kinds,
     retrieval_protocols,
 )
+from disputelab.registry import UnknownPluginError
 from disputelab.scenario.conditions import ConditionError, apply_condition
 from disputelab.scenario.datasets import DatasetError, case_files
 from disputelab.scenario.importers import FORMATS, read_cases
@@ -247,8 +249,13 @@ class ExperimentSpec(BaseModel):
 
     @field_validator("parties")
     @classmethod
-    def _known_parties(cls, v: str) -> str:
-        kinds = kind_names(PARTY)
+    def _known_parties(cls, v: str, info: ValidationInfo) -> str:
+        # The protocol (validated first: it is declared first) says which kinds seat parties.
+        try:
+            interface = get_protocol(str(info.data.get("protocol"))).party_seat.interface
+        except UnknownPluginError:
+            return v  # the protocol's own check names the problem
+        kinds = kind_names(interface)
         if v not in kinds:
             raise ValueError(f"unknown party kind {v!r}; use {', '.join(kinds)}")
         return v
