@@ -167,9 +167,12 @@ def party_system(public: PublicScenario, party: Party) -> str:
             line += f"; {x['unacceptable']}: {', '.join(p.unacceptable)}"
         prefs.append(line)
     persona = party.persona
+    # What everyone at the table shares comes first and the party's own brief after it,
+    # so every seat's requests in a scenario open with one long common prefix, which
+    # providers with prompt caching bill and serve once.
     lines = [
-        x["party_intro"].format(name=party.name, role=party.role or "-", title=public.title),
         scenario_block(public),
+        x["party_intro"].format(name=party.name, role=party.role or "-", title=public.title),
         x["private"],
         f"- {x['objective']}: {party.objective}",
         f"- {x['fallback']}: {party.fallback.description or '-'}",
@@ -214,10 +217,10 @@ def dialogue_block(public: PublicScenario, dialogue: Sequence[PublicTurn]) -> st
 def mediator_system(public: PublicScenario) -> str:
     x = texts(public.language)
     parties = ", ".join(f"{p.name} ({p.role})" if p.role else p.name for p in public.parties)
-    return "\n".join(
+    return "\n".join(  # the shared scenario first, as for the parties
         [
+            scenario_block(public),
             x["mediator_intro"].format(title=public.title),
             f"{x['parties']}: {parties}",
-            scenario_block(public),
         ]
     )
