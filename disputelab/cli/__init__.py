@@ -13,6 +13,7 @@ import typer
 from typer.core import TyperGroup
 
 from disputelab.cli import conditions, datasets, protocols, scenarios, store
+from disputelab.cli.bench import bench
 from disputelab.cli.common import DEFAULT_STORE, err, fail, out, state
 from disputelab.cli.curate import curate
 from disputelab.cli.evaluate import evaluate
@@ -112,6 +113,7 @@ app.command()(report)
 app.command()(curate)
 app.command("runs")(list_runs)
 app.command()(view)
+app.command()(bench)
 app.add_typer(scenarios.app, name="scenarios")
 app.add_typer(conditions.app, name="conditions")
 app.add_typer(protocols.app, name="protocols")

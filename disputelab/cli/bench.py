@@ -1,0 +1,140 @@
+"""`disputelab bench`: run LLM-agent episodes against a local load target and report how
+close the run comes to the endpoint's bound, and what each call costs here."""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+from typing import Annotated, Any, cast, get_args
+
+import typer
+
+from disputelab.cli.common import fail, out, state
+from disputelab.cli.params import parse_pairs
+from disputelab.experiments.bench import BenchResult, BenchSettings, run_bench
+from disputelab.llm.load_target import LatencyShape, TargetSettings
+from disputelab.protocols.base import (
+    DEFAULT_PROTOCOL,
+    PROTOCOLS,
+    DisputeProtocol,
+    ParamsError,
+    get_protocol,
+)
+from disputelab.registry import UnknownPluginError
+
+
+def bench(
+    protocol: Annotated[str, typer.Option(help="Protocol the episodes play.")] = DEFAULT_PROTOCOL,
+    scenario: Annotated[str, typer.Option(help="Built-in scenario id.")] = "tenancy",
+    episodes: Annotated[int, typer.Option(min=1, max=100_000, help="Episodes measured.")] = 200,
+    concurrency: Annotated[int, typer.Option(min=1, max=4096, help="Episodes in flight.")] = 64,
+    mediator: Annotated[
+        str | None, typer.Option(help="Mediator kind (default: the protocol's LLM one).")
+    ] = None,
+    param: Annotated[
+        list[str] | None, typer.Option(help="A protocol parameter as KEY=VALUE.")
+    ] = None,
+    latency: Annotated[float, typer.Option(min=0.0, help="Target latency in seconds.")] = 0.2,
+    latency_shape: Annotated[
+        str, typer.Option(help="fixed, uniform (0 to 2L) or exponential (mean L).")
+    ] = "fixed",
+    rate_429: Annotated[float, typer.Option(help="Share of 429s with Retry-After.")] = 0.0,
+    rate_500: Annotated[float, typer.Option(help="Share of 500s.")] = 0.0,
+    rate_timeout: Annotated[float, typer.Option(help="Share of replies that hang.")] = 0.0,
+    rate_malformed: Annotated[float, typer.Option(help="Share of malformed bodies.")] = 0.0,
+    hang: Annotated[float, typer.Option(min=0.0, help="Seconds a hanging reply takes.")] = 5.0,
+    hidden_limit: Annotated[
+        int | None, typer.Option(min=1, help="Calls the target serves at once; 429 past it.")
+    ] = None,
+    raw_sdk: Annotated[
+        int, typer.Option(min=0, help="Calls replayed through the bare openai SDK (0: skip).")
+    ] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Measure the runner against a local OpenAI-compatible load target (no network)."""
+    target = _target(
+        latency_s=latency,
+        latency_shape=latency_shape,
+        rate_429=rate_429,
+        rate_500=rate_500,
+        rate_timeout=rate_timeout,
+        rate_malformed=rate_malformed,
+        hang_s=hang,
+        hidden_limit=hidden_limit,
+    )
+    proto, params = _protocol(protocol, param or [])
+    settings = BenchSettings(
+        protocol=proto.name,
+        scenario=scenario,
+        episodes=episodes,
+        concurrency=concurrency,
+        mediator=mediator,
+        params=params,
+        target=target,
+        raw_sdk_calls=raw_sdk,
+        timeout_s=state.timeout_s,
+    )
+    try:
+        result = run_bench(settings)
+    except ValueError as exc:  # a spec the runner refuses (unknown scenario, mediator)
+        fail(str(exc).splitlines()[-1].strip())
+    if as_json:
+        out.print_json(result.to_json())
+        return
+    _print(result)
+
+
+def _target(latency_shape: str, **values: Any) -> TargetSettings:
+    try:
+        return TargetSettings(latency_shape=_shape(latency_shape), **values)
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def _shape(value: str) -> LatencyShape:
+    for shape in get_args(LatencyShape):
+        if value == shape:
+            return cast(LatencyShape, shape)
+    raise ValueError(f"--latency-shape takes fixed, uniform or exponential, not {value!r}")
+
+
+def _protocol(name: str, pairs: list[str]) -> tuple[DisputeProtocol, dict[str, str]]:
+    """The protocol and its parameters, checked before the load target starts."""
+    try:
+        proto = get_protocol(name)
+    except UnknownPluginError:
+        fail(f"unknown protocol {name!r}; available: {', '.join(PROTOCOLS.names())}")
+    params = parse_pairs(pairs)
+    try:
+        proto.params(params)
+    except ParamsError as exc:
+        fail(f"--param {exc}")
+    return proto, params
+
+
+def _print(r: BenchResult) -> None:
+    s = r.settings
+    t = s["target"]
+    out.print(
+        f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
+        f"{r.episodes} {s['protocol']} episodes of {s['scenario']}, C={s['concurrency']}, "
+        f"L={t['latency_s'] * 1000:g} ms ({t['latency_shape']})",
+        highlight=False,
+    )
+    rows = [
+        ("span", f"{r.span_s:.2f} s (ideal {r.ideal_s:.2f} s)"),
+        ("efficiency", f"{r.efficiency:.2f}"),
+        ("calls", f"{r.calls} completed, {r.requests} requests, {r.calls_per_s:.1f} calls/s"),
+        ("CPU per call", f"{r.cpu_ms_per_call:.2f} ms (whole stack)"),
+        ("peak RSS", f"{r.peak_rss_mb:.0f} MB"),
+        ("store per episode", f"{r.store_bytes_per_episode / 1024:.1f} KB"),
+        ("prompt prefix reuse", f"{r.prefix_share:.1%} of prompt characters"),
+        ("duplicate requests", f"{r.duplicate_share:.1%}"),
+        ("faults injected", ", ".join(f"{k} {v}" for k, v in r.faults.items())),
+        ("failed episodes", str(r.failed_episodes)),
+    ]
+    if r.raw_sdk_cpu_ms_per_call is not None and not math.isnan(r.raw_sdk_cpu_ms_per_call):
+        rows.append(("raw SDK CPU per call", f"{r.raw_sdk_cpu_ms_per_call:.2f} ms (create)"))
+    for name, value in rows:
+        out.print(f"  {name:22s} {value}", highlight=False)

@@ -1,0 +1,201 @@
+"""A load target for `disputelab bench`: an OpenAI-compatible server with a provider's
+habits, run in its own process on 127.0.0.1.
+
+It answers every chat completion with a schema-valid instance of the requested schema
+after a latency drawn from a fixed value or a distribution, and injects a provider's
+faults at chosen rates: 429 with Retry-After, 500, a reply that takes longer than the
+client waits (a timeout), and a malformed body. A hidden concurrency limit refuses the
+calls past it with a 429. `GET /stats` reports what it saw, including how much of each
+prompt repeats the start of an earlier one (what a provider's prefix cache could reuse).
+
+Run it as `python -m disputelab.llm.load_target '<settings JSON>'`: it prints its URL on
+the first line and serves until its standard input closes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import random
+import sys
+import threading
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from disputelab.llm.testing import FakeOpenAI, Scripted, fake_openai, fill
+
+LatencyShape = Literal["fixed", "uniform", "exponential"]
+
+
+@dataclass(frozen=True)
+class TargetSettings:
+    """How the target behaves. Rates are probabilities per request, drawn in order."""
+
+    latency_s: float = 0.2
+    latency_shape: LatencyShape = "fixed"  # uniform: 0 to 2L; exponential: mean L
+    rate_429: float = 0.0
+    rate_500: float = 0.0
+    rate_timeout: float = 0.0
+    rate_malformed: float = 0.0
+    hang_s: float = 5.0  # how long a "timeout" reply keeps the client waiting
+    retry_after_s: float = 0.1
+    hidden_limit: int | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        rates = (self.rate_429, self.rate_500, self.rate_timeout, self.rate_malformed)
+        if any(not 0 <= r <= 1 for r in rates) or sum(rates) > 1:
+            raise ValueError("fault rates must each be from 0 to 1, and sum to at most 1")
+        if self.latency_s < 0 or self.hang_s < 0 or self.retry_after_s < 0:
+            raise ValueError("latency, hang and Retry-After must not be negative")
+        if self.hidden_limit is not None and self.hidden_limit < 1:
+            raise ValueError("the hidden concurrency limit must be at least 1")
+
+    @property
+    def mean_latency_s(self) -> float:
+        """The expected latency of a good reply (what the ideal bound assumes)."""
+        return self.latency_s
+
+
+def draw_latency(settings: TargetSettings, rng: random.Random) -> float:
+    if settings.latency_shape == "uniform":
+        return rng.uniform(0, 2 * settings.latency_s)
+    if settings.latency_shape == "exponential":
+        return rng.expovariate(1 / settings.latency_s) if settings.latency_s > 0 else 0.0
+    return settings.latency_s
+
+
+def common_prefix_length(a: str, b: str) -> int:
+    """Length of the longest common prefix, by bisection on slices (compared in C)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+class PrefixReuse:
+    """How much of each prompt repeats the start of some earlier prompt.
+
+    Among earlier prompts, the one sharing the longest prefix with a new prompt sits next
+    to it in sorted order, so each prompt costs a bisection and two comparisons. Counted
+    in characters, a proxy for tokens that needs no tokenizer.
+    """
+
+    def __init__(self) -> None:
+        self._seen: list[str] = []
+        self.total = 0
+        self.repeated = 0
+
+    def add(self, prompt: str) -> int:
+        """Record `prompt`; return how many of its leading characters were seen before."""
+        i = bisect.bisect_left(self._seen, prompt)
+        neighbours = self._seen[max(0, i - 1) : i + 1]
+        best = max((common_prefix_length(prompt, s) for s in neighbours), default=0)
+        self._seen.insert(i, prompt)
+        self.total += len(prompt)
+        self.repeated += best
+        return best
+
+    @property
+    def share(self) -> float:
+        return self.repeated / self.total if self.total else 0.0
+
+
+def prompt_text(body: dict[str, Any]) -> str:
+    """A request's prompt as one string, in the order the provider reads it."""
+    return "\n".join(f"{m.get('role')}: {m.get('content')}" for m in body.get("messages") or ())
+
+
+class LoadTarget:
+    """The behaviour behind the server: draws each reply and keeps the counts."""
+
+    def __init__(self, settings: TargetSettings) -> None:
+        self.settings = settings
+        self.rng = random.Random(settings.seed)
+        self.lock = threading.Lock()
+        self.prefixes = PrefixReuse()
+        self.faults = {"429": 0, "500": 0, "timeout": 0, "malformed": 0}
+        self.answered = 0
+        self.distinct: set[int] = set()  # hashes of the distinct requests seen
+        self.sample: dict[str, Any] | None = None  # the first request, for replays
+
+    def _saw(self, body: dict[str, Any]) -> None:
+        self.prefixes.add(prompt_text(body))
+        self.distinct.add(hash(json.dumps(body, sort_keys=True)))
+        if self.sample is None:
+            self.sample = body
+
+    def reply(self, body: dict[str, Any]) -> Scripted:
+        s = self.settings
+        with self.lock:
+            self._saw(body)
+            roll = self.rng.random()
+            latency = draw_latency(s, self.rng)
+            number = self.rng.randrange(1_000_000)
+            fault = _fault(s, roll)
+            if fault:
+                self.faults[fault] += 1
+            else:
+                self.answered += 1
+        if fault == "429":
+            return Scripted(status=429, headers={"retry-after": f"{s.retry_after_s:g}"})
+        if fault == "500":
+            return Scripted(status=500, delay_s=latency)
+        if fault == "timeout":
+            return Scripted(content="{}", delay_s=s.hang_s)
+        if fault == "malformed":
+            return Scripted(raw=b'{"choices": [{"message": ', delay_s=latency)
+        fmt = body.get("response_format") or {}
+        schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
+        # Every reply says something new, so that dialogues (and prompts) diverge as
+        # they would with a real model, rather than repeating one another exactly.
+        content = json.dumps(fill(schema, text=f"Shall we meet halfway on point {number}?"))
+        return Scripted(content=content, delay_s=latency)
+
+    def stats(self, server: FakeOpenAI) -> dict[str, Any]:
+        with self.lock:
+            return {
+                "requests": server.calls,
+                "answered": self.answered,
+                "faults": dict(self.faults),
+                "refused_over_limit": server.refused,
+                "max_in_flight": server.max_in_flight,
+                "distinct": len(self.distinct),
+                "prompt_chars": self.prefixes.total,
+                "repeated_chars": self.prefixes.repeated,
+                "prefix_share": self.prefixes.share,
+                "sample_request": self.sample,
+                "settings": asdict(self.settings),
+            }
+
+
+def _fault(s: TargetSettings, roll: float) -> str:
+    """Which fault, if any, a uniform draw in [0, 1) falls into."""
+    edge = 0.0
+    for name, rate in (
+        ("429", s.rate_429),
+        ("500", s.rate_500),
+        ("timeout", s.rate_timeout),
+        ("malformed", s.rate_malformed),
+    ):
+        edge += rate
+        if roll < edge:
+            return name
+    return ""
+
+
+def serve(settings: TargetSettings) -> None:
+    """Serve until standard input closes; the URL goes to standard output first."""
+    target = LoadTarget(settings)
+    with fake_openai(target.reply, hidden_limit=settings.hidden_limit, record=False) as server:
+        server.stats = lambda: target.stats(server)
+        print(server.url, flush=True)
+        sys.stdin.read()
+
+
+if __name__ == "__main__":
+    serve(TargetSettings(**json.loads(sys.argv[1] if len(sys.argv) > 1 else "{}")))
