@@ -595,8 +595,8 @@ class Store:
                         "speaker": t[2],
                         "role": t[3],
                         "text": t[4],
-                        "action": _l(t[5]),
-                        "intervention": _l(t[6]),
+                        "action": _said(_l(t[5]), t[4]),
+                        "intervention": _said(_l(t[6]), t[4]),
                         "consensus": _l(t[7]),
                         "latency_s": t[8],
                         "usage": _l(t[9]),
@@ -641,8 +641,8 @@ def _turn_row(episode_id: str, turn: Turn) -> tuple[Any, ...]:
         turn.speaker,
         turn.role,
         turn.text,
-        _j(d["action"]),
-        _j(d["intervention"]),
+        _j(_unsaid(d["action"], turn.text)),
+        _j(_unsaid(d["intervention"], turn.text)),
         _j(d["consensus"]),
         turn.latency_s,
         _j(d["usage"]),
@@ -650,6 +650,33 @@ def _turn_row(episode_id: str, turn: Turn) -> tuple[Any, ...]:
         _j(turn.delivered),
         _j(d.get("turn_taking")),
     )
+
+
+def _unsaid(move: dict[str, Any] | None, text: str) -> dict[str, Any] | None:
+    """A move as stored: without its utterance when that is the turn's text, which the
+    turn row holds already (the utterance was a third of a rule episode's bytes), and
+    each stance as a pair [option, acceptable] rather than an object with both names."""
+    if move is None:
+        return None
+    out = {k: v for k, v in move.items() if not (k == "utterance" and v == text)}
+    if "stances" in out:
+        out["stances"] = {t: [s["option"], s["acceptable"]] for t, s in out["stances"].items()}
+    return out
+
+
+def _said(move: dict[str, Any] | None, text: str) -> dict[str, Any] | None:
+    """A stored move as `Action.from_dict` reads it: its utterance and stance objects
+    back (rows written before either was compacted carry their own)."""
+    if move is None:
+        return None
+    move.setdefault("utterance", text)
+    stances = move.get("stances")
+    if stances:
+        move["stances"] = {
+            t: {"option": s[0], "acceptable": s[1]} if isinstance(s, list) else s
+            for t, s in stances.items()
+        }
+    return move
 
 
 def _run_status(complete: int, failed: int, planned: int) -> str:
@@ -662,7 +689,8 @@ def _run_status(complete: int, failed: int, planned: int) -> str:
 
 
 def _j(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False)
+    # No spaces after separators: a tenth of a stored turn's JSON was blanks.
+    return None if value is None else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _l(text: str | None) -> Any:
