@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import signal
@@ -191,3 +192,37 @@ def test_an_outcome_without_amounts_stores_none(tmp_path: Path) -> None:
     assert row == (None,)
     loaded = store.load_episode(result.episode_id).episode
     assert loaded.outcome is not None and loaded.outcome.amounts == {}
+
+
+def test_a_turn_stores_its_utterance_once_and_reads_back_whole(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    result = run_matched(store, scenario("tenancy"), "rule", seed=2, budget=12)
+    played = store.load_episode(result.episode_id).episode.turns
+    rows = store.db.execute(
+        "SELECT text, action FROM turns WHERE episode_id=? AND action IS NOT NULL",
+        (result.episode_id,),
+    ).fetchall()
+    assert rows and all(text not in action for text, action in rows)
+    assert all(a.action is None or a.action.utterance == a.text for a in played)
+    assert any(a.action is not None and a.action.stances for a in played)
+
+
+def test_rows_written_with_the_utterance_and_stance_objects_still_read(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    run_id = store.create_run("run")
+    s = scenario("tenancy")
+    store.start_episode("e", run_id, Episode(s.id, "roundtable", 0, {}), {"id": s.id})
+    old_style = {
+        "thought": "",
+        "utterance": "Rent stays.",
+        "stances": {"rent": {"option": "A", "acceptable": ["A", "B"]}},
+        "signal": "continue",
+        "tone": "neutral",
+    }
+    store.db.execute(
+        "INSERT INTO turns (episode_id, idx, party_turn, speaker, role, text, action)"
+        " VALUES ('e', 0, 1, 'tenant', 'party', 'Rent stays.', ?)",
+        (json.dumps(old_style),),
+    )
+    (turn,) = store.load_episode("e").episode.turns
+    assert turn.action is not None and turn.action.to_dict() == old_style
