@@ -6,13 +6,12 @@ from __future__ import annotations
 import math
 import os
 import platform
-from typing import Annotated, Any, cast, get_args
+from typing import TYPE_CHECKING, Annotated, Any, cast, get_args
 
 import typer
 
 from disputelab.cli.common import fail, out, state
 from disputelab.cli.params import parse_pairs
-from disputelab.experiments.bench import BenchResult, BenchSettings, run_bench
 from disputelab.llm.load_target import LatencyShape, TargetSettings
 from disputelab.protocols.base import (
     DEFAULT_PROTOCOL,
@@ -22,6 +21,9 @@ from disputelab.protocols.base import (
     get_protocol,
 )
 from disputelab.registry import UnknownPluginError
+
+if TYPE_CHECKING:
+    from disputelab.experiments.bench import BenchResult
 
 
 def bench(
@@ -64,6 +66,10 @@ def bench(
         hidden_limit=hidden_limit,
     )
     proto, params = _protocol(protocol, param or [])
+    # Imported here: the runner brings scipy and statsmodels, seconds of start-up that
+    # every other command would pay.
+    from disputelab.experiments.bench import BenchSettings, run_bench
+
     settings = BenchSettings(
         protocol=proto.name,
         scenario=scenario,

@@ -95,6 +95,12 @@ def episode_markdown(store: Store, record: EpisodeRecord) -> str:
         lines.append(f"**{label} {t.party_turn} · {names.get(t.speaker, t.speaker)}:** {t.text}{s}")
         if t.choice is not None:
             lines.append(_floor_line(t.choice, names))
+        heard: dict[str, list[str]] = {}  # what listeners heard instead (a remediator's rewrite)
+        for listener, text in (t.delivered or {}).items():
+            if text != t.text:
+                heard.setdefault(text, []).append(names.get(listener, listener))
+        for text, who in heard.items():
+            lines.append(f"> heard by {', '.join(who)} as: {text}")
         lines.append("")
     usage = store.usage(record.episode_id)
     if usage:
@@ -180,12 +186,14 @@ def run_json(store: Store, run_id: str) -> str:
 
 
 def run_rows(store: Store, run_ids: Sequence[str]) -> list[dict[str, Any]]:
-    """One row per episode with its metrics as columns; incomplete episodes get no metrics."""
-    return [
-        episode_row(store, store.load_episode(eid))
-        for run_id in run_ids
-        for eid in store.episode_ids(run_id)
-    ]
+    """One row per episode with its metrics as columns; incomplete episodes get no metrics.
+    Two queries a run: a row needs the episode's record and scores, never its turns."""
+    rows = []
+    for run_id in run_ids:
+        scores = store.run_scores(run_id)
+        for rec in store.episode_headers(run_id):
+            rows.append(episode_row(store, rec, scores.get(rec.episode_id, [])))
+    return rows
 
 
 def episode_row(

@@ -40,7 +40,7 @@ from disputelab.store.tx import immediate
 __all__ = ["DB_NAME", "DamagedStoreError", "EpisodeRecord", "Store", "StoreError", "StoredScore"]
 
 DB_NAME = "disputelab.sqlite"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6  # 5: outcome amounts; 6: turns store the utterance once, compactly
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -261,6 +261,11 @@ class Store:
             self.db.execute("ALTER TABLE runs ADD COLUMN planned INTEGER")
             self.db.execute("ALTER TABLE runs ADD COLUMN source TEXT NOT NULL DEFAULT ''")
         version = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if version is not None and str(version[0]).isdigit() and int(version[0]) > SCHEMA_VERSION:
+            raise StoreError(
+                f"store {self.root} was written by a newer disputelab (store schema "
+                f"{version[0]}, this one reads up to {SCHEMA_VERSION}); upgrade disputelab"
+            )
         if version != (str(SCHEMA_VERSION),):
             self.db.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
@@ -546,41 +551,41 @@ class Store:
         with self._decoding(f"episode {episode_id}"):
             return self._load_episode(episode_id)
 
+    def episode_headers(self, run_id: str) -> list[EpisodeRecord]:
+        """Every episode of a run, in the order they started, without turns or scenario:
+        what a row of the csv or parquet report needs, read in one query rather than
+        every turn of every episode."""
+        with self._decoding(f"episodes of run {run_id}"):
+            rows = self.db.execute(
+                f"SELECT episode_id, {_HEADER} FROM episodes WHERE run_id=?"
+                " ORDER BY started_at, episode_id",
+                (run_id,),
+            ).fetchall()
+            return [_header(str(r[0]), r[1:], {}) for r in rows]
+
+    def run_scores(self, run_id: str) -> dict[str, list[StoredScore]]:
+        """The scores of every episode of a run, by episode, in one query."""
+        with self._decoding(f"scores of run {run_id}"):
+            rows = self.db.execute(
+                "SELECT s.episode_id, evaluator, version, judge_model, metric, value,"
+                " explanation, detail FROM scores s JOIN episodes e"
+                " ON e.episode_id = s.episode_id WHERE e.run_id=?"
+                " ORDER BY s.episode_id, evaluator, version, metric",
+                (run_id,),
+            ).fetchall()
+            out: dict[str, list[StoredScore]] = {}
+            for r in rows:
+                out.setdefault(str(r[0]), []).append(_score(r[1:]))
+            return out
+
     def _load_episode(self, episode_id: str) -> EpisodeRecord:
         row = self.db.execute(
-            "SELECT run_id, arm, scenario_id, scenario, condition, protocol, agents, seed,"
-            " matched_episode_id, status, stop_reason, agreement, initial_consensus, error,"
-            " wall_time_s, amounts FROM episodes WHERE episode_id=?",
-            (episode_id,),
+            f"SELECT {_HEADER}, scenario FROM episodes WHERE episode_id=?", (episode_id,)
         ).fetchone()
         if row is None:
             raise StoreError(f"no episode {episode_id!r}")
-        (
-            run_id,
-            arm,
-            scenario_id,
-            scenario,
-            condition,
-            protocol,
-            agents,
-            seed,
-            matched,
-            status,
-            stop_reason,
-            agreement,
-            initial,
-            error,
-            wall,
-            amounts,
-        ) = row
-        ep = Episode(scenario_id, protocol, seed, json.loads(agents), condition)
-        ep.initial_consensus = json.loads(initial) if initial else None
-        ep.wall_time_s = wall or 0.0
-        st = Status(status)
-        if st not in (Status.INCOMPLETE, Status.FAILED):
-            ep.outcome = Outcome(
-                st, stop_reason, json.loads(agreement), json.loads(amounts) if amounts else {}
-            )
+        rec = _header(episode_id, row[:-1], json.loads(row[-1]))
+        ep = rec.episode
         for t in self.db.execute(
             "SELECT idx, party_turn, speaker, role, text, action, intervention, consensus,"
             " latency_s, usage, stage, delivered, turn_taking FROM turns WHERE episode_id=?"
@@ -606,7 +611,7 @@ class Store:
                     }
                 )
             )
-        return EpisodeRecord(episode_id, run_id, arm, st, matched, ep, json.loads(scenario), error)
+        return rec
 
     def scores(self, episode_id: str) -> list[StoredScore]:
         with self._decoding(f"scores of episode {episode_id}"):
@@ -618,18 +623,7 @@ class Store:
             " FROM scores WHERE episode_id=? ORDER BY evaluator, version, metric",
             (episode_id,),
         ).fetchall()
-        return [
-            StoredScore(
-                r[0],
-                r[1],
-                r[2],
-                r[3],
-                math.nan if r[4] is None else float(r[4]),
-                r[5],
-                json.loads(r[6]),
-            )
-            for r in rows
-        ]
+        return [_score(r) for r in rows]
 
 
 def _turn_row(episode_id: str, turn: Turn) -> tuple[Any, ...]:
@@ -650,6 +644,34 @@ def _turn_row(episode_id: str, turn: Turn) -> tuple[Any, ...]:
         _j(turn.delivered),
         _j(d.get("turn_taking")),
     )
+
+
+# The columns of an episode's row that `_header` reads, in its order.
+_HEADER = (
+    "run_id, arm, scenario_id, condition, protocol, agents, seed, matched_episode_id, status,"
+    " stop_reason, agreement, initial_consensus, error, wall_time_s, amounts"
+)
+
+
+def _header(episode_id: str, row: Sequence[Any], scenario: dict[str, Any]) -> EpisodeRecord:
+    """An episode's record from its row (the `_HEADER` columns), without its turns."""
+    (run_id, arm, scenario_id, condition, protocol, agents, seed, matched, status) = row[:9]
+    stop_reason, agreement, initial, error, wall, amounts = row[9:]
+    ep = Episode(scenario_id, protocol, seed, json.loads(agents), condition)
+    ep.initial_consensus = json.loads(initial) if initial else None
+    ep.wall_time_s = wall or 0.0
+    st = Status(status)
+    if st not in (Status.INCOMPLETE, Status.FAILED):
+        ep.outcome = Outcome(
+            st, stop_reason, json.loads(agreement), json.loads(amounts) if amounts else {}
+        )
+    return EpisodeRecord(episode_id, run_id, arm, st, matched, ep, scenario, error)
+
+
+def _score(r: Sequence[Any]) -> StoredScore:
+    """A score from its row: evaluator, version, judge, metric, value, why, detail."""
+    value = math.nan if r[4] is None else float(r[4])
+    return StoredScore(r[0], r[1], r[2], r[3], value, r[5], json.loads(r[6]))
 
 
 def _unsaid(move: dict[str, Any] | None, text: str) -> dict[str, Any] | None:

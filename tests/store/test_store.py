@@ -161,7 +161,7 @@ def test_a_store_from_the_previous_schema_is_migrated_in_place(tmp_path: Path) -
     store.close()
     again = Store(tmp_path)
     version = again.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    assert version == ("5",)
+    assert version == ("6",)
     assert again.load_episode(result.episode_id).episode.turns == before
     assert again.load_episode(result.episode_id).episode.outcome is not None
 
@@ -226,3 +226,9 @@ def test_rows_written_with_the_utterance_and_stance_objects_still_read(tmp_path:
     )
     (turn,) = store.load_episode("e").episode.turns
     assert turn.action is not None and turn.action.to_dict() == old_style
+
+
+def test_a_store_from_a_newer_version_is_refused_not_misread(tmp_path: Path) -> None:
+    Store(tmp_path).db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(StoreError, match="written by a newer disputelab"):
+        Store(tmp_path)
