@@ -14,7 +14,6 @@ import time
 from typing import Any
 
 import openai
-from openai.types.chat import ChatCompletion
 
 from disputelab.llm.base import (
     ChatRequest,
@@ -197,7 +196,10 @@ class OpenAICompatible:
             # The SDK's own POST, with its auth, timeouts and typed errors, but without
             # `create`'s walk over every parameter (the schema included) on every call:
             # that walk was two thirds of the CPU a call cost.
-            reply = await self.client.post("/chat/completions", cast_to=ChatCompletion, body=kwargs)
+            # The body comes back as bytes and is read here: building the SDK's typed
+            # ChatCompletion for four fields cost a tenth of a call's CPU.
+            raw = await self.client.post("/chat/completions", cast_to=bytes, body=kwargs)
+            reply = json.loads(raw)
         except openai.APIStatusError as exc:
             if self._refused_format(fmt, exc):
                 # Step down once per endpoint, however many calls in flight were refused
@@ -218,18 +220,30 @@ class OpenAICompatible:
             raise TransientModelError(
                 f"{self.name}: the reply body was not valid JSON ({redact(str(exc))[:200]})"
             ) from None
-        if not reply.choices:
+        return self._response(reply, time.perf_counter() - t0)
+
+    def _response(self, reply: Any, latency_s: float) -> ChatResponse:
+        """A chat completion's text, token counts and finish reason, from its JSON."""
+        choices = reply.get("choices") if isinstance(reply, dict) else None
+        if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
             raise TransientModelError(f"{self.name}: reply had no choices")
-        message = reply.choices[0].message
-        if message is None:  # seen from some providers under load; retried like a 5xx
+        message = choices[0].get("message")
+        if not isinstance(message, dict):  # seen from some providers under load: retried
             raise TransientModelError(f"{self.name}: reply had no message")
-        text = message.content or ""
-        usage = reply.usage
+        text = message.get("content") or ""
+        if not isinstance(text, str):
+            raise TransientModelError(f"{self.name}: the reply's content was not text")
+        usage = reply.get("usage") if isinstance(reply.get("usage"), dict) else {}
         return ChatResponse(
             text=text,
             model=self.name,
-            input_tokens=usage.prompt_tokens if usage else None,
-            output_tokens=usage.completion_tokens if usage else None,
-            latency_s=time.perf_counter() - t0,
-            extra={"finish_reason": reply.choices[0].finish_reason},
+            input_tokens=_count(usage.get("prompt_tokens")),
+            output_tokens=_count(usage.get("completion_tokens")),
+            latency_s=latency_s,
+            extra={"finish_reason": choices[0].get("finish_reason")},
         )
+
+
+def _count(value: Any) -> int | None:
+    """A token count as the reply gives it; anything but a whole number is unknown."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
