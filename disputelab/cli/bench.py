@@ -1,5 +1,8 @@
 """`disputelab bench`: run LLM-agent episodes against a local load target and report how
-close the run comes to the endpoint's bound, and what each call costs here."""
+close the run comes to the endpoint's bound, and what each call costs here.
+
+The bench module is imported when the command runs: the runner brings scipy and
+statsmodels, seconds of start-up that every other command would pay."""
 
 from __future__ import annotations
 
@@ -35,40 +38,35 @@ def bench(
         str | None, typer.Option(help="Mediator kind (default: the protocol's LLM one).")
     ] = None,
     param: Annotated[
-        list[str] | None, typer.Option(help="A protocol parameter as KEY=VALUE.")
+        list[str] | None, typer.Option(help="A protocol parameter: KEY=VALUE.")
     ] = None,
     latency: Annotated[float, typer.Option(min=0.0, help="Target latency in seconds.")] = 0.2,
     latency_shape: Annotated[
         str, typer.Option(help="fixed, uniform (0 to 2L) or exponential (mean L).")
     ] = "fixed",
-    rate_429: Annotated[float, typer.Option(help="Share of 429s with Retry-After.")] = 0.0,
-    rate_500: Annotated[float, typer.Option(help="Share of 500s.")] = 0.0,
-    rate_timeout: Annotated[float, typer.Option(help="Share of replies that hang.")] = 0.0,
-    rate_malformed: Annotated[float, typer.Option(help="Share of malformed bodies.")] = 0.0,
+    fault: Annotated[
+        list[str] | None,
+        typer.Option(help="KIND=RATE, a share of replies that fail: 429, 500, timeout, malformed."),
+    ] = None,
     hang: Annotated[float, typer.Option(min=0.0, help="Seconds a hanging reply takes.")] = 5.0,
     hidden_limit: Annotated[
         int | None, typer.Option(min=1, help="Calls the target serves at once; 429 past it.")
     ] = None,
+    workers: Annotated[
+        int, typer.Option(min=0, max=64, help="Worker processes (0: the runner's own loop).")
+    ] = 0,
     raw_sdk: Annotated[
         int, typer.Option(min=0, help="Calls replayed through the bare openai SDK (0: skip).")
     ] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Measure the runner against a local OpenAI-compatible load target (no network)."""
+    rates = _rates(fault or [])
     target = _target(
-        latency_s=latency,
-        latency_shape=latency_shape,
-        rate_429=rate_429,
-        rate_500=rate_500,
-        rate_timeout=rate_timeout,
-        rate_malformed=rate_malformed,
-        hang_s=hang,
-        hidden_limit=hidden_limit,
+        latency_shape, latency_s=latency, hang_s=hang, hidden_limit=hidden_limit, **rates
     )
     proto, params = _protocol(protocol, param or [])
-    # Imported here: the runner brings scipy and statsmodels, seconds of start-up that
-    # every other command would pay.
-    from disputelab.experiments.bench import BenchSettings, run_bench
+    from disputelab.experiments.bench import BenchSettings, run_bench  # see the docstring
 
     settings = BenchSettings(
         protocol=proto.name,
@@ -79,6 +77,7 @@ def bench(
         params=params,
         target=target,
         raw_sdk_calls=raw_sdk,
+        workers=workers,
         timeout_s=state.timeout_s,
     )
     try:
@@ -89,6 +88,22 @@ def bench(
         out.print_json(result.to_json())
         return
     _print(result)
+
+
+_FAULTS = ("429", "500", "timeout", "malformed")
+
+
+def _rates(pairs: list[str]) -> dict[str, float]:
+    """`--fault KIND=RATE` options as the target's rate settings."""
+    rates: dict[str, float] = {}
+    for kind, value in parse_pairs(pairs, "--fault").items():
+        if kind not in _FAULTS:
+            fail(f"--fault takes {', '.join(_FAULTS)}, not {kind!r}")
+        try:
+            rates[f"rate_{kind}"] = float(value)
+        except ValueError:
+            fail(f"--fault {kind} needs a rate from 0 to 1, not {value!r}")
+    return rates
 
 
 def _target(latency_shape: str, **values: Any) -> TargetSettings:

@@ -59,13 +59,13 @@ def with_param_options(func: Callable[..., None]) -> Callable[..., None]:
     return func
 
 
-def parse_pairs(pairs: Sequence[str]) -> dict[str, str]:
+def parse_pairs(pairs: Sequence[str], option: str = "--param") -> dict[str, str]:
     """`KEY=VALUE` strings into a mapping; a pair without '=' is an error."""
     out: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            fail(f"--param takes KEY=VALUE, not {pair!r}")
+            fail(f"{option} takes KEY=VALUE, not {pair!r}")
         out[key.strip().replace("-", "_")] = value.strip()
     return out
 

@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from disputelab.experiments.executors import ProcessExecutor
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.load_target import TargetSettings
@@ -55,6 +56,7 @@ class BenchSettings:
     raw_sdk_calls: int = 0  # 0 skips the raw-SDK baseline
     timeout_s: float | None = None
     warm_up: int = 4  # episodes run first, not measured
+    workers: int = 0  # worker processes (`--executor processes`); 0 plays in this process
 
 
 @dataclass
@@ -144,17 +146,27 @@ def _run(
     hub = ModelHub(root / "cache.sqlite", profiles, concurrency=s.concurrency)
 
     async def go() -> int:
+        executor = ProcessExecutor(s.workers) if s.workers else None
         try:
             spec = _spec(s, episodes, base_seed)
-            return (await run_experiment(store, spec, root, hub)).failed
+            return (await run_experiment(store, spec, root, hub, executor=executor)).failed
         finally:
             await hub.aclose()
 
-    t0, cpu0 = time.perf_counter(), time.process_time()
+    t0, cpu0 = time.perf_counter(), _cpu(s.workers > 0)
     failed = asyncio.run(go())
-    span, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    span, cpu = time.perf_counter() - t0, _cpu(s.workers > 0) - cpu0
     store.close()
     return span, cpu, hub.ledger.calls, failed
+
+
+def _cpu(with_workers: bool) -> float:
+    """CPU seconds of this process, and of its finished worker processes when it has them."""
+    own = time.process_time()
+    if not with_workers:
+        return own
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own + children.ru_utime + children.ru_stime
 
 
 def _episode_calls(root: Path) -> list[int]:

@@ -19,7 +19,8 @@ from pydantic import ValidationError
 
 from disputelab.episode import Episode
 from disputelab.evaluation.registry import EpisodeToScore, warm_up
-from disputelab.experiments.episodes import Cast, EpisodePlan, play_episode, score_protocol
+from disputelab.experiments.episodes import Cast, EpisodePlan, score_protocol
+from disputelab.experiments.executors import Executor, LocalExecutor
 from disputelab.experiments.judging import evaluate_run
 from disputelab.experiments.spec import (
     ExperimentSpec,
@@ -104,10 +105,12 @@ async def run_experiment(
     on_plan: Callable[[int], None] | None = None,
     stop: threading.Event | None = None,
     source: str = "",
+    executor: Executor | None = None,
 ) -> Summary:
     """Run (or resume) every planned episode, scoring each as soon as it can be. When
     `stop` is set, no episode starts and those in flight are abandoned (left incomplete,
-    with their finished turns, for `--resume`)."""
+    with their finished turns, for `--resume`). `executor` plays the episodes (default:
+    in this event loop); it is closed when the run ends."""
     scenarios = resolve_scenarios(spec, spec_dir, Path(store.root) / "library")
     check_conditions(spec, scenarios)
     episodes = plan(spec, list(scenarios))
@@ -125,8 +128,11 @@ async def run_experiment(
     # Scorers' slow set-up (rouge-score imports nltk) runs off the loop, before any
     # episode is in flight for it to stall.
     await asyncio.to_thread(warm_up, [*get_protocol(spec.protocol).evaluators, *spec.evaluators])
-    grid = _Grid(store, spec, hub, conditioned, retrieved, episodes)
-    await grid.run_all(summary, concurrency or spec.concurrency, progress, stop)
+    grid = _Grid(store, spec, hub, conditioned, retrieved, episodes, executor)
+    try:
+        await grid.run_all(summary, concurrency or spec.concurrency, progress, stop)
+    finally:
+        await grid.executor.aclose()
     if summary.interrupted:
         return summary
     await grid.score_rest()
@@ -195,8 +201,10 @@ class _Grid:
         conditioned: dict[tuple[str, str], Scenario],
         retrieved: dict[tuple[str, str], tuple[str, ...]],
         episodes: list[PlannedEpisode],
+        executor: Executor | None = None,
     ) -> None:
         self.store, self.spec, self.hub = store, spec, hub
+        self.executor: Executor = executor or LocalExecutor()
         self.protocol = get_protocol(spec.protocol)
         self.params = spec.protocol_params()
         self.cast = cast_of(spec)
@@ -304,7 +312,7 @@ class _Grid:
                 return
             running.add(ep.episode_id)
             try:
-                played = await play_episode(
+                played = await self.executor.play(
                     self.store, self.hub, self.spec.name, self.episode_plan(ep)
                 )
             except Exception as exc:  # recorded in the store; retried on resume

@@ -60,7 +60,8 @@ def test_the_command_prints_one_json_object_with_the_headline_keys() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--rate-429", "0.7", "--rate-500", "0.7"], "fault rates must each be from 0 to 1"),
+        (["--fault", "429=0.7", "--fault", "500=0.7"], "fault rates must each be from 0 to 1"),
+        (["--fault", "503=0.1"], "--fault takes 429, 500, timeout, malformed"),
         (["--param", "budgt=2"], "--param budgt: not a parameter"),
         (["--protocol", "nope"], "unknown protocol 'nope'"),
         (["--latency-shape", "gamma"], "--latency-shape takes fixed, uniform or exponential"),

@@ -1,0 +1,284 @@
+"""Where an experiment's episodes are played: in the runner's own event loop, or spread
+over worker processes, each with an event loop of its own.
+
+One event loop tops out at a few hundred model calls per second, and rule episodes are
+pure CPU, so a grid can outgrow one process. `ProcessExecutor` plays episodes in worker
+processes through the very code the local path uses (`play_episode`), with a relay in
+place of the store: every store write the episode makes (its start, each group of turns,
+its usage, its end or failure) travels back to the driver, which commits it to the one
+store in order. Resume therefore works as it does locally: what a worker finished is in
+the store, and an episode a kill interrupted is incomplete and is played again.
+
+Each worker keeps its own model stack (limits, retries, the shared response cache on
+disk), with an even share of the run's concurrency, and reports the calls it made so the
+driver's ledger counts them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import multiprocessing as mp
+import pickle
+import threading
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Protocol, cast
+
+from disputelab.episode import Episode
+from disputelab.experiments.episodes import EpisodePlan, play_episode
+from disputelab.llm.models import ModelHub, Profile
+from disputelab.llm.wrappers import Ledger, RoleUsage
+from disputelab.store.sqlite import Store
+
+# The store methods `play_episode` writes through; a relay forwards exactly these.
+RELAYED = ("start_episode", "append_turns", "fail_episode", "record_usage", "finish_episode")
+
+
+class Executor(Protocol):
+    async def play(self, store: Store, hub: ModelHub, run_id: str, plan: EpisodePlan) -> Episode:
+        """Play `plan` to the end, its writes committed to `store`; return the episode."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+class LocalExecutor:
+    """Episodes in the runner's own event loop (the default)."""
+
+    async def play(self, store: Store, hub: ModelHub, run_id: str, plan: EpisodePlan) -> Episode:
+        return await play_episode(store, hub, run_id, plan)
+
+    async def aclose(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class HubConfig:
+    """What a worker needs to build its own model stack."""
+
+    cache_path: Path | None
+    profiles: dict[str, Profile] = field(default_factory=dict)
+    timeout_s: float | None = None
+    concurrency: int | None = None
+
+    @staticmethod
+    def of(hub: ModelHub, workers: int) -> HubConfig:
+        share = -(-hub.concurrency // workers) if hub.concurrency else None
+        return HubConfig(hub.cache_path, dict(hub.profiles), hub.timeout_s, share)
+
+    def build(self) -> ModelHub:
+        return ModelHub(
+            self.cache_path,
+            dict(self.profiles),
+            timeout_s=self.timeout_s,
+            concurrency=self.concurrency,
+        )
+
+
+class RelayStore:
+    """A worker's stand-in for the store: each write is pickled at once (the caller
+    reuses its lists) and queued for the driver, tagged with the task it belongs to."""
+
+    def __init__(self, events: Any, task: int, root: Path) -> None:
+        self._events = events
+        self._task = task
+        self.root = root  # protocols that keep files beside the store find them
+
+    def __getattr__(self, name: str) -> Callable[..., None]:
+        if name not in RELAYED:
+            raise AttributeError(f"a worker cannot {name} on the driver's store")
+
+        def relay(*args: Any, **kwargs: Any) -> None:
+            self._events.put((self._task, "store", pickle.dumps((name, args, kwargs))))
+
+        return relay
+
+
+def merge_usage(into: Ledger, by_role: dict[str, RoleUsage]) -> None:
+    """Add a worker's usage, role by role, to the driver's ledger (unknown cost stays
+    unknown once any part of it is)."""
+    for role, u in by_role.items():
+        mine = into.role(role, u.model)
+        for f in fields(RoleUsage):
+            if f.name == "model":
+                continue
+            a, b = getattr(mine, f.name), getattr(u, f.name)
+            setattr(mine, f.name, None if a is None or b is None else a + b)
+
+
+def _ledger_delta(now: Ledger, before: dict[str, RoleUsage]) -> dict[str, RoleUsage]:
+    out = {}
+    for role, u in now.roles.items():
+        prev = before.get(role, RoleUsage(u.model))
+        delta = RoleUsage(u.model)
+        for f in fields(RoleUsage):
+            if f.name != "model":
+                a, b = getattr(u, f.name), getattr(prev, f.name)
+                setattr(delta, f.name, None if a is None or b is None else a - b)
+        if delta.calls or delta.cached or delta.retries:
+            out[role] = delta
+    return out
+
+
+def _snapshot(ledger: Ledger) -> dict[str, RoleUsage]:
+    return {r: RoleUsage(**asdict(u)) for r, u in ledger.roles.items()}
+
+
+def worker_main(tasks: Any, events: Any, config: HubConfig) -> None:
+    """A worker process: play every task it is sent, concurrently, until told to stop."""
+    asyncio.run(_serve(tasks, events, config))
+
+
+class _Reported:
+    """A worker's usage not yet reported: episodes overlap in its loop, so usage is sent
+    as the change since the last report rather than per episode."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self.last: dict[str, RoleUsage] = {}
+
+    def take(self) -> dict[str, RoleUsage]:
+        delta = _ledger_delta(self.ledger, self.last)
+        self.last = _snapshot(self.ledger)
+        return delta
+
+
+async def _serve(tasks: Any, events: Any, config: HubConfig) -> None:
+    hub = config.build()
+    reported = _Reported(hub.ledger)
+    loop = asyncio.get_running_loop()
+    running: set[asyncio.Task[None]] = set()
+    try:
+        while True:
+            item = await loop.run_in_executor(None, tasks.get)
+            if item is None:
+                break
+            task = asyncio.ensure_future(_play_one(hub, reported, events, *item))
+            running.add(task)
+            task.add_done_callback(running.discard)
+        await asyncio.gather(*running, return_exceptions=True)
+    finally:
+        await hub.aclose()
+
+
+async def _play_one(
+    hub: ModelHub,
+    reported: _Reported,
+    events: Any,
+    task: int,
+    root: Path,
+    run_id: str,
+    plan: EpisodePlan,
+) -> None:
+    relay = cast(Store, RelayStore(events, task, root))
+    try:
+        episode = await play_episode(relay, hub, run_id, plan)
+    except Exception as exc:  # the driver re-raises it as the episode's failure
+        events.put((task, "error", (type(exc).__name__, str(exc), reported.take())))
+        return
+    events.put((task, "done", pickle.dumps((episode, reported.take()))))
+
+
+class WorkerFailure(Exception):
+    """An episode that failed in a worker."""
+
+
+def worker_failure(name: str, message: str) -> WorkerFailure:
+    """The failure as the driver raises it, under the name it had in the worker, so that
+    a run's failure reasons read the same whichever executor played it."""
+    named: type[WorkerFailure] = type(name, (WorkerFailure,), {})
+    return named(message)
+
+
+class ProcessExecutor:
+    """Episodes spread over `workers` local processes (started on first use)."""
+
+    def __init__(self, workers: int) -> None:
+        if workers < 1:
+            raise ValueError("--workers must be at least 1")
+        self.workers = workers
+        self._queues: list[Any] = []
+        self._procs: list[Any] = []
+        self._load: list[int] = []
+        self._events: Any = None
+        self._pending: dict[int, tuple[asyncio.Future[Episode], Store, ModelHub, int]] = {}
+        self._ids = itertools.count()
+        self._reader: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _start(self, hub: ModelHub) -> None:
+        ctx = mp.get_context("spawn")  # no fork of a process with threads and a loop
+        self._loop = asyncio.get_running_loop()
+        self._events = ctx.Queue()
+        config = HubConfig.of(hub, self.workers)
+        for _ in range(self.workers):
+            q = ctx.Queue()
+            proc = ctx.Process(target=worker_main, args=(q, self._events, config), daemon=True)
+            proc.start()
+            self._queues.append(q)
+            self._procs.append(proc)
+            self._load.append(0)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    async def play(self, store: Store, hub: ModelHub, run_id: str, plan: EpisodePlan) -> Episode:
+        if not self._procs:
+            self._start(hub)
+        assert self._loop is not None
+        task = next(self._ids)
+        worker = min(range(self.workers), key=self._load.__getitem__)  # the least busy
+        future: asyncio.Future[Episode] = self._loop.create_future()
+        self._pending[task] = (future, store, hub, worker)
+        self._load[worker] += 1
+        self._queues[worker].put((task, Path(store.root), run_id, plan))
+        try:
+            return await future
+        finally:
+            self._pending.pop(task, None)
+            self._load[worker] -= 1
+
+    def _read(self) -> None:
+        """Hand each event to the driver's loop, where the store lives."""
+        while True:
+            try:
+                event = self._events.get()
+            except (EOFError, OSError):
+                return
+            if event is None:
+                return
+            assert self._loop is not None
+            self._loop.call_soon_threadsafe(self._apply, event)
+
+    def _apply(self, event: tuple[int, str, Any]) -> None:
+        task, kind, payload = event
+        entry = self._pending.get(task)
+        if entry is None:  # the driver gave up on it (a stop): its writes no longer matter
+            return
+        future, store, hub, _ = entry
+        if kind == "store":
+            name, args, kwargs = pickle.loads(payload)
+            getattr(store, name)(*args, **kwargs)
+        elif kind == "done":
+            episode, usage = pickle.loads(payload)
+            merge_usage(hub.ledger, usage)
+            if not future.done():
+                future.set_result(episode)
+        else:
+            name, message, usage = payload
+            merge_usage(hub.ledger, usage)
+            if not future.done():
+                future.set_exception(worker_failure(name, message))
+
+    async def aclose(self) -> None:
+        for q in self._queues:
+            q.put(None)
+        for proc in self._procs:
+            await asyncio.to_thread(proc.join, 10)
+            if proc.is_alive():
+                proc.terminate()
+        if self._events is not None:
+            self._events.put(None)
+        self._procs.clear()
+        self._queues.clear()

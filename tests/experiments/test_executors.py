@@ -1,0 +1,144 @@
+"""Episodes played in worker processes land in the driver's store exactly as episodes
+played in the runner's own loop: the same transcripts, scores, usage and failures."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from disputelab.experiments.executors import (
+    ProcessExecutor,
+    RelayStore,
+    merge_usage,
+    worker_failure,
+)
+from disputelab.experiments.runner import Summary, run_experiment
+from disputelab.experiments.spec import ExperimentSpec
+from disputelab.llm.models import ModelHub, Profile
+from disputelab.llm.testing import Scripted, fake_openai, fill
+from disputelab.llm.wrappers import Ledger, RoleUsage
+from disputelab.store.sqlite import Store
+
+RULE_GRID = ExperimentSpec(
+    name="grid",
+    scenarios=["tenancy", "workplace"],
+    mediators=["rule"],
+    replicates=3,
+    params={"budget": 20},
+)
+
+
+def _run(
+    root: Path, spec: ExperimentSpec, executor: ProcessExecutor | None, hub: ModelHub | None = None
+) -> Summary:
+    store = Store(root / "runs")
+    try:
+        return asyncio.run(
+            run_experiment(store, spec, root, hub or ModelHub(None), executor=executor)
+        )
+    finally:
+        store.close()
+
+
+def _stored(root: Path, run_id: str) -> dict[str, Any]:
+    """Each episode's transcript (without wall-clock latencies), outcome and scores."""
+    store = Store(root / "runs", writable=False)
+    out = {}
+    for eid in store.episode_ids(run_id):
+        rec = store.load_episode(eid)
+        turns = [
+            {k: v for k, v in t.to_dict().items() if k != "latency_s"} for t in rec.episode.turns
+        ]
+        scores = sorted((s.metric, s.value) for s in store.scores(eid))
+        outcome = rec.episode.outcome.to_dict() if rec.episode.outcome else None
+        out[eid] = (turns, outcome, scores)
+    store.close()
+    return out
+
+
+def test_a_rule_grid_in_two_worker_processes_stores_what_the_local_runner_does(
+    tmp_path: Path,
+) -> None:
+    local = _run(tmp_path / "local", RULE_GRID, None)
+    spread = _run(tmp_path / "spread", RULE_GRID, ProcessExecutor(2))
+    assert local.done == spread.done == 12 and spread.failed == 0
+    assert _stored(tmp_path / "spread", "grid") == _stored(tmp_path / "local", "grid")
+
+
+def _answer(body: dict[str, Any]) -> Scripted:
+    fmt = body.get("response_format") or {}
+    schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
+    return Scripted(content=json.dumps(fill(schema, text="Shall we share the repairs?")))
+
+
+def _llm_spec(name: str) -> ExperimentSpec:
+    return ExperimentSpec(
+        name=name,
+        scenarios=["tenancy"],
+        mediators=["none"],
+        parties="llm",
+        models={"parties": "stub"},
+        replicates=4,
+        params={"budget": 3},
+    )
+
+
+def test_worker_calls_reach_the_ledger_and_the_shared_cache(tmp_path: Path) -> None:
+    with fake_openai(_answer) as server:
+        profiles = {"stub": Profile(model="m", base_url=server.url)}
+        cache = tmp_path / "cache.sqlite"
+        first = ModelHub(cache, profiles, concurrency=4)
+        done = _run(tmp_path, _llm_spec("first"), ProcessExecutor(2), first)
+        assert done.done == 4 and done.failed == 0
+        assert first.ledger.calls == server.calls == 12  # 4 episodes x 3 party turns
+        again = ModelHub(cache, profiles, concurrency=4)
+        _run(tmp_path, _llm_spec("again"), ProcessExecutor(2), again)
+    assert server.calls == 12  # every reply of the re-run came from the cache on disk
+    assert again.ledger.calls == 0 and again.ledger.roles["parties"].cached == 12
+    store = Store(tmp_path / "runs", writable=False)
+    usage = store.db.execute("SELECT SUM(calls) FROM usage").fetchone()[0]
+    assert usage == 12
+
+
+def test_an_episode_that_fails_in_a_worker_is_recorded_under_its_own_error(
+    tmp_path: Path,
+) -> None:
+    with fake_openai(lambda body: Scripted(status=400)) as server:
+        hub = ModelHub(None, {"stub": Profile(model="m", base_url=server.url)}, concurrency=2)
+        summary = _run(tmp_path, _llm_spec("broken"), ProcessExecutor(2), hub)
+    assert summary.failed == 4 and summary.done == 0
+    assert all(reason.startswith("ModelError: ") for reason in summary.reasons)
+    store = Store(tmp_path / "runs", writable=False)
+    errors = [r[0] for r in store.db.execute("SELECT error FROM episodes")]
+    assert len(errors) == 4 and all("bad request (400)" in e for e in errors)
+
+
+def test_a_relay_forwards_only_the_writes_an_episode_makes() -> None:
+    sent: list[Any] = []
+
+    class Queue:
+        def put(self, item: Any) -> None:
+            sent.append(item)
+
+    relay = RelayStore(Queue(), 7, Path("/store"))
+    relay.append_turns("e", [])
+    assert sent[0][:2] == (7, "store") and relay.root == Path("/store")
+    with pytest.raises(AttributeError, match="cannot load_episode"):
+        relay.load_episode("e")
+
+
+def test_worker_usage_adds_up_and_unknown_cost_stays_unknown() -> None:
+    ledger = Ledger()
+    merge_usage(ledger, {"parties": RoleUsage("m", calls=2, input_tokens=10, cost_usd=0.5)})
+    merge_usage(ledger, {"parties": RoleUsage("m", calls=3, input_tokens=5, cost_usd=None)})
+    u = ledger.roles["parties"]
+    assert (u.calls, u.input_tokens, u.cost_usd) == (5, 15, None)
+
+
+def test_a_worker_failure_keeps_the_name_it_had() -> None:
+    exc = worker_failure("ModelError", "m: bad request (400)")
+    assert type(exc).__name__ == "ModelError" and str(exc) == "m: bad request (400)"
