@@ -31,6 +31,7 @@ from disputelab.cli.progress import ticker
 from disputelab.store.sqlite import StoreError
 
 if TYPE_CHECKING:
+    from disputelab.experiments.executors import Executor
     from disputelab.experiments.runner import Summary
     from disputelab.experiments.spec import ExperimentSpec
     from disputelab.llm.models import ModelHub
@@ -53,6 +54,15 @@ def experiment(
     limit_scenarios: Annotated[
         int | None, typer.Option(min=1, help="Use only the first N scenarios (quick trials).")
     ] = None,
+    executor: Annotated[
+        str, typer.Option(help="Where episodes play: local (this process), processes or ray.")
+    ] = "local",
+    workers: Annotated[
+        int | None, typer.Option(min=1, max=256, help="Worker processes or Ray actors.")
+    ] = None,
+    address: Annotated[
+        str | None, typer.Option(help="Ray cluster address (default: a local Ray instance).")
+    ] = None,
 ) -> None:
     """Run an experiment grid: scenarios x conditions x mediators x replicates."""
     from disputelab.experiments.spec import SpecError, load_spec
@@ -69,12 +79,38 @@ def experiment(
         _print_plan(spec, spec_path)
         return
     hub = open_models(spec.models.values(), concurrency or spec.concurrency)
+    where = _executor(executor, workers, address)
     # The handlers stay in place until the interrupt has been reported: a second signal
     # while it is written must still quit with 130, not with Python's default handler.
     with _stop_on_signals() as stop:
-        summary = _run(spec, spec_path, hub, resume, concurrency, given, stop)
+        summary = _run(spec, spec_path, hub, resume, concurrency, given, stop, where)
         if summary.interrupted:
             _interrupted(summary, _again(spec_path, given), concurrency)
+    _summary(summary)
+    print_usage(hub)
+    out.print(f"[dim]tables: disputelab report {summary.run_id}[/]")
+    if summary.failed:
+        raise typer.Exit(1)  # finished, but not every episode: scripts must see it
+
+
+def _executor(name: str, workers: int | None, address: str | None) -> Executor | None:
+    """The executor `--executor` names; None plays episodes in this process."""
+    from disputelab.experiments.executors import ProcessExecutor, RayExecutor
+
+    if name not in ("local", "processes", "ray"):
+        fail(f"--executor takes local, processes or ray, not {name!r}")
+    if address is not None and name != "ray":
+        fail("--address names a Ray cluster; use it with --executor ray")
+    if name == "local":
+        if workers is not None:
+            fail("--workers applies to --executor processes or ray")
+        return None
+    count = workers or os.cpu_count() or 2
+    return ProcessExecutor(count) if name == "processes" else RayExecutor(count, address)
+
+
+def _summary(summary: Summary) -> None:
+    """What the run did, and why episodes failed if any did."""
     elsewhere = f", {summary.elsewhere} by another process" if summary.elsewhere else ""
     out.print(
         f"experiment [magenta]{summary.run_id}[/]: {summary.planned} episodes planned, "
@@ -87,10 +123,6 @@ def experiment(
             "this one waited for them[/]"
         )
     _failures(summary)
-    print_usage(hub)
-    out.print(f"[dim]tables: disputelab report {summary.run_id}[/]")
-    if summary.failed:
-        raise typer.Exit(1)  # finished, but not every episode: scripts must see it
 
 
 def _failures(summary: Summary) -> None:
@@ -146,6 +178,7 @@ def _run(
     concurrency: int | None,
     overrides: dict[str, int],
     stop: threading.Event,
+    executor: Executor | None = None,
 ) -> Summary:
     """Run the grid under a progress bar of episodes, failures and model spend."""
     from disputelab.experiments.runner import run_experiment
@@ -170,6 +203,7 @@ def _run(
                     on_plan=progress.plan,
                     stop=stop,
                     source=_again(spec_path.resolve(), overrides),
+                    executor=executor,
                 )
             finally:
                 await hub.aclose()  # on this loop, which owns the pooled connections

@@ -282,3 +282,74 @@ class ProcessExecutor:
             self._events.put(None)
         self._procs.clear()
         self._queues.clear()
+
+
+class _Collected:
+    """An episode's events kept in order, to be sent back with its end."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[int, str, Any]] = []
+
+    def put(self, event: tuple[int, str, Any]) -> None:
+        self.events.append(event)
+
+
+class EpisodeActor:
+    """A Ray actor: a model stack and an event loop that plays many episodes at once."""
+
+    def __init__(self, config: HubConfig) -> None:
+        self.hub = config.build()
+        self.reported = _Reported(self.hub.ledger)
+
+    async def play(
+        self, task: int, root: Path, run_id: str, plan: EpisodePlan
+    ) -> list[tuple[int, str, Any]]:
+        collected = _Collected()
+        await _play_one(self.hub, self.reported, collected, task, root, run_id, plan)
+        return collected.events
+
+
+class RayExecutor(ProcessExecutor):
+    """Episodes spread over Ray actors, on a cluster at `address` or on a local Ray
+    instance. An episode's store writes come back with its end, in order, rather than
+    as they happen: a driver killed mid-episode leaves it incomplete, and `--resume`
+    plays it again, as it would any interrupted episode."""
+
+    def __init__(self, workers: int, address: str | None = None) -> None:
+        super().__init__(workers)
+        self.address = address
+        self._actors: list[Any] = []
+
+    def _start(self, hub: ModelHub) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise ValueError("--executor ray needs Ray: pip install 'disputelab[ray]'") from None
+        if not ray.is_initialized():
+            ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
+        config = HubConfig.of(hub, self.workers)
+        share = config.concurrency or 8
+        actor = ray.remote(EpisodeActor).options(max_concurrency=share)
+        self._actors = [actor.remote(config) for _ in range(self.workers)]
+        self._load = [0] * self.workers
+        self._loop = asyncio.get_running_loop()
+
+    async def play(self, store: Store, hub: ModelHub, run_id: str, plan: EpisodePlan) -> Episode:
+        if not self._actors:
+            self._start(hub)
+        task = next(self._ids)
+        worker = min(range(self.workers), key=self._load.__getitem__)
+        future: asyncio.Future[Episode] = asyncio.get_running_loop().create_future()
+        self._pending[task] = (future, store, hub, worker)
+        self._load[worker] += 1
+        try:
+            events = await self._actors[worker].play.remote(task, Path(store.root), run_id, plan)
+            for event in events:
+                self._apply(event)
+            return await future
+        finally:
+            self._pending.pop(task, None)
+            self._load[worker] -= 1
+
+    async def aclose(self) -> None:
+        self._actors.clear()  # the actors end with the driver's Ray session

@@ -142,3 +142,38 @@ def test_worker_usage_adds_up_and_unknown_cost_stays_unknown() -> None:
 def test_a_worker_failure_keeps_the_name_it_had() -> None:
     exc = worker_failure("ModelError", "m: bad request (400)")
     assert type(exc).__name__ == "ModelError" and str(exc) == "m: bad request (400)"
+
+
+def _cli(store: Path, *args: str) -> Any:
+    from typer.testing import CliRunner
+
+    from disputelab.cli import app
+
+    return CliRunner().invoke(app, ["--store", str(store), *args])
+
+
+def test_the_experiment_command_runs_a_grid_in_worker_processes(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("name: w\nscenarios: [tenancy]\nmediators: [rule]\nreplicates: 2\nbudget: 12\n")
+    result = _cli(tmp_path / "runs", "experiment", str(spec), "--executor", "processes")
+    assert result.exit_code == 0, result.output
+    assert "4 episodes planned, 4 run" in " ".join(result.output.split())
+    again = _cli(tmp_path / "runs", "experiment", str(spec), "--resume", "--executor", "processes")
+    assert "0 run, 4 already done" in " ".join(again.output.split())
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--executor", "gpu"], "--executor takes local, processes or ray, not 'gpu'"),
+        (["--workers", "2"], "--workers applies to --executor processes or ray"),
+        (["--address", "ray://h:1"], "--address names a Ray cluster; use it with --executor ray"),
+    ],
+)
+def test_executor_options_that_do_not_fit_are_one_line_and_exit_2(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("name: w\nscenarios: [tenancy]\nreplicates: 1\n")
+    result = _cli(tmp_path / "runs", "experiment", str(spec), *args)
+    assert result.exit_code == 2 and message in result.output
