@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from disputelab.agents.base import PublicScenario, PublicTurn
-from disputelab.scenario.schema import Party
-
-RECENT_TURNS = 12
+from disputelab.agents.settings import RECENT_TURNS, CultureStatement, PartyStyle
+from disputelab.scenario.schema import CultureProfile, Party
 
 _STYLE_EN = {
     "competing": "You press hard for your own priorities and concede slowly.",
@@ -51,6 +50,8 @@ _EN = {
     ),
     "dialogue": "The conversation so far (most recent last):",
     "empty": "(nobody has spoken yet)",
+    "skipped": "(... {n} turns left out ...)",
+    "memory": "Your own earlier private thoughts (only you know them), oldest first:",
     "your_turn": "It is your turn: party turn {turn} of {budget}.",
     "voice_thought": (
         'You chose to speak now because of this private thought: "{thought}". Say it '
@@ -70,6 +71,18 @@ _EN = {
         "Say what you will say now as the mediator: two to four sentences, neutral, concrete, "
         "in English. Move the parties toward an agreement they can all accept."
     ),
+    "social_when": (
+        "Before planning anything, decide whether the table needs you now. Look for four "
+        "kinds of trouble among the parties: they see the issues differently, emotions "
+        "(anger, distrust) are running high, someone reasons badly or anchors, or they talk "
+        "past each other or fall silent. Name who shows which trouble. Step in only on clear "
+        "evidence, not before every party has had its say since your last turn, and not too "
+        "often. Give your reason, whether to speak, and a rating from 1 (no need at all) to "
+        "5 (you must step in now), decimals allowed."
+    ),
+    "consensus_state": "Where the parties stand, from what each last said it backs:",
+    "agreed": "all back {option}",
+    "open": "open ({positions})",
     "candidates": (
         "Think of three different ways you could intervene now, each from a mediation "
         "approach: facilitative, evaluative, transformative or settlement-focused."
@@ -114,6 +127,8 @@ _ZH = {
     ),
     "dialogue": "目前的对话（最新的在最后）：",
     "empty": "（还没有人发言）",
+    "skipped": "（……中间省略{n}轮……）",
+    "memory": "你之前的私下想法（只有你自己知道），按时间顺序：",
     "your_turn": "轮到你发言：第{turn}轮，共{budget}轮。",
     "voice_thought": "你决定现在发言，是因为你心里想到：“{thought}”。请在这一轮里用自己的话把它说出来。",
     "mediator_intro": "你是这场纠纷的中立调解员：{title}。你只能看到各方公开说的话，看不到他们的私人信息。",
@@ -123,6 +138,15 @@ _ZH = {
         "当各方自己在推进或你刚刚发过言时保持沉默。"
     ),
     "how": "以调解员身份说出你现在要说的话：两到四句，中立、具体，用中文，推动各方达成都能接受的协议。",
+    "social_when": (
+        "先判断现在是否需要你介入。留意各方之间的四类问题：对问题理解不同、情绪（愤怒、不信任）激烈、"
+        "推理有误或被锚定、各说各话或沉默。指出谁有哪类问题。只有证据明确时才介入；在各方自你上次发言后"
+        "都有机会发言之前不要介入，也不要太频繁。给出理由、是否发言，以及1（完全不需要）到5（必须立即介入）"
+        "的评分，可用小数。"
+    ),
+    "consensus_state": "各方立场（根据每方最近表示支持的选项）：",
+    "agreed": "都支持{option}",
+    "open": "未定（{positions}）",
     "candidates": "想出三种现在可以采取的不同介入方式，分别来自不同的调解方法：促进式、评估式、转化式或以和解为导向。",
     "rate": (
         "对每种介入方式在四个方面打分（1到5分，可用小数），衡量现在是否需要以及是否有帮助："
@@ -156,7 +180,15 @@ def scenario_block(public: PublicScenario) -> str:
     return "\n".join(parts)
 
 
-def party_system(public: PublicScenario, party: Party) -> str:
+def party_system(
+    public: PublicScenario,
+    party: Party,
+    style: PartyStyle = "persona",
+    culture: CultureStatement = "scores",
+) -> str:
+    """A party's instructions. A `general` party gets no strategy, reactivity, culture
+    or traits: the brief alone, as in AgentMediation's Default row and ProMediate's
+    General mode."""
     x = texts(public.language)
     styles = _STYLE_ZH if public.language.startswith("zh") else _STYLE_EN
     prefs = []
@@ -179,18 +211,16 @@ def party_system(public: PublicScenario, party: Party) -> str:
         f"- {x['weights']}: " + ", ".join(f"{t}={w}" for t, w in party.weights.items()),
         f"- {x['ranking']}:",
         *prefs,
-        f"- {x['style']}: {styles[persona.strategy]}",
-        f"- {x['reactivity']}: {persona.reactivity:.1f}",
     ]
-    if persona.culture is not None:
-        c = persona.culture
-        lines.append(
-            f"- Hofstede: PDI {c.power_distance:.0f}, IDV {c.individualism:.0f}, "
-            f"MAS {c.masculinity:.0f}, UAI {c.uncertainty_avoidance:.0f}, "
-            f"LTO {c.long_term_orientation:.0f}, IVR {c.indulgence:.0f}"
-        )
-    if persona.traits:
-        lines.append(f"- {x['traits']}: {', '.join(persona.traits)}")
+    if style == "persona":
+        lines += [
+            f"- {x['style']}: {styles[persona.strategy]}",
+            f"- {x['reactivity']}: {persona.reactivity:.1f}",
+        ]
+        if persona.culture is not None:
+            lines.append(culture_line(persona.culture, culture, public.language))
+        if persona.traits:
+            lines.append(f"- {x['traits']}: {', '.join(persona.traits)}")
     if party.private_notes:
         lines.append(f"- {x['notes']}: {party.private_notes}")
     lines.append(x["party_task"])
@@ -202,16 +232,78 @@ def speaker_label(names: Mapping[str, str], turn: PublicTurn) -> str:
     return "Mediator" if turn.role == "mediator" else names.get(turn.speaker, turn.speaker)
 
 
-def dialogue_block(public: PublicScenario, dialogue: Sequence[PublicTurn]) -> str:
+def dialogue_block(
+    public: PublicScenario,
+    dialogue: Sequence[PublicTurn],
+    window: int | None = RECENT_TURNS,
+    keep_first: int = 0,
+) -> str:
+    """The dialogue an agent reads: its last `window` turns (all of them for None), and
+    always its first `keep_first` turns (a closing proposal keeps the statements and the
+    first proposal in view however long the bargaining ran)."""
     x = texts(public.language)
     names = {p.id: p.name for p in public.parties}
-    recent = dialogue[-RECENT_TURNS:]
-    if not recent:
+    start = 0 if window is None else max(0, len(dialogue) - window)
+    head = list(dialogue[: min(keep_first, start)])
+    recent = list(dialogue[start:])
+    if not head and not recent:
         return f"{x['dialogue']}\n{x['empty']}"
     lines = [x["dialogue"]]
-    for t in recent:
-        lines.append(f"{speaker_label(names, t)}: {t.text}")
+    lines += [f"{speaker_label(names, t)}: {t.text}" for t in head]
+    if head and start > len(head):
+        lines.append(x["skipped"].format(n=start - len(head)))
+    lines += [f"{speaker_label(names, t)}: {t.text}" for t in recent]
     return "\n".join(lines)
+
+
+# What each Hofstede dimension measures, in our words, for the described statement.
+_DIMENSIONS_EN = (
+    ("power_distance", "power distance", "how readily unequal power and rank are accepted"),
+    ("individualism", "individualism", "how far people look after themselves before the group"),
+    ("masculinity", "masculinity", "how much winning and achievement outweigh care and modesty"),
+    (
+        "uncertainty_avoidance",
+        "uncertainty avoidance",
+        "how uneasy ambiguity and the unfamiliar make people",
+    ),
+    (
+        "long_term_orientation",
+        "long-term orientation",
+        "how willingly present gains are traded for future ones",
+    ),
+    ("indulgence", "indulgence", "how freely wishes and enjoyment are acted on, not restrained"),
+)
+_DIMENSIONS_ZH = {
+    "power_distance": "权力距离（对权力和地位不平等的接受程度）",
+    "individualism": "个人主义（先顾自己而非群体的程度）",
+    "masculinity": "男性化（重视竞争和成就胜过关怀与谦让的程度）",
+    "uncertainty_avoidance": "不确定性规避（对模糊和陌生事物的不安程度）",
+    "long_term_orientation": "长期导向（为将来利益放弃眼前利益的意愿）",
+    "indulgence": "放纵（随心满足愿望而非克制的程度）",
+}
+
+
+def culture_line(c: CultureProfile, statement: CultureStatement, language: str) -> str:
+    """A party's culture: six numbers, or (`described`) the culture named and each
+    dimension explained, as SoCRATES's deterministic culture statement is."""
+    if statement == "scores":
+        return (
+            f"- Hofstede: PDI {c.power_distance:.0f}, IDV {c.individualism:.0f}, "
+            f"MAS {c.masculinity:.0f}, UAI {c.uncertainty_avoidance:.0f}, "
+            f"LTO {c.long_term_orientation:.0f}, IVR {c.indulgence:.0f}"
+        )
+    if language.startswith("zh"):
+        scores = "；".join(f"{_DIMENSIONS_ZH[f]}{getattr(c, f):.0f}" for f, *_ in _DIMENSIONS_EN)
+        where = f"你来自{c.name}的文化。" if c.name else ""
+        return f"- 文化背景：{where}霍夫斯泰德六维度得分（0到100）：{scores}。请按此文化行事。"
+    scores = "; ".join(
+        f"{label} {getattr(c, f):.0f} ({meaning})" for f, label, meaning in _DIMENSIONS_EN
+    )
+    where = f"You come from the culture of {c.name}. " if c.name else ""
+    return (
+        f"- Culture: {where}On Hofstede's six dimensions, each scored 0 to 100 (higher means "
+        f"more): {scores}. Let these shape how you negotiate."
+    )
 
 
 def mediator_system(public: PublicScenario) -> str:

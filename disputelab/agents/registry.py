@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from disputelab.agents.base import Agent, PartyAgent, PublicScenario
+from disputelab.agents.settings import DEFAULT_SETTINGS, AgentSettings
 from disputelab.llm.base import ChatModel
 from disputelab.registry import Registry, UnknownPluginError, modules_named
 from disputelab.scenario.schema import Scenario
@@ -30,12 +31,14 @@ class UnknownAgentError(UnknownPluginError):
 @dataclass(frozen=True)
 class AgentSetup:
     """What a builder gets: the case, the episode's seed, the seat's model (None for rule
-    kinds), and any documents retrieved for the case (the expertise condition)."""
+    kinds), any documents retrieved for the case (the expertise condition), and the
+    episode's agent settings (context window, temperatures, party style, ...)."""
 
     scenario: Scenario
     seed: int
     model: ChatModel | None = None
     retrieved: tuple[str, ...] = ()
+    settings: AgentSettings = DEFAULT_SETTINGS
     public: PublicScenario = field(init=False)
 
     def __post_init__(self) -> None:
@@ -51,6 +54,12 @@ class AgentKind:
     description: str
     build: Callable[[AgentSetup], Agent | Sequence[PartyAgent]]
     needs_model: bool = False
+    # Plays with the seat's model when one is given and without one otherwise (a
+    # remediator: templates offline, the model's rewrites with --model).
+    uses_model: bool = False
+    # Its agents expose their true positions (`HiddenState`), so the oracle can track
+    # consensus: what an experiment's default consensus source depends on.
+    hidden_state: bool = False
 
 
 # Every `kinds` module under agents/ registers the kinds it defines.
@@ -91,19 +100,34 @@ def needs_model(interface: str, name: str) -> bool:
     return key in AGENT_KINDS and AGENT_KINDS.get(key).needs_model
 
 
+def takes_model(interface: str, name: str) -> bool:
+    """Whether the kind is handed the seat's model: it needs one, or uses one if given."""
+    key = f"{interface}/{name}"
+    return key in AGENT_KINDS and (
+        AGENT_KINDS.get(key).needs_model or AGENT_KINDS.get(key).uses_model
+    )
+
+
+def has_hidden_state(interface: str, name: str) -> bool:
+    """Whether agents of the kind expose their true positions to the oracle."""
+    key = f"{interface}/{name}"
+    return key in AGENT_KINDS and AGENT_KINDS.get(key).hidden_state
+
+
 def build_parties(
     scenario: Scenario,
     kind: str,
     seed: int,
     model: ChatModel | None = None,
     interface: str = PARTY,
+    settings: AgentSettings = DEFAULT_SETTINGS,
 ) -> list[PartyAgent]:
     """One agent per party, in the scenario's speaking order; `interface` is the party
     seat's (a protocol whose parties bargain over amounts seats its own kinds)."""
     k = get_kind(interface, kind)
     if k.needs_model and model is None:
         raise UnknownAgentError(f"{kind} parties need a model: pass --model or --parties-model")
-    built = k.build(AgentSetup(scenario, seed, model))
+    built = k.build(AgentSetup(scenario, seed, model, settings=settings))
     assert isinstance(built, Sequence)
     return list(built)
 
@@ -116,11 +140,12 @@ def build_agent(
     model: ChatModel | None = None,
     retrieved: Sequence[str] = (),
     role: str = "mediator",
+    settings: AgentSettings = DEFAULT_SETTINGS,
 ) -> Agent:
     """One agent of `kind` for a seat with `interface`; `role` names the seat in errors."""
     k = get_kind(interface, kind)
     if k.needs_model and model is None:
         raise UnknownAgentError(f"{role} {kind!r} needs a model: pass --model or --{role}-model")
-    built = k.build(AgentSetup(scenario, seed, model, tuple(retrieved)))
+    built = k.build(AgentSetup(scenario, seed, model, tuple(retrieved), settings))
     assert not isinstance(built, Sequence)
     return built

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from disputelab.cli import conditions, datasets, protocols, scenarios, store
+from disputelab.cli import conditions, datasets, presets, protocols, scenarios, store
 from disputelab.cli.bench import bench
 from disputelab.cli.common import DEFAULT_STORE, err, fail, out, state
 from disputelab.cli.curate import curate
@@ -117,6 +117,7 @@ app.command()(bench)
 app.add_typer(scenarios.app, name="scenarios")
 app.add_typer(conditions.app, name="conditions")
 app.add_typer(protocols.app, name="protocols")
+app.add_typer(presets.app, name="presets")
 app.add_typer(datasets.app, name="datasets")
 app.add_typer(store.app, name="store")
 

@@ -59,6 +59,22 @@ SeedOption = Annotated[
 ]
 
 
+ProtocolOption = Annotated[
+    str | None,
+    typer.Option(
+        help=f"Protocol: {', '.join(PROTOCOLS.names())} (default: the preset's, else "
+        f"{DEFAULT_PROTOCOL})."
+    ),
+]
+PresetOption = Annotated[
+    str | None,
+    typer.Option(
+        help="A paper's setting: agentmediation, socrates or promediate (see "
+        "`disputelab presets show NAME`); options given explicitly override it."
+    ),
+]
+
+
 @with_param_options
 def run(
     scenario: Annotated[str, typer.Argument(help="Built-in scenario id or a scenario file.")],
@@ -78,9 +94,8 @@ def run(
     judge_model: Annotated[
         str | None, typer.Option(help="Model for judges (recorded; used by evaluators).")
     ] = None,
-    protocol: Annotated[
-        str, typer.Option(help=f"Protocol: {', '.join(PROTOCOLS.names())}.")
-    ] = DEFAULT_PROTOCOL,
+    protocol: ProtocolOption = None,
+    preset: PresetOption = None,
     condition: Annotated[
         str, typer.Option(help="Condition(s), joined by ',' (see `disputelab conditions list`).")
     ] = "general",
@@ -99,6 +114,7 @@ def run(
     **params: Any,
 ) -> None:
     """Run one episode; with a mediator, also its matched unmediated episode."""
+    protocol, params = _with_preset(preset, protocol, params)
     try:
         proto = get_protocol(protocol)
     except UnknownPluginError as exc:
@@ -118,6 +134,25 @@ def run(
     _print_result(sc, proto, cast, result)
     print_usage(hub)
     out.print(f"[dim]full transcript: disputelab {store_option()}report {result.run_id}[/]")
+
+
+def _with_preset(
+    name: str | None, protocol: str | None, given: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """The protocol and parameter options under `--preset`: the preset's values, with
+    each option given on the command line in their place."""
+    if name is None:
+        return protocol or DEFAULT_PROTOCOL, given
+    from disputelab.protocols.presets import PRESETS, get_preset, with_preset
+
+    if name not in PRESETS:
+        fail(f"unknown preset {name!r}; available: {', '.join(PRESETS.names())}")
+    explicit = {k: v for k, v in given.items() if v is not None}
+    try:
+        chosen, values = with_preset(get_preset(name), protocol, explicit)
+    except ValueError as exc:
+        fail(str(exc))
+    return chosen, {**given, **values}
 
 
 def _cast(

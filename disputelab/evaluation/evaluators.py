@@ -8,6 +8,8 @@
   indexed by dialogue line, undefined states dropped.
 - `outcome-judges`, `mediator-intelligence`: judged consensus and litigation risk, and
   ProMediate's mediator-intelligence ratings.
+- `legal-judges`: AgentMediation's judged consensus and litigation risk of a staged
+  episode, on the paper's inputs (bargaining dialogue and final proposal) and anchors.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Sequence
 from typing import cast
 
 from disputelab.episode import Episode
-from disputelab.evaluation import agentmediation, socrates, turn_taking
+from disputelab.evaluation import agentmediation, legal_judges, socrates, turn_taking
 from disputelab.evaluation.judges import (
     JUDGE_VERSION,
     RUBRICS,
@@ -253,3 +255,19 @@ register_evaluator(
 )
 register_evaluator(_judged("outcome-judges"))
 register_evaluator(_judged("mediator-intelligence"))
+
+
+async def _legal_judges(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
+    return await legal_judges.legal_judge_scores(item.episode, item.scenario, ctx.judges)
+
+
+register_evaluator(
+    Evaluator(
+        legal_judges.EVALUATOR,
+        legal_judges.VERSION,
+        "AgentMediation's judged Con and LR (Tables 20-21 anchors) on the bargaining "
+        "dialogue and the final proposal, without the verdicts",
+        _legal_judges,
+        needs_judge=True,
+    )
+)

@@ -23,6 +23,7 @@ from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext, get_evaluator
 from disputelab.llm.base import ChatModel
 from disputelab.llm.models import ModelHub
+from disputelab.protocols.agent_params import agent_settings
 from disputelab.protocols.base import (
     DEFAULT_PROTOCOL,
     NONE,
@@ -87,7 +88,8 @@ class Cast:
         seats = [s for s in protocol.seats if s.used(params)]
         out = {s.role: self.seat_kind(s) for s in seats}
         for s in seats:
-            if s.needs_model(out[s.role]):
+            kind = out[s.role]
+            if s.needs_model(kind) or (s.takes_model(kind) and self.model(s.role) != RULE):
                 out[f"{s.role}_model"] = self.model(s.role)
         if self.model("judge") != RULE:
             out["judge_model"] = self.model("judge")
@@ -122,18 +124,26 @@ def seat_agents(
     protocol = get_protocol(plan.protocol)
     parties: list[PartyAgent] = []
     seated: dict[str, Agent | None] = {}
+    settings = agent_settings(plan.params)
     for seat in protocol.seats:
         kind = plan.cast.seat_kind(seat)
         protocol.check_seat(seat.role, kind)
         if kind == NONE or not seat.used(plan.params):
             seated[seat.role] = None
             continue
-        model = _model(hub, plan.cast, seat.role, seat.needs_model(kind))
+        model = _model(hub, plan.cast, seat.role, seat.takes_model(kind))
         if seat.per_party:
-            parties = build_parties(plan.scenario, kind, plan.seed, model, seat.interface)
+            parties = build_parties(plan.scenario, kind, plan.seed, model, seat.interface, settings)
         else:
             seated[seat.role] = build_agent(
-                seat.interface, kind, plan.scenario, plan.seed, model, plan.retrieved, seat.role
+                seat.interface,
+                kind,
+                plan.scenario,
+                plan.seed,
+                model,
+                plan.retrieved,
+                seat.role,
+                settings,
             )
     return parties, seated
 
@@ -187,6 +197,9 @@ async def play_episode(
 ) -> Episode:
     """Play and commit one planned episode, turn by turn (each also handed to `on_turn`)."""
     protocol = get_protocol(plan.protocol)
+    problem = protocol.scenario_problem(plan.scenario)
+    if problem is not None:
+        raise ValueError(problem)
     plan = replace(plan, cast=plan.cast.for_protocol(protocol))
     episode = Episode(
         plan.scenario.id,
@@ -214,6 +227,7 @@ async def play_episode(
 
     try:
         session = Session(plan.scenario, parties, episode, sink, protocol.keeps_silent_stances)
+        session.store_dir = Path(store.root)
         session.finish(await protocol.play(session, seated, plan.params))
     except BaseException as exc:  # a stop request too: its finished turns are kept
         commits.flush()
@@ -309,6 +323,9 @@ async def run_single(
     """One stored, scored run: the episode, and first its unmediated twin when the
     protocol plays twins and a mediator sits."""
     proto = get_protocol(protocol)
+    problem = proto.scenario_problem(scenario)
+    if problem is not None:
+        raise ValueError(problem)  # before a run is recorded
     retrieved = tuple(retrieved)
     cast = (cast or Cast()).for_protocol(proto)
     p = params if isinstance(params, ProtocolParams) else proto.params(params)

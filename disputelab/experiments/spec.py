@@ -26,8 +26,9 @@ from pydantic import (
     model_validator,
 )
 
-from disputelab.agents.registry import kind_names
+from disputelab.agents.registry import has_hidden_state, kind_names
 from disputelab.evaluation.registry import get_evaluator, on_demand_evaluators
+from disputelab.evaluation.trackers import TRACKERS
 from disputelab.protocols.base import (
     DEFAULT_PROTOCOL,
     NONE,
@@ -38,6 +39,7 @@ from disputelab.protocols.base import (
     mediator_kinds,
     retrieval_protocols,
 )
+from disputelab.protocols.presets import PRESETS, TRACKER, get_preset, with_preset
 from disputelab.registry import UnknownPluginError
 from disputelab.scenario.conditions import ConditionError, apply_condition
 from disputelab.scenario.datasets import DatasetError, case_files
@@ -96,9 +98,20 @@ class ExperimentSpec(BaseModel):
         description="Built-in ids, 'builtin:PATTERN' (e.g. builtin:*), ids in the store's "
         "library, importer sources ('agentmediation:PATH', 'promediate:PATH'), files or globs.",
     )
+    preset: str | None = Field(
+        default=None,
+        description="A paper's setting (see `disputelab presets list`): its protocol and "
+        "parameters, each overridden by any given explicitly.",
+    )
     protocol: str = DEFAULT_PROTOCOL
     params: dict[str, Any] = Field(
         default_factory=dict, description="The protocol's parameters (see `protocols list`)."
+    )
+    tracker: str | None = Field(
+        default=None,
+        description="The consensus source of the tables: oracle, self-report, "
+        "topic-localized or per-turn (default: oracle where every party has hidden state, "
+        "self-report otherwise).",
     )
     conditions: list[Annotated[str, Field(max_length=MAX_REF_CHARS)]] = Field(
         default_factory=lambda: ["general"], min_length=1, max_length=MAX_GRID_ENTRIES
@@ -140,7 +153,24 @@ class ExperimentSpec(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _shorthand_params(cls, data: Any) -> Any:
-        return with_shorthand_params(data) if isinstance(data, dict) else data
+        return apply_preset(with_shorthand_params(data)) if isinstance(data, dict) else data
+
+    @model_validator(mode="after")
+    def _consensus_source(self) -> ExperimentSpec:
+        """The tracker the tables read, and its evaluator among the ones run after the
+        episodes (the oracle's scores come with the protocol's own evaluators)."""
+        if self.tracker is None:
+            seat = get_protocol(self.protocol).party_seat
+            hidden = has_hidden_state(seat.interface, self.parties)
+            self.tracker = "oracle" if hidden else "self-report"
+        if self.tracker not in TRACKERS:
+            raise ValueError(f"tracker: unknown {self.tracker!r}; use {', '.join(TRACKERS)}")
+        if self.tracker != "oracle" and self.tracker not in self.evaluators:
+            self.evaluators = [*self.evaluators, self.tracker]
+        if self.models.get("judge", "rule") != "rule":
+            judged = get_protocol(self.protocol).judged_evaluators
+            self.evaluators += [e for e in judged if e not in self.evaluators]
+        return self
 
     @model_validator(mode="after")
     def _drop_repeats(self) -> ExperimentSpec:
@@ -241,8 +271,11 @@ class ExperimentSpec(BaseModel):
             problems.append(f"parties: {self.parties} parties need models: {{parties: MODEL}}")
         seat = proto.mediator_seat
         llm = [m for m in self.mediators if seat is not None and seat.needs_model(m)]
-        if llm and self.models.get("mediator", "rule") == "rule":
-            problems.append(f"mediators: {', '.join(llm)} need models: {{mediator: MODEL}}")
+        # The seat `mediators:` spans takes its model under its own role (`mediator` for
+        # the mediated protocols, `counsel` for the settlement's method under test).
+        role = seat.role if seat is not None else "mediator"
+        if llm and self.models.get(role, "rule") == "rule":
+            problems.append(f"mediators: {', '.join(llm)} need models: {{{role}: MODEL}}")
         if problems:
             raise ValueError("; ".join(problems))
         return self
@@ -338,6 +371,29 @@ def with_shorthand_params(data: dict[str, Any]) -> dict[str, Any]:
     return {**rest, "params": {**moved, **given}}
 
 
+def apply_preset(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` under its `preset:`: the preset's protocol and parameters, each parameter
+    given in `data` kept; the preset's consensus source when the spec has a judge model
+    and names no tracker. An unknown preset is left for validation to report."""
+    name = data.get("preset")
+    if not isinstance(name, str) or name not in PRESETS:
+        if isinstance(name, str):
+            raise ValueError(f"preset: unknown {name!r}; use {', '.join(PRESETS.names())}")
+        return data
+    preset = get_preset(name)
+    given = data.get("params", {})
+    if not isinstance(given, dict):
+        return data
+    protocol = data.get("protocol")
+    protocol, params = with_preset(preset, protocol if isinstance(protocol, str) else None, given)
+    out = {**data, "protocol": protocol, "params": params}
+    models = data.get("models")
+    judged = isinstance(models, dict) and models.get("judge", "rule") != "rule"
+    if "tracker" not in data and judged and preset.value(TRACKER) is not None:
+        out["tracker"] = preset.value(TRACKER)
+    return out
+
+
 def _params_problems(data: dict[str, Any]) -> list[str]:
     """The protocol's verdict on its parameters, whatever else in the spec is wrong."""
     protocol = data.get("protocol", DEFAULT_PROTOCOL)
@@ -375,9 +431,30 @@ def resolve_scenarios(
 ) -> dict[str, Scenario]:
     """The spec's scenarios, the first `limit_scenarios` of them if it sets a limit."""
     found = resolve_refs(spec.scenarios, base, library_dir)
+    found = _playable(spec, found)
     if spec.limit_scenarios is not None:
         found = dict(list(found.items())[: spec.limit_scenarios])
     return found
+
+
+def _playable(spec: ExperimentSpec, found: dict[str, Scenario]) -> dict[str, Scenario]:
+    """The scenarios the spec's protocol can play: a `builtin:` pattern passes over the
+    built-ins it cannot (the price-only ones under a topic protocol, say); a scenario
+    named in any other way that it cannot play is a problem."""
+    proto = get_protocol(spec.protocol)
+    patterns = [r.removeprefix("builtin:") for r in spec.scenarios if r.startswith("builtin:")]
+    named = set(spec.scenarios)
+    keep: dict[str, Scenario] = {}
+    problems = []
+    for sid, s in found.items():
+        problem = proto.scenario_problem(s)
+        if problem is None:
+            keep[sid] = s
+        elif sid in named or not any(fnmatch.fnmatch(sid, p) for p in patterns):
+            problems.append(f"scenarios: {sid}: {problem}")
+    if problems:
+        raise SpecError("spec", problems)
+    return keep
 
 
 def resolve_refs(

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from disputelab.agents.base import Agent
-from disputelab.agents.registry import UnknownAgentError, kind_names, needs_model
+from disputelab.agents.registry import UnknownAgentError, kind_names, needs_model, takes_model
 from disputelab.episode import Episode, Outcome
 from disputelab.protocols.view import EpisodeView, default_view
 from disputelab.registry import Registry, subpackages
+from disputelab.scenario.schema import Scenario
 
 if TYPE_CHECKING:
     from disputelab.protocols.session import Session
@@ -69,6 +70,10 @@ class Seat:
     def needs_model(self, kind: str) -> bool:
         return needs_model(self.interface, kind)
 
+    def takes_model(self, kind: str) -> bool:
+        """Whether `kind` is handed this seat's model when one is given."""
+        return takes_model(self.interface, kind)
+
 
 @dataclass(frozen=True)
 class ReportLayout:
@@ -99,6 +104,9 @@ class DisputeProtocol(ABC):
     uses_retrieval: ClassVar[bool] = False
     # Whether a party turn that states no stance keeps the party's earlier stances.
     keeps_silent_stances: ClassVar[bool] = False
+    # Judged evaluators an experiment runs on this protocol's episodes whenever it has a
+    # judge model (the staged protocol's judged Con and LR).
+    judged_evaluators: ClassVar[tuple[str, ...]] = ()
 
     def params(self, values: Mapping[str, Any] | None = None) -> ProtocolParams:
         """Validated parameters; unknown or out-of-range ones raise ParamsError."""
@@ -136,6 +144,17 @@ class DisputeProtocol(ABC):
             raise UnknownAgentError(
                 f"the {self.name} protocol takes {role} {' or '.join(allowed)}, not {kind!r}"
             )
+
+    def scenario_problem(self, scenario: Scenario) -> str | None:
+        """Why this protocol cannot play `scenario`, or None when it can. The topic
+        protocols need topics; a price-only scenario (numeric terms alone) is for a
+        protocol that bargains over amounts."""
+        if not scenario.topics:
+            return (
+                f"the {self.name} protocol negotiates over topics and scenario {scenario.id} "
+                "has none (only numeric terms); choose a protocol that bargains over amounts"
+            )
+        return None
 
     def turn_limit_note(self) -> str:
         """What limits a session's length, for warnings about another protocol's option."""

@@ -24,6 +24,9 @@ async def play(
 ) -> Episode:
     """Play `protocol` with `parties` and the agents `seated` in its other seats."""
     proto = get_protocol(protocol)
+    problem = proto.scenario_problem(scenario)
+    if problem is not None:
+        raise ValueError(problem)
     p = params if isinstance(params, ProtocolParams) else proto.params(params)
     ep = episode or Episode(scenario.id, proto.name, 0, {})
     session = Session(scenario, parties, ep, on_turn, proto.keeps_silent_stances)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from disputelab.agents.base import (
@@ -120,6 +121,9 @@ class Session:
         self.signals: dict[str, Signal] = {}
         self.stated: dict[str, dict[str, Stance]] = {}
         self.started = time.perf_counter()
+        # The run store's directory when the episode is played into one (None in memory):
+        # where a protocol keeps what outlives an episode (a settlement counsel's memory).
+        self.store_dir: Path | None = None
 
     # ---- what each listener hears ----------------------------------------------------
     def view(self, listener: str) -> Sequence[PublicTurn]:

@@ -23,6 +23,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from disputelab.evaluation import legal_judges
 from disputelab.evaluation.agentmediation import EVALUATOR
 from disputelab.evaluation.inference import Key, cluster_bootstrap_ci, paired_scenario_test
 from disputelab.report.cells import (
@@ -51,6 +52,7 @@ EXPERTISE = ("expertise:none", "expertise:ek-top3", "expertise:ek-top5", "expert
 # Table 7's retrievers: BM25 over the corpus, or the case's stored retrieval list.
 RETRIEVERS = (("ek", "BM25"), ("stored", "stored list"))
 NOTE = (
+    "n: the episodes (cases x replicates) behind a row; '-' cells have none. "
     "Cells: mean ± half-width of the 95% CI from a cluster bootstrap that resamples cases "
     "(n/a with fewer than two values or a single case). Sat is the mean of every party's "
     "label, as in the paper; its CI resamples cases with all their parties. † p < 0.05, "
@@ -75,25 +77,57 @@ class Cell:
     values: dict[Key, dict[str, float]] = field(default_factory=dict)
     why: dict[Key, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))
     parties: dict[Key, list[float]] = field(default_factory=dict)
+    judged: bool = False  # Con and LR come from the third-party judge, not the stand-ins
+
+
+# The judge's metrics that replace the stand-ins' in the Con and LR columns.
+JUDGED = {
+    legal_judges.CONSENSUS: "consensus",
+    legal_judges.LITIGATION_RISK: "litigation_risk",
+}
+SOURCES_JUDGED = (
+    "Sources: Con and LR are the third-party judge's labels (AgentMediation Tables 20-21 "
+    "anchors) on the case background, the bargaining dialogue and the final proposal, "
+    "without the verdicts; SR and Sat are the parties' own verdicts."
+)
+SOURCES_STAND_IN = (
+    "Sources: Con is the oracle's consensus after closure (x100; undefined where a party "
+    "has no hidden state, as with LLM parties: run with a judge model for the judged Con); "
+    "LR is a stand-in, the share of parties whose verdict is reject (uncertain counts "
+    "half); SR and Sat are the parties' own verdicts."
+)
 
 
 def staged_cells(store: Store, run_id: str) -> dict[tuple[str, str], Cell]:
-    """(condition, mediator) -> the cell's per-case scores and party satisfaction labels."""
+    """(condition, mediator) -> the cell's per-case scores and party satisfaction labels.
+    Where the third-party judge scored an episode, its Con and LR replace the stand-ins."""
     cells: dict[tuple[str, str], Cell] = defaultdict(Cell)
     for eid in sorted(store.complete_episode_ids(run_id)):
         _, sid, cond, med, rep = eid.split("/")
         cell, key = cells[(cond, med)], (sid, int(rep.removeprefix("r")))
         values: dict[str, float] = {}
+        judged: dict[str, float] = {}
+        why: dict[str, str] = {}
+        judged_why: dict[str, str] = {}
         for s in store.scores(eid):
+            if s.evaluator == legal_judges.EVALUATOR and s.metric in JUDGED:
+                judged[JUDGED[s.metric]] = s.value
+                if math.isnan(s.value):
+                    judged_why[JUDGED[s.metric]] = reason_of(s.explanation)
             if s.evaluator != EVALUATOR:
                 continue
             values[s.metric] = s.value
             if math.isnan(s.value):
-                cell.why[key][s.metric] = reason_of(s.explanation)
+                why[s.metric] = reason_of(s.explanation)
             if s.metric == "satisfaction" and "levels" in s.detail:
                 counts = [int(c) for c in s.detail["levels"]]
                 cell.parties[key] = [i / 4 * 100 for i, c in enumerate(counts) for _ in range(c)]
-        cell.values[key] = values
+        if judged:
+            cell.judged = True
+            why = {m: r for m, r in why.items() if m not in judged} | judged_why
+        cell.values[key] = {**values, **judged}
+        if why:
+            cell.why[key].update(why)
     return cells
 
 
@@ -132,6 +166,12 @@ def cell_text(
     return text + (undefined or Undefined()).note(missing)
 
 
+def _n(*cells: Cell | None) -> str:
+    """Episodes (cases x replicates) behind a row's cells, '/'-joined where they differ."""
+    counts = [str(len(c.values)) if c is not None else "0" for c in cells]
+    return "/".join(dict.fromkeys(counts)) if counts else "0"
+
+
 def _row(label: str, cells: list[str]) -> str:
     return "| " + " | ".join([label, *cells]) + " |"
 
@@ -145,17 +185,20 @@ def strategy_table(cells: dict[tuple[str, str], Cell], med: str) -> Lines:
     """Table 5: strategies x NUM=1 / NUM=ALL, reference + Compromising."""
     marks, undefined = Markers(), Undefined()
     head = [f"NUM=1 {HEADERS[m]}" for m in OUTCOME] + [f"NUM=ALL {HEADERS[m]}" for m in OUTCOME]
+    head.append("n (NUM=1/ALL)")
     lines = [_row("Setting", head), "|---" * (len(head) + 1) + "|"]
     default = cells.get(("general", med))
     first = [cell_text(default, m, None, marks, undefined) for m in OUTCOME]
-    lines.append(_row("Default Setting", first * 2))
+    lines.append(_row("Default Setting", [*first, *first, _n(default)]))
     for mode in MODES:
         row = []
+        both = []
         for scope in ("one", "all"):
             ref = cells.get((f"strategy:compromising@{scope}", med))
             cell = cells.get((f"strategy:{mode}@{scope}", med))
             row += [cell_text(cell, m, ref, marks, undefined) for m in OUTCOME]
-        lines.append(_row(f"+ {mode.capitalize()}", row))
+            both.append(cell)
+        lines.append(_row(f"+ {mode.capitalize()}", [*row, _n(*both)]))
     return _finish(lines, marks, undefined)
 
 
@@ -163,18 +206,17 @@ def cause_table(cells: dict[tuple[str, str], Cell], med: str, conditions: list[s
     """Table 6: + each dispute cause, reference + Information Conflict."""
     marks, undefined = Markers(), Undefined()
     names = {c.key: c.en for c in dispute_causes()}
-    lines = [_row("Setting", [HEADERS[m] for m in OUTCOME]), "|---" * 5 + "|"]
+    lines = [_row("Setting", [*(HEADERS[m] for m in OUTCOME), "n"]), "|---" * 6 + "|"]
     default = cells.get(("general", med))
-    lines.append(
-        _row("Default Setting", [cell_text(default, m, None, marks, undefined) for m in OUTCOME])
-    )
+    first = [cell_text(default, m, None, marks, undefined) for m in OUTCOME]
+    lines.append(_row("Default Setting", [*first, _n(default)]))
     ref = cells.get(("cause:information", med))
     for cond in conditions:
         if cond.startswith("cause:"):
             key = cond.removeprefix("cause:").split("@")[0]
             cell = cells.get((cond, med))
             row = [cell_text(cell, m, ref, marks, undefined) for m in OUTCOME]
-            lines.append(_row(f"+ {names.get(key, key)}", row))
+            lines.append(_row(f"+ {names.get(key, key)}", [*row, _n(cell)]))
     return _finish(lines, marks, undefined)
 
 
@@ -203,8 +245,8 @@ def expertise_table(cells: dict[tuple[str, str], Cell], mediators: list[str]) ->
     """Table 7: per mediator and retriever, ROUGE-L and recall w/o EK and with the top 3,
     5, 10 bases (BM25's, or the case's stored retrieval list's)."""
     marks, undefined = Markers(), Undefined()
-    head = ["ROUGE-L F1↑", "w/o EK", "w/ EK top-3", "w/ EK top-5", "w/ EK top-10"]
-    lines = [_row("Mediator", head), "|---" * 6 + "|"]
+    head = ["ROUGE-L F1↑", "w/o EK", "w/ EK top-3", "w/ EK top-5", "w/ EK top-10", "n"]
+    lines = [_row("Mediator", head), "|---" * 7 + "|"]
     for med in mediators:
         ref = cells.get((EXPERTISE[0], med))
         ran = [
@@ -221,20 +263,20 @@ def expertise_table(cells: dict[tuple[str, str], Cell], mediators: list[str]) ->
                 for c in levels
             ]
             label = med if len(ran) < 2 else f"{med}, {name}"
-            lines.append(_row(label, row))
+            lines.append(_row(label, [*row, _n(*(cells.get((c, med)) for c in levels))]))
     return _finish(lines, marks, undefined)
 
 
 def generic_table(cells: dict[tuple[str, str], Cell], conditions: list[str]) -> Lines:
     marks, undefined = Markers(), Undefined()
     metrics = [*OUTCOME, *SOLUTION]
-    lines = [_row("condition | mediator", [HEADERS[m] for m in metrics])]
-    lines.append("|---" * (len(metrics) + 2) + "|")
+    lines = [_row("condition | mediator", [*(HEADERS[m] for m in metrics), "n"])]
+    lines.append("|---" * (len(metrics) + 3) + "|")
     order = {c: i for i, c in enumerate(conditions)}
     for cond, med in sorted(cells, key=lambda k: (k[1], order.get(k[0], 99))):
         ref = cells.get((conditions[0], med))
         row = [cell_text(cells[(cond, med)], m, ref, marks, undefined) for m in metrics]
-        lines.append(_row(f"{cond} | {med}", row))
+        lines.append(_row(f"{cond} | {med}", [*row, _n(cells[(cond, med)])]))
     return _finish(lines, marks, undefined)
 
 
@@ -271,6 +313,8 @@ def staged_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
             ("Mediator expertise (AgentMediation Table 7)", expertise_table(renamed, labels))
         )
     sections.append(("All cells", generic_table(cells, conditions)))
+    judged = any(c.judged for c in cells.values())
+    lines += [SOURCES_JUDGED if judged else SOURCES_STAND_IN, ""]
     for title, (table, notes) in sections:
         lines += [f"## {title}", "", *table, ""]
         lines += [x for note in notes for x in (note, "")]

@@ -25,6 +25,12 @@ from disputelab.report.cells import (
     estimate_text,
     reason_of,
 )
+from disputelab.report.socrates_tables import (
+    BEHAVIOUR,
+    behaviour_markdown,
+    domain_markdown,
+    scenario_domains,
+)
 from disputelab.store.sqlite import Store
 
 METRICS = (
@@ -53,6 +59,17 @@ TURN_TAKING_METRICS = (
 )
 
 Grid = dict[tuple[str, str], dict[Key, dict[str, float]]]
+
+ORACLE = "socrates-oracle"
+# Where a table's consensus values come from, as its heading says.
+SOURCES = {
+    "oracle": "oracle (the rule parties' true, hidden stances)",
+    "self-report": "self-report tracker (the stances parties state each turn; no judge)",
+    "topic-localized": "topic-localized judge tracker (SoCRATES)",
+    "per-turn": "per-turn judge tracker (ProMediate)",
+}
+# Read from the protocol's own evaluator whatever the consensus source.
+OUTCOME_METRICS = ("resolved", "party_turns", "interventions", *BEHAVIOUR)
 
 
 @dataclass
@@ -101,12 +118,40 @@ def experiment_scores(store: Store, run_id: str, evaluators: tuple[str, ...]) ->
     return out
 
 
-def experiment_markdown(store: Store, run_id: str, conditions: list[str]) -> str:
-    scores = experiment_scores(store, run_id, ("socrates-oracle", "turn-taking"))
-    main = scores["socrates-oracle"]
+def consensus_scores(store: Store, run_id: str, tracker: str = "oracle") -> Scores:
+    """The scores a roundtable table shows: consensus metrics from `tracker` (the
+    oracle's are the protocol's own), outcomes such as `resolved` from the protocol's
+    evaluator whatever the source."""
+    if tracker == "oracle":
+        return experiment_scores(store, run_id, (ORACLE,))[ORACLE]
+    stored = f"tracker:{tracker}"
+    both = experiment_scores(store, run_id, (ORACLE, stored))
+    merged, outcome = both[stored], both[ORACLE]
+    for cell, cases in outcome.values.items():
+        for key, values in cases.items():
+            into = merged.values[cell].setdefault(key, {})
+            for metric in OUTCOME_METRICS:
+                if metric in values:
+                    into[metric] = values[metric]
+                    why = outcome.why.get(cell, {}).get(key, {}).get(metric)
+                    if why is not None:
+                        merged.why[cell][key][metric] = why
+    return merged
+
+
+def source_line(tracker: str) -> str:
+    """The sentence that says where a table's consensus values come from."""
+    return f"Consensus source: **{SOURCES.get(tracker, tracker)}**."
+
+
+def experiment_markdown(
+    store: Store, run_id: str, conditions: list[str], tracker: str = "oracle"
+) -> str:
+    main = consensus_scores(store, run_id, tracker)
+    turn_taking = experiment_scores(store, run_id, ("turn-taking",))["turn-taking"]
     ref = conditions[0] if conditions else "-"
     table, notes = metric_table(main, conditions, METRICS)
-    lines = [f"# Experiment `{run_id}`", "", *table]
+    lines = [f"# Experiment `{run_id}`", "", source_line(tracker), "", *table]
     lines += [
         "",
         "Cells: mean ± half-width of the 95% CI from a cluster bootstrap that resamples "
@@ -120,9 +165,12 @@ def experiment_markdown(store: Store, run_id: str, conditions: list[str]) -> str
         "only.",
         *(x for n in notes for x in ("", n)),
     ]
-    turns = turn_taking_markdown(scores["turn-taking"], conditions)
-    axes = axis_markdown(main, conditions)
-    return "\n".join(lines) + "\n" + "".join("\n" + t for t in (turns, axes) if t)
+    turns = turn_taking_markdown(turn_taking, conditions)
+    axes = axis_markdown(main, conditions, tracker)
+    behaviour = behaviour_markdown(main.values)
+    domains = domain_markdown(main.values, scenario_domains(store, run_id), source_line(tracker))
+    extra = (turns, axes, behaviour, domains)
+    return "\n".join(lines) + "\n" + "".join("\n" + t for t in extra if t)
 
 
 def turn_taking_markdown(scores: Scores, conditions: list[str]) -> str:
@@ -224,7 +272,7 @@ def axis_gains(
     return out
 
 
-def axis_markdown(scores: Scores, conditions: list[str]) -> str:
+def axis_markdown(scores: Scores, conditions: list[str], tracker: str = "oracle") -> str:
     """Consensus gain per socio-cognitive axis and condition, as shifts from the first
     condition (SoCRATES Figure 3), each shift tested on scenario means."""
     grid = scores.values
@@ -235,6 +283,8 @@ def axis_markdown(scores: Scores, conditions: list[str]) -> str:
     marks, undefined = Markers(), Undefined()
     lines = [
         f"## Consensus gain by axis (shift from `{ref_name}`, as in SoCRATES Figure 3)",
+        "",
+        source_line(tracker),
         "",
         "| axis | condition | mediator | consensus_gain | shift |",
         "|---|---|---|---|---|",
@@ -274,5 +324,12 @@ def spec_conditions(config: dict[str, Any]) -> list[str]:
 
 
 def experiment_markdown_for(store: Store, run_id: str, config: dict[str, Any]) -> str:
-    """The roundtable layout's entry point: `(store, run_id, config) -> markdown`."""
-    return experiment_markdown(store, run_id, spec_conditions(config))
+    """The roundtable layout's entry point: `(store, run_id, config) -> markdown`. An
+    experiment recorded before `tracker:` existed was tabled from the oracle."""
+    from disputelab.report.promediate_tables import promediate_markdown
+
+    tracker = str(config.get("tracker") or "oracle")
+    conditions = spec_conditions(config)
+    text = experiment_markdown(store, run_id, conditions, tracker)
+    extra = promediate_markdown(store, run_id, conditions, tracker)
+    return text + ("\n" + extra if extra else "")

@@ -53,6 +53,10 @@ MEDIATED_METRICS = UNMEDIATED_METRICS | {
     "consensus_gain",
     "intervention_timeliness",
     "intervention_effectiveness",
+    # SoCRATES's intervention behaviour: frequency, first position, fifths of the talk
+    "intervention_frequency",
+    "first_intervention",
+    *(f"interventions_q{i}" for i in range(1, 6)),
 }
 COMPLETE = ("resolved", "impasse", "budget")
 COUNT_COMPLETE = f"SELECT COUNT(*) FROM episodes WHERE status IN {COMPLETE}"

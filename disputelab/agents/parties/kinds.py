@@ -6,31 +6,72 @@ from disputelab.agents.base import PartyAgent
 from disputelab.agents.parties.llm import HybridParty, LLMParty
 from disputelab.agents.parties.rule import ReadMemo, RuleParty
 from disputelab.agents.registry import PARTY, AgentKind, AgentSetup, register_kind
+from disputelab.scenario.schema import Persona, Scenario
+
+
+def general_parties(scenario: Scenario) -> Scenario:
+    """The scenario with every party's style taken away, for the `general` party style:
+    the neutral strategy (compromising: a linear concession curve), the default
+    reactivity, and no culture or traits. Briefs, weights and rankings stay."""
+    neutral = Persona()
+    parties = [
+        p.model_copy(
+            update={
+                "persona": p.persona.model_copy(
+                    update={
+                        "strategy": neutral.strategy,
+                        "reactivity": neutral.reactivity,
+                        "culture": None,
+                        "traits": [],
+                    }
+                )
+            }
+        )
+        for p in scenario.parties
+    ]
+    return scenario.model_copy(update={"parties": parties})
+
+
+def _policy_scenario(s: AgentSetup) -> Scenario:
+    """The scenario a rule policy plays: as written, or without styles for `general`."""
+    return general_parties(s.scenario) if s.settings.party_style == "general" else s.scenario
 
 
 def _rule(s: AgentSetup) -> list[PartyAgent]:
     # One memo of how each public turn reads, shared by the parties of an episode.
     reads: ReadMemo = {}
-    return [RuleParty(s.scenario, p.id, s.seed, s.public, reads) for p in s.scenario.parties]
+    sc = _policy_scenario(s)
+    return [RuleParty(sc, p.id, s.seed, s.public, reads) for p in sc.parties]
 
 
 def _llm(s: AgentSetup) -> list[PartyAgent]:
     assert s.model is not None
-    return [LLMParty(s.scenario, p.id, s.model, s.seed, s.public) for p in s.scenario.parties]
+    return [
+        LLMParty(s.scenario, p.id, s.model, s.seed, s.public, s.settings)
+        for p in s.scenario.parties
+    ]
 
 
 def _hybrid(s: AgentSetup) -> list[PartyAgent]:
     assert s.model is not None
     memo: ReadMemo = {}
-    return [
-        HybridParty(s.scenario, p.id, s.seed, s.model, s.public, memo) for p in s.scenario.parties
-    ]
+    sc = _policy_scenario(s)
+    return [HybridParty(sc, p.id, s.seed, s.model, s.public, memo, s.settings) for p in sc.parties]
 
 
-register_kind(AgentKind(PARTY, "rule", "rule policy with a template voice (no model)", _rule))
+register_kind(
+    AgentKind(
+        PARTY, "rule", "rule policy with a template voice (no model)", _rule, hidden_state=True
+    )
+)
 register_kind(AgentKind(PARTY, "llm", "the model plays each party", _llm, needs_model=True))
 register_kind(
     AgentKind(
-        PARTY, "hybrid", "the rule policy decides, the model phrases", _hybrid, needs_model=True
+        PARTY,
+        "hybrid",
+        "the rule policy decides, the model phrases",
+        _hybrid,
+        needs_model=True,
+        hidden_state=True,
     )
 )

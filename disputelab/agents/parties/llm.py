@@ -12,7 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
 from disputelab.agents.parties.llm_thinking import llm_thoughts
 from disputelab.agents.parties.rule import ReadMemo, RuleParty
+from disputelab.agents.parties.verdicts import VerdictReply, ask_verdict_in_two
 from disputelab.agents.prompts import dialogue_block, party_system, texts
+from disputelab.agents.settings import DEFAULT_SETTINGS, AgentSettings
 from disputelab.agents.thinking import Mind, brief_sentences, event_text
 from disputelab.episode import SATISFACTION, Action, Signal, Stance, Thought, Usage, Verdict
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
@@ -132,16 +134,21 @@ class LLMParty(UsageReporter):
         model: ChatModel,
         seed: int,
         public: PublicScenario | None = None,
-        temperature: float = 0.7,
+        settings: AgentSettings = DEFAULT_SETTINGS,
     ) -> None:
         self.party_id = party_id
         self.party = scenario.party(party_id)
         self.public = public or PublicScenario.of(scenario)
         self.model = model
         self.seed = seed
-        self.temperature = temperature
-        self.system = party_system(self.public, self.party)
+        self.settings = settings
+        self.temperature = settings.parties_temperature
+        self.system = party_system(
+            self.public, self.party, settings.party_style, settings.culture_statement
+        )
         self.schema = action_schema(self.public)
+        # The party's own private thoughts so far, fed back under `party_memory`.
+        self.thoughts: list[str] = []
 
         self._mind: Mind | None = None  # built on first thought (motivated turn-taking)
 
@@ -185,9 +192,11 @@ class LLMParty(UsageReporter):
     ) -> Action:
         x = texts(self.public.language)
         parts = [
-            dialogue_block(self.public, dialogue),
+            dialogue_block(self.public, dialogue, self.settings.window()),
             x["your_turn"].format(turn=ctx.party_turn + 1, budget=ctx.budget),
         ]
+        if self.settings.party_memory and self.thoughts:
+            parts.insert(0, "\n".join([x["memory"], *(f"- {t}" for t in self.thoughts)]))
         if voiced:
             parts.append(x["voice_thought"].format(thought=voiced))
         user = "\n\n".join(parts)
@@ -205,16 +214,33 @@ class LLMParty(UsageReporter):
 
         action, responses = await ask_structured(self.model, request, parse)
         self.report_usage(usage_of(responses))
+        if action.thought.strip():
+            self.thoughts.append(action.thought.strip())
         return action
 
     async def verdict(
         self, dialogue: Sequence[PublicTurn], proposal: Mapping[str, str], ctx: TurnContext
     ) -> Action:
         """The party's closure verdict on the mediator's final proposal."""
+        if self.settings.verdict_calls == "two":
+            talk = dialogue_block(self.public, dialogue, self.settings.window())
+            summary = proposal_summary(self.public, proposal)
+            two, responses = await ask_verdict_in_two(
+                self.model,
+                self.system,
+                self.public,
+                talk,
+                summary,
+                self.temperature,
+                turn_sampling(self.seed, ctx.party_turn)._asdict(),
+                text_limits(self.public.language),
+            )
+            self.report_usage(usage_of(responses))
+            return verdict_action(two, proposal)
         ask = _VERDICT_ASK["zh" if self.public.language.startswith("zh") else "en"]
         user = "\n\n".join(
             [
-                dialogue_block(self.public, dialogue),
+                dialogue_block(self.public, dialogue, self.settings.window()),
                 ask.format(summary=proposal_summary(self.public, proposal)),
             ]
         )
@@ -228,24 +254,21 @@ class LLMParty(UsageReporter):
         )
         reply, responses = await ask_structured(self.model, request, VerdictReply.model_validate)
         self.report_usage(usage_of(responses))
-        accepted = reply.decision == "accept"
-        # An accepting party backs the proposal; otherwise it states no new stance.
-        stances = {t: Stance(o, (o,)) for t, o in proposal.items()} if accepted else {}
-        return Action(
-            reply.utterance.strip(),
-            stances,
-            Signal.CONSENSUS if accepted else Signal.CONTINUE,
-            reply.reason,
-            verdict=Verdict(reply.decision, reply.satisfaction, reply.reason),
-        )
+        return verdict_action(reply, proposal)
 
 
-class VerdictReply(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    utterance: str = Field(min_length=1)
-    decision: Literal["accept", "uncertain", "reject"]
-    satisfaction: Literal["very low", "low", "medium", "high", "very high"]
-    reason: str = ""
+def verdict_action(reply: VerdictReply, proposal: Mapping[str, str]) -> Action:
+    """A verdict as the party's closing action."""
+    accepted = reply.decision == "accept"
+    # An accepting party backs the proposal; otherwise it states no new stance.
+    stances = {t: Stance(o, (o,)) for t, o in proposal.items()} if accepted else {}
+    return Action(
+        reply.utterance.strip(),
+        stances,
+        Signal.CONSENSUS if accepted else Signal.CONTINUE,
+        reply.reason,
+        verdict=Verdict(reply.decision, reply.satisfaction, reply.reason),
+    )
 
 
 def verdict_schema(language: str) -> dict[str, Any]:
@@ -308,11 +331,15 @@ class HybridParty(RuleParty):
         model: ChatModel,
         public: PublicScenario | None = None,
         reads: ReadMemo | None = None,
+        settings: AgentSettings = DEFAULT_SETTINGS,
     ) -> None:
         super().__init__(scenario, party_id, seed, public, reads)
         self.model = model
         self.seed = seed
-        self.system = party_system(self.public, self.party)
+        self.settings = settings
+        self.system = party_system(
+            self.public, self.party, settings.party_style, settings.culture_statement
+        )
 
     async def act(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
         action = self.decide(dialogue, ctx)
@@ -327,14 +354,14 @@ class HybridParty(RuleParty):
         )
         user = "\n\n".join(
             [
-                dialogue_block(self.public, dialogue),
+                dialogue_block(self.public, dialogue, self.settings.window()),
                 f"{x['move']}:\n{move}",
                 x["phrase"].format(name=self.party.name),
             ]
         )
         request = ChatRequest(
             (Message("system", self.system), Message("user", user)),
-            temperature=0.7,
+            temperature=self.settings.parties_temperature,
             max_tokens=200,
             schema=UTTERANCE_SCHEMA,
             schema_name="utterance",

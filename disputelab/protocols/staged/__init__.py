@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator
 
@@ -34,7 +34,9 @@ from disputelab.agents.base import (
     TurnContext,
 )
 from disputelab.agents.registry import PARTY, STAGED_MEDIATOR
+from disputelab.agents.settings import VerdictCalls
 from disputelab.episode import Action, Episode, Intervention, Outcome, Signal, Status, Turn
+from disputelab.protocols.agent_params import AgentParams
 from disputelab.protocols.base import (
     DisputeProtocol,
     ProtocolParams,
@@ -49,8 +51,19 @@ DEFAULT_ROUNDS = 5
 STAGES = ("preliminary", "statement", "option", "bargaining", "closure")
 
 
-class StagedParams(ProtocolParams):
+class StagedParams(AgentParams):
     rounds: int = Field(default=DEFAULT_ROUNDS, le=100, description="Bargaining rounds.")
+    without_stage: Literal["none", "statement", "option", "closure"] = Field(
+        default="none",
+        description="Ablate one stage (AgentMediation Table 13): statement (no opening or "
+        "statements), option (no initial proposal) or closure (the parties give their "
+        "verdicts on the initial proposal; no final one).",
+    )
+    verdict_calls: VerdictCalls = Field(
+        default="one",
+        description="An LLM party's closing verdict in one call (decision and satisfaction) "
+        "or two (acceptance, then satisfaction, each with its anchors, as in AgentMediation).",
+    )
 
     @field_validator("rounds")
     @classmethod
@@ -71,6 +84,7 @@ class Staged(DisputeProtocol):
         Seat("mediator", STAGED_MEDIATOR, default="rule", default_with_model="llm"),
     )
     evaluators = ("agentmediation",)
+    judged_evaluators = ("legal-judges",)
     report: ClassVar[ReportLayout] = ReportLayout(
         "metrics (AgentMediation)", "disputelab.report.legal_tables:staged_markdown"
     )
@@ -85,13 +99,17 @@ class Staged(DisputeProtocol):
         if mediator is None:
             raise ValueError("the staged protocol needs a mediator; choose rule or an LLM one")
         assert isinstance(mediator, StagedMediator)
-        return await _Stages(session, mediator, params.rounds).play()
+        return await _Stages(session, mediator, params.rounds, params.without_stage).play()
 
     def max_calls(self, params: ProtocolParams, n_parties: int) -> dict[str, int]:
         assert isinstance(params, StagedParams)
         # Statements, one turn per bargaining round and a verdict; the mediator opens,
         # proposes, guides each round and closes.
-        return {"parties": n_parties * (params.rounds + 2), "mediator": params.rounds + 3}
+        verdict = 2 if params.verdict_calls == "two" else 1
+        return {
+            "parties": n_parties * (params.rounds + 1 + verdict),
+            "mediator": params.rounds + 3,
+        }
 
     def turn_limit_note(self) -> str:
         return f"a {self.name} session lasts --rounds bargaining rounds"
@@ -135,10 +153,13 @@ def _proposal_and_verdict(turn: Turn, view: TurnView) -> TurnView:
 class _Stages:
     """One staged session's course through its stages."""
 
-    def __init__(self, session: Session, mediator: StagedMediator, rounds: int) -> None:
+    def __init__(
+        self, session: Session, mediator: StagedMediator, rounds: int, without: str = "none"
+    ) -> None:
         self.s = session
         self.mediator = mediator
         self.rounds = rounds
+        self.without = without  # the stage ablated, or "none"
         # Confirmed disagreement needs a stall long relative to the session: parties that
         # concede over many rounds may hold a position for several of them and still move.
         self.patience = max(2, math.ceil(0.3 * rounds))
@@ -167,23 +188,29 @@ class _Stages:
         self.s.system(brief, "preliminary")
         view = self.s.view("mediator")
 
-        t0 = time.perf_counter()
-        await self.speak("statement", await self.mediator.open(view, self.ctx()), t0)
-        broke = await self.party_round("statement")
-
-        stop = ""
-        if broke is None:
+        broke = None
+        if self.without != "statement":
             t0 = time.perf_counter()
-            move = await self.mediator.propose(self.s.view("mediator"), self.ctx(), False)
-            await self.speak("option", move, t0)
+            await self.speak("statement", await self.mediator.open(view, self.ctx()), t0)
+            broke = await self.party_round("statement")
+
+        stop, first = "", None
+        if broke is None:
+            if self.without != "option":
+                t0 = time.perf_counter()
+                move = await self.mediator.propose(self.s.view("mediator"), self.ctx(), False)
+                first = await self.speak("option", move, t0)
             stop, broke = await self.bargain()
         if broke is not None:
             stop = f"disagreement confirmed: {broke}"
-
-        t0 = time.perf_counter()
-        final = await self.speak(
-            "closure", await self.mediator.propose(self.s.view("mediator"), self.ctx(), True), t0
-        )
+        if self.without == "closure" and first is not None:
+            final = first  # the parties judge the initial proposal; no final one is made
+        else:
+            t0 = time.perf_counter()
+            view = self.s.view("mediator")
+            final = await self.speak(
+                "closure", await self.mediator.propose(view, self.ctx(), True), t0
+            )
         verdicts = await self.collect_verdicts(final)
         return self.outcome(final, verdicts, stop)
 

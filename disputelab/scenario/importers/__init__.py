@@ -1,8 +1,8 @@
 """Importers: external case formats into Scenarios.
 
 `read_cases` is the one entry point `scenarios import` and the experiment spec's
-`agentmediation:` and `promediate:` sources share: it reads one case file and says, line
-by line, what could not be read and what was assumed.
+`agentmediation:`, `promediate:` and `socrates:` sources share: it reads one case file
+and says, line by line, what could not be read and what was assumed.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from disputelab.scenario.io import describe_validation_error
 from disputelab.scenario.schema import Scenario
 
 # Format name -> the glob of its case files inside a folder.
-FORMATS = {"promediate": "*.json", "agentmediation": "*.jsonl"}
+FORMATS = {"promediate": "*.json", "agentmediation": "*.jsonl", "socrates": "*.json"}
 # Formats whose files each hold one case (the others hold one case per line).
-ONE_CASE_PER_FILE = ("promediate",)
+ONE_CASE_PER_FILE = ("promediate", "socrates")
 
 
 @dataclass
@@ -66,6 +66,8 @@ def read_cases(
             [(f"{path}:{line}", why) for line, why in result.problems],
             list(result.warnings),
         )
+    if source == "socrates":
+        return _read_socrates(path)
     from disputelab.scenario.importers.promediate import import_promediate_file
 
     try:
@@ -91,3 +93,17 @@ def case_files(source: str, path: Path) -> list[Path]:
         path = path / "cases"
     # ProMediate keeps its topic names in a topics.json beside the cases: not a case.
     return sorted(p for p in path.glob(FORMATS[source]) if p.name != "topics.json")
+
+
+def _read_socrates(path: Path) -> CaseFile:
+    """One released SoCRATES scenario file (see `importers.socrates`)."""
+    from disputelab.scenario.importers.socrates import import_socrates_file
+
+    try:
+        found = import_socrates_file(path)
+    except ValidationError as exc:
+        problem = f"{exc.title}: {describe_validation_error(exc)[0]}"
+        return CaseFile(problems=[(str(path), problem)], failed=True)
+    except (OSError, ValueError) as exc:  # SocratesError and JSONDecodeError included
+        return CaseFile(problems=[(str(path), str(exc).splitlines()[0])], failed=True)
+    return CaseFile([found], [], [])

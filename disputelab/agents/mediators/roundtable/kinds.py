@@ -10,12 +10,12 @@ from disputelab.agents.registry import MEDIATOR, AgentKind, AgentSetup, register
 
 def _generic(s: AgentSetup) -> Agent:
     assert s.model is not None
-    return GenericMediator(s.public, s.model, s.seed)
+    return GenericMediator(s.public, s.model, s.seed, s.settings)
 
 
 def _social(s: AgentSetup) -> Agent:
     assert s.model is not None
-    return SocialMediator(s.public, s.model, s.seed)
+    return SocialMediator(s.public, s.model, s.seed, settings=s.settings)
 
 
 register_kind(

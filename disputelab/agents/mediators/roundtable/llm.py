@@ -5,8 +5,9 @@ what. `social` (the inner-thought mediator): it drafts candidate interventions f
 mediation approaches, rates each on the four socio-cognitive factors, intervenes only when
 the best overall rating passes a threshold, and then articulates it. Unlike the released
 ProMediate code, it uses this scenario's topics (never a fixed case's), treats a reply it
-cannot parse as an error to re-ask rather than a silent default, and never speaks twice
-before every party has had a turn.
+cannot parse as an error to re-ask rather than a silent default, and by default never
+speaks twice before every party has had a turn (`mediator_every_turn: true` consults it
+after every party turn instead, as SoCRATES does).
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
+from disputelab.agents.mediators.roundtable.state import stated_consensus
 from disputelab.agents.parties.llm import usage_of
 from disputelab.agents.prompts import dialogue_block, mediator_system, texts
+from disputelab.agents.settings import DEFAULT_SETTINGS, AgentSettings
 from disputelab.episode import Intervention
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
 from disputelab.llm.seeds import turn_sampling
@@ -39,6 +42,14 @@ class _Reply(BaseModel):
 class WhenReply(_Reply):
     reason: str = ""
     should_speak: bool
+
+
+class RatedWhenReply(_Reply):
+    """The social mediator's separate when-call: reasons, then how needed a move is."""
+
+    reason: str = ""
+    should_speak: bool
+    rating: float = Field(ge=1, le=5)
 
 
 class SayReply(_Reply):
@@ -76,10 +87,17 @@ def _schema(model: type[BaseModel]) -> dict[str, Any]:
 class _LLMMediator(UsageReporter):
     name = "llm"
 
-    def __init__(self, public: PublicScenario, model: ChatModel, seed: int) -> None:
+    def __init__(
+        self,
+        public: PublicScenario,
+        model: ChatModel,
+        seed: int,
+        settings: AgentSettings = DEFAULT_SETTINGS,
+    ) -> None:
         self.public = public
         self.model = model
         self.seed = seed
+        self.settings = settings
         self.x = texts(public.language)
         self.system = mediator_system(public)
         self.last_position = -1
@@ -96,13 +114,17 @@ class _LLMMediator(UsageReporter):
     async def consider(
         self, dialogue: Sequence[PublicTurn], ctx: TurnContext
     ) -> Intervention | None:
-        """Deliberate only once every party has spoken since the last intervention."""
+        """Deliberate once every party has spoken since the last intervention, or after
+        every party turn when consulted at every turn (SoCRATES)."""
         self.report_usage(None)
-        if not self._everyone_spoke_since_last(dialogue):
+        if not self.settings.mediator_every_turn and not self._everyone_spoke_since_last(dialogue):
             return None
+        talk = dialogue_block(self.public, dialogue, self.settings.window())
+        if self.settings.mediator_consensus_state:
+            talk += "\n\n" + stated_consensus(self.public, dialogue)
         calls: list[ChatResponse] = []
         try:
-            return await self._deliberate(dialogue_block(self.public, dialogue), ctx, calls)
+            return await self._deliberate(talk, ctx, calls)
         finally:
             self.report_usage(usage_of(calls))
 
@@ -120,9 +142,10 @@ class _LLMMediator(UsageReporter):
         calls: list[ChatResponse],
         temperature: float = 0.6,
     ) -> Any:
+        chosen = self.settings.mediator_temperature
         request = ChatRequest(
             (Message("system", self.system), Message("user", user)),
-            temperature=temperature,
+            temperature=temperature if chosen is None else chosen,
             max_tokens=500,
             schema=_schema(reply),
             schema_name=name,
@@ -155,14 +178,27 @@ class SocialMediator(_LLMMediator):
     name = "social"
 
     def __init__(
-        self, public: PublicScenario, model: ChatModel, seed: int, threshold: float = 3.5
+        self,
+        public: PublicScenario,
+        model: ChatModel,
+        seed: int,
+        threshold: float = 3.5,
+        settings: AgentSettings = DEFAULT_SETTINGS,
     ) -> None:
-        super().__init__(public, model, seed)
+        super().__init__(public, model, seed, settings)
         self.threshold = threshold
 
     async def _deliberate(
         self, talk: str, ctx: TurnContext, calls: list[ChatResponse]
     ) -> Intervention | None:
+        if self.settings.social_when_call:
+            # ProMediate's mediator first asks whether to step in at all; only the
+            # rating counts, against the same threshold as the strategies' ratings.
+            when: RatedWhenReply = await self._ask(
+                f"{talk}\n\n{self.x['social_when']}", RatedWhenReply, "when", ctx, calls
+            )
+            if when.rating <= self.threshold:
+                return None
         drafts: CandidatesReply = await self._ask(
             f"{talk}\n\n{self.x['candidates']}", CandidatesReply, "candidates", ctx, calls
         )

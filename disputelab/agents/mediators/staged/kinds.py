@@ -9,7 +9,15 @@ from disputelab.agents.registry import STAGED_MEDIATOR, AgentKind, AgentSetup, r
 
 def _llm(s: AgentSetup) -> Agent:
     assert s.model is not None
-    return LLMStagedMediator(s.public, s.model, s.seed, s.retrieved)
+    temperature = s.settings.mediator_temperature
+    return LLMStagedMediator(
+        s.public,
+        s.model,
+        s.seed,
+        s.retrieved,
+        temperature=0.0 if temperature is None else temperature,
+        window=s.settings.window(),
+    )
 
 
 register_kind(

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
 from disputelab.agents.parties.llm import usage_of
 from disputelab.agents.prompts import dialogue_block, mediator_system
+from disputelab.agents.settings import RECENT_TURNS
 from disputelab.episode import Intervention, Stance
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
 from disputelab.llm.seeds import turn_sampling
@@ -175,6 +176,15 @@ _ASK_ZH = {
 }
 
 
+def opening_turns(dialogue: Sequence[PublicTurn]) -> int:
+    """How many turns run up to and including the mediator's first proposal (the
+    statements before it, the case brief before them); 0 when none was made."""
+    for i, t in enumerate(dialogue):
+        if t.role == "mediator" and t.proposal:
+            return i + 1
+    return 0
+
+
 class _Say(BaseModel):
     model_config = ConfigDict(extra="ignore")
     utterance: str = Field(min_length=1)
@@ -204,11 +214,13 @@ class LLMStagedMediator(UsageReporter):
         seed: int,
         retrieved: Sequence[str] = (),
         temperature: float = 0.0,
+        window: int | None = RECENT_TURNS,
     ) -> None:
         self.public = public
         self.model = model
         self.seed = seed
         self.temperature = temperature
+        self.window = window
         zh = public.language.startswith("zh")
         self.ask = _ASK_ZH if zh else _ASK_EN
         self.limit = 150 if zh else 400  # characters; a Chinese one costs more tokens
@@ -256,11 +268,13 @@ class LLMStagedMediator(UsageReporter):
         schema: dict[str, Any],
         parse: Any,
         name: str,
+        keep_first: int = 0,
     ) -> Any:
+        talk = dialogue_block(self.public, dialogue, self.window, keep_first)
         request = ChatRequest(
             (
                 Message("system", self.system),
-                Message("user", f"{dialogue_block(self.public, dialogue)}\n\n{task}"),
+                Message("user", f"{talk}\n\n{task}"),
             ),
             temperature=self.temperature,
             max_tokens=600,
@@ -313,8 +327,11 @@ class LLMStagedMediator(UsageReporter):
             )
 
         task = self.ask["final" if final else "propose"]
+        # The closing proposal keeps the statements and the first proposal in view, however
+        # many bargaining turns the window has let go of since.
+        keep = opening_turns(dialogue) if final else 0
         move: Intervention = await self._call(
-            dialogue, ctx, task, schema, parse, "final" if final else "proposal"
+            dialogue, ctx, task, schema, parse, "final" if final else "proposal", keep
         )
         return move
 

@@ -1,0 +1,90 @@
+"""Protocol parameters that set up the LLM agents, shared by the mediated protocols.
+
+They are ordinary protocol parameters, so each becomes a `disputelab run` option
+(`--context`, `--parties-temperature`, ...) and a key of a spec's `params:`, is stored
+with a run's configuration, and can be set by a preset. `agent_settings` turns a
+protocol's parameters into the `AgentSettings` its agents are built with. Every default
+is what disputelab did before the setting existed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
+
+from pydantic import Field
+
+from disputelab.agents.settings import (
+    PARTY_TEMPERATURE,
+    RECENT_TURNS,
+    AgentSettings,
+    CultureStatement,
+    PartyStyle,
+)
+from disputelab.protocols.base import ProtocolParams
+
+MAX_TEMPERATURE = 2.0
+
+
+class AgentParams(ProtocolParams):
+    """What every mediated protocol lets a user set about its LLM agents."""
+
+    context: int = Field(
+        default=RECENT_TURNS,
+        ge=0,
+        le=100_000,
+        description=f"Dialogue turns each LLM agent reads, most recent last; 0 reads the "
+        f"whole dialogue (default {RECENT_TURNS}).",
+    )
+    parties_temperature: float = Field(
+        default=PARTY_TEMPERATURE,
+        ge=0.0,
+        le=MAX_TEMPERATURE,
+        description="Sampling temperature of the LLM parties.",
+    )
+    mediator_temperature: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=MAX_TEMPERATURE,
+        description="Sampling temperature of every LLM mediator call (default: each "
+        "mediator's own, 0.6 to speak and 0 to rate or lead a staged session).",
+    )
+    party_style: PartyStyle = Field(
+        default="persona",
+        description="persona (strategy, reactivity, culture in a party's brief) or general "
+        "(none of them; rule parties concede on the neutral linear curve).",
+    )
+    party_memory: bool = Field(
+        default=False,
+        description="Feed each LLM party its own earlier private thoughts.",
+    )
+    culture_statement: CultureStatement = Field(
+        default="scores",
+        description="A party's culture as six Hofstede scores, or described: the culture "
+        "named and each dimension explained.",
+    )
+
+
+# Parameter names that differ from the settings' field names.
+_RENAMED = {"context": "context_turns"}
+
+
+def agent_settings(
+    params: ProtocolParams | None, fallbacks: Mapping[str, float | None] | None = None
+) -> AgentSettings:
+    """The agent settings a protocol's parameters set; defaults for any other protocol.
+    `fallbacks` (a model profile's temperature per role, say `parties_temperature`) fill
+    a parameter the run left unset; a value set explicitly, or by a preset, wins."""
+    if params is None:
+        return AgentSettings()
+    wanted = {f.name for f in fields(AgentSettings)}
+    values: dict[str, Any] = {}
+    for name in type(params).model_fields:
+        key = _RENAMED.get(name, name)
+        if key not in wanted:
+            continue
+        fallback = (fallbacks or {}).get(name)
+        unset = name not in params.model_fields_set
+        values[key] = fallback if unset and fallback is not None else getattr(params, name)
+    return AgentSettings(**values)
