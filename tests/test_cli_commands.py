@@ -83,7 +83,8 @@ def test_runs_lists_what_was_run(tmp_path: Path) -> None:
         (["report", "20990101-nope"], "no run '20990101-nope'"),
         (["run", "tenancy", "--mediator", "oracle"], "unknown mediator 'oracle'"),
         (["run", "tenancy", "--model", "gpt-9"], "unknown model 'gpt-9'"),
-        (["run", "tenancy", "--protocol", "settlement"], "unknown protocol 'settlement'"),
+        (["run", "tenancy", "--protocol", "auction"], "unknown protocol 'auction'"),
+        (["run", "tenancy", "--protocol", "settlement"], "tenancy has no numeric term"),
         (
             ["run", "tenancy", "--protocol", "staged", "--mediator", "none"],
             "the staged protocol takes mediator rule or llm, not 'none'",
@@ -148,7 +149,8 @@ def test_protocols_list_names_each_protocol_with_its_parameters_and_seats() -> N
 
 
 def test_run_options_come_from_the_protocols_parameters() -> None:
-    flat = _flat(runner.invoke(app, ["run", "--help"]).output)
+    # Wide enough that no help text wraps mid-phrase beside the longest option names.
+    flat = _flat(runner.invoke(app, ["run", "--help"], env={"COLUMNS": "160"}).output)
     assert "--budget" in flat and "Party-turn budget (roundtable)" in flat
     assert "--rounds" in flat and "Bargaining rounds (staged)" in flat
     # the command's own options keep their help beside the generated ones

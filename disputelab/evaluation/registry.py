@@ -75,7 +75,8 @@ class Evaluator:
 
 
 EVALUATORS: Registry[Evaluator] = Registry(
-    "evaluator", loaders=("disputelab.evaluation.evaluators",)
+    "evaluator",
+    loaders=("disputelab.evaluation.evaluators", "disputelab.evaluation.settlement"),
 )
 
 

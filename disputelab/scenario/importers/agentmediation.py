@@ -77,6 +77,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
+from disputelab.scenario.importers.amounts import recorded_amount
 from disputelab.scenario.importers.claimants import ClaimantDecision, decide_claimants, name_cores
 from disputelab.scenario.inputs import (
     MAX_DATASET_BYTES,
@@ -90,6 +91,7 @@ from disputelab.scenario.schema import (
     Fact,
     Fallback,
     LegalContext,
+    NumericTerm,
     Option,
     Party,
     Persona,
@@ -265,9 +267,14 @@ class _RawTypes:
     by_name: dict[str, str] = field(default_factory=dict)
     by_brief: dict[str, str] = field(default_factory=dict)
     bad_lines: list[int] = field(default_factory=list)
+    # The recorded result (content.处理结果) by case title, for the settled amount.
+    results: dict[str, str] = field(default_factory=dict)
 
     def find(self, rec: _Record) -> str | None:
         return self.by_name.get(_title_key(rec.name)) or self.by_brief.get(rec.basic_back.strip())
+
+    def result(self, rec: _Record) -> str | None:
+        return self.results.get(_title_key(rec.name))
 
 
 def _title_key(name: str) -> str:
@@ -291,6 +298,9 @@ def _raw_types(path: Path) -> _RawTypes:
             out.bad_lines.append(n)
             continue
         out.by_name.setdefault(name, dispute_type)
+        result = content.get("处理结果")
+        if isinstance(result, str):
+            out.results.setdefault(name, result)
         brief = content.get("基本案情")
         if isinstance(brief, str) and brief.strip():
             out.by_brief.setdefault(brief.strip(), dispute_type)
@@ -401,6 +411,45 @@ def _ids(ids: list[str]) -> str:
     return ", ".join(ids[:12]) + (f" and {len(ids) - 12} more" if len(ids) > 12 else "")
 
 
+@dataclass
+class SettledAmounts:
+    """Amounts read from the recorded results: a readable one becomes the case's amount
+    term, its `reference` (the Acc@tau target; no side's target or walk-away is in the
+    data); an unreadable one leaves the case without an amount term, and is reported."""
+
+    read: list[str] = field(default_factory=list)
+    unread: dict[str, list[str]] = field(default_factory=dict)  # reason -> case ids
+
+    def add(self, scenario: Scenario, recorded: str | None) -> None:
+        if recorded is None:
+            self.unread.setdefault("no recorded result (处理结果) matches the case", []).append(
+                scenario.id
+            )
+            return
+        reading = recorded_amount(recorded)
+        if reading.amount is None or reading.amount <= 0:
+            # Grouped by the kind of reason; the amounts a list names are in the reason.
+            self.unread.setdefault(reading.reason.split(" (")[0], []).append(scenario.id)
+            return
+        scenario.terms = [
+            NumericTerm(id="amount", name="调解金额", unit="元", reference=reading.amount)
+        ]
+        self.read.append(scenario.id)
+
+    def warnings(self) -> list[str]:
+        total = len(self.read) + sum(len(v) for v in self.unread.values())
+        if not total:
+            return []
+        out = [
+            f"{len(self.read)} of {total} case(s) state a settled amount in their recorded "
+            "result (处理结果), kept as the amount term's reference; the others have no "
+            "amount term"
+        ]
+        for reason, ids in sorted(self.unread.items(), key=lambda kv: -len(kv[1])):
+            out.append(f"no amount for {len(ids)} case(s): {reason}: {_ids(ids)}")
+        return out
+
+
 def import_agentmediation(path: Path, prefix: str = "am") -> AgentMediationImport:
     """Read an AgentMediation case file (JSON lines); bad lines go to `problems` with their
     line number, and what had to be assumed goes to `warnings`, naming the case.
@@ -432,6 +481,7 @@ def import_agentmediation(path: Path, prefix: str = "am") -> AgentMediationImpor
         raise AgentMediationError("holds no case records (the file is empty)")
     untyped: list[str] = []
     from_brief: list[str] = []
+    amounts = SettledAmounts()
     for line_no, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -467,6 +517,7 @@ def import_agentmediation(path: Path, prefix: str = "am") -> AgentMediationImpor
                 (line_no, f"invalid scenario: {e.title}: {describe_validation_error(e)[0]}")
             )
             continue
+        amounts.add(scenario, raw.result(rec) if raw is not None else None)
         result.scenarios.append(scenario)
         if decision.basis == "brief":
             from_brief.append(sid)
@@ -485,6 +536,7 @@ def import_agentmediation(path: Path, prefix: str = "am") -> AgentMediationImpor
             f"{len(from_brief)} case(s) take the claimant from the brief, not from the party "
             f"the title names first: {_ids(from_brief)}"
         )
+    result.warnings += amounts.warnings()
     if result.scenarios:
         result.warnings.append(
             f"{len(result.scenarios)} case(s): topics, preferences, weights, fallbacks and "

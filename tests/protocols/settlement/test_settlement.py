@@ -1,0 +1,173 @@
+"""The settlement protocol: PREP, BARG and VERIFY in order, every built-in case played
+offline to a recorded end, a veto sending the table back to bargaining, the round limit,
+legal aid and the mediator, and the ablations reaching the protocol."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from disputelab.agents.base import PublicTurn, TurnContext
+from disputelab.agents.registry import build_agent, build_parties
+from disputelab.agents.settlement.brief import read, with_terms
+from disputelab.agents.settlement.counsel import RuleCounsel
+from disputelab.episode import Action, Episode, Status
+from disputelab.evaluation.settlement import score_settlement
+from disputelab.protocols.base import get_protocol
+from disputelab.protocols.play import play
+from disputelab.scenario.library import builtin_scenarios
+from disputelab.scenario.schema import Scenario
+
+SETTLE = sorted(k for k in builtin_scenarios() if k.startswith("settle-"))
+
+
+def case(sid: str = "settle-unpaid-overtime") -> Scenario:
+    return builtin_scenarios()[sid].model_copy(deep=True)
+
+
+def episode(
+    sc: Scenario,
+    counsel: str = "mcts",
+    parties: str = "rule",
+    mediator: str | None = "rule",
+    seed: int = 0,
+    **params: Any,
+) -> Episode:
+    seated: dict[str, Any] = {
+        "counsel": build_agent("settlement-counsel", counsel, sc, seed) if counsel else None
+    }
+    if mediator:
+        seated["mediator"] = build_agent("settlement-mediator", mediator, sc, seed)
+    party_agents = build_parties(sc, parties, seed, None, "settlement-party")
+    return asyncio.run(play("settlement", sc, party_agents, seated, params))
+
+
+def test_the_protocol_is_registered_with_its_seats_and_evaluator() -> None:
+    proto = get_protocol("settlement")
+    assert [s.role for s in proto.seats] == ["parties", "counsel", "mediator"]
+    assert proto.mediator_seat is not None and proto.mediator_seat.role == "counsel"
+    assert {"direct", "mcts", "mcts-no-memory", "mcts-no-auditor", "mcts-no-aid"} <= set(
+        proto.seat("counsel").kinds()
+    )
+    assert "redteam" in proto.party_seat.kinds()
+    assert proto.evaluators == ("settleagent",)
+
+
+@pytest.mark.parametrize("sid", SETTLE)
+@pytest.mark.parametrize("counsel", ["direct", "mcts"])
+def test_every_builtin_case_plays_offline_to_a_recorded_end(sid: str, counsel: str) -> None:
+    ep = episode(case(sid), counsel)
+    assert ep.outcome is not None and ep.outcome.stop_reason
+    stages = [t.stage for t in ep.turns]
+    assert stages[0] == "prep" and "barg" in stages
+    assert stages.index("barg") > max(i for i, s in enumerate(stages) if s == "prep")
+    if ep.outcome.status is Status.RESOLVED:
+        assert stages[-1] == "verify" and set(ep.outcome.amounts) == {"amount"}
+        assert any(t.speaker == "auditor" for t in ep.turns)
+
+
+def test_prep_records_the_clerks_digest_and_the_batna() -> None:
+    ep = episode(case())
+    first = ep.turns[:4]
+    assert [t.speaker for t in first[:2]] == ["clerk", "outcome"]
+    b = first[1].intervention.proposal  # type: ignore[union-attr]
+    assert float(b["reservation_plaintiff"]) < float(b["reservation_defendant"])
+    assert b["source"] == "analyst"
+    assert first[0].intervention.proposal["tested"] == "plaintiff"  # type: ignore[union-attr]
+
+
+def test_the_known_judgment_is_hidden_unless_batna_source_says_judgment() -> None:
+    sc = case()
+    reference = sc.terms[0].reference
+    analyst = episode(sc)
+    assert float(analyst.turns[1].intervention.proposal["expected_award"]) != reference  # type: ignore[union-attr]
+    judged = episode(sc, batna_source="judgment")
+    assert float(judged.turns[1].intervention.proposal["expected_award"]) == reference  # type: ignore[union-attr]
+
+
+def test_the_round_limit_ends_without_agreement_and_says_so() -> None:
+    ep = episode(case(), "direct", parties="boulware", round_limit=2)
+    assert ep.outcome is not None and ep.outcome.status is Status.BUDGET
+    assert "round limit T=2" in ep.outcome.stop_reason
+    assert ep.party_turns == 2
+
+
+PLANTED = "waiver: the claimant waives all statutory social insurance contributions"
+
+
+class Planted(RuleCounsel):
+    """A rule counsel that slips an illegal waiver into its package until it is struck."""
+
+    async def act(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
+        action = await super().act(dialogue, ctx)
+        if PLANTED not in read(dialogue, self.need_brief()).struck:
+            action.clauses = (*action.clauses, PLANTED)
+            action.utterance = with_terms(action.utterance.splitlines()[0], action.clauses)
+        return action
+
+
+def planted_episode(auditor: bool) -> Episode:
+    sc = case()
+    counsel = Planted(eagerness=0.35, name="planted")  # holds out: the other side accepts
+    counsel.uses_auditor = auditor
+    parties = build_parties(sc, "conceder", 0, None, "settlement-party")
+    return asyncio.run(play("settlement", sc, parties, {"counsel": counsel, "mediator": None}))
+
+
+def test_the_auditor_vetoes_a_planted_illegal_clause_and_bargaining_resumes() -> None:
+    ep = planted_episode(auditor=True)
+    audits = [t for t in ep.turns if t.speaker == "auditor"]
+    assert audits[0].intervention is not None and audits[0].intervention.proposal["flag"] == "veto"
+    assert "NW-1" in audits[0].text and f"struck: {PLANTED}" in audits[0].text
+    after = ep.turns[ep.turns.index(audits[0]) + 1 :]
+    assert any(t.stage == "barg" for t in after)  # VETO -> BARG (Eq. 5)
+    assert ep.outcome is not None and ep.outcome.status is Status.RESOLVED
+    assert PLANTED not in ep.turns[-1].text  # the signed agreement is clean
+    scores = score_settlement(ep, case())
+    assert scores["violations"].value >= 1 and scores["risky_agreement"].value == 0
+
+
+def test_without_the_auditor_the_planted_clause_is_signed_and_scored_risky() -> None:
+    ep = planted_episode(auditor=False)
+    assert not any(t.speaker == "auditor" for t in ep.turns)
+    assert ep.outcome is not None and ep.outcome.status is Status.RESOLVED
+    assert PLANTED in ep.turns[-1].text
+    scores = score_settlement(ep, case())
+    assert scores["risky_agreement"].value == 1 and scores["violations"].value == 0
+
+
+def test_legal_aid_advises_the_vulnerable_side_unless_ablated() -> None:
+    sc = case()  # the claimant is marked vulnerable
+    with_aid = episode(sc, "mcts")
+    assert any(t.speaker == "legal-aid" and t.stage == "barg" for t in with_aid.turns)
+    without = episode(sc, "mcts-no-aid")
+    assert not any(t.speaker == "legal-aid" for t in without.turns)
+
+
+def test_the_mediator_steps_in_on_a_stall_with_a_midpoint() -> None:
+    sc = case()
+    ep = episode(sc, "direct", parties="redteam", red_team_modes="stall,anchor", stall_turns=2)
+    moves = [t for t in ep.turns if t.speaker == "mediator" and t.stage == "barg"]
+    assert moves and moves[0].intervention is not None and "amount" in moves[0].intervention.offer
+
+
+def test_the_same_seed_replays_the_same_episode() -> None:
+    a, b = episode(case(), "mcts", seed=5), episode(case(), "mcts", seed=5)
+    assert [t.text for t in a.turns] == [t.text for t in b.turns]
+
+
+def test_a_scenario_without_an_amount_term_is_refused_in_one_line() -> None:
+    sc = builtin_scenarios()["tenancy"].model_copy(deep=True)
+    with pytest.raises(ValueError, match="no numeric term"):
+        episode(sc, "direct", mediator=None)
+
+
+def test_bad_parameters_are_one_clear_line() -> None:
+    proto = get_protocol("settlement")
+    with pytest.raises(ValueError, match="red-team mode"):
+        proto.params({"red_team_modes": "anchor,bribe"})
+    with pytest.raises(ValueError, match="must not all be 0"):
+        proto.params({"w_settle": 0, "w_surplus": 0, "w_fair": 0, "w_comp": 0})
