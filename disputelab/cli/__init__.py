@@ -12,7 +12,16 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from disputelab.cli import conditions, datasets, memory, presets, protocols, scenarios, store
+from disputelab.cli import (
+    conditions,
+    datasets,
+    exemplars,
+    memory,
+    presets,
+    protocols,
+    scenarios,
+    store,
+)
 from disputelab.cli.bench import bench
 from disputelab.cli.common import DEFAULT_STORE, err, fail, out, state
 from disputelab.cli.curate import curate
@@ -120,6 +129,7 @@ app.add_typer(protocols.app, name="protocols")
 app.add_typer(presets.app, name="presets")
 app.add_typer(datasets.app, name="datasets")
 app.add_typer(store.app, name="store")
+app.add_typer(exemplars.app, name="exemplars")
 app.add_typer(memory.app, name="memory")
 
 

@@ -76,7 +76,11 @@ class Evaluator:
 
 EVALUATORS: Registry[Evaluator] = Registry(
     "evaluator",
-    loaders=("disputelab.evaluation.evaluators", "disputelab.evaluation.settlement"),
+    loaders=(
+        "disputelab.evaluation.evaluators",
+        "disputelab.evaluation.bilateral",
+        "disputelab.evaluation.settlement",
+    ),
 )
 
 

@@ -43,6 +43,8 @@ def test_the_listed_evaluators_are_the_ones_evaluate_and_specs_accept() -> None:
         "turn-taking",
         "outcome-judges",
         "mediator-intelligence",
+        "legal-judges",
+        "negotiation-reward",
     )
 
 

@@ -1,0 +1,224 @@
+"""`disputelab exemplars`: the remediator's candidate pool and its selected exemplar sets.
+
+`pool` simulates dialogues and saves their violations with silver remediations; `select`
+chooses a set by value impact and saves it by name; `compare` plays the selection methods
+on held-out dialogues; `list` and `show` read what is saved. Pools and sets are JSON files
+under `<store>/exemplars/`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.markup import escape
+
+from disputelab.agents.bilateral.exemplars import ExemplarFile, save_exemplars
+from disputelab.agents.bilateral.library import BUILTIN, NAME, exemplar_dir, resolve
+from disputelab.cli.common import (
+    FormatOption,
+    ListFormat,
+    fail,
+    open_models,
+    out,
+    print_rows,
+    print_usage,
+    state,
+)
+from disputelab.llm.base import ModelError
+from disputelab.llm.models import ModelConfigError, ModelHub
+from disputelab.remediation.simulate import Cast
+
+app = typer.Typer(
+    help="Exemplars of the remediator: generate a pool, select a set by value impact, "
+    "compare selection methods, list and show what is saved.",
+    no_args_is_help=True,
+)
+T = TypeVar("T")
+ModelOption = Annotated[
+    str, typer.Option(help="Model for parties, moderator and remediator: rule (none) or a model.")
+]
+SeedOption = Annotated[int, typer.Option(min=0, max=2**31, help="Seed (same seed, same result).")]
+
+
+def _folder() -> Path:
+    return exemplar_dir(state.store_path)
+
+
+def _checked_name(name: str) -> str:
+    if not NAME.match(name) or name == BUILTIN:
+        fail(f"name {name[:80]!r}: use letters, digits, '.', '_' or '-' (and not {BUILTIN!r})")
+    return name
+
+
+def _reference(name: str) -> str:
+    """What to pass as --exemplars or --pool: runs in this store find saved names."""
+    return name
+
+
+def _load(ref: str) -> ExemplarFile:
+    folder = _folder()
+    local = folder / f"{ref}.json"
+    try:
+        return resolve(str(local) if NAME.match(ref) and local.is_file() else ref, state.store_path)
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def _run(models: list[str], job: Callable[[ModelHub], Awaitable[T]]) -> tuple[T, ModelHub]:
+    """Run `job` with a model hub on one event loop; model failures end in one line."""
+    hub = open_models(models)
+
+    async def main() -> T:
+        try:
+            return await job(hub)
+        finally:
+            await hub.aclose()
+
+    try:
+        return asyncio.run(main()), hub
+    except (ModelError, ModelConfigError, ValueError) as exc:
+        fail(str(exc).splitlines()[0])
+
+
+def _cast(hub: ModelHub, model: str, params: dict[str, Any]) -> Cast:
+    m = None if model == "rule" else hub.model(model, "parties")
+    r = None if model == "rule" else hub.model(model, "mediator")
+    mod = None if model == "rule" else hub.model(model, "moderator")
+    return Cast(m, r, mod, params)
+
+
+@app.command("pool")
+def pool_command(
+    name: Annotated[str, typer.Option(help="Save the pool under this name.")] = "pool",
+    size: Annotated[int, typer.Option(min=1, max=10_000, help="Candidates in the pool.")] = 80,
+    seed: SeedOption = 0,
+    model: ModelOption = "rule",
+    max_rounds: Annotated[int, typer.Option(min=1, max=100, help="Rounds per dialogue.")] = 10,
+) -> None:
+    """Simulate dialogues and save their violations, each with a silver remediation."""
+    _checked_name(name)
+    params = {"max_rounds": max_rounds}
+    from disputelab.remediation.pool import generate_pool
+
+    made, hub = _run([model], lambda h: generate_pool(name, size, seed, _cast(h, model, params)))
+    path = save_exemplars(made, _folder() / f"{name}.json")
+    out.print(
+        f"[green]saved[/] pool {name}: {len(made.exemplars)} candidates in {escape(str(path))}"
+    )
+    out.print(f"  use it with: --pool {escape(_reference(name))}", highlight=False)
+    print_usage(hub)
+
+
+@app.command("select")
+def select_command(
+    name: Annotated[str, typer.Option(help="Save the chosen set under this name.")] = "vi",
+    pool: Annotated[
+        str, typer.Option(help="Pool: builtin, a saved name, or a .json file.")
+    ] = BUILTIN,
+    seed: SeedOption = 0,
+    k: Annotated[int, typer.Option(min=1, max=64, help="Exemplars in the set (K).")] = 8,
+    candidates: Annotated[int, typer.Option(min=1, max=10_000, help="|S'|, from the pool.")] = 50,
+    rollouts: Annotated[int, typer.Option(min=1, max=10_000, help="|D_s| dialogues.")] = 20,
+    patience: Annotated[int, typer.Option(min=1, max=100, help="M: pruning patience.")] = 2,
+    budget: Annotated[
+        int, typer.Option(min=1, max=100_000, help="Set valuations in stage 2.")
+    ] = 120,
+    model: ModelOption = "rule",
+    judge_model: Annotated[
+        str | None, typer.Option(help="Judge of trust and relationship (default: rule state).")
+    ] = None,
+) -> None:
+    """Choose K exemplars by value impact (stage 1 ranking, stage 2 search) and save them."""
+    from disputelab.remediation.select import Budget, select_exemplars
+
+    _checked_name(name)
+    source = _load(pool)
+    sizes = Budget(k, candidates, rollouts, patience, budget)
+    models = [model] + ([judge_model] if judge_model else [])
+
+    async def job(hub: ModelHub) -> ExemplarFile:
+        judges = [hub.model(judge_model, "judge")] if judge_model else []
+        return await select_exemplars(source, name, seed, _cast(hub, model, {}), sizes, judges)
+
+    chosen, hub = _run(models, job)
+    path = save_exemplars(chosen, _folder() / f"{name}.json")
+    meta = chosen.meta
+    out.print(
+        f"[green]saved[/] set {name}: value impact {meta['value_impact']:+.4f} (top-{k} of "
+        f"stage 1: {meta['initial_value_impact']:+.4f}) in {escape(str(path))}",
+        highlight=False,
+    )
+    out.print(
+        f"  |S'| {meta['candidates']}, |D_s| {meta['rollouts']}, M {patience}, "
+        f"{meta['set_evaluations']} sets valued, {meta['episodes_played']} episodes, "
+        f"model calls {meta['model_calls'] or 'none (offline)'}",
+        highlight=False,
+    )
+    out.print(f"  use it with: --mediator remediator --exemplars {escape(_reference(name))}")
+    print_usage(hub)
+
+
+@app.command("compare")
+def compare_command(
+    chosen: Annotated[str, typer.Argument(help="The selected set: a saved name or .json file.")],
+    pool: Annotated[str, typer.Option(help="Pool of random and retrieval ICL.")] = BUILTIN,
+    tasks: Annotated[int, typer.Option(min=2, max=1000, help="Held-out tasks per topic.")] = 8,
+    replicates: Annotated[int, typer.Option(min=1, max=1000, help="Seeds per task.")] = 4,
+    seed: SeedOption = 0,
+    lexical: Annotated[bool, typer.Option(help="Retrieve with lexical vectors.")] = False,
+    model: ModelOption = "rule",
+) -> None:
+    """Play every selection method on the same held-out dialogues; reward with CIs."""
+    from disputelab.remediation.compare import compare, comparison_markdown, methods
+
+    the_set, the_pool = _load(chosen), _load(pool)
+    k = len(the_set.exemplars)
+    arms = methods(the_pool, the_set, k, not lexical)
+
+    result, hub = _run(
+        [model], lambda h: compare(arms, _cast(h, model, {}), tasks, replicates, seed)
+    )
+    out.print(
+        comparison_markdown(result, ["random ICL", "retrieval ICL", "zero-shot"]),
+        highlight=False,
+        soft_wrap=True,
+    )
+    print_usage(hub)
+
+
+@app.command("list")
+def list_command(fmt: FormatOption = ListFormat.table) -> None:
+    """Saved pools and sets, with how each was made."""
+    rows = []
+    folder = _folder()
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            f = resolve(str(path))
+        except ValueError as exc:
+            rows.append({"name": path.stem, "kind": "unreadable", "size": 0, "made by": str(exc)})
+            continue
+        how = f.meta.get("method", "") or f.meta.get("silver", "")
+        vi = f.meta.get("value_impact")
+        made = f"{how}" + (f", value impact {vi:+.4f}" if isinstance(vi, float) else "")
+        rows.append({"name": f.name, "kind": f.kind, "size": len(f.exemplars), "made by": made})
+    print_rows(rows, ("name", "kind", "size", "made by"), fmt, prose=("made by",))
+
+
+@app.command("show")
+def show_command(
+    name: Annotated[str, typer.Argument(help="A saved name, builtin, or a file.")],
+) -> None:
+    """One pool or set: each exemplar's violation and its remediation."""
+    f = _load(name)
+    out.print(f"[bold]{escape(f.name)}[/] ({f.kind}, {len(f.exemplars)} exemplars)")
+    for key, value in f.meta.items():
+        if key != "single_value_impact":
+            out.print(f"  {key}: {escape(str(value))}", highlight=False, soft_wrap=True)
+    for e in f.exemplars:
+        out.print(f"[cyan]{escape(e.id)}[/] [{e.category}{', ' + e.style if e.style else ''}]")
+        out.print(f"  said:  {escape(e.violation)}", highlight=False, soft_wrap=True)
+        out.print(f"  fixed: {escape(e.remediation)}", highlight=False, soft_wrap=True)

@@ -1,0 +1,81 @@
+"""`disputelab exemplars` and `disputelab run --protocol bilateral` offline: select a set,
+save it by name, reuse it in a run; bad input fails in one line with exit status 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from disputelab.cli import app
+
+
+def _cli(tmp_path: Path, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["--store", str(tmp_path / "runs"), *args])
+    return result.exit_code, result.output
+
+
+SMALL = ("--k", "3", "--candidates", "6", "--rollouts", "3", "--budget", "8")
+
+
+def test_a_selected_set_is_saved_listed_shown_and_used_by_name_in_a_run(tmp_path: Path) -> None:
+    code, out = _cli(tmp_path, "exemplars", "select", "--name", "mine", *SMALL)
+    assert code == 0, out
+    assert "saved set mine" in out and (tmp_path / "runs" / "exemplars" / "mine.json").is_file()
+    code, out = _cli(tmp_path, "exemplars", "list", "--format", "csv")
+    assert code == 0 and 'mine,set,3,"value-impact, value impact +' in out
+    code, out = _cli(tmp_path, "exemplars", "show", "mine")
+    assert code == 0 and "fixed:" in out and "said:" in out
+    code, out = _cli(
+        tmp_path,
+        "run",
+        "salary",
+        "--protocol",
+        "bilateral",
+        "--mediator",
+        "remediator",
+        "--exemplars",
+        "mine",
+        "--violation-prob",
+        "1.0",
+        "--seed",
+        "4",
+    )
+    assert code == 0, out
+    assert "heard as" in out and "reward" in out
+
+
+def test_a_pool_can_be_generated_and_named(tmp_path: Path) -> None:
+    code, out = _cli(tmp_path, "exemplars", "pool", "--name", "p", "--size", "12")
+    assert code == 0, out
+    assert "12 candidates" in out
+    code, out = _cli(tmp_path, "exemplars", "show", "p")
+    assert code == 0 and out.count("fixed:") == 12
+
+
+def test_an_unknown_set_fails_in_one_line(tmp_path: Path) -> None:
+    code, out = _cli(
+        tmp_path,
+        "run",
+        "product-sale",
+        "--protocol",
+        "bilateral",
+        "--mediator",
+        "remediator",
+        "--exemplars",
+        "nosuchset",
+    )
+    assert code == 2
+    assert "no exemplars named 'nosuchset'" in out and "Traceback" not in out
+
+
+def test_a_topic_protocol_refuses_a_price_scenario_in_one_line(tmp_path: Path) -> None:
+    code, out = _cli(tmp_path, "run", "product-sale")
+    assert code == 2 and "has none (only numeric terms)" in out and "Traceback" not in out
+
+
+def test_bad_names_fail_in_one_line(tmp_path: Path) -> None:
+    code, out = _cli(tmp_path, "exemplars", "select", "--name", "../x", *SMALL)
+    assert code == 2 and "name" in out
+    code, out = _cli(tmp_path, "exemplars", "show", "missing")
+    assert code == 2 and "no exemplars named" in out
