@@ -56,7 +56,9 @@ def report(
     if fmt is ReportFormat.parquet:
         _parquet(run_rows(store, [run_id]), out_path)
         return
-    if fmt is ReportFormat.md and kind == "experiment":
+    if kind == "validation" and fmt in (ReportFormat.md, ReportFormat.json):
+        text = _validation(store, run_id, fmt is ReportFormat.json)
+    elif fmt is ReportFormat.md and kind == "experiment":
         text = experiment_tables(store, run_id, config)
     elif fmt is ReportFormat.md:
         text = run_markdown(store, run_id)
@@ -85,6 +87,15 @@ def experiment_tables(store: Store, run_id: str, config: dict[str, Any]) -> str:
     except UnknownPluginError as exc:
         fail(f"{run_id}: {exc}")
     return _progress_note(store.run_summary(run_id)) + text
+
+
+def _validation(store: Store, run_id: str, as_json: bool) -> str:
+    """A judge validation's table, rebuilt from the stored trajectories."""
+    from disputelab.experiments.validation import load_validation
+    from disputelab.report.validation import validation_json, validation_markdown
+
+    report = load_validation(store, run_id)
+    return validation_json(report) if as_json else validation_markdown(report)
 
 
 def _progress_note(run: dict[str, Any]) -> str:

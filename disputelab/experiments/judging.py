@@ -1,21 +1,20 @@
-"""Re-score stored episodes with any registered evaluator, and validate trackers against
-the oracle of rule-party episodes."""
+"""Re-score stored episodes with any registered evaluator. Judge validation lives in
+`disputelab.experiments.validation` and is re-exported here."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from disputelab.episode import Episode, Usage
+from disputelab.episode import Usage
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext, get_evaluator
-from disputelab.evaluation.trackers import OracleFit, oracle, track
-from disputelab.evaluation.validation import compare
-from disputelab.experiments.episodes import Cast, run_single
+from disputelab.experiments.validation import ValidationPlan, ValidationReport, validate_judge
 from disputelab.llm.models import ModelHub
-from disputelab.protocols.base import DEFAULT_PROTOCOL
 from disputelab.scenario.schema import Scenario
 from disputelab.store.sqlite import EpisodeRecord, Store
+
+__all__ = ["ValidationPlan", "ValidationReport", "evaluate_run", "validate_judge"]
 
 
 def _to_score(rec: EpisodeRecord, by_id: Mapping[str, EpisodeRecord]) -> EpisodeToScore:
@@ -96,51 +95,3 @@ def _spent(hub: ModelHub, role: str) -> _Spent:
     if r is None:
         return _Spent(Usage(), 0.0)
     return _Spent(Usage(r.calls, r.input_tokens, r.output_tokens), r.cost_usd)
-
-
-@dataclass
-class ValidationReport:
-    tracker: str
-    judge: str
-    fit: OracleFit
-
-
-async def validate_judge(
-    store: Store,
-    hub: ModelHub,
-    scenario: Scenario,
-    trackers: Sequence[str],
-    judge_models: Sequence[str],
-    episodes: int,
-    budget: int,
-    mediator: str,
-    first_seed: int = 0,
-    progress: Callable[[int, int], None] | None = None,
-) -> list[ValidationReport]:
-    """Run rule-party episodes (known truth) and score each tracker against the oracle."""
-    total, done = episodes * (1 + len(trackers)), 0
-
-    def step() -> None:
-        nonlocal done
-        done += 1
-        if progress is not None:
-            progress(done, total)
-
-    played: list[Episode] = []
-    cast = Cast({"parties": "rule", "mediator": mediator})
-    for seed in range(first_seed, first_seed + episodes):
-        result = await run_single(
-            store, scenario, cast, seed, DEFAULT_PROTOCOL, {"budget": budget}, hub=hub
-        )
-        played.append(result.episode)
-        step()
-    truth = [oracle(ep, scenario) for ep in played]
-    judges = [hub.model(m, "judge") for m in judge_models]
-    reports = []
-    for name in trackers:
-        got = []
-        for ep in played:
-            got.append(await track(name, ep, scenario, judges))
-            step()
-        reports.append(ValidationReport(name, ",".join(judge_models) or "-", compare(got, truth)))
-    return reports

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from disputelab.cli import app
 from disputelab.evaluation.trackers import oracle, per_turn, self_report, topic_localized
-from disputelab.experiments.judging import validate_judge
+from disputelab.experiments.judging import ValidationPlan, validate_judge
 from disputelab.llm.models import ModelHub
 from disputelab.llm.openai_backend import OpenAICompatible
 from disputelab.llm.testing import Scripted, fake_openai, fill
@@ -23,22 +23,12 @@ from tests.helpers import play, scenario
 def test_self_report_reproduces_the_oracle_on_rule_parties(tmp_path: Path) -> None:
     store = Store(tmp_path)
     hub = ModelHub(tmp_path / "cache.sqlite")
-    for sid in ("tenancy", "workplace", "community-centre"):
-        (report,) = asyncio.run(
-            validate_judge(
-                store,
-                hub,
-                scenario(sid),
-                ["self-report"],
-                [],
-                episodes=6,
-                budget=40,
-                mediator="rule",
-            )
-        )
-        a = report.fit
-        assert a.trajectory_r == 1.0 or math.isclose(a.trajectory_r, 1.0, abs_tol=1e-12)
-        assert a.mae == 0.0 and a.calls_per_episode == 0
+    names = ("tenancy", "workplace", "community-centre")
+    plan = ValidationPlan(names, ("self-report",), voice="template", episodes=6, budget=40)
+    report = asyncio.run(validate_judge(store, hub, [scenario(s) for s in names], plan))
+    (a,) = report.fits
+    assert math.isclose(a.pearson.value, 1.0, abs_tol=1e-12)
+    assert a.mae.value == 0.0 and a.calls_per_episode == 0
 
 
 def test_self_report_is_undefined_until_every_party_has_spoken() -> None:
@@ -144,7 +134,7 @@ def test_validate_judge_prints_r_mae_and_cost(tmp_path: Path) -> None:
         app, ["--store", str(tmp_path), "validate-judge", "--episodes", "3", "--budget", "20"]
     )
     assert r.exit_code == 0, r.output
-    assert "self-report" in r.output and "1.000" in r.output
+    assert "self-report" in r.output and "1.000" in r.output and "not a judge" in r.output
     # Nothing is cut to fit the terminal: every column name is there in full.
     assert "…" not in r.output and "outcome r" in r.output and "calls/ep" in r.output
 

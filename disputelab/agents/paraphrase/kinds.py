@@ -1,0 +1,43 @@
+"""Registers the `paraphrase` party kind: rule policy, paraphrase voice, no model."""
+
+from __future__ import annotations
+
+from disputelab.agents.base import PartyAgent, PublicScenario
+from disputelab.agents.paraphrase.voice import ParaphraseVoice
+from disputelab.agents.parties.kinds import general_parties
+from disputelab.agents.parties.rule import ReadMemo, RuleParty
+from disputelab.agents.registry import PARTY, AgentKind, AgentSetup, register_kind
+from disputelab.scenario.schema import Scenario
+
+
+class ParaphraseParty(RuleParty):
+    """The rule policy decides (so the oracle holds); the paraphrase voice speaks."""
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        party_id: str,
+        seed: int,
+        public: PublicScenario | None = None,
+        reads: ReadMemo | None = None,
+    ) -> None:
+        super().__init__(scenario, party_id, seed, public, reads)
+        self.voice = ParaphraseVoice(self.public, self.party, self.rng)
+
+
+def _paraphrase(s: AgentSetup) -> list[PartyAgent]:
+    reads: ReadMemo = {}
+    # The `general` party style plays the policy without styles, as the rule kind does.
+    sc = general_parties(s.scenario) if s.settings.party_style == "general" else s.scenario
+    return [ParaphraseParty(sc, p.id, s.seed, s.public, reads) for p in sc.parties]
+
+
+register_kind(
+    AgentKind(
+        PARTY,
+        "paraphrase",
+        "rule policy with a paraphrasing voice that never lists acceptable options (no model)",
+        _paraphrase,
+        hidden_state=True,
+    )
+)
