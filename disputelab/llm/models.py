@@ -148,7 +148,9 @@ def parse_model(
 
     shown = redact(spec)
     if spec == "local":
-        return Endpoint(LocalLlama(), Prices(0.0, 0.0), 1, None)
+        # --timeout reaches the embedded model too: on a loaded machine one of its calls
+        # can outlast the default's three minutes for a whole call.
+        return Endpoint(LocalLlama(), Prices(0.0, 0.0), 1, None, timeout_s or DEFAULT_TIMEOUT_S)
     if spec in profiles:
         p = profiles[spec]
         # A named key must be there; the OpenAI API itself always needs one.

@@ -150,3 +150,10 @@ def test_closing_the_hub_closes_every_endpoints_connections(tmp_path: Path) -> N
     with fake_openai() as server:
         backend = asyncio.run(use_then_close(ModelHub(None)))
     assert backend.client.is_closed()
+
+
+def test_the_timeout_option_reaches_the_embedded_model() -> None:
+    from disputelab.llm.models import parse_model
+
+    assert parse_model("local", {}, timeout_s=400).call_deadline_s == 1200
+    assert parse_model("local", {}).call_deadline_s == 180
