@@ -32,6 +32,8 @@ from disputelab.llm.models import ModelHub, Profile
 from disputelab.llm.wrappers import Ledger, RoleUsage
 from disputelab.store.sqlite import Store
 
+# How often a driver waiting on an episode checks that its worker process is alive.
+WORKER_CHECK_S = 1.0
 # The store methods `play_episode` writes through; a relay forwards exactly these.
 RELAYED = ("start_episode", "append_turns", "fail_episode", "record_usage", "finish_episode")
 
@@ -228,16 +230,32 @@ class ProcessExecutor:
             self._start(hub)
         assert self._loop is not None
         task = next(self._ids)
-        worker = min(range(self.workers), key=self._load.__getitem__)  # the least busy
+        alive = [i for i, proc in enumerate(self._procs) if proc.is_alive()]
+        if not alive:
+            raise WorkerFailure("every worker process has exited")
+        worker = min(alive, key=self._load.__getitem__)  # the least busy one still running
         future: asyncio.Future[Episode] = self._loop.create_future()
         self._pending[task] = (future, store, hub, worker)
         self._load[worker] += 1
         self._queues[worker].put((task, Path(store.root), run_id, plan))
         try:
-            return await future
+            return await self._outcome(future, worker)
         finally:
             self._pending.pop(task, None)
             self._load[worker] -= 1
+
+    async def _outcome(self, future: asyncio.Future[Episode], worker: int) -> Episode:
+        """The episode's end, or a failure if its worker process dies first (killed, out
+        of memory): its episodes must fail, not wait forever."""
+        proc = self._procs[worker]
+        while not future.done():
+            await asyncio.wait({future}, timeout=WORKER_CHECK_S)
+            if not future.done() and not proc.is_alive():
+                # Events it sent before dying may still be on their way: give them a beat.
+                await asyncio.wait({future}, timeout=WORKER_CHECK_S)
+                if not future.done():
+                    raise WorkerFailure(f"worker process {proc.pid} exited ({proc.exitcode})")
+        return future.result()
 
     def _read(self) -> None:
         """Hand each event to the driver's loop, where the store lives."""
@@ -259,7 +277,11 @@ class ProcessExecutor:
         future, store, hub, _ = entry
         if kind == "store":
             name, args, kwargs = pickle.loads(payload)
-            getattr(store, name)(*args, **kwargs)
+            try:
+                getattr(store, name)(*args, **kwargs)
+            except Exception as exc:  # the store's failure is the episode's
+                if not future.done():
+                    future.set_exception(exc)
         elif kind == "done":
             episode, usage = pickle.loads(payload)
             merge_usage(hub.ledger, usage)

@@ -94,10 +94,12 @@ def test_worker_calls_reach_the_ledger_and_the_shared_cache(tmp_path: Path) -> N
         first = ModelHub(cache, profiles, concurrency=4)
         done = _run(tmp_path, _llm_spec("first"), ProcessExecutor(2), first)
         assert done.done == 4 and done.failed == 0
-        assert first.ledger.calls == server.calls == 12  # 4 episodes x 3 party turns
+        retried = first.ledger.roles["parties"].retries  # a dropped keep-alive, say
+        assert first.ledger.calls == 12  # 4 episodes x 3 party turns
+        assert server.calls == 12 + retried
         again = ModelHub(cache, profiles, concurrency=4)
         _run(tmp_path, _llm_spec("again"), ProcessExecutor(2), again)
-    assert server.calls == 12  # every reply of the re-run came from the cache on disk
+    assert server.calls == 12 + retried  # the re-run's replies all came from the cache
     assert again.ledger.calls == 0 and again.ledger.roles["parties"].cached == 12
     store = Store(tmp_path / "runs", writable=False)
     usage = store.db.execute("SELECT SUM(calls) FROM usage").fetchone()[0]
@@ -177,3 +179,36 @@ def test_executor_options_that_do_not_fit_are_one_line_and_exit_2(
     spec.write_text("name: w\nscenarios: [tenancy]\nreplicates: 1\n")
     result = _cli(tmp_path / "runs", "experiment", str(spec), *args)
     assert result.exit_code == 2 and message in result.output
+
+
+def test_episodes_of_a_worker_that_dies_fail_with_a_reason_instead_of_hanging(
+    tmp_path: Path,
+) -> None:
+    def slow(body: dict[str, Any]) -> Scripted:
+        reply = _answer(body)
+        reply.delay_s = 30.0  # long enough that the worker is killed mid-call
+        return reply
+
+    executor = ProcessExecutor(1)
+    with fake_openai(slow) as server:
+        hub = ModelHub(None, {"stub": Profile(model="m", base_url=server.url)}, concurrency=2)
+
+        async def kill_when_called() -> None:
+            while not server.calls:
+                await asyncio.sleep(0.1)
+            executor._procs[0].kill()
+
+        async def go() -> Summary:
+            store = Store(tmp_path / "runs")
+            killer = asyncio.ensure_future(kill_when_called())
+            try:
+                return await run_experiment(
+                    store, _llm_spec("dies"), tmp_path, hub, executor=executor
+                )
+            finally:
+                killer.cancel()
+                store.close()
+
+        summary = asyncio.run(go())
+    assert summary.done == 0 and summary.failed == 4
+    assert any("worker process" in reason and "exited" in reason for reason in summary.reasons)
