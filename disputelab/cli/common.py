@@ -189,9 +189,17 @@ def metrics_table(title: str, columns: Mapping[str, Mapping[str, MetricResult]])
         cells = []
         for scores in columns.values():
             r = scores.get(m)
-            cells.append("" if r is None else ("NaN" if not r.defined else f"{r.value:.3g}"))
+            cells.append("" if r is None else ("NaN" if not r.defined else metric_text(r.value)))
         table.add_row(m, *cells)
     return table
+
+
+def metric_text(value: float) -> str:
+    """Three significant digits, without switching to exponents for amounts and prices
+    (4,600 rather than 4.6e+03)."""
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
 
 
 def print_undefined(scores: Mapping[str, Mapping[str, MetricResult]]) -> None:
