@@ -196,14 +196,33 @@ def request_key(model: str, request: ChatRequest) -> str:
     return hashlib.sha256(blob).hexdigest()
 
 
+OPEN_ATTEMPTS = 20  # tries at opening a cache file another process is setting up
+
+
 class ResponseCache:
     """Replies by request key in SQLite, so a re-run is free and replays exactly."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
+        # Worker processes share one cache file: a write waits up to 30 s for another's.
+        self.db = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, timeout=30
+        )
+        for attempt in range(OPEN_ATTEMPTS):
+            try:
+                self._prepare()
+                return
+            except sqlite3.OperationalError as exc:
+                # Switching to WAL takes the file's lock without waiting for it, so two
+                # processes opening a new cache at once can meet: try again shortly.
+                if "locked" not in str(exc) or attempt == OPEN_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+
+    def _prepare(self) -> None:
+        if self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            self.db.execute("PRAGMA journal_mode=WAL")
         # Survives a killed process (what matters for a cache); skips an fsync per reply.
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute(

@@ -212,3 +212,18 @@ def test_episodes_of_a_worker_that_dies_fail_with_a_reason_instead_of_hanging(
         summary = asyncio.run(go())
     assert summary.done == 0 and summary.failed == 4
     assert any("worker process" in reason and "exited" in reason for reason in summary.reasons)
+
+
+def test_processes_opening_one_new_cache_at_once_all_get_it(tmp_path: Path) -> None:
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(4) as pool:
+        sizes = pool.map(_open_cache, [tmp_path / "cache.sqlite"] * 8)
+    assert sizes == [0] * 8
+
+
+def _open_cache(path: Path) -> int:
+    from disputelab.llm.wrappers import ResponseCache
+
+    return len(ResponseCache(path))
