@@ -98,27 +98,32 @@ class RelayStore:
         return relay
 
 
+def _combined(a: RoleUsage, b: RoleUsage, sign: int) -> RoleUsage:
+    """a + b (sign 1) or a - b (sign -1), field by field; an unknown cost on either side
+    makes the result's unknown."""
+    out = RoleUsage(a.model)
+    for f in fields(RoleUsage):
+        if f.name != "model":
+            x, y = getattr(a, f.name), getattr(b, f.name)
+            setattr(out, f.name, None if x is None or y is None else x + sign * y)
+    return out
+
+
 def merge_usage(into: Ledger, by_role: dict[str, RoleUsage]) -> None:
     """Add a worker's usage, role by role, to the driver's ledger (unknown cost stays
     unknown once any part of it is)."""
     for role, u in by_role.items():
-        mine = into.role(role, u.model)
+        mine = into.role(role, u.model)  # updated in place: a Metered wrapper holds it
+        total = _combined(mine, u, 1)
         for f in fields(RoleUsage):
-            if f.name == "model":
-                continue
-            a, b = getattr(mine, f.name), getattr(u, f.name)
-            setattr(mine, f.name, None if a is None or b is None else a + b)
+            setattr(mine, f.name, getattr(total, f.name))
 
 
 def _ledger_delta(now: Ledger, before: dict[str, RoleUsage]) -> dict[str, RoleUsage]:
+    """What each role spent since `before`: the roles that made or answered calls."""
     out = {}
     for role, u in now.roles.items():
-        prev = before.get(role, RoleUsage(u.model))
-        delta = RoleUsage(u.model)
-        for f in fields(RoleUsage):
-            if f.name != "model":
-                a, b = getattr(u, f.name), getattr(prev, f.name)
-                setattr(delta, f.name, None if a is None or b is None else a - b)
+        delta = _combined(u, before.get(role, RoleUsage(u.model)), -1)
         if delta.calls or delta.cached or delta.retries:
             out[role] = delta
     return out
