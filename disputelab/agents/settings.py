@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour
+
 # Turns of dialogue an agent reads by default, most recent last (0 reads all of it).
 RECENT_TURNS = 12
 PARTY_TEMPERATURE = 0.7
@@ -46,6 +48,8 @@ class AgentSettings:
     verdict_calls: VerdictCalls = "one"
     # A party's culture as six numbers, or named and with each dimension explained.
     culture_statement: CultureStatement = "scores"
+    # The rule policy's behavioural parameters (`disputelab conditions parameters`).
+    behaviour: Behaviour = DEFAULT_BEHAVIOUR
 
     def window(self) -> int | None:
         """Turns an agent reads, None for all of them."""

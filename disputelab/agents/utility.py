@@ -16,17 +16,8 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
+from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour
 from disputelab.scenario.schema import CultureProfile, Party, Scenario, Strategy, TopicPreference
-
-# Exponent of the concession curve per Thomas-Kilmann mode. Below 1 the party holds out
-# and concedes late (Boulware); above 1 it gives ground early (Conceder).
-STRATEGY_BETA: dict[Strategy, float] = {
-    "competing": 0.3,
-    "avoiding": 0.6,
-    "collaborating": 0.8,
-    "compromising": 1.0,
-    "accommodating": 3.0,
-}
 
 MAX_PACKAGES = 200_000
 
@@ -48,35 +39,51 @@ def concession_target(progress: float, beta: float, floor: float, ceiling: float
     return float(floor + (ceiling - floor) * (1.0 - p ** (1.0 / beta)))
 
 
-def culture_beta_factor(culture: CultureProfile | None) -> float:
+def strategy_beta(strategy: Strategy, b: Behaviour = DEFAULT_BEHAVIOUR) -> float:
+    """Exponent of the concession curve of a Thomas-Kilmann mode (`beta.MODE`)."""
+    return b[f"beta.{strategy}"]
+
+
+def self_weight(strategy: Strategy, b: Behaviour = DEFAULT_BEHAVIOUR) -> float:
+    """Weight on own utility against matching others, per mode (`self_weight.MODE`)."""
+    return b[f"self_weight.{strategy}"]
+
+
+def culture_beta_factor(culture: CultureProfile | None, b: Behaviour = DEFAULT_BEHAVIOUR) -> float:
     """Multiplier on the concession exponent from Hofstede scores.
 
-    High uncertainty avoidance favours the status quo and high masculinity a competitive
-    stance: both slow concession. High long-term orientation makes a party patient early.
-    Scores at the midpoint (50) leave the strategy's curve unchanged.
+    By default high uncertainty avoidance (status quo) and high masculinity (a
+    competitive stance) slow concession, and high long-term orientation makes a party
+    patient early. Scores at the midpoint (50) leave the strategy's curve unchanged.
     """
     if culture is None:
         return 1.0
     z = (
-        -0.5 * (culture.uncertainty_avoidance - 50) / 50
-        - 0.4 * (culture.masculinity - 50) / 50
-        - 0.2 * (culture.long_term_orientation - 50) / 50
+        b["culture.uncertainty_avoidance"] * (culture.uncertainty_avoidance - 50) / 50
+        + b["culture.masculinity"] * (culture.masculinity - 50) / 50
+        + b["culture.long_term_orientation"] * (culture.long_term_orientation - 50) / 50
     )
     return math.exp(z)
 
 
-def mediator_deference(culture: CultureProfile | None) -> float:
-    """How much a party heeds a mediator (0-1): higher with power distance."""
+def mediator_deference(culture: CultureProfile | None, b: Behaviour = DEFAULT_BEHAVIOUR) -> float:
+    """How much a party heeds a mediator (0-1): by default higher with power distance."""
+    level = b["deference.level"]
     if culture is None:
-        return 0.6
-    return 0.35 + 0.5 * culture.power_distance / 100
+        return level
+    coef = b["culture.power_distance"]
+    # Written as base + coef·pd/100 so the defaults give 0.35 + 0.5·pd/100 to the bit.
+    return min(1.0, max(0.0, (level - coef * 0.5) + coef * culture.power_distance / 100))
 
 
-def expressiveness(culture: CultureProfile | None) -> float:
+def expressiveness(culture: CultureProfile | None, b: Behaviour = DEFAULT_BEHAVIOUR) -> float:
     """How readily resentment shows as hostility (0-1): indulgence and individualism."""
     if culture is None:
         return 0.5
-    return 0.5 * (culture.indulgence + culture.individualism) / 100
+    coef = b["culture.expressiveness"]
+    # 0.5 + coef·(mean - 50)/100, arranged so the default (coef 1) is exact to the bit.
+    total = culture.indulgence + culture.individualism
+    return min(1.0, max(0.0, (0.5 - coef * 0.5) + coef * 0.5 * total / 100))
 
 
 @dataclass(frozen=True)
@@ -199,3 +206,20 @@ def _build_table(
 def _top_sets(option_ids: tuple[str, ...], ranking: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
     """For c = 0..m, the c best-ranked options listed in the topic's option order."""
     return tuple(tuple(o for o in option_ids if o in ranking[:c]) for c in range(len(ranking) + 1))
+
+
+def rule_profile(party: Party, b: Behaviour = DEFAULT_BEHAVIOUR) -> dict[str, float]:
+    """What a rule party's persona comes to under `b`: the numbers its policy runs on
+    (before the seeded individual variation of its concession speed)."""
+    persona = party.persona
+    culture = persona.culture
+    top = max(party.weights.values())
+    return {
+        "concession exponent": strategy_beta(persona.strategy, b) * culture_beta_factor(culture, b),
+        "weight on own utility": self_weight(persona.strategy, b),
+        "deference to the mediator": mediator_deference(culture, b),
+        "expressiveness": expressiveness(culture, b),
+        "reactivity": persona.reactivity,
+        "resentment per hostile turn": b["resentment.hostility"] * persona.reactivity,
+        "weight of the top topic": float(top),
+    }

@@ -19,6 +19,7 @@ from disputelab.agents.base import PublicScenario
 from disputelab.agents.prompts import topics_block
 from disputelab.llm.base import ChatModel, ChatRequest, Message, ModelReplyError
 from disputelab.llm.structured import ask_structured
+from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.schema import (
     STRATEGIES,
@@ -401,13 +402,13 @@ def needs_writer(spec: str) -> bool:
 
 
 async def apply_condition_with_model(
-    scenario: Scenario, spec: str, model: ChatModel | None
+    scenario: Scenario, spec: str, model: ChatModel | None, behaviour: Behaviour = DEFAULT_BEHAVIOUR
 ) -> Scenario:
     """`apply_condition`, with `parties:+1`, `history:x5` and `cause:` written by `model`
     if given (for `cause:` the model rewrites the brief on top of the persona shift)."""
     # The rule pass validates every name and argument before any model call, with the
     # very same errors; without a model it is the answer.
-    ruled = apply_condition(scenario, spec)
+    ruled = apply_condition(scenario, spec, behaviour)
     if model is None:
         return ruled
     out = scenario
@@ -424,9 +425,9 @@ async def apply_condition_with_model(
             # cause; the model adds the rewritten brief that LLM agents read.
             key, _, level = arg.partition("@")
             intensity = float(level) if level else 1.0
-            out = apply_condition(out, part)
+            out = apply_condition(out, part, behaviour)
             if intensity > 0:
                 out, _sub = await write_cause(out, key, intensity, model)
         else:
-            out = apply_condition(out, part)
+            out = apply_condition(out, part, behaviour)
     return out

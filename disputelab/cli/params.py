@@ -10,6 +10,7 @@ the command line was built (by a plug-in or a test).
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
@@ -29,6 +30,8 @@ def param_fields() -> dict[str, tuple[Any, str]]:
     owners: dict[str, list[str]] = {}
     for name, protocol in PROTOCOLS.items():
         for field, info in protocol.Params.model_fields.items():
+            if typing.get_origin(info.annotation) is dict:
+                continue  # a mapping has an option of its own (`run --behaviour`)
             owners.setdefault(field, []).append(name)
             fields.setdefault(field, (info.annotation, info.description or ""))
     return {

@@ -22,7 +22,7 @@ from disputelab.cli.common import (
     store_option,
     warn,
 )
-from disputelab.cli.params import protocol_params, with_param_options
+from disputelab.cli.params import parse_pairs, protocol_params, with_param_options
 from disputelab.cli.progress import ticker
 from disputelab.episode import Episode
 from disputelab.protocols.base import (
@@ -75,6 +75,15 @@ PresetOption = Annotated[
 ]
 
 
+BehaviourOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="A rule-policy behaviour parameter as NAME=VALUE (see `disputelab conditions "
+        "parameters`); repeat for more."
+    ),
+]
+
+
 @with_param_options
 def run(
     scenario: Annotated[str, typer.Argument(help="Built-in scenario id or a scenario file.")],
@@ -111,10 +120,11 @@ def run(
         list[str] | None,
         typer.Option(help="A protocol parameter as KEY=VALUE (see `disputelab protocols list`)."),
     ] = None,
+    behaviour: BehaviourOption = None,
     **params: Any,
 ) -> None:
     """Run one episode; with a mediator, also its matched unmediated episode."""
-    protocol, params = _with_preset(preset, protocol, params)
+    protocol, params = _with_preset(preset, protocol, params, behaviour)
     try:
         proto = get_protocol(protocol)
     except UnknownPluginError as exc:
@@ -137,10 +147,13 @@ def run(
 
 
 def _with_preset(
-    name: str | None, protocol: str | None, given: dict[str, Any]
+    name: str | None, protocol: str | None, given: dict[str, Any], behaviour: list[str] | None
 ) -> tuple[str, dict[str, Any]]:
     """The protocol and parameter options under `--preset`: the preset's values, with
-    each option given on the command line in their place."""
+    each option given on the command line in their place; `--behaviour` pairs as the
+    `behaviour` parameter."""
+    if behaviour:
+        given = {**given, "behaviour": parse_pairs(behaviour, "--behaviour")}
     if name is None:
         return protocol or DEFAULT_PROTOCOL, given
     from disputelab.protocols.presets import PRESETS, get_preset, with_preset
@@ -204,12 +217,16 @@ def _base_scenario(ref: str) -> Scenario:
     return sc
 
 
-async def _conditioned(base: Scenario, condition: str, hub: ModelHub, model: str) -> Scenario:
+async def _conditioned(
+    base: Scenario, condition: str, hub: ModelHub, model: str, params: dict[str, Any]
+) -> Scenario:
     """Apply `condition`; LLM-written conditions use `model` when it is not `rule`."""
     from disputelab.authoring.scenario_writer import apply_condition_with_model, needs_writer
+    from disputelab.scenario.behaviour import Behaviour
 
     writer = hub.model(model, "writer") if model != "rule" and needs_writer(condition) else None
-    return await apply_condition_with_model(base, condition, writer)
+    b = Behaviour.of(params.get("behaviour"))
+    return await apply_condition_with_model(base, condition, writer, b)
 
 
 def _check_expertise(proto: DisputeProtocol, sc: Scenario) -> None:
@@ -265,7 +282,7 @@ def _play(
 
         async def condition_and_play() -> tuple[Scenario, RunResult]:
             try:
-                return await play(await _conditioned(base, condition, hub, model))
+                return await play(await _conditioned(base, condition, hub, model, params))
             finally:
                 await hub.aclose()  # on this loop, which owns the pooled connections
 

@@ -35,6 +35,7 @@ from disputelab.llm.models import ModelHub
 from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS, get_protocol
 from disputelab.redact import redact, redact_deep
 from disputelab.registry import UnknownPluginError
+from disputelab.scenario.behaviour import Behaviour
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.schema import Scenario
 from disputelab.store.leases import Claim, Leases
@@ -442,9 +443,10 @@ async def condition_scenarios(
     an LLM can write (parties:+1, history:x5, cause:) are written by it, once per cell and
     through the response cache, so a resumed experiment sees the very same scenarios."""
     writer_spec = spec.models.get("writer")
+    b = Behaviour.of(spec.params.get("behaviour"))
     if writer_spec is None or writer_spec == "rule":
         return {
-            (s, c): apply_condition(scenarios[s], c) for s in scenarios for c in spec.conditions
+            (s, c): apply_condition(scenarios[s], c, b) for s in scenarios for c in spec.conditions
         }
     from disputelab.authoring.scenario_writer import apply_condition_with_model
 
@@ -452,7 +454,7 @@ async def condition_scenarios(
     out = {}
     for sid, base in scenarios.items():
         for cond in spec.conditions:
-            out[(sid, cond)] = await apply_condition_with_model(base, cond, writer)
+            out[(sid, cond)] = await apply_condition_with_model(base, cond, writer, b)
     return out
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from disputelab.agents.settings import (
     PARTY_TEMPERATURE,
@@ -23,6 +23,7 @@ from disputelab.agents.settings import (
     PartyStyle,
 )
 from disputelab.protocols.base import ProtocolParams
+from disputelab.scenario.behaviour import Behaviour, BehaviourError, check_overrides
 
 MAX_TEMPERATURE = 2.0
 
@@ -64,6 +65,21 @@ class AgentParams(ProtocolParams):
         description="A party's culture as six Hofstede scores, or described: the culture "
         "named and each dimension explained.",
     )
+    behaviour: dict[str, float] = Field(
+        default_factory=dict,
+        description="Rule-policy behaviour parameters set away from their defaults, by name "
+        "(`disputelab conditions parameters`; `run --behaviour NAME=VALUE`).",
+    )
+
+    @field_validator("behaviour", mode="before")
+    @classmethod
+    def _known_behaviour(cls, v: Any) -> Any:
+        if not isinstance(v, dict):
+            raise ValueError("behaviour takes a mapping of parameter name to number")
+        try:
+            return check_overrides(v)
+        except BehaviourError as exc:
+            raise ValueError(str(exc)) from None
 
 
 # Parameter names that differ from the settings' field names.
@@ -83,6 +99,9 @@ def agent_settings(
     for name in type(params).model_fields:
         key = _RENAMED.get(name, name)
         if key not in wanted:
+            continue
+        if key == "behaviour":
+            values[key] = Behaviour.of(getattr(params, name))
             continue
         fallback = (fallbacks or {}).get(name)
         unset = name not in params.model_fields_set

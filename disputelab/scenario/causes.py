@@ -2,7 +2,10 @@
 
 The paper injects a cause by having an LLM rewrite the case brief (AgentMediation paper). Rule
 agents cannot read a rewritten brief, so `apply_cause_offline` expresses the cause in the
-structured persona instead, following the direction of the paper's Table 6:
+structured persona instead, following the direction of the paper's Table 6. The numbers
+are the default values of the behaviour parameters `cause.CATEGORY.reactivity` and
+`cause.CATEGORY.top_topic_points` (`disputelab.scenario.behaviour`), assumptions that an
+experiment can ablate:
 
 | cause       | reactivity | weights                           | grounding in Table 6              |
 |-------------|------------|-----------------------------------|-----------------------------------|
@@ -33,6 +36,7 @@ from importlib import resources
 
 import yaml
 
+from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour
 from disputelab.scenario.schema import Party, Scenario
 
 
@@ -49,19 +53,10 @@ class CauseCategory(Cause):
     subcategories: tuple[Cause, ...]
 
 
-@dataclass(frozen=True)
-class _Effect:
-    reactivity: float
-    top_topic_points: float
+def cause_parameters(category: str) -> tuple[str, str]:
+    """The two behaviour parameters through which a cause category acts."""
+    return f"cause.{category}.reactivity", f"cause.{category}.top_topic_points"
 
-
-EFFECTS: dict[str, _Effect] = {
-    "misconduct": _Effect(reactivity=0.30, top_topic_points=0),
-    "resource": _Effect(reactivity=0.15, top_topic_points=10),
-    "information": _Effect(reactivity=0.05, top_topic_points=0),
-    "external": _Effect(reactivity=-0.05, top_topic_points=-5),
-    "legal": _Effect(reactivity=-0.08, top_topic_points=0),
-}
 
 _FRAMING_ZH = {
     "information": "双方对事实、约定或风险的掌握与理解并不一致。",
@@ -145,7 +140,9 @@ def _top_topic(party: Party, topic_order: list[str]) -> str:
     return max(topic_order, key=lambda t: (party.weights.get(t, 0), -topic_order.index(t)))
 
 
-def apply_cause_offline(scenario: Scenario, key: str, intensity: float = 1.0) -> Scenario:
+def apply_cause_offline(
+    scenario: Scenario, key: str, intensity: float = 1.0, behaviour: Behaviour = DEFAULT_BEHAVIOUR
+) -> Scenario:
     """A copy of `scenario` with the dispute cause `key` expressed in personas and weights."""
     category, cause = _lookup(key)
     if not intensity >= 0:
@@ -153,7 +150,8 @@ def apply_cause_offline(scenario: Scenario, key: str, intensity: float = 1.0) ->
     out = scenario.model_copy(deep=True)
     if intensity == 0:
         return out
-    effect = EFFECTS[category.key]
+    reactivity_name, points_name = cause_parameters(category.key)
+    reactivity_shift, points = behaviour[reactivity_name], behaviour[points_name]
     topic_order = [t.id for t in out.topics]
     zh = out.language.startswith("zh")
     if zh:
@@ -166,10 +164,10 @@ def apply_cause_offline(scenario: Scenario, key: str, intensity: float = 1.0) ->
         trait = f"sees the dispute as {category.en.lower()}"
     out.background = f"{out.background}\n\n{sentence}"
     for party in out.parties:
-        r = party.persona.reactivity + effect.reactivity * intensity
+        r = party.persona.reactivity + reactivity_shift * intensity
         party.persona.reactivity = round(min(1.0, max(0.0, r)), 4)
-        if effect.top_topic_points:
+        if points:
             top = _top_topic(party, topic_order)
-            party.weights = shift_weights(party.weights, top, effect.top_topic_points * intensity)
+            party.weights = shift_weights(party.weights, top, points * intensity)
         party.persona.traits = [*party.persona.traits, trait]
     return Scenario.model_validate(out.model_dump())

@@ -13,7 +13,8 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from disputelab.scenario.causes import apply_cause_offline, dispute_causes
+from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, PARAMETERS, Behaviour
+from disputelab.scenario.causes import apply_cause_offline, cause_parameters, dispute_causes
 from disputelab.scenario.cultures import hofstede
 from disputelab.scenario.schema import (
     STRATEGIES,
@@ -46,11 +47,11 @@ def _copy(s: Scenario) -> Scenario:
     return s.model_copy(deep=True)
 
 
-def general(s: Scenario, arg: str) -> Scenario:
+def general(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:
     return _copy(s)
 
 
-def posture(s: Scenario, arg: str) -> Scenario:
+def posture(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:
     if arg not in _POSTURE_TEXT:
         raise ConditionError(f"posture:{arg}: use one of {', '.join(_POSTURE_TEXT)}")
     out = _copy(s)
@@ -61,7 +62,7 @@ def posture(s: Scenario, arg: str) -> Scenario:
     return out
 
 
-def strategy(s: Scenario, arg: str) -> Scenario:
+def strategy(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:
     mode, _, scope = arg.partition("@")
     if mode not in STRATEGIES or scope not in ("one", "all"):
         raise ConditionError(
@@ -78,7 +79,7 @@ def strategy(s: Scenario, arg: str) -> Scenario:
     return out
 
 
-def reactivity(s: Scenario, arg: str) -> Scenario:
+def reactivity(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:
     pairs = {"com-com": (0.0, 0.0), "com-react": (0.0, 1.0), "react-react": (1.0, 1.0)}
     if arg not in pairs:
         raise ConditionError(f"reactivity:{arg}: use one of {', '.join(pairs)}")
@@ -92,7 +93,7 @@ def reactivity(s: Scenario, arg: str) -> Scenario:
     return out
 
 
-def culture(s: Scenario, arg: str) -> Scenario:
+def culture(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:
     codes = arg.split("-")
     profiles = hofstede()
     if len(codes) != 2 or any(c not in profiles for c in codes):
@@ -105,7 +106,7 @@ def culture(s: Scenario, arg: str) -> Scenario:
     return out
 
 
-def history(s: Scenario, arg: str) -> Scenario:
+def history(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:
     """History x5 without a model: the background's own sentences become dated earlier
     entries ahead of it, so the shared context is about five times longer. (SoCRATES
     had an LLM write the entries from the seed report.)"""
@@ -121,7 +122,7 @@ def history(s: Scenario, arg: str) -> Scenario:
     return out
 
 
-def extra_party(s: Scenario, arg: str) -> Scenario:
+def extra_party(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:
     """parties:+1 without a model: an affected third party whose weights average the
     others' and whose first choice on each topic is the option the others rank best on
     average, making it a potential coalition partner on every topic but no one's twin."""
@@ -164,7 +165,7 @@ def extra_party(s: Scenario, arg: str) -> Scenario:
     return Scenario.model_validate(out.model_dump())
 
 
-def cause(s: Scenario, arg: str) -> Scenario:
+def cause(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:
     """cause:CATEGORY[@INTENSITY] offline: party reactivity and weights shift per category
     (see `disputelab.scenario.causes`). Intensity, 1 by default, is a separate knob from 0
     (no change) to 2, so a cause is never silently also an escalation."""
@@ -180,7 +181,7 @@ def cause(s: Scenario, arg: str) -> Scenario:
         intensity = -1.0
     if not 0.0 <= intensity <= 2.0:
         raise ConditionError(f"cause:{arg}: intensity must be a number from 0 to 2")
-    return apply_cause_offline(s, key, intensity)
+    return apply_cause_offline(s, key, intensity, b)
 
 
 # Level -> (retriever, k): BM25 over a statute corpus ("ek"), or the case's own stored
@@ -191,7 +192,7 @@ EXPERTISE_LEVELS = {
 }
 
 
-def expertise(s: Scenario, arg: str) -> Scenario:
+def expertise(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:
     """expertise:LEVEL: how many retrieved legal bases the mediator receives before it
     proposes (staged protocol), and from which retriever. Retrieval itself runs when the
     episode is set up: `ek` ranks with BM25, so the case's stored list is unset in the
@@ -217,12 +218,50 @@ def expertise(s: Scenario, arg: str) -> Scenario:
     return out
 
 
+def _mode_parameters(mode: str) -> tuple[str, ...]:
+    extra = {
+        "competing": ("tone.competing_flare",),
+        "avoiding": ("avoiding.engage_every",),
+        "collaborating": ("logrolling.collaborating", "tone.cooperative_warm"),
+        "accommodating": ("tone.cooperative_warm",),
+    }
+    return (f"beta.{mode}", f"self_weight.{mode}", *extra.get(mode, ()))
+
+
+def _none(arg: str) -> tuple[str, ...]:
+    return ()
+
+
+def _posture_moves(arg: str) -> tuple[str, ...]:
+    return _mode_parameters(arg.partition("@")[0])
+
+
+def _cause_moves(arg: str) -> tuple[str, ...]:
+    key = arg.partition("@")[0]
+    return cause_parameters(key.partition(".")[0])
+
+
+_CULTURE = (
+    "culture.uncertainty_avoidance",
+    "culture.masculinity",
+    "culture.long_term_orientation",
+    "culture.power_distance",
+    "culture.expressiveness",
+)
+_REACTIVITY = ("resentment.hostility", "resentment.hurt")
+
+
 @dataclass(frozen=True)
 class Condition:
+    """A scenario transform. `acts_through` names the behaviour parameters by which the
+    rule agents turn what it changes into behaviour: the only numbers the condition
+    moves, and the ones `ablate:` sets to neutral for it."""
+
     name: str
     usage: str
     description: str
-    apply: Callable[[Scenario, str], Scenario]
+    apply: Callable[[Scenario, str, Behaviour], Scenario]
+    acts_through: Callable[[str], tuple[str, ...]] = _none
 
 
 CONDITIONS: dict[str, Condition] = {
@@ -234,12 +273,14 @@ CONDITIONS: dict[str, Condition] = {
             "posture:competing|avoiding|accommodating",
             "a Thomas-Kilmann posture in the shared background and every persona",
             posture,
+            _posture_moves,
         ),
         Condition(
             "strategy",
             "strategy:MODE@one|all",
             "a Thomas-Kilmann mode for one (deterministic) or every party",
             strategy,
+            _posture_moves,
         ),
         Condition("parties", "parties:+1", "one more, structurally distinct party", extra_party),
         Condition("history", "history:x5", "about five times the shared history", history),
@@ -248,18 +289,21 @@ CONDITIONS: dict[str, Condition] = {
             "reactivity:com-com|com-react|react-react",
             "composed (r=0) or reactive (r=1) first and second parties",
             reactivity,
+            lambda arg: _REACTIVITY,
         ),
         Condition(
             "culture",
             "culture:A-B (A, B in US, CN, KR)",
             "Hofstede profiles for alternating parties",
             culture,
+            lambda arg: _CULTURE,
         ),
         Condition(
             "cause",
             "cause:CATEGORY[@INTENSITY] (information, resource, misconduct, legal, external)",
             "a dispute cause from AgentMediation's taxonomy; intensity 0-2, default 1",
             cause,
+            _cause_moves,
         ),
         Condition(
             "expertise",
@@ -290,9 +334,8 @@ SOCRATES_CONDITIONS = (
 )
 
 
-def apply_condition(s: Scenario, spec: str) -> Scenario:
-    """Apply `name:arg` conditions joined by ',', left to right."""
-    out = s
+def _parts(spec: str) -> list[tuple[Condition, str]]:
+    out = []
     for part in [p.strip() for p in spec.split(",") if p.strip()] or ["general"]:
         name, _, arg = part.partition(":")
         if name not in CONDITIONS:
@@ -300,5 +343,22 @@ def apply_condition(s: Scenario, spec: str) -> Scenario:
                 f"unknown condition {name!r}; available: "
                 + ", ".join(c.usage for c in CONDITIONS.values())
             )
-        out = CONDITIONS[name].apply(out, arg)
+        out.append((CONDITIONS[name], arg))
     return out
+
+
+def apply_condition(s: Scenario, spec: str, behaviour: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:
+    """Apply `name:arg` conditions joined by ',', left to right."""
+    out = s
+    for condition, arg in _parts(spec):
+        out = condition.apply(out, arg, behaviour)
+    return out
+
+
+def condition_parameters(spec: str) -> tuple[str, ...]:
+    """The behaviour parameters a (composed) condition acts through and moves away from
+    neutral, in table order; () for a structural condition such as parties:+1."""
+    names: set[str] = set()
+    for condition, arg in _parts(spec):
+        names.update(condition.acts_through(arg))
+    return tuple(p.name for p in PARAMETERS.values() if p.name in names and p.default != p.neutral)

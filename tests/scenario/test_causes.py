@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from disputelab.scenario.behaviour import PARAMETERS
 from disputelab.scenario.causes import (
-    EFFECTS,
     apply_cause_offline,
+    cause_parameters,
     dispute_causes,
     shift_weights,
 )
@@ -46,8 +47,9 @@ def test_keys_are_unique_and_every_entry_is_filled_in() -> None:
         assert e.zh and e.en and e.description.endswith(".")
 
 
-def test_every_category_has_an_effect() -> None:
-    assert set(EFFECTS) == set(CATEGORIES)
+def test_every_category_acts_through_named_behaviour_parameters() -> None:
+    for category in CATEGORIES:
+        assert all(name in PARAMETERS for name in cause_parameters(category))
 
 
 @pytest.mark.parametrize("sid", SCENARIOS)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from disputelab.agents.base import PublicTurn, TurnContext, UsageReporter
 from disputelab.agents.bilateral.market import Market, last_amount
 from disputelab.agents.bilateral.norms import Category, read_tone, violation_phrase
-from disputelab.agents.utility import STRATEGY_BETA
+from disputelab.agents.utility import strategy_beta
 from disputelab.episode import Action, Signal
 from disputelab.scenario.schema import Scenario
 
@@ -87,7 +87,7 @@ class RuleBargainer(UsageReporter):
         self.market = Market.of(scenario)
         self.side = self.market.side(party_id)
         party = scenario.party(party_id)
-        self.beta = float(STRATEGY_BETA[party.persona.strategy])
+        self.beta = strategy_beta(party.persona.strategy)
         base = traits or BuyerTraits()
         self.traits = replace(base, offence_sensitivity=2.0 * party.persona.reactivity)
         if traits is not None:

@@ -333,7 +333,7 @@ class HybridParty(RuleParty):
         reads: ReadMemo | None = None,
         settings: AgentSettings = DEFAULT_SETTINGS,
     ) -> None:
-        super().__init__(scenario, party_id, seed, public, reads)
+        super().__init__(scenario, party_id, seed, public, reads, settings.behaviour)
         self.model = model
         self.seed = seed
         self.settings = settings

@@ -24,13 +24,14 @@ from disputelab.agents.parties.rule_thinking import rule_thoughts
 from disputelab.agents.parties.voice import Voice
 from disputelab.agents.thinking import Mind, brief_sentences
 from disputelab.agents.utility import (
-    STRATEGY_BETA,
     PreferenceTable,
     concession_target,
     culture_beta_factor,
     expressiveness,
     mediator_deference,
     preference_table,
+    self_weight,
+    strategy_beta,
 )
 from disputelab.episode import (
     SATISFACTION,
@@ -43,24 +44,11 @@ from disputelab.episode import (
     Verdict,
 )
 from disputelab.llm.embedding import Embedder
+from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour
 from disputelab.scenario.schema import Party, Scenario, Strategy
 
-# Resentment above which a party digs in: it backs only its current offer and accepts
-# nothing else until it cools down.
-DIG_IN = 0.5
-# Resentment at which a party gives up on the talks and walks away.
-WALK_AWAY = 1.4
-# Per-own-turn cooling of resentment.
-COOLING = 0.75
-# Weight on own utility when ranking candidate packages, per strategy: a competitor
-# values its own gain over matching others, an accommodator the reverse.
-SELF_WEIGHT = {
-    "competing": 3.0,
-    "collaborating": 1.0,
-    "compromising": 1.0,
-    "avoiding": 1.0,
-    "accommodating": 0.3,
-}
+# Every number that turns a persona into behaviour (concession speed, resentment,
+# deference, ...) is a named parameter of `disputelab.scenario.behaviour`.
 
 
 Package = tuple[int, ...]  # option index per topic, in the scenario's topic order
@@ -95,9 +83,14 @@ class Candidates:
         return value
 
 
-def candidates(table: PreferenceTable, strategy: Strategy) -> Candidates:
-    """Built once per party profile and strategy, then shared by every episode."""
-    cached = table.cache.get(strategy)
+def candidates(
+    table: PreferenceTable, strategy: Strategy, b: Behaviour = DEFAULT_BEHAVIOUR
+) -> Candidates:
+    """Built once per party profile, strategy and behaviour, then shared by episodes."""
+    own_weight = self_weight(strategy, b)
+    logroll = b["logrolling.collaborating"] if strategy == "collaborating" else 0.0
+    key = f"{strategy}:{own_weight!r}:{logroll!r}"
+    cached = table.cache.get(key)
     if isinstance(cached, Candidates):
         return cached
     feasible = np.flatnonzero(table.feasible)
@@ -105,7 +98,7 @@ def candidates(table: PreferenceTable, strategy: Strategy) -> Candidates:
     top = max(table.w)
     # Collaborators follow others most on the topics that matter least to them.
     follow = np.repeat(
-        [1.5 - w / top if strategy == "collaborating" else 1.0 for w in table.w],
+        [1.0 + logroll * (0.5 - w / top) for w in table.w],
         [len(o) for o in table.option_ids],
     )
     onehot = np.zeros((len(order), table.n_options))
@@ -114,14 +107,14 @@ def candidates(table: PreferenceTable, strategy: Strategy) -> Candidates:
         [tuple(int(i) for i in row) for row in table.packages[order]],
         [-float(u) for u in table.utility[order]],
         onehot * follow,
-        SELF_WEIGHT[strategy] * table.utility[order],
+        own_weight * table.utility[order],
         np.cumsum([0] + [len(o) for o in table.option_ids[:-1]]).astype(np.intp),
         {
             tuple(int(i) for i in row): float(u)
             for row, u in zip(table.packages[order], table.utility[order], strict=True)
         },
     )
-    table.cache[strategy] = result
+    table.cache[key] = result
     return result
 
 
@@ -135,8 +128,10 @@ class RuleParty(UsageReporter):
         seed: int,
         public: PublicScenario | None = None,
         reads: ReadMemo | None = None,
+        behaviour: Behaviour = DEFAULT_BEHAVIOUR,
     ) -> None:
         self.party: Party = scenario.party(party_id)
+        b = self.b = behaviour
         self.party_id = party_id
         self.public = public or PublicScenario.of(scenario)
         self.table = preference_table(scenario, self.party)
@@ -147,12 +142,17 @@ class RuleParty(UsageReporter):
         # Individual variation: two parties with the same persona still differ a little in
         # how fast they concede, so seeds explore a neighbourhood rather than one path.
         self.beta = (
-            STRATEGY_BETA[self.strategy]
-            * culture_beta_factor(persona.culture)
-            * math.exp(self.rng.gauss(0.0, 0.15))
+            strategy_beta(self.strategy, b)
+            * culture_beta_factor(persona.culture, b)
+            * math.exp(self.rng.gauss(0.0, 1.0) * b["beta.individual_sd"])
         )
-        self.deference = mediator_deference(persona.culture)
-        self.expressive = expressiveness(persona.culture)
+        self.deference = mediator_deference(persona.culture, b)
+        self.expressive = expressiveness(persona.culture, b)
+        self.dig_in = b["resentment.dig_in"]
+        self.walk_away = b["resentment.walk_away"]
+        self.cooling = b["resentment.cooling"]
+        self.calming = b["mediator.calming"]
+        self.engage_every = max(1, round(b["avoiding.engage_every"]))
         self.floor = self.party.fallback.utility
         self.voice = Voice(self.public, self.party, self.rng)
         self.progress = 0.0
@@ -166,7 +166,7 @@ class RuleParty(UsageReporter):
         self.reads: ReadMemo = reads if reads is not None else {}
         self.backed: dict[str, tuple[int | None, ...]] = {}
         self.support: dict[str, npt.NDArray[np.float64]] = {}
-        self.cand = candidates(self.table, self.strategy)
+        self.cand = candidates(self.table, self.strategy, b)
         # A seeded tie-break among equally scored packages.
         self.offer: Package = self.cand.packages[0]
         self._stances = self._stances_for(self.offer, dug_in=False)
@@ -191,15 +191,15 @@ class RuleParty(UsageReporter):
         self._pending = None
         others = self.latest
         own_horizon = max(1, -(-ctx.budget // ctx.n_parties))
-        self.resentment *= COOLING
+        self.resentment *= self.cooling
         step = max(0.0, 1.0 - self.resentment) / own_horizon
         self.progress = min(1.0, self.progress + step)
         self.target = concession_target(self.progress, self.beta, self.floor)
         self.own_turns += 1
-        dug_in = self.resentment >= DIG_IN
+        dug_in = self.resentment >= self.dig_in
         prev_offer = self.offer
 
-        if self.resentment >= WALK_AWAY:
+        if self.resentment >= self.walk_away:
             self.walked_away = True
             return self._finish(Signal.WALK_AWAY, "hostile", prev_offer, True, others)
 
@@ -215,7 +215,11 @@ class RuleParty(UsageReporter):
             and self.rng.random() < 0.5 + 0.5 * self.deference
         ):
             choice = proposal
-        elif self.strategy == "avoiding" and self.own_turns % 3 != 1 and self._worth_it(self.offer):
+        elif (
+            self.strategy == "avoiding"
+            and self.own_turns % self.engage_every != 1 % self.engage_every
+            and self._worth_it(self.offer)
+        ):
             choice = self.offer  # avoiders rarely re-engage; they let the offer stand
         else:
             choice = self._best_supported(proposal)
@@ -239,7 +243,7 @@ class RuleParty(UsageReporter):
     def would_accept_now(self) -> bool:
         """Whether its next turn would signal consensus on what the others back (the same
         test `decide` applies), and it has not already said so."""
-        if self.said is Signal.CONSENSUS or self.resentment >= DIG_IN:
+        if self.said is Signal.CONSENSUS or self.resentment >= self.dig_in:
             return False
         common = self._common_package()
         return common is not None and self._worth_it(common)
@@ -269,7 +273,7 @@ class RuleParty(UsageReporter):
         t = self.table
         feasible = pkg is not None and all(t.ok[j][o] for j, o in enumerate(pkg))
         worth = self._utility(pkg) if pkg is not None and feasible else 0.0
-        dug_in = self.resentment >= DIG_IN
+        dug_in = self.resentment >= self.dig_in
         decision: Decision
         if self.walked_away or not feasible or worth < self.floor - 1e-12:
             decision = "reject"
@@ -305,7 +309,7 @@ class RuleParty(UsageReporter):
         proposal: Package | None = None
         for turn in dialogue[self.seen :]:
             if turn.role == "mediator":
-                self.resentment *= 1.0 - 0.6 * self.deference
+                self.resentment *= 1.0 - self.calming * self.deference
                 if turn.proposal:
                     proposal = self._as_package(turn.proposal)
             elif turn.role == "party" and turn.speaker != self.party_id:
@@ -349,7 +353,7 @@ class RuleParty(UsageReporter):
     def _react_to(self, turn: PublicTurn, backed: tuple[int | None, ...]) -> None:
         """Hostility and unfavourable *moves* (not repeated positions) breed resentment."""
         if turn.tone == "hostile":
-            self.resentment += 0.6 * self.reactivity
+            self.resentment += self.b["resentment.hostility"] * self.reactivity
         before_all = self.backed.get(turn.speaker)
         if before_all == backed:
             return
@@ -366,7 +370,13 @@ class RuleParty(UsageReporter):
                 delta = t.v[j][idx] - t.v[j][before]
                 hurt += t.w[j] * max(0.0, -delta)
                 pleased += t.w[j] * max(0.0, delta)
-        self.resentment = max(0.0, self.resentment + 0.5 * self.reactivity * hurt - 0.3 * pleased)
+        b = self.b
+        self.resentment = max(
+            0.0,
+            self.resentment
+            + b["resentment.hurt"] * self.reactivity * hurt
+            - b["resentment.soothe"] * pleased,
+        )
 
     def _as_package(self, choice: Mapping[str, str]) -> Package | None:
         idx = []
@@ -430,9 +440,11 @@ class RuleParty(UsageReporter):
     def _tone(self, dug_in: bool) -> Tone:
         if dug_in and self.rng.random() < 0.4 + 0.6 * self.expressive:
             return "hostile"
-        if self.strategy == "competing" and self.resentment > 0.25 and self.reactivity > 0.3:
+        flare = self.b["tone.competing_flare"] > 0.5 and self.strategy == "competing"
+        if flare and self.resentment > 0.25 and self.reactivity > 0.3:
             return "hostile"
-        if self.strategy in ("accommodating", "collaborating") and self.resentment < 0.1:
+        warm = self.b["tone.cooperative_warm"] > 0.5
+        if warm and self.strategy in ("accommodating", "collaborating") and self.resentment < 0.1:
             return "warm"
         return "neutral"
 

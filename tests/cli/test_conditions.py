@@ -1,0 +1,56 @@
+"""`disputelab conditions parameters|show` and `run --behaviour`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from disputelab.cli import app
+from disputelab.scenario.behaviour import PARAMETERS
+from disputelab.store.sqlite import Store
+
+
+def _cli(tmp_path: Path, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["--store", str(tmp_path / "runs"), *args])
+    return result.exit_code, result.output
+
+
+def test_parameters_lists_the_whole_table(tmp_path: Path) -> None:
+    code, text = _cli(tmp_path, "conditions", "parameters", "--format", "json")
+    assert code == 0
+    rows = json.loads(text)
+    assert [r["parameter"] for r in rows] == list(PARAMETERS)
+    assert {r["neutral"] for r in rows if r["parameter"] == "resentment.walk_away"} == {
+        "none (a level)"
+    }
+
+
+def test_show_names_the_parameters_and_the_change_per_party(tmp_path: Path) -> None:
+    code, text = _cli(tmp_path, "conditions", "show", "cause:resource", "--scenario", "tenancy")
+    assert code == 0, text
+    assert "cause.resource.reactivity" in text and "cause.resource.top_topic_points" in text
+    assert "weight of the top topic" in text and "40" in text and "50" in text
+
+
+def test_show_says_when_a_condition_is_structural(tmp_path: Path) -> None:
+    code, text = _cli(tmp_path, "conditions", "show", "parties:+1")
+    assert code == 0
+    assert "no behaviour parameter" in text and "third-party" in text
+
+
+def test_show_rejects_an_unknown_condition_in_one_line(tmp_path: Path) -> None:
+    code, text = _cli(tmp_path, "conditions", "show", "mood:grumpy")
+    assert code == 2
+    assert "unknown condition 'mood'" in text and "Traceback" not in text
+
+
+def test_run_takes_behaviour_and_stores_it_with_the_run(tmp_path: Path) -> None:
+    code, text = _cli(tmp_path, "run", "tenancy", "--behaviour", "mediator.calming=0")
+    assert code == 0, text
+    store = Store(tmp_path / "runs")
+    (run,) = store.runs()
+    assert store.run_info(run["run_id"])[1]["behaviour"] == {"mediator.calming": 0.0}
+    code, bad = _cli(tmp_path, "run", "tenancy", "--behaviour", "mediator.calmin=0")
+    assert code == 2 and "did you mean mediator.calming" in bad
