@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.markup import escape
@@ -63,11 +63,12 @@ def experiment(
     address: Annotated[
         str | None, typer.Option(help="Ray cluster address (default: a local Ray instance).")
     ] = None,
+    ablate: AblateOption = None,
 ) -> None:
     """Run an experiment grid: scenarios x conditions x mediators x replicates."""
     from disputelab.experiments.spec import SpecError, load_spec
 
-    overrides = {"replicates": replicates, "limit_scenarios": limit_scenarios}
+    overrides = {"replicates": replicates, "limit_scenarios": limit_scenarios, "ablate": ablate}
     given = {k: v for k, v in overrides.items() if v is not None}
     try:
         spec = load_spec(spec_path, given, library())
@@ -82,15 +83,38 @@ def experiment(
     where = _executor(executor, workers, address)
     # The handlers stay in place until the interrupt has been reported: a second signal
     # while it is written must still quit with 130, not with Python's default handler.
+    failed = 0
     with _stop_on_signals() as stop:
-        summary = _run(spec, spec_path, hub, resume, concurrency, given, stop, where)
-        if summary.interrupted:
-            _interrupted(summary, _again(spec_path, given), concurrency)
-    _summary(summary)
+        for grid in _with_ablations(spec):
+            summary = _run(grid, spec_path, hub, resume, concurrency, given, stop, where)
+            if summary.interrupted:
+                _interrupted(summary, _again(spec_path, given), concurrency)
+            _summary(summary)
+            failed += summary.failed
     print_usage(hub)
-    out.print(f"[dim]tables: disputelab report {summary.run_id}[/]")
-    if summary.failed:
+    out.print(f"[dim]tables: disputelab report {spec.name}[/]")
+    if failed:
         raise typer.Exit(1)  # finished, but not every episode: scripts must see it
+
+
+AblateOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Also run the grid with a behaviour parameter, or every parameter a condition "
+        "acts through (posture:competing), at neutral; `each` for every condition of the "
+        "spec. Repeat for more (replaces the spec's ablate:)."
+    ),
+]
+
+
+def _with_ablations(spec: ExperimentSpec) -> list[ExperimentSpec]:
+    """The spec's grid, then one grid per ablation target, each stored on its own."""
+    from disputelab.experiments.ablation import ablated_specs
+
+    try:
+        return [spec, *ablated_specs(spec)]
+    except ValueError as exc:
+        fail(str(exc).splitlines()[0])
 
 
 def _executor(name: str, workers: int | None, address: str | None) -> Executor | None:
@@ -176,7 +200,7 @@ def _run(
     hub: ModelHub,
     resume: bool,
     concurrency: int | None,
-    overrides: dict[str, int],
+    overrides: dict[str, Any],
     stop: threading.Event,
     executor: Executor | None = None,
 ) -> Summary:
@@ -218,10 +242,13 @@ def _run(
             fail(str(exc).splitlines()[0])
 
 
-def _again(spec_path: Path, overrides: dict[str, int]) -> str:
+def _again(spec_path: Path, overrides: dict[str, Any]) -> str:
     """What to type after `experiment` to go on with this very run: the spec and the
     overrides it was started with."""
-    flags = (f"--{k.replace('_', '-')} {v}" for k, v in overrides.items())
+    flags = []
+    for k, v in overrides.items():
+        for value in v if isinstance(v, list) else [v]:
+            flags.append(f"--{k.replace('_', '-')} {value}")
     return " ".join([str(spec_path), *flags])
 
 

@@ -69,7 +69,10 @@ def changed_fields(stored: dict[str, Any], spec: ExperimentSpec) -> list[str]:
     except ValidationError:
         return []  # written by a version whose fields we cannot compare; do not block it
     now = redact_deep(_flat(spec))  # stored configs hold model URLs redacted
-    return [k for k in now if k != "concurrency" and before.get(k) != now[k]]
+    # Concurrency may change on resume, and ablations may be added to a finished grid:
+    # neither changes an episode of it.
+    free = ("concurrency", "ablate")
+    return [k for k in now if k not in free and before.get(k) != now[k]]
 
 
 def _own_params_only(stored: dict[str, Any]) -> dict[str, Any]:

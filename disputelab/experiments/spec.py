@@ -29,6 +29,7 @@ from pydantic import (
 from disputelab.agents.registry import has_hidden_state, kind_names
 from disputelab.evaluation.registry import get_evaluator, on_demand_evaluators
 from disputelab.evaluation.trackers import TRACKERS
+from disputelab.experiments.ablation import check_targets
 from disputelab.protocols.base import (
     DEFAULT_PROTOCOL,
     NONE,
@@ -138,6 +139,21 @@ class ExperimentSpec(BaseModel):
         default_factory=list,
         description="Extra evaluators run after the episodes (the protocol's own always run).",
     )
+    ablate: list[Annotated[str, Field(max_length=MAX_REF_CHARS)]] = Field(
+        default_factory=list,
+        max_length=MAX_GRID_ENTRIES,
+        description="Run the grid again per entry with behaviour parameters at neutral: a "
+        "parameter (mediator.calming), a condition (posture:competing: every parameter it "
+        "acts through), or `each` (every condition of the spec that acts through any).",
+    )
+    ablation_of: str | None = Field(
+        default=None,
+        description="Set by disputelab on the grid it runs for an `ablate:` entry: the "
+        "experiment it ablates.",
+    )
+    ablated: str | None = Field(
+        default=None, description="Set with ablation_of: the `ablate:` entry of this grid."
+    )
     concurrency: int = Field(default=4, ge=1, le=1024)
     limit_scenarios: int | None = Field(
         default=None, ge=1, description="Use only the first N scenarios (quick trials)."
@@ -227,6 +243,19 @@ class ExperimentSpec(BaseModel):
         except ParamsError as exc:
             raise ValueError(str(exc)) from None
         self.params = params.model_dump()
+        return self
+
+    @model_validator(mode="after")
+    def _ablation_targets(self) -> ExperimentSpec:
+        if not self.ablate:
+            return self
+        if "behaviour" not in get_protocol(self.protocol).Params.model_fields:
+            raise ValueError(
+                f"ablate: the {self.protocol} protocol's agents have no behaviour parameters"
+            )
+        problems = check_targets(self.ablate, self.conditions)
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
 
     @model_validator(mode="after")

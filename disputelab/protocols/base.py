@@ -86,6 +86,10 @@ class ReportLayout:
 
     metrics_title: str = "metrics"
     experiment_tables: str = "disputelab.report.generic:experiment_markdown"
+    # The scores whose condition effects the ablation table follows, as
+    # "evaluator:metric"; empty follows every score. Binary ones are tested with McNemar.
+    effect_metrics: tuple[str, ...] = ()
+    binary_metrics: tuple[str, ...] = ()
 
 
 class DisputeProtocol(ABC):

@@ -6,6 +6,7 @@ import importlib
 from typing import Any
 
 from disputelab.protocols.base import DEFAULT_PROTOCOL, get_protocol
+from disputelab.report.ablation import ablation_markdown
 from disputelab.store.sqlite import Store
 
 
@@ -16,4 +17,5 @@ def protocol_tables(store: Store, run_id: str, config: dict[str, Any]) -> str:
     module, _, name = protocol.report.experiment_tables.partition(":")
     render = getattr(importlib.import_module(module), name)
     text: str = render(store, run_id, config)
-    return text
+    ablation = ablation_markdown(store, run_id, config)
+    return f"{text}\n{ablation}" if ablation else text

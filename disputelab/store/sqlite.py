@@ -478,6 +478,8 @@ class Store:
             (ref, ref + "%", ref),
         ).fetchall()
         ids = sorted({r[0] for r in rows})
+        if ref in ids:
+            return ref  # an exact id wins over longer ids it is a prefix of
         if len(ids) == 1:
             return str(ids[0])
         if not ids:

@@ -232,3 +232,12 @@ def test_a_store_from_a_newer_version_is_refused_not_misread(tmp_path: Path) -> 
     Store(tmp_path).db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
     with pytest.raises(StoreError, match="written by a newer disputelab"):
         Store(tmp_path)
+
+
+def test_an_exact_run_id_wins_over_longer_ids_it_prefixes(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.create_run("experiment", run_id="abl")
+    store.create_run("experiment", run_id="abl.ablate.posture-competing")
+    assert store.resolve_run("abl") == "abl"
+    with pytest.raises(StoreError, match="ambiguous"):
+        store.resolve_run("ab")

@@ -1,0 +1,99 @@
+"""Ablation: the grid again with named behaviour parameters at their neutral values.
+
+A target is a behaviour parameter (`mediator.calming`) or a condition
+(`posture:competing`), which stands for every parameter that condition acts through;
+`each` stands for every condition of the spec that acts through any. Each target's grid
+is an experiment of its own, `NAME.ablate.TARGET`, stored and resumed like any other,
+whose config names the experiment it ablates; the report puts its effects beside the
+original's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from disputelab.scenario.behaviour import PARAMETERS, BehaviourError, neutral_overrides
+from disputelab.scenario.conditions import ConditionError, condition_parameters
+
+if TYPE_CHECKING:
+    from disputelab.experiments.spec import ExperimentSpec
+
+EACH = "each"
+
+
+def target_parameters(target: str) -> tuple[str, ...]:
+    """The behaviour parameters a target sets to neutral; ValueError with one line if
+    there is nothing to ablate."""
+    if target in PARAMETERS:
+        neutral_overrides([target])  # a level without a neutral value is refused here
+        return (target,)
+    try:
+        names = condition_parameters(target)
+    except ConditionError as exc:
+        if ":" not in target and "." in target:
+            neutral_overrides([target])  # says "unknown behaviour parameter", with hints
+        raise ValueError(f"ablate: {exc}") from None
+    if not names:
+        raise ValueError(
+            f"ablate: {target} acts through no behaviour parameter (its effect on rule "
+            "agents is structural), so there is nothing to set to neutral"
+        )
+    return names
+
+
+def check_targets(targets: list[str], conditions: list[str]) -> list[str]:
+    """Problems with an `ablate:` list, one line each."""
+    problems = []
+    for t in targets:
+        if t == EACH:
+            if not expand_targets([EACH], conditions):
+                problems.append(
+                    "ablate: each: no condition of the spec acts through a behaviour parameter"
+                )
+            continue
+        try:
+            target_parameters(t)
+        except (ValueError, BehaviourError) as exc:
+            problems.append(str(exc) if str(exc).startswith("ablate") else f"ablate: {exc}")
+    return problems
+
+
+def expand_targets(targets: list[str], conditions: list[str]) -> list[str]:
+    """`each` replaced by the spec's conditions that act through parameters; repeats
+    dropped, order kept."""
+    out: list[str] = []
+    for t in targets:
+        if t == EACH:
+            out += [c for c in conditions if condition_parameters(c)]
+        else:
+            out.append(t)
+    return list(dict.fromkeys(out))
+
+
+def ablated_name(name: str, target: str) -> str:
+    return f"{name}.ablate.{re.sub(r'[^A-Za-z0-9_.-]', '-', target)}"
+
+
+def ablated_spec(spec: ExperimentSpec, target: str) -> ExperimentSpec:
+    """`spec` with the target's parameters at neutral, under its own name."""
+    from disputelab.experiments.spec import ExperimentSpec
+
+    data: dict[str, Any] = spec.model_dump()
+    params = dict(data["params"])
+    params["behaviour"] = {
+        **params.get("behaviour", {}),
+        **neutral_overrides(target_parameters(target)),
+    }
+    data.update(
+        name=ablated_name(spec.name, target),
+        params=params,
+        ablate=[],
+        ablation_of=spec.name,
+        ablated=target,
+    )
+    return ExperimentSpec.model_validate(data)
+
+
+def ablated_specs(spec: ExperimentSpec) -> list[ExperimentSpec]:
+    return [ablated_spec(spec, t) for t in expand_targets(spec.ablate, spec.conditions)]

@@ -1,0 +1,213 @@
+"""The ablation table: each condition's effect beside the same effect in a grid whose
+behaviour parameters were set to neutral, and whether it survives.
+
+An effect is a condition's paired difference from the spec's first condition (same
+scenario, mediator and replicate), tested with scenarios as the units (McNemar on binary
+scores, else Wilcoxon on scenario means) and Holm-adjusted across the table's tests. An
+effect that keeps its sign and significance once its own condition's parameters are
+neutral emerges from the interaction; one that does not was put in by those parameters.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from disputelab.evaluation.inference import Key, paired_scenario_test, scenario_pairs
+from disputelab.evaluation.stats import TestResult, adjust
+from disputelab.experiments.ablation import target_parameters
+from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS
+from disputelab.scenario.behaviour import PARAMETERS
+from disputelab.scenario.conditions import condition_parameters
+from disputelab.store.sqlite import Store
+
+ALPHA = 0.05
+Values = dict[tuple[str, str, str], dict[Key, float]]  # (condition, mediator, metric)
+
+
+def grid_values(store: Store, run_id: str, wanted: tuple[str, ...]) -> Values:
+    """Per-episode scores of an experiment, keyed by cell and metric, then by (scenario,
+    replicate) so that cells pair up."""
+    out: Values = defaultdict(dict)
+    for eid in sorted(store.complete_episode_ids(run_id)):
+        _, sid, cond, med, rep = eid.rsplit("/", 4)
+        key = (sid, int(rep.removeprefix("r")))
+        for s in store.scores(eid):
+            name = f"{s.evaluator}:{s.metric}"
+            if not wanted or name in wanted:
+                out[(cond, med, name)][key] = s.value
+    return out
+
+
+@dataclass(frozen=True)
+class Effect:
+    condition: str
+    mediator: str
+    metric: str
+    delta: float  # mean over scenarios of the scenario-mean paired difference
+    test: TestResult
+
+
+def effects(values: Values, reference: str, binary: tuple[str, ...]) -> list[Effect]:
+    out = []
+    for (cond, med, metric), xs in sorted(values.items()):
+        ys = values.get((reference, med, metric))
+        if cond == reference or ys is None:
+            continue
+        pairs = scenario_pairs(xs, ys)
+        diffs = [math.fsum(x - y for x, y in p) / len(p) for p in pairs.values()]
+        delta = math.fsum(diffs) / len(diffs) if diffs else math.nan
+        test = paired_scenario_test(xs, ys, binary=metric in binary)
+        out.append(Effect(cond, med, metric, delta, test))
+    return out
+
+
+def _holm(found: list[Effect]) -> list[float]:
+    tested = [i for i, e in enumerate(found) if not math.isnan(e.test.p_value)]
+    adjusted = adjust([found[i].test.p_value for i in tested], "holm") if tested else []
+    out = [math.nan] * len(found)
+    for i, p in zip(tested, adjusted, strict=True):
+        out[i] = p
+    return out
+
+
+def _significant(delta: float, p: float) -> int:
+    """+1 or -1 for a significant effect of that sign, 0 otherwise."""
+    if math.isnan(p) or p >= ALPHA or math.isnan(delta) or delta == 0:
+        return 0
+    return 1 if delta > 0 else -1
+
+
+def reading(condition: str, ablated: tuple[str, ...], full: int, after: int) -> str:
+    """What the pair of effects says about the condition's effect."""
+    own = set(condition_parameters(condition))
+    if full == 0:
+        return "no significant effect"
+    if not own:
+        return "structural (acts through no parameter)"
+    if not own <= set(ablated):
+        return "survives" if after == full else "lost (other parameters ablated)"
+    if after == full:
+        return "emergent"
+    if after == -full:
+        return "assumption (reverses)"
+    return "assumption"
+
+
+def _fmt(delta: float, p: float) -> tuple[str, str]:
+    if math.isnan(delta):
+        return "-", "-"
+    return f"{delta:+.3g}", "n/a" if math.isnan(p) else f"{p:.3g}"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One effect beside the same effect in one ablated grid."""
+
+    full: Effect
+    full_p: float
+    ablated: Effect | None
+    ablated_p: float
+    target: str
+    reading: str
+
+
+def ablation_rows(store: Store, run_id: str, config: dict[str, Any]) -> list[Row]:
+    """Every effect of `run_id` beside the same effect in each of its ablated grids."""
+    grids = [
+        (r["run_id"], cfg)
+        for r in store.runs()
+        if (cfg := store.run_info(r["run_id"])[1]).get("ablation_of") == run_id
+    ]
+    if not grids:
+        return []
+    proto = PROTOCOLS.get(config.get("protocol", DEFAULT_PROTOCOL))
+    wanted = proto.report.effect_metrics if proto else ()
+    binary = proto.report.binary_metrics if proto else ()
+    reference = (config.get("conditions") or ["general"])[0]
+    full = effects(grid_values(store, run_id, wanted), reference, binary)
+    full_p = _holm(full)
+    rows = []
+    for grid_id, cfg in sorted(grids):
+        target = str(cfg.get("ablated", "?"))
+        try:
+            names = target_parameters(target)
+        except ValueError:
+            names = ()
+        after = effects(grid_values(store, grid_id, wanted), reference, binary)
+        found = {
+            (e.condition, e.mediator, e.metric): (e, p)
+            for e, p in zip(after, _holm(after), strict=True)
+        }
+        for e, p in zip(full, full_p, strict=True):
+            a, ap = found.get((e.condition, e.mediator, e.metric), (None, math.nan))
+            after_sign = _significant(a.delta, ap) if a is not None else 0
+            text = reading(e.condition, names, _significant(e.delta, p), after_sign)
+            rows.append(Row(e, p, a, ap, target, text))
+    return rows
+
+
+def ablation_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
+    """Each condition's effects beside the same effects with the condition's own
+    parameters at neutral, then what other ablations changed; empty without ablations."""
+    rows = ablation_rows(store, run_id, config)
+    if not rows:
+        return ""
+    own = [r for r in rows if r.target == r.full.condition]
+    others = [r for r in rows if r.target != r.full.condition and r.reading.startswith("lost")]
+    header = [
+        "| condition | mediator | metric | effect | p (Holm) | ablated: effect | p (Holm) "
+        "| reading |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    lines = ["## Ablation: which effects emerge and which are assumptions", ""]
+    if own:
+        lines += [*header, *(_line(r) for r in own)]
+    else:
+        lines.append("(no condition of this grid was ablated with its own parameters)")
+    if others:
+        lines += ["", "Effects of other conditions lost under an ablation:", ""]
+        lines += [h.replace("ablated:", "ablated (target):") for h in header]
+        lines += [_line(r, with_target=True) for r in others]
+    targets = sorted({r.target for r in rows})
+    lines += ["", NOTE.format(reference=(config.get("conditions") or ["general"])[0])]
+    lines += ["", "Ablated: " + "; ".join(f"`{t}` ({_neutral_text(t)})" for t in targets) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def _neutral_text(target: str) -> str:
+    try:
+        names = target_parameters(target)
+    except ValueError:
+        return "unknown today"
+    return ", ".join(f"{n}={PARAMETERS[n].neutral:g}" for n in names)
+
+
+def _line(r: Row, with_target: bool = False) -> str:
+    e = r.full
+    delta_a = r.ablated.delta if r.ablated is not None else math.nan
+    ablated = " ".join(_fmt(delta_a, r.ablated_p)[:1]) + (f" ({r.target})" if with_target else "")
+    cells = [
+        e.condition,
+        e.mediator,
+        e.metric.split(":", 1)[-1],
+        *_fmt(e.delta, r.full_p),
+        ablated,
+        _fmt(delta_a, r.ablated_p)[1],
+        r.reading,
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+NOTE = (
+    "Effects are paired differences from `{reference}` (same scenario, mediator and "
+    "replicate), averaged within each scenario and then over scenarios. p: McNemar on "
+    "binary scores with one replicate, else Wilcoxon signed-rank on scenario means, "
+    "Holm-adjusted across the tests of the full grid and, separately, of the ablated "
+    "grid. Reading: *emergent*, the effect keeps its sign and significance (p < 0.05) with "
+    "its own condition's parameters at neutral; *assumption*, it does not, so it was put "
+    "in by those parameters; *survives* / *lost*, the ablated parameters are not the "
+    "condition's own."
+)

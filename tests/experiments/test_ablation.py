@@ -1,0 +1,114 @@
+"""`ablate:`: the grid again with behaviour parameters at neutral, stored on its own and
+reported beside the original."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from disputelab.cli import app
+from disputelab.experiments.ablation import (
+    ablated_name,
+    ablated_spec,
+    expand_targets,
+    target_parameters,
+)
+from disputelab.experiments.runner import changed_fields
+from disputelab.experiments.spec import ExperimentSpec, SpecError, load_spec
+from disputelab.store.sqlite import Store
+
+
+def _spec(tmp_path: Path, **fields: object) -> Path:
+    data = {
+        "name": "abl",
+        "scenarios": ["tenancy", "workplace"],
+        "conditions": ["general", "posture:competing", "parties:+1"],
+        "mediators": ["rule"],
+        "replicates": 2,
+        **fields,
+    }
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_a_target_is_a_parameter_or_the_parameters_a_condition_acts_through() -> None:
+    assert target_parameters("mediator.calming") == ("mediator.calming",)
+    assert "beta.competing" in target_parameters("posture:competing")
+    with pytest.raises(ValueError, match="structural"):
+        target_parameters("parties:+1")
+    with pytest.raises(ValueError, match="no neutral value"):
+        target_parameters("resentment.walk_away")
+    with pytest.raises(ValueError, match="unknown behaviour parameter"):
+        target_parameters("mediator.calm")
+
+
+def test_each_stands_for_every_condition_that_acts_through_parameters() -> None:
+    conditions = ["general", "posture:competing", "parties:+1", "culture:US-CN"]
+    assert expand_targets(["each", "posture:competing"], conditions) == [
+        "posture:competing",
+        "culture:US-CN",
+    ]
+
+
+def test_a_bad_target_is_one_line_in_the_spec_problems(tmp_path: Path) -> None:
+    with pytest.raises(SpecError) as info:
+        load_spec(_spec(tmp_path, ablate=["parties:+1"]))
+    assert any("nothing to set to neutral" in p for p in info.value.problems)
+
+
+def test_the_ablated_grid_is_the_same_grid_with_neutral_values(tmp_path: Path) -> None:
+    spec = load_spec(_spec(tmp_path, behaviour={"mediator.calming": 0.3}))
+    grid = ablated_spec(spec, "posture:competing")
+    assert grid.name == ablated_name("abl", "posture:competing") == "abl.ablate.posture-competing"
+    assert grid.ablation_of == "abl" and grid.ablated == "posture:competing"
+    assert grid.params["behaviour"] == {
+        "mediator.calming": 0.3,
+        "beta.competing": 1.0,
+        "self_weight.competing": 1.0,
+        "tone.competing_flare": 0.0,
+    }
+    assert (grid.scenarios, grid.conditions, grid.replicates) == (
+        spec.scenarios,
+        spec.conditions,
+        spec.replicates,
+    )
+
+
+def test_adding_ablations_to_a_finished_grid_is_not_a_changed_spec(tmp_path: Path) -> None:
+    before = load_spec(_spec(tmp_path))
+    after = load_spec(_spec(tmp_path, ablate=["each"]))
+    assert changed_fields(before.model_dump(), after) == []
+    other = ExperimentSpec.model_validate({**after.model_dump(), "replicates": 3})
+    assert changed_fields(before.model_dump(), other) == ["replicates"]
+
+
+def test_experiment_runs_and_reports_each_ablation(tmp_path: Path) -> None:
+    store = tmp_path / "runs"
+    spec = _spec(tmp_path)
+    cli = CliRunner()
+    first = cli.invoke(app, ["--store", str(store), "experiment", str(spec)])
+    assert first.exit_code == 0, first.output
+    again = cli.invoke(
+        app,
+        ["--store", str(store), "experiment", str(spec), "--resume", "--ablate", "each"],
+    )
+    assert again.exit_code == 0, again.output
+    assert "abl.ablate.posture-competing" in again.output
+    runs = {r["run_id"] for r in Store(store).runs()}
+    assert runs == {"abl", "abl.ablate.posture-competing"}
+    report = cli.invoke(app, ["--store", str(store), "report", "abl"])
+    assert report.exit_code == 0, report.output
+    text = report.output
+    assert "## Ablation" in text
+    ablation = text.split("## Ablation", 1)[1]
+    rows = [line for line in ablation.splitlines() if line.startswith("| posture:competing |")]
+    assert rows and all(
+        r.rstrip(" |").rsplit("| ", 1)[-1]
+        in ("emergent", "assumption", "assumption (reverses)", "no significant effect")
+        for r in rows
+    )
+    assert "`posture:competing` (beta.competing=1, self_weight.competing=1" in text
