@@ -60,14 +60,20 @@ def check_targets(targets: list[str], conditions: list[str]) -> list[str]:
 
 
 def expand_targets(targets: list[str], conditions: list[str]) -> list[str]:
-    """`each` replaced by the spec's conditions that act through parameters; repeats
-    dropped, order kept."""
+    """`each` replaced by the spec's conditions that act through parameters, keeping one
+    condition per set of parameters (strategy:competing@one and @all ablate the same
+    ones, so they share one grid); order kept."""
     out: list[str] = []
     for t in targets:
-        if t == EACH:
-            out += [c for c in conditions if condition_parameters(c)]
-        else:
+        if t != EACH:
             out.append(t)
+            continue
+        seen = {frozenset(condition_parameters(x)) for x in out if ":" in x}
+        for c in conditions:
+            names = frozenset(condition_parameters(c))
+            if names and names not in seen:
+                seen.add(names)
+                out.append(c)
     return list(dict.fromkeys(out))
 
 

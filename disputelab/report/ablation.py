@@ -155,8 +155,8 @@ def ablation_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
     rows = ablation_rows(store, run_id, config)
     if not rows:
         return ""
-    own = [r for r in rows if r.target == r.full.condition]
-    others = [r for r in rows if r.target != r.full.condition and r.reading.startswith("lost")]
+    own = [r for r in rows if _is_own(r)]
+    others = [r for r in rows if not _is_own(r) and r.reading.startswith("lost")]
     header = [
         "| condition | mediator | metric | effect | p (Holm) | ablated: effect | p (Holm) "
         "| reading |",
@@ -175,6 +175,15 @@ def ablation_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
     lines += ["", NOTE.format(reference=(config.get("conditions") or ["general"])[0])]
     lines += ["", "Ablated: " + "; ".join(f"`{t}` ({_neutral_text(t)})" for t in targets) + "."]
     return "\n".join(lines) + "\n"
+
+
+def _is_own(row: Row) -> bool:
+    """Whether the row's grid ablated exactly its condition's own parameters."""
+    own = set(condition_parameters(row.full.condition))
+    try:
+        return bool(own) and own == set(target_parameters(row.target))
+    except ValueError:
+        return False
 
 
 def _neutral_text(target: str) -> str:

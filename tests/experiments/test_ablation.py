@@ -54,6 +54,15 @@ def test_each_stands_for_every_condition_that_acts_through_parameters() -> None:
     ]
 
 
+def test_conditions_with_the_same_parameters_share_one_ablated_grid() -> None:
+    conditions = ["strategy:competing@one", "strategy:competing@all", "culture:US-CN"]
+    assert expand_targets(["each"], conditions) == ["strategy:competing@one", "culture:US-CN"]
+    assert expand_targets(["culture:CN-KR", "each"], conditions) == [
+        "culture:CN-KR",
+        "strategy:competing@one",
+    ]
+
+
 def test_a_bad_target_is_one_line_in_the_spec_problems(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as info:
         load_spec(_spec(tmp_path, ablate=["parties:+1"]))
