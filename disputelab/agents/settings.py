@@ -21,6 +21,7 @@ PARTY_TEMPERATURE = 0.7
 PartyStyle = Literal["persona", "general"]
 VerdictCalls = Literal["one", "two"]
 CultureStatement = Literal["scores", "described"]
+ExpertiseUse = Literal["prompt", "append"]
 
 
 @dataclass(frozen=True)
@@ -44,10 +45,15 @@ class AgentSettings:
     social_when_call: bool = False
     # Give the roundtable mediator the consensus state read off the parties' stated stances.
     mediator_consensus_state: bool = False
+    # After each turn an LLM party checks its line and notes its terms (AgentMediation).
+    party_reflection: bool = False
     # Closure verdict as one call (decision and satisfaction) or two (each with anchors).
     verdict_calls: VerdictCalls = "one"
     # A party's culture as six numbers, or named and with each dimension explained.
     culture_statement: CultureStatement = "scores"
+    # Retrieved legal bases go into the staged mediator's prompt, or are appended to its
+    # proposals' bases afterwards (AgentMediation's evaluation of w/ EK).
+    expertise_use: ExpertiseUse = "prompt"
     # The rule policy's behavioural parameters (`disputelab conditions parameters`).
     behaviour: Behaviour = DEFAULT_BEHAVIOUR
 

@@ -43,6 +43,31 @@ def _check_names(evaluator: str, tracker: str, rouge: str) -> None:
         fail(f"unknown ROUGE-L style {rouge!r}; available: {', '.join(ROUGE_STYLES)}")
 
 
+BertModel = Annotated[
+    str,
+    typer.Option(
+        help="BERTScore model under points-bertscore: a Hugging Face name already in the "
+        "local cache (bert-base-chinese for AgentMediation) or a model directory."
+    ),
+]
+
+
+def _check_bertscore(evaluator: str, bert_model: str) -> None:
+    """One line and exit 2 when points-bertscore cannot run: no model named, no library."""
+    from disputelab.evaluation import bertscore
+
+    if evaluator != bertscore.EVALUATOR:
+        return
+    if not bert_model:
+        fail(
+            f"evaluator {evaluator!r} needs --bert-model NAME ({bertscore.PAPER_MODEL} for "
+            "the paper's setting, or a model directory)"
+        )
+    why = bertscore.bertscore_available()
+    if why is not None:
+        fail(f"evaluator {evaluator!r} cannot run here: {why}")
+
+
 def evaluate(
     run_ref: Annotated[str, typer.Argument(metavar="RUN", help="A run id, or `last`.")] = "last",
     evaluator: Annotated[str, typer.Option(help=_evaluator_help())] = "self-report",
@@ -56,6 +81,7 @@ def evaluate(
             "AgentMediation code's jieba words and scorer)."
         ),
     ] = "char",
+    bert_model: BertModel = "",
     judge_model: Annotated[
         list[str] | None,
         typer.Option(help="Judge model (repeat to combine several by the mean)."),
@@ -73,6 +99,7 @@ def evaluate(
     from disputelab.llm.base import ModelError
 
     _check_names(evaluator, tracker, rouge)
+    _check_bertscore(evaluator, bert_model)
     judges = [j for j in (judge_model or []) if j != "rule"]
     needs = EVALUATORS.get(evaluator).requires_judge({"tracker": tracker})
     check_judges(needs, judges, f"evaluator {evaluator!r} needs")
@@ -90,7 +117,9 @@ def evaluate(
 
         try:
             results = asyncio.run(
-                evaluate_run(open_store(), run_id, evaluator, hub, judges, tracker, scored, rouge)
+                evaluate_run(
+                    open_store(), run_id, evaluator, hub, judges, tracker, scored, rouge, bert_model
+                )
             )
         except (ModelError, ValueError) as exc:
             fail(str(exc).splitlines()[0])

@@ -18,7 +18,14 @@ from collections.abc import Sequence
 from typing import cast
 
 from disputelab.episode import Episode
-from disputelab.evaluation import agentmediation, legal_judges, socrates, turn_taking
+from disputelab.evaluation import (
+    agentmediation,
+    bertscore,
+    legal_judges,
+    promediate_judges,
+    socrates,
+    turn_taking,
+)
 from disputelab.evaluation.judges import (
     JUDGE_VERSION,
     RUBRICS,
@@ -189,7 +196,12 @@ async def _points_rouge(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, 
 async def _promediate(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
     tracker = ctx.options.get("tracker", "self-report")
     traj = await trajectory(tracker, item.episode, item.episode_id, item.scenario, ctx)
-    return promediate_scores(traj, item.episode)
+    if not ctx.judges:
+        return promediate_scores(traj, item.episode)
+    # With a judge, TLE's topic mentions and ME's targeted topics are judged, as in
+    # ProMediate, instead of read off the stances and the mediator's proposal.
+    judged = await promediate_judges.judge_events(ctx.judges, item.episode, item.scenario)
+    return promediate_scores(traj, item.episode, judged=judged)
 
 
 def _judged(name: str) -> Evaluator:
@@ -227,8 +239,9 @@ for _name in TRACKERS:
 register_evaluator(
     Evaluator(
         "promediate",
-        f"2.{RUBRIC_VERSION}",
-        "ProMediate's CC, TLE, RL and ME on the trajectory of --tracker, by dialogue line",
+        f"3.{RUBRIC_VERSION}.{promediate_judges.VERSION}",
+        "ProMediate's CC, TLE, RL and ME on the trajectory of --tracker, by dialogue line "
+        "(with a judge model, TLE's topic mentions and ME's targeted topics are judged)",
         _promediate,
         judged_when=("tracker", LLM_TRACKERS),
         stored_as="promediate:{tracker}",
@@ -269,5 +282,27 @@ register_evaluator(
         "dialogue and the final proposal, without the verdicts",
         _legal_judges,
         needs_judge=True,
+    )
+)
+
+
+async def _points_bertscore(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
+    model = ctx.options.get("bert_model", "")
+    if not model:
+        raise ValueError(
+            f"evaluator {bertscore.EVALUATOR!r} needs a model: pass --bert-model NAME "
+            f"({bertscore.PAPER_MODEL} for the paper's setting, or a model directory)"
+        )
+    return {bertscore.METRIC: bertscore.points_bertscore(item.episode, item.scenario, model)}
+
+
+register_evaluator(
+    Evaluator(
+        bertscore.EVALUATOR,
+        bertscore.VERSION,
+        "points-of-contention BERTScore F1 of legal episodes (AgentMediation Table 7) with "
+        "the model of --bert-model (the bertscore extra; nothing is downloaded)",
+        _points_bertscore,
+        stored_as="points-bertscore:{bert_model}",
     )
 )

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -160,6 +160,27 @@ def response_latency(
     )
 
 
+def fitted_slope(values: Sequence[float]) -> float:
+    """The least-squares slope of `values` against their positions 0, 1, ...
+
+    Fewer than two values: NaN (a line through one point has no slope)."""
+    n = len(values)
+    if n < 2:
+        return math.nan
+    mx = (n - 1) / 2
+    my = sum(values) / n
+    sxx = sum((i - mx) ** 2 for i in range(n))
+    return sum((i - mx) * (v - my) for i, v in enumerate(values)) / sxx
+
+
+def _two_point(c: Sequence[float], k: int, span: int) -> float:
+    return (c[k + span] - c[k]) / span - (c[k] - c[k - span]) / span
+
+
+def _fitted(c: Sequence[float], k: int, span: int) -> float:
+    return fitted_slope(c[k : k + span + 1]) - fitted_slope(c[k - span : k + 1])
+
+
 def mediator_effectiveness(
     by_topic: Mapping[str, Sequence[float]],
     interventions: Sequence[tuple[int, Sequence[str]]],
@@ -177,6 +198,30 @@ def mediator_effectiveness(
     meeting an undefined state, or whose targets name no known topic are left out with
     the reason (the code crashed on the last).
     """
+    return _effectiveness(by_topic, interventions, span, _two_point)
+
+
+def mediator_effectiveness_fitted(
+    by_topic: Mapping[str, Sequence[float]],
+    interventions: Sequence[tuple[int, Sequence[str]]],
+    span: int = SLOPE_SPAN,
+) -> MetricResult:
+    """ME as the paper words it: per intervention on its targeted topics, the
+    least-squares slope of the `span` + 1 states from C[t] to C[t+span] minus that of the
+    states from C[t-span] to C[t]; mean over topics, then interventions, x 100.
+
+    Everything else (the margin, undefined states, unknown topics) is as in the two-point
+    `mediator_effectiveness`, so the two differ only where the trajectory bends inside a
+    window; on a straight stretch they agree."""
+    return _effectiveness(by_topic, interventions, span, _fitted)
+
+
+def _effectiveness(
+    by_topic: Mapping[str, Sequence[float]],
+    interventions: Sequence[tuple[int, Sequence[str]]],
+    span: int,
+    change: Callable[[Sequence[float], int, int], float],
+) -> MetricResult:
     defined = {topic: _defined(series) for topic, series in by_topic.items()}
     scores: list[float] = []
     skipped: list[str] = []
@@ -199,8 +244,7 @@ def mediator_effectiveness(
                     f"only strictly between {span} and {lines - span})"
                 )
             else:
-                c = d.values
-                diffs.append((c[k + span] - c[k]) / span - (c[k] - c[k - span]) / span)
+                diffs.append(change(d.values, k, span))
         if not diffs:
             skipped.append(why)
             continue
@@ -280,17 +324,33 @@ PROMEDIATE_METRICS = (
     "topic_level_efficiency",
     "response_latency",
     "mediator_effectiveness",
+    "mediator_effectiveness_fitted",
 )
 
 
+@dataclass(frozen=True)
+class Judged:
+    """Topic mentions (TLE) and targeted topics (ME) from an LLM judge, in the shapes of
+    `Events`, on the dialogue-line clock; either is a string saying why the judge failed."""
+
+    mentions: dict[str, list[int]] | str
+    targets: list[tuple[int, list[str]]] | str
+
+
 def promediate_scores(
-    traj: Trajectory, episode: Episode, index_by: IndexBy = "dialogue-line"
+    traj: Trajectory,
+    episode: Episode,
+    index_by: IndexBy = "dialogue-line",
+    judged: Judged | None = None,
 ) -> dict[str, MetricResult]:
-    """CC, TLE, RL and ME of an episode on a tracker's trajectory, indexed by dialogue
-    line unless `index_by="party-turn"` asks for the party-turn clock."""
+    """CC, TLE, RL and ME (two-point and fitted) of an episode on a tracker's trajectory,
+    indexed by dialogue line unless `index_by="party-turn"` asks for the party-turn clock.
+    With `judged`, TLE reads the judge's topic mentions and ME its targeted topics."""
     if traj.failure:
         nan = _nan(traj.failure)
         return dict.fromkeys(PROMEDIATE_METRICS, nan)
+    if judged is not None and index_by != "dialogue-line":
+        raise ValueError("judged mentions and targets are on the dialogue-line clock")
     if index_by == "dialogue-line":
         by_topic = {t: on_dialogue_lines(s, episode) for t, s in traj.by_topic.items()}
         overall = on_dialogue_lines(traj.overall(), episode)
@@ -298,12 +358,39 @@ def promediate_scores(
         by_topic = {t: list(s) for t, s in traj.by_topic.items()}
         overall = traj.overall()
     events = episode_events(episode, list(by_topic), index_by)
-    return {
+    mentions, targets = events.mentions, events.interventions
+    if judged is not None:
+        mentions = judged.mentions if not isinstance(judged.mentions, str) else {}
+        targets = judged.targets if not isinstance(judged.targets, str) else []
+    out = {
         "consensus_change": consensus_change(overall),
-        "topic_level_efficiency": topic_level_efficiency(by_topic, events.mentions),
+        "topic_level_efficiency": topic_level_efficiency(by_topic, mentions),
         "response_latency": response_latency(overall, events.mediator_lines),
-        "mediator_effectiveness": mediator_effectiveness(by_topic, events.interventions),
+        "mediator_effectiveness": mediator_effectiveness(by_topic, targets),
+        "mediator_effectiveness_fitted": mediator_effectiveness_fitted(by_topic, targets),
     }
+    return out | _judged_notes(out, judged)
+
+
+def _judged_notes(
+    scores: Mapping[str, MetricResult], judged: Judged | None
+) -> dict[str, MetricResult]:
+    """TLE and ME with where their mentions and targets came from, or the judge's failure."""
+    if judged is None:
+        return {}
+    out = {}
+    for metric, source, what in (
+        ("topic_level_efficiency", judged.mentions, "topic mentions"),
+        ("mediator_effectiveness", judged.targets, "targeted topics"),
+        ("mediator_effectiveness_fitted", judged.targets, "targeted topics"),
+    ):
+        r = scores[metric]
+        if isinstance(source, str):
+            out[metric] = _nan(source)
+        else:
+            note = f"{r.explanation}; {what} from the LLM judge"
+            out[metric] = MetricResult(r.value, note, {**r.detail, "judged": what})
+    return out
 
 
 MI_DIMENSIONS = (

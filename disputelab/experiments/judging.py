@@ -37,11 +37,12 @@ async def evaluate_run(
     tracker: str = "self-report",
     progress: Callable[[int, int], None] | None = None,
     rouge: str = "char",
+    bert_model: str = "",
 ) -> dict[str, dict[str, MetricResult]]:
     """Score every complete episode of a run again; stores scores beside the old ones,
     versioned by evaluator, rubric version and judge model."""
     ev = get_evaluator(evaluator)
-    options = {"tracker": tracker, "rouge": rouge}
+    options = {"tracker": tracker, "rouge": rouge, "bert_model": bert_model}
     ctx = ScoringContext([hub.model(m, "judge") for m in judge_models], options)
     judge_name = ",".join(judge_models)
     records = [store.load_episode(e) for e in store.episode_ids(run_id)]

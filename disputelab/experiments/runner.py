@@ -143,7 +143,9 @@ async def run_experiment(
     judge = spec.models.get("judge", "rule")
     for evaluator in spec.evaluators:
         # Judge calls go through the response cache, so a resumed run re-scores free.
-        await evaluate_run(store, spec.name, evaluator, hub, [] if judge == "rule" else [judge])
+        judges = [] if judge == "rule" else [judge]
+        bert = spec.bert_model or ""
+        await evaluate_run(store, spec.name, evaluator, hub, judges, bert_model=bert)
     return summary
 
 

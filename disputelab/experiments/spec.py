@@ -154,6 +154,12 @@ class ExperimentSpec(BaseModel):
     ablated: str | None = Field(
         default=None, description="Set with ablation_of: the `ablate:` entry of this grid."
     )
+    bert_model: str | None = Field(
+        default=None,
+        max_length=MAX_REF_CHARS,
+        description="BERTScore model for the points-bertscore evaluator: a directory or a "
+        "name in the local Hugging Face cache (bert-base-chinese for AgentMediation).",
+    )
     concurrency: int = Field(default=4, ge=1, le=1024)
     limit_scenarios: int | None = Field(
         default=None, ge=1, description="Use only the first N scenarios (quick trials)."
@@ -243,6 +249,15 @@ class ExperimentSpec(BaseModel):
         except ParamsError as exc:
             raise ValueError(str(exc)) from None
         self.params = params.model_dump()
+        return self
+
+    @model_validator(mode="after")
+    def _bert_model_for_bertscore(self) -> ExperimentSpec:
+        if "points-bertscore" in self.evaluators and not self.bert_model:
+            raise ValueError(
+                "evaluators: points-bertscore needs bert_model: NAME (bert-base-chinese for "
+                "the paper's setting, or a model directory)"
+            )
         return self
 
     @model_validator(mode="after")

@@ -23,7 +23,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from disputelab.evaluation import legal_judges
+from disputelab.evaluation import bertscore, legal_judges
 from disputelab.evaluation.agentmediation import EVALUATOR
 from disputelab.evaluation.inference import Key, cluster_bootstrap_ci, paired_scenario_test
 from disputelab.report.cells import (
@@ -46,8 +46,10 @@ HEADERS = {
     "litigation_risk": "LR↓",
     "points_rouge_l": "ROUGE-L↑",
     "legal_basis_recall": "Recall↑",
+    bertscore.METRIC: "BERTScore F1↑",
 }
-SOLUTION = ("points_rouge_l", "legal_basis_recall")  # shown to 4 decimals
+# Shown to 4 decimals.
+SOLUTION = ("points_rouge_l", "legal_basis_recall", bertscore.METRIC)
 EXPERTISE = ("expertise:none", "expertise:ek-top3", "expertise:ek-top5", "expertise:ek-top10")
 # Table 7's retrievers: BM25 over the corpus, or the case's stored retrieval list.
 RETRIEVERS = (("ek", "BM25"), ("stored", "stored list"))
@@ -78,6 +80,7 @@ class Cell:
     why: dict[Key, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))
     parties: dict[Key, list[float]] = field(default_factory=dict)
     judged: bool = False  # Con and LR come from the third-party judge, not the stand-ins
+    bert_models: set[str] = field(default_factory=set)  # BERTScore's models, if it ran
 
 
 # The judge's metrics that replace the stand-ins' in the Con and LR columns.
@@ -114,6 +117,11 @@ def staged_cells(store: Store, run_id: str) -> dict[tuple[str, str], Cell]:
                 judged[JUDGED[s.metric]] = s.value
                 if math.isnan(s.value):
                     judged_why[JUDGED[s.metric]] = reason_of(s.explanation)
+            if s.evaluator.startswith(f"{bertscore.EVALUATOR}:") and s.metric == bertscore.METRIC:
+                cell.bert_models.add(s.evaluator.split(":", 1)[1])
+                values[s.metric] = s.value
+                if math.isnan(s.value):
+                    why[s.metric] = reason_of(s.explanation)
             if s.evaluator != EVALUATOR:
                 continue
             values[s.metric] = s.value
@@ -245,8 +253,10 @@ def expertise_table(cells: dict[tuple[str, str], Cell], mediators: list[str]) ->
     """Table 7: per mediator and retriever, ROUGE-L and recall w/o EK and with the top 3,
     5, 10 bases (BM25's, or the case's stored retrieval list's)."""
     marks, undefined = Markers(), Undefined()
-    head = ["ROUGE-L F1↑", "w/o EK", "w/ EK top-3", "w/ EK top-5", "w/ EK top-10", "n"]
-    lines = [_row("Mediator", head), "|---" * 7 + "|"]
+    bert = [bertscore.METRIC] if any(c.bert_models for c in cells.values()) else []
+    head = [*(HEADERS[m] for m in bert), "ROUGE-L F1↑", "w/o EK", "w/ EK top-3"]
+    head += ["w/ EK top-5", "w/ EK top-10", "n"]
+    lines = [_row("Mediator", head), "|---" * (len(head) + 1) + "|"]
     for med in mediators:
         ref = cells.get((EXPERTISE[0], med))
         ran = [
@@ -256,8 +266,10 @@ def expertise_table(cells: dict[tuple[str, str], Cell], mediators: list[str]) ->
         ]
         for r, name in ran or RETRIEVERS[:1]:
             levels = [EXPERTISE[0], *(f"expertise:{r}-top{k}" for k in (3, 5, 10))]
-            rouge = per_case_mean([cells.get((c, med)) for c in levels], "points_rouge_l")
-            row = [cell_text(rouge, "points_rouge_l", None, marks, undefined)]
+            row = []
+            for metric in [*bert, "points_rouge_l"]:
+                mean = per_case_mean([cells.get((c, med)) for c in levels], metric)
+                row.append(cell_text(mean, metric, None, marks, undefined))
             row += [
                 cell_text(cells.get((c, med)), "legal_basis_recall", ref, marks, undefined)
                 for c in levels
@@ -269,7 +281,8 @@ def expertise_table(cells: dict[tuple[str, str], Cell], mediators: list[str]) ->
 
 def generic_table(cells: dict[tuple[str, str], Cell], conditions: list[str]) -> Lines:
     marks, undefined = Markers(), Undefined()
-    metrics = [*OUTCOME, *SOLUTION]
+    bert = any(c.bert_models for c in cells.values())
+    metrics = [*OUTCOME, *(m for m in SOLUTION if bert or m != bertscore.METRIC)]
     lines = [_row("condition | mediator", [*(HEADERS[m] for m in metrics), "n"])]
     lines.append("|---" * (len(metrics) + 3) + "|")
     order = {c: i for i, c in enumerate(conditions)}
@@ -315,6 +328,9 @@ def staged_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
     sections.append(("All cells", generic_table(cells, conditions)))
     judged = any(c.judged for c in cells.values())
     lines += [SOURCES_JUDGED if judged else SOURCES_STAND_IN, ""]
+    models = sorted({m for c in cells.values() for m in c.bert_models})
+    if models:
+        lines += [f"BERTScore F1 of the points of contention with {', '.join(models)}.", ""]
     for title, (table, notes) in sections:
         lines += [f"## {title}", "", *table, ""]
         lines += [x for note in notes for x in (note, "")]

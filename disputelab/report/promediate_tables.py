@@ -38,7 +38,9 @@ def promediate_markdown(store: Store, run_id: str, conditions: list[str], tracke
         *table,
         "",
         "consensus_change (CC), topic_level_efficiency (TLE) and mediator_effectiveness "
-        "(ME) in %, response_latency (RL) in dialogue lines, mediator_intelligence (MI) "
+        "(ME, two-point slopes as the released code; `_fitted`: least-squares slopes over "
+        "each 5-line window, as the paper words it) in %, response_latency (RL) in "
+        "dialogue lines, mediator_intelligence (MI) "
         "1-5; modes are the conditions, methods the mediators (none = NoAgent). Cells and "
         "tests as in the first table. Under `party_style: general` (the promediate "
         "preset's Medium level) a posture or strategy condition changes no party: set "

@@ -44,6 +44,7 @@ def test_the_listed_evaluators_are_the_ones_evaluate_and_specs_accept() -> None:
         "outcome-judges",
         "mediator-intelligence",
         "legal-judges",
+        "points-bertscore",
         "negotiation-reward",
     )
 

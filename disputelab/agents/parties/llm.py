@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
 from disputelab.agents.parties.llm_thinking import llm_thoughts
+from disputelab.agents.parties.reflection import note_terms, reflection_text, self_check
 from disputelab.agents.parties.rule import ReadMemo, RuleParty
 from disputelab.agents.parties.verdicts import VerdictReply, ask_verdict_in_two
 from disputelab.agents.prompts import dialogue_block, party_system, texts
@@ -149,6 +150,8 @@ class LLMParty(UsageReporter):
         self.schema = action_schema(self.public)
         # The party's own private thoughts so far, fed back under `party_memory`.
         self.thoughts: list[str] = []
+        # The terms it last said it stands on, fed back under `party_reflection`.
+        self.terms = ""
 
         self._mind: Mind | None = None  # built on first thought (motivated turn-taking)
 
@@ -191,12 +194,12 @@ class LLMParty(UsageReporter):
         self, dialogue: Sequence[PublicTurn], ctx: TurnContext, voiced: str = ""
     ) -> Action:
         x = texts(self.public.language)
-        parts = [
-            dialogue_block(self.public, dialogue, self.settings.window()),
-            x["your_turn"].format(turn=ctx.party_turn + 1, budget=ctx.budget),
-        ]
+        talk = dialogue_block(self.public, dialogue, self.settings.window())
+        parts = [talk, x["your_turn"].format(turn=ctx.party_turn + 1, budget=ctx.budget)]
         if self.settings.party_memory and self.thoughts:
             parts.insert(0, "\n".join([x["memory"], *(f"- {t}" for t in self.thoughts)]))
+        if self.settings.party_reflection and self.terms:
+            parts.insert(0, f"{reflection_text(self.public.language)['memory']} {self.terms}")
         if voiced:
             parts.append(x["voice_thought"].format(thought=voiced))
         user = "\n\n".join(parts)
@@ -213,10 +216,31 @@ class LLMParty(UsageReporter):
             return to_action(ActionReply.model_validate(data), self.public)
 
         action, responses = await ask_structured(self.model, request, parse)
+        if self.settings.party_reflection:
+            responses += await self._reflect(talk, action, ctx)
         self.report_usage(usage_of(responses))
         if action.thought.strip():
             self.thoughts.append(action.thought.strip())
         return action
+
+    async def _reflect(self, talk: str, action: Action, ctx: TurnContext) -> list[ChatResponse]:
+        """AgentMediation's party: check the line just produced (revising its words if a
+        serious fault is found), then note the terms it now stands on for the next turn."""
+        call = {
+            "temperature": self.temperature,
+            **turn_sampling(self.seed, ctx.party_turn)._asdict(),
+        }
+        line, revisions, checked = await self_check(
+            self.model, self.system, self.public, talk, action.utterance, self.terms, call
+        )
+        if revisions:
+            action.utterance = line
+            note = f"(words revised by self-check, {revisions}x)"
+            action.thought = f"{action.thought} {note}".strip()
+        self.terms, noted = await note_terms(
+            self.model, self.system, self.public, line, self.terms, call
+        )
+        return [*checked, *noted]
 
     async def verdict(
         self, dialogue: Sequence[PublicTurn], proposal: Mapping[str, str], ctx: TurnContext

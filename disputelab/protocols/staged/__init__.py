@@ -34,7 +34,7 @@ from disputelab.agents.base import (
     TurnContext,
 )
 from disputelab.agents.registry import PARTY, STAGED_MEDIATOR
-from disputelab.agents.settings import VerdictCalls
+from disputelab.agents.settings import ExpertiseUse, VerdictCalls
 from disputelab.episode import Action, Episode, Intervention, Outcome, Signal, Status, Turn
 from disputelab.protocols.agent_params import AgentParams
 from disputelab.protocols.base import (
@@ -63,6 +63,20 @@ class StagedParams(AgentParams):
         default="one",
         description="An LLM party's closing verdict in one call (decision and satisfaction) "
         "or two (acceptance, then satisfaction, each with its anchors, as in AgentMediation).",
+    )
+    party_reflection: bool = Field(
+        default=False,
+        description="After each statement and bargaining turn an LLM party checks its line "
+        "for objective faults (revising the words if needed, at most 3 checks) and notes in "
+        "one sentence the terms it now stands on, which its next prompt shows "
+        "(AgentMediation's party).",
+    )
+    expertise_use: ExpertiseUse = Field(
+        default="prompt",
+        description="What the expertise condition does with the retrieved legal bases: "
+        "prompt (the mediator reads them before it proposes) or append (it proposes without "
+        "them, and they are added to each proposal's bases afterwards, as AgentMediation's "
+        "evaluation computed Table 7's w/ EK recall).",
     )
 
     @field_validator("rounds")
@@ -106,8 +120,10 @@ class Staged(DisputeProtocol):
         # Statements, one turn per bargaining round and a verdict; the mediator opens,
         # proposes, guides each round and closes.
         verdict = 2 if params.verdict_calls == "two" else 1
+        # Under party_reflection each turn adds up to 3 checks and a terms note.
+        per_turn = 1 + (4 if params.party_reflection else 0)
         return {
-            "parties": n_parties * (params.rounds + 1 + verdict),
+            "parties": n_parties * ((params.rounds + 1) * per_turn + verdict),
             "mediator": params.rounds + 3,
         }
 

@@ -34,10 +34,23 @@ register_preset(
                 "Tables 18 and 19: acceptance and satisfaction asked separately",
                 "one call returns both",
             ),
+            S(
+                "party_reflection",
+                True,
+                "code (`Player`): after each turn a party checks its line for objective faults "
+                "(up to 3 times) and sums up its negotiation conditions for its next prompt",
+                "no check, no conditions note",
+            ),
+            S(
+                "expertise_use",
+                "append",
+                "code (`run_exp3.sh`, `judge_mediator.py --retrieve --topk k`): Table 7's w/ EK "
+                "adds the first k retrieved articles to the cited bases afterwards (the most "
+                "likely reading; the paper says retrieval informs the mediator)",
+                "the retrieved bases go into the mediator's prompt",
+            ),
         ),
         (
-            "Party self-reflection and the per-turn summary of each side's negotiation "
-            "conditions (its code's `Player`) are not implemented yet.",
             "Judged Con and LR (Tables 20-21): give the experiment a judge model; it then "
             "runs `legal-judges` and the tables use them.",
         ),

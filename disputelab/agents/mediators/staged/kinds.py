@@ -7,17 +7,31 @@ from disputelab.agents.mediators.staged.legal import LLMStagedMediator, RuleStag
 from disputelab.agents.registry import STAGED_MEDIATOR, AgentKind, AgentSetup, register_kind
 
 
+def _split(s: AgentSetup) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(bases the mediator reads, bases appended to its proposals afterwards)."""
+    if s.settings.expertise_use == "append":
+        return (), s.retrieved
+    return s.retrieved, ()
+
+
 def _llm(s: AgentSetup) -> Agent:
     assert s.model is not None
     temperature = s.settings.mediator_temperature
+    shown, appended = _split(s)
     return LLMStagedMediator(
         s.public,
         s.model,
         s.seed,
-        s.retrieved,
+        shown,
         temperature=0.0 if temperature is None else temperature,
         window=s.settings.window(),
+        appended=appended,
     )
+
+
+def _rule(s: AgentSetup) -> Agent:
+    shown, appended = _split(s)
+    return RuleStagedMediator(s.public, shown, appended)
 
 
 register_kind(
@@ -25,7 +39,7 @@ register_kind(
         STAGED_MEDIATOR,
         "rule",
         "proposes the split-the-difference package and cites what it knows (no model)",
-        lambda s: RuleStagedMediator(s.public, s.retrieved),
+        _rule,
     )
 )
 register_kind(

@@ -4,12 +4,14 @@ Both read the public scenario only. For a legal case that includes the dispute t
 brief and the established facts (what the mediator's fact-finding would turn up), but
 never the case's gold points of contention or legal bases. Retrieved legal bases, when
 the expertise condition grants them, are handed over *before* the mediator proposes, so
-they can shape the proposal; AgentMediation's released code added them to the output
-afterwards, which measures the retriever rather than the mediator.
+they can shape the proposal. AgentMediation's released code instead added them to the
+output afterwards, which measures the retriever rather than the mediator; the setting
+`expertise_use: append` does that, for a comparison with its Table 7 (`append_bases`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -21,6 +23,7 @@ from disputelab.agents.parties.llm import usage_of
 from disputelab.agents.prompts import dialogue_block, mediator_system
 from disputelab.agents.settings import RECENT_TURNS
 from disputelab.episode import Intervention, Stance
+from disputelab.legal.citations import normalize_legal_basis
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
 from disputelab.llm.seeds import turn_sampling
 from disputelab.llm.structured import ask_structured
@@ -57,6 +60,18 @@ def cited_statutes(texts: Sequence[str]) -> list[str]:
         for m in _CITATION.finditer(text):
             seen.setdefault(m.group(0), None)
     return list(seen)
+
+
+def append_bases(move: Intervention, appended: Sequence[str]) -> Intervention:
+    """`move` with the `appended` bases it did not cite already (compared in canonical
+    form) added after its own, and a note in its thought naming them: the mediator never
+    saw them, so its words do not mention them."""
+    own = {normalize_legal_basis(b) for b in move.bases}
+    extra = [b for b in dict.fromkeys(appended) if normalize_legal_basis(b) not in own]
+    if not extra:
+        return move
+    note = f"{move.thought}; appended afterwards, not cited by the mediator: {', '.join(extra)}"
+    return dataclasses.replace(move, thought=note.lstrip("; "), bases=(*move.bases, *extra))
 
 
 def midpoint_package(public: PublicScenario, dialogue: Sequence[PublicTurn]) -> dict[str, str]:
@@ -108,8 +123,11 @@ class RuleStagedMediator(UsageReporter):
 
     name = "rule"
 
-    def __init__(self, public: PublicScenario, retrieved: Sequence[str] = ()) -> None:
+    def __init__(
+        self, public: PublicScenario, retrieved: Sequence[str] = (), appended: Sequence[str] = ()
+    ) -> None:
         self.public = public
+        self.appended = tuple(appended)  # added to each proposal's bases afterwards
         self.zh = public.language.startswith("zh")
         self.t = _ZH if self.zh else _EN
         case = public.case
@@ -136,13 +154,14 @@ class RuleStagedMediator(UsageReporter):
         words = [self.t["final" if final else "propose"].format(summary=summary)]
         if self.bases:
             words.append(self.t["bases"].format(bases="、".join(self.bases)))
-        return Intervention(
+        move = Intervention(
             ("" if self.zh else " ").join(words),
             package,
             "final proposal" if final else "initial proposal",
             self._points(),
             self.bases,
         )
+        return append_bases(move, self.appended)
 
     async def guide(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Intervention:
         package = midpoint_package(self.public, dialogue)
@@ -215,9 +234,11 @@ class LLMStagedMediator(UsageReporter):
         retrieved: Sequence[str] = (),
         temperature: float = 0.0,
         window: int | None = RECENT_TURNS,
+        appended: Sequence[str] = (),
     ) -> None:
         self.public = public
         self.model = model
+        self.appended = tuple(appended)  # added to each proposal's bases afterwards
         self.seed = seed
         self.temperature = temperature
         self.window = window
@@ -333,7 +354,7 @@ class LLMStagedMediator(UsageReporter):
         move: Intervention = await self._call(
             dialogue, ctx, task, schema, parse, "final" if final else "proposal", keep
         )
-        return move
+        return append_bases(move, self.appended)
 
     async def guide(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Intervention:
         schema = {
