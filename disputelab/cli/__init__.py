@@ -30,6 +30,7 @@ from disputelab.cli.experiment import experiment
 from disputelab.cli.report import report
 from disputelab.cli.run import run
 from disputelab.cli.runs import list_runs
+from disputelab.cli.sensitivity import sensitivity
 from disputelab.cli.validate_judge import validate_judge
 from disputelab.cli.view import view
 from disputelab.store.health import StoreError, store_failure
@@ -123,6 +124,7 @@ app.command()(curate)
 app.command("runs")(list_runs)
 app.command()(view)
 app.command()(bench)
+app.command()(sensitivity)
 app.add_typer(scenarios.app, name="scenarios")
 app.add_typer(conditions.app, name="conditions")
 app.add_typer(protocols.app, name="protocols")

@@ -1,0 +1,243 @@
+"""Global sensitivity analysis: the design, its points' grids, resume, and the analysis.
+
+These check the machinery (a parameter that cannot reach a metric gets no effect, one
+that can gets some), not any paper's direction."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from disputelab.experiments.sensitivity import (
+    MORRIS,
+    SOBOL,
+    Design,
+    Evaluation,
+    Factor,
+    Hooks,
+    Means,
+    SensitivityError,
+    check_protocol,
+    default_parameters,
+    evaluate_points,
+    grid_size,
+    make_design,
+    outputs,
+    parse_factor,
+    parse_factors,
+    point_spec,
+    point_specs,
+    problem,
+    rank,
+    rankings,
+    stored_points,
+)
+from disputelab.experiments.spec import ExperimentSpec, load_spec
+from disputelab.llm.models import ModelHub
+from disputelab.scenario.behaviour import PARAMETERS
+from disputelab.store.sqlite import Store
+
+GAIN = "socrates-oracle:consensus_gain"
+TURNS = "socrates-oracle:party_turns"
+
+
+def _spec(tmp_path: Path, **fields: object) -> ExperimentSpec:
+    data = {
+        "name": "sens",
+        "scenarios": ["tenancy"],
+        "conditions": ["posture:competing"],
+        "mediators": ["rule"],
+        "replicates": 1,
+        "budget": 40,
+        **fields,
+    }
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return load_spec(path)
+
+
+def test_a_factor_takes_the_tables_range_or_its_own() -> None:
+    p = PARAMETERS["beta.competing"]
+    assert parse_factor("beta.competing") == Factor("beta.competing", p.low, p.high)
+    assert parse_factor("mediator.calming=0.1:0.9") == Factor("mediator.calming", 0.1, 0.9)
+    assert parse_factor(" mediator.calming = -1 : 2 ") == Factor("mediator.calming", -1.0, 2.0)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("beta.compting", "did you mean beta.competing"),
+        ("beta.competing=3:1", "must be below"),
+        ("beta.competing=2:2", "must be below"),
+        ("beta.competing=a:b", "LOW:HIGH"),
+        ("beta.competing=1", "LOW:HIGH"),
+        ("beta.competing=0:nan", "finite"),
+        ("beta.competing=-inf:1", "finite"),
+    ],
+)
+def test_a_bad_factor_is_refused_in_one_line(text: str, match: str) -> None:
+    with pytest.raises(SensitivityError, match=match) as info:
+        parse_factor(text)
+    assert "\n" not in str(info.value)
+
+
+def test_a_parameter_named_twice_is_refused() -> None:
+    with pytest.raises(SensitivityError, match="more than once"):
+        parse_factors(["beta.competing", "beta.competing=1:2"])
+
+
+def test_the_problem_is_salibs_description_of_the_space() -> None:
+    factors = parse_factors(["beta.competing", "mediator.calming=0.2:0.8"])
+    assert problem(factors) == {
+        "num_vars": 2,
+        "names": ["beta.competing", "mediator.calming"],
+        "bounds": [[0.2, 4.0], [0.2, 0.8]],
+    }
+
+
+def test_designs_have_salibs_sizes_and_stay_in_bounds() -> None:
+    factors = parse_factors(["beta.competing", "mediator.calming=0.2:0.8", "resentment.hurt"])
+    m = make_design(factors, MORRIS, 3, seed=1)
+    assert m.X.shape == (3 * (3 + 1), 3)  # trajectories x (parameters + 1)
+    s = make_design(factors, SOBOL, 4, seed=1)
+    assert s.X.shape == (4 * (3 + 2), 3)  # Saltelli without second-order terms
+    for d in (m, s):
+        for j, f in enumerate(factors):
+            assert f.low <= d.X[:, j].min() and d.X[:, j].max() <= f.high
+    again = make_design(factors, MORRIS, 3, seed=1)
+    assert np.array_equal(m.X, again.X)  # the same seed, the same design
+
+
+@pytest.mark.parametrize(
+    ("method", "samples", "match"),
+    [("fast", 4, "unknown method"), (MORRIS, 0, "between 1"), (SOBOL, 6, "power of 2")],
+)
+def test_a_bad_design_is_refused(method: str, samples: int, match: str) -> None:
+    with pytest.raises(SensitivityError, match=match):
+        make_design(parse_factors(["beta.competing"]), method, samples, 0)
+
+
+def test_default_parameters_are_those_the_conditions_act_through(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, conditions=["general", "posture:competing", "parties:+1"])
+    assert default_parameters(spec) == (
+        "beta.competing",
+        "self_weight.competing",
+        "tone.competing_flare",
+    )
+    assert default_parameters(_spec(tmp_path, conditions=["general"])) == ()
+
+
+def test_a_protocol_without_behaviour_parameters_is_refused(tmp_path: Path) -> None:
+    spec = load_spec(Path(__file__).resolve().parents[2] / "examples" / "settlement.yaml")
+    with pytest.raises(SensitivityError, match="no behaviour parameters"):
+        check_protocol(spec)
+    check_protocol(_spec(tmp_path))  # the default protocol has them
+
+
+def test_a_point_is_the_grid_with_its_values_named_by_what_decides_it(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, behaviour={"mediator.calming": 0.3})
+    a = point_spec(spec, {"beta.competing": 2.0})
+    assert a.params["behaviour"] == {"mediator.calming": 0.3, "beta.competing": 2.0}
+    assert (a.base_seed, a.replicates, a.scenarios) == (spec.base_seed, 1, spec.scenarios)
+    assert a.name.startswith("sens.sensitivity.")
+    assert point_spec(spec, {"beta.competing": 2.0}).name == a.name
+    assert point_spec(spec, {"beta.competing": 2.5}).name != a.name
+    other = _spec(tmp_path, budget=41)
+    assert point_spec(other, {"beta.competing": 2.0}).name != a.name
+
+
+def _evaluate(
+    store: Store, specs: list[ExperimentSpec], tmp_path: Path, size: int, hooks: Hooks | None = None
+) -> Evaluation:
+    hub = ModelHub(store.root / "cache.sqlite")
+    return asyncio.run(evaluate_points(store, specs, tmp_path, hub, size, hooks))
+
+
+def test_a_parameter_that_cannot_reach_a_metric_has_no_effect(tmp_path: Path) -> None:
+    """No cause condition in the grid: cause.legal.reactivity reaches nothing."""
+    spec = _spec(tmp_path, scenarios=["tenancy", "workplace"])
+    design = make_design(
+        parse_factors(["beta.competing", "cause.legal.reactivity"]), MORRIS, 2, seed=0
+    )
+    store = Store(tmp_path / "runs")
+    specs = point_specs(spec, design)
+    size = grid_size(spec, tmp_path, None)
+    assert size == 4  # 2 scenarios x (the rule mediator + its unmediated twin)
+    found = _evaluate(store, specs, tmp_path, size)
+    means = [m for m in found.means if m is not None]
+    assert len(means) == len(design.X)
+    ranked = {r.output: r for r in rankings(design, outputs(means))}
+    for r in ranked.values():
+        values = dict(r.rows)
+        if r.rows:
+            assert values["cause.legal.reactivity"]["mu_star"] == 0.0, r.output
+    turns = dict(ranked[("rule", TURNS)].rows)
+    assert turns["beta.competing"]["mu_star"] > 0
+    assert ranked[("rule", TURNS)].rows[0][0] == "beta.competing"
+
+
+def test_resume_skips_finished_points(tmp_path: Path) -> None:
+    spec = _spec(tmp_path)
+    design = make_design(parse_factors(["beta.competing", "mediator.calming"]), MORRIS, 1, 0)
+    specs = point_specs(spec, design)
+    size = grid_size(spec, tmp_path, None)
+    store = Store(tmp_path / "runs")
+    stop = threading.Event()
+    seen: list[str] = []
+
+    def after_first(name: str, means: Means) -> None:
+        seen.append(name)
+        stop.set()  # as a signal would, once the first point is in
+
+    hub = ModelHub(store.root / "cache.sqlite")
+    first = asyncio.run(
+        evaluate_points(store, specs, tmp_path, hub, size, Hooks(point=after_first), stop)
+    )
+    assert first.interrupted and first.run == 1 and first.reused == 0
+    assert stored_points(store, specs) == [seen[0]]
+    episodes = set(store.episode_ids(seen[0]))
+    skipped: list[int] = []
+    ran: list[str] = []
+    hooks = Hooks(episode=lambda e, ep, err: ran.append(e), skipped=skipped.append)
+    second = asyncio.run(evaluate_points(store, specs, tmp_path, hub, size, hooks))
+    assert not second.interrupted
+    assert second.reused == 1 and second.run == second.distinct - 1
+    assert skipped == [size]  # the finished point was read back, not played again
+    assert ran.count("done") == (second.distinct - 1) * size
+    assert set(store.episode_ids(seen[0])) == episodes
+    assert all(m is not None for m in second.means)
+
+
+def test_a_metric_no_point_defines_is_not_ranked_and_a_flat_one_is_marked() -> None:
+    design = make_design(parse_factors(["beta.competing", "mediator.calming"]), MORRIS, 2, 0)
+    n = len(design.X)
+    gap = rank(design, np.array([math.nan] + [1.0] * (n - 1)), ("rule", GAIN))
+    assert gap.rows == [] and "undefined at 1 of" in gap.note
+    flat = rank(design, np.ones(n), ("rule", GAIN))
+    assert flat.constant and all(v["mu_star"] == 0.0 for _, v in flat.rows)
+
+
+def test_the_ranking_follows_the_effect(tmp_path: Path) -> None:
+    """On a known function: y = 5 * (first parameter), the second does nothing."""
+    factors = parse_factors(["beta.competing", "mediator.calming"])
+    for method, key in ((MORRIS, "mu_star"), (SOBOL, "ST")):
+        design: Design = make_design(factors, method, 8, 3)
+        found = rank(design, 5.0 * design.X[:, 0], ("rule", GAIN))
+        assert [name for name, _ in found.rows] == ["beta.competing", "mediator.calming"]
+        assert found.rows[0][1][key] > 0 and found.rows[1][1][key] == pytest.approx(0.0)
+
+
+def test_outputs_keep_the_named_metrics_in_order() -> None:
+    means: list[Means] = [
+        {("none", TURNS): 1.0, ("rule", TURNS): 2.0, ("rule", GAIN): 3.0},
+        {("none", TURNS): 1.5, ("rule", TURNS): 2.5},
+    ]
+    ys = outputs(means, (GAIN, TURNS))
+    assert list(ys) == [("rule", GAIN), ("rule", TURNS), ("none", TURNS)]
+    assert math.isnan(ys[("rule", GAIN)][1])
