@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 from disputelab.agents.registry import MEDIATOR, build_agent, build_parties
+from disputelab.agents.settings import AgentSettings, Disclosure
 from disputelab.episode import Episode
 from disputelab.experiments.episodes import Cast, RunResult, run_single
 from disputelab.protocols.play import play as play_protocol
@@ -44,10 +45,18 @@ def run_matched(
     return asyncio.run(run_single(store, s, cast, seed, "roundtable", {"budget": budget}))
 
 
-def play(s: Scenario, mediator: str = "none", seed: int = 0, budget: int = 100) -> Episode:
+def play(
+    s: Scenario,
+    mediator: str = "none",
+    seed: int = 0,
+    budget: int = 100,
+    disclosure: Disclosure = "negotiator",
+) -> Episode:
+    """A roundtable episode of rule parties; `disclosure: full` has them state their whole
+    acceptable sets, as every rule episode did before issue 14."""
     ep = Episode(s.id, "roundtable", seed, {"parties": "rule", "mediator": mediator})
+    settings = AgentSettings(disclosure=disclosure)
     med = None if mediator == "none" else build_agent(MEDIATOR, mediator, s, seed)
-    parties = build_parties(s, "rule", seed)
-    return asyncio.run(
-        play_protocol("roundtable", s, parties, {"mediator": med}, {"budget": budget}, ep)
-    )
+    parties = build_parties(s, "rule", seed, settings=settings)
+    params = {"budget": budget, "disclosure": disclosure}
+    return asyncio.run(play_protocol("roundtable", s, parties, {"mediator": med}, params, ep))

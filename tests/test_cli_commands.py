@@ -27,7 +27,9 @@ def _flat(text: str) -> str:
 
 
 def test_run_with_a_mediator_reports_stop_reason_and_the_three_metrics(tmp_path: Path) -> None:
-    code, out = _run(tmp_path, "run", "tenancy", "--mediator", "rule")
+    # The README's worked example, which rule parties play under full disclosure: as
+    # negotiators (the default since issue 14) the unmediated tenancy twin settles too.
+    code, out = _run(tmp_path, "run", "tenancy", "--mediator", "rule", "--disclosure", "full")
     assert code == 0, out
     flat = _flat(out)
     assert "stop: budget: turn budget of 100 party turns ran out" in flat

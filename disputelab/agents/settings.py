@@ -22,6 +22,7 @@ PartyStyle = Literal["persona", "general"]
 VerdictCalls = Literal["one", "two"]
 CultureStatement = Literal["scores", "described"]
 ExpertiseUse = Literal["prompt", "append"]
+Disclosure = Literal["negotiator", "full"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,10 @@ class AgentSettings:
     expertise_use: ExpertiseUse = "prompt"
     # The rule policy's behavioural parameters (`disputelab conditions parameters`).
     behaviour: Behaviour = DEFAULT_BEHAVIOUR
+    # What a rule party states in the open: `negotiator` (the option it backs and the
+    # concessions it has made; its acceptable set stays private) or `full` (its whole
+    # acceptable set every turn, as before issue 14; kept for comparison).
+    disclosure: Disclosure = "negotiator"
 
     def window(self) -> int | None:
         """Turns an agent reads, None for all of them."""

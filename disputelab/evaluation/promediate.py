@@ -308,8 +308,8 @@ def episode_events(episode: Episode, topics: Sequence[str], index_by: IndexBy) -
             for topic in proposal:
                 mentions.setdefault(topic, set()).add(line if by_line else met)
             continue
-        if turn.action is None:
-            continue
+        if turn.action is None or turn.role != "party":
+            continue  # a caucus (a party's system turn to the mediator alone) is not said
         at = line if by_line else turn.party_turn
         for topic, stance in turn.action.stances.items():
             key = (turn.speaker, topic)

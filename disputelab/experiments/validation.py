@@ -179,7 +179,9 @@ async def validate_judge(
     """Play the plan's episodes into a new `validation` run, track each one with every
     tracker, store the trajectories, and score the trackers against the oracle."""
     proto = get_protocol(DEFAULT_PROTOCOL)
-    params = proto.params({"budget": plan.budget})
+    # Full disclosure: the ground truth is then in what parties say, so a tracker that
+    # reads the dialogue can recover it, and what is measured is the reading.
+    params = proto.params({"budget": plan.budget, "disclosure": "full"})
     for sc in scenarios:
         problem = proto.scenario_problem(sc)
         if problem is not None:

@@ -4,7 +4,8 @@ They are ordinary protocol parameters, so each becomes a `disputelab run` option
 (`--context`, `--parties-temperature`, ...) and a key of a spec's `params:`, is stored
 with a run's configuration, and can be set by a preset. `agent_settings` turns a
 protocol's parameters into the `AgentSettings` its agents are built with. Every default
-is what disputelab did before the setting existed.
+is what disputelab did before the setting existed, except `disclosure`: rule parties now
+keep their acceptable sets private by default (`full` is the old behaviour).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from disputelab.agents.settings import (
     RECENT_TURNS,
     AgentSettings,
     CultureStatement,
+    Disclosure,
     PartyStyle,
 )
 from disputelab.protocols.base import ProtocolParams
@@ -64,6 +66,12 @@ class AgentParams(ProtocolParams):
         default="scores",
         description="A party's culture as six Hofstede scores, or described: the culture "
         "named and each dimension explained.",
+    )
+    disclosure: Disclosure = Field(
+        default="negotiator",
+        description="What a rule party says in the open: negotiator (the option it backs "
+        "and the concessions it has made; its acceptable set stays private) or full (its "
+        "whole acceptable set every turn, the setting before issue 14).",
     )
     behaviour: dict[str, float] = Field(
         default_factory=dict,

@@ -7,7 +7,9 @@ listener has heard, counts party turns, and charges model usage to the seat that
 
 Delivery is per listener: `record(turn, delivered={listener: text})` lets a protocol
 change what one listener hears (a remediator rewriting an utterance) while the turn keeps
-what was said. Until some turn differs, every listener shares one view.
+what was said. Until some turn differs, every listener shares one view. A private turn
+(`confide`: a party's caucus with the mediator) reaches only the listeners named, and is
+recorded like any other turn, as a system turn spoken by the party.
 
 `fork()` copies the session and its agents so that a planner can roll the negotiation
 forward and come back: models, scenarios and the store sink are shared, everything that
@@ -138,8 +140,16 @@ class Session:
             return public._replace(text=turn.delivered[listener])
         return public
 
-    def record(self, turn: Turn, delivered: Mapping[str, str] | None = None) -> Turn:
-        """Append `turn`, deliver it to every listener and hand it to the sink."""
+    def record(
+        self,
+        turn: Turn,
+        delivered: Mapping[str, str] | None = None,
+        audience: Sequence[str] | None = None,
+    ) -> Turn:
+        """Append `turn`, deliver it to every listener (only to `audience` when given) and
+        hand it to the sink."""
+        if audience is not None:
+            return self._record_private(turn, audience)
         if delivered:
             turn.delivered = dict(delivered)
             for listener in delivered:  # any listener: a party, "mediator", or any seat
@@ -150,6 +160,19 @@ class Session:
         self.public.append(shared)
         for listener, view in self._views.items():
             view.append(self.deliver(turn, listener) if delivered else shared)
+        if self.on_turn is not None:
+            self.on_turn(turn)
+        return turn
+
+    def _record_private(self, turn: Turn, audience: Sequence[str]) -> Turn:
+        """Append `turn` to the episode and to the views of `audience` only."""
+        for listener in audience:
+            if listener not in self._views:
+                self._views[listener] = list(self.public)
+        self.episode.turns.append(turn)
+        heard = PublicTurn.of(turn)
+        for listener in audience:
+            self._views[listener].append(heard)
         if self.on_turn is not None:
             self.on_turn(turn)
         return turn
@@ -203,6 +226,15 @@ class Session:
         if usage is not None:
             self.charge(role, usage)
         return turn
+
+    def confide(
+        self, party: str, action: Action, audience: Sequence[str], stage: str = "caucus"
+    ) -> Turn:
+        """Record what `party` says in private to `audience` (itself and the mediator): a
+        system turn spoken by the party, marked by `stage`, which moves no clock and no
+        stated stance, and which no other listener hears."""
+        turn = self._turn(party, "system", action.utterance, 0.0, None, stage, action=action)
+        return self.record(turn, audience=audience)
 
     def system(self, text: str, stage: str = "") -> Turn:
         return self.record(self._turn("system", "system", text, 0.0, None, stage))

@@ -92,7 +92,10 @@ def episode_markdown(store: Store, record: EpisodeRecord) -> str:
         if t.consensus:
             s = f" _(S={sum(t.consensus.values()) / len(t.consensus):.2f})_"
         label = "party turn" if t.role == "party" else "after party turn"
-        lines.append(f"**{label} {t.party_turn} · {names.get(t.speaker, t.speaker)}:** {t.text}{s}")
+        speaker = names.get(t.speaker, t.speaker)
+        if t.stage == "caucus":  # a party speaking to the mediator alone
+            speaker += " (in private, to the mediator only)"
+        lines.append(f"**{label} {t.party_turn} · {speaker}:** {t.text}{s}")
         if t.choice is not None:
             lines.append(_floor_line(t.choice, names))
         heard: dict[str, list[str]] = {}  # what listeners heard instead (a remediator's rewrite)

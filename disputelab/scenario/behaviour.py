@@ -271,6 +271,38 @@ for _key, (_r, _pts) in _CAUSES.items():
         )
     )
 
+# Private caucus turns (issue 14): what a rule party tells the mediator alone.
+_TABLE += [
+    Parameter(
+        "disclosure.caucus_share",
+        0.5,
+        0.0,
+        0.0,
+        1.0,
+        "Share of its acceptable options not yet conceded in the open that a party names "
+        "to the mediator in a private caucus (0: it names none).",
+    ),
+    Parameter(
+        "disclosure.caucus_truthfulness",
+        0.8,
+        1.0,
+        0.0,
+        1.0,
+        "Chance that each option a party names in caucus is one it would really accept, "
+        "rather than a bluff (an option it would not take).",
+    ),
+    Parameter(
+        "disclosure.offer_band",
+        0.3,
+        1.0,
+        0.02,
+        1.0,
+        "As a negotiator (acceptable set private), a party offers among packages worth "
+        "between its target and its target plus this much, so its offers concede as its "
+        "target falls (1: any package worth the target, the full-disclosure choice).",
+    ),
+]
+
 PARAMETERS: dict[str, Parameter] = {p.name: p for p in _TABLE}
 
 
@@ -349,3 +381,18 @@ def check_overrides(values: Mapping[str, object]) -> dict[str, float]:
             raise BehaviourError(f"behaviour parameter {name} needs a finite number")
         out[name] = number
     return out
+
+
+def parameters_markdown() -> str:
+    """The table as markdown, for docs/behaviour.md (a test keeps the file in step)."""
+    lines = [
+        "| parameter | default | neutral | range sampled | what it does | source |",
+        "|---|---|---|---|---|---|",
+    ]
+    for p in PARAMETERS.values():
+        neutral = "none (a level)" if p.neutral is None else f"{p.neutral:g}"
+        lines.append(
+            f"| `{p.name}` | {p.default:g} | {neutral} | {p.low:g} to {p.high:g} | "
+            f"{p.what} | {p.source} |"
+        )
+    return "\n".join(lines) + "\n"

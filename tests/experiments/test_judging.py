@@ -90,12 +90,14 @@ def test_judge_calls_per_episode_agree_with_the_usage_stored_for_it(tmp_path: Pa
 def test_the_promediate_evaluator_scores_stated_stances_on_dialogue_lines_dropping_undefined(
     tmp_path: Path,
 ) -> None:
-    # Self-report is undefined until all three workplace parties have spoken. Rule parties
-    # state their true stances, so once defined it equals the consensus the protocol
+    # Self-report is undefined until all three workplace parties have spoken. Under full
+    # disclosure rule parties state their true stances (as negotiators, the default, they
+    # keep them private: issue 14), so once defined it equals the consensus the protocol
     # recorded after each line; mediator lines carry the state before them.
     runner = CliRunner()
     base = ["--store", str(tmp_path)]
     run = [*base, "run", "workplace", "--mediator", "rule", "--budget", "40"]
+    run += ["--disclosure", "full"]
     assert runner.invoke(app, run).exit_code == 0
     args = [*base, "evaluate", "--evaluator", "promediate", "--tracker", "self-report"]
     result = runner.invoke(app, args)

@@ -40,9 +40,17 @@ def _file(sid: str) -> Path:
 
 @cache
 def _pairs(sid: str) -> tuple[tuple[Episode, Episode], ...]:
-    """(unmediated, rule-mediated) episodes per seed; shared by the tests below."""
+    """(unmediated, rule-mediated) episodes per seed; shared by the tests below.
+
+    The library was curated with rule parties that state their whole acceptable sets
+    (`disclosure: full`), so its filters are checked under that setting. As negotiators
+    (the default since issue 14) some scenarios settle unaided; the library's hardness is
+    a property of the full-disclosure policy, not of negotiating parties."""
     s = builtin_scenarios()[sid]
-    return tuple((play(s, "none", seed, BUDGET), play(s, "rule", seed, BUDGET)) for seed in SEEDS)
+    return tuple(
+        (play(s, "none", seed, BUDGET, "full"), play(s, "rule", seed, BUDGET, "full"))
+        for seed in SEEDS
+    )
 
 
 def _final_consensus(episode: Episode) -> float:

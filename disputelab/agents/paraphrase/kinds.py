@@ -29,7 +29,10 @@ def _paraphrase(s: AgentSetup) -> list[PartyAgent]:
     reads: ReadMemo = {}
     # The `general` party style plays the policy without styles, as the rule kind does.
     sc = general_parties(s.scenario) if s.settings.party_style == "general" else s.scenario
-    return [ParaphraseParty(sc, p.id, s.seed, s.public, reads) for p in sc.parties]
+    parties = [ParaphraseParty(sc, p.id, s.seed, s.public, reads) for p in sc.parties]
+    for party in parties:  # what the policy states in the open (`disclosure`)
+        party.disclosure = s.settings.disclosure
+    return list(parties)
 
 
 register_kind(

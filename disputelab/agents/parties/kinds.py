@@ -41,8 +41,8 @@ def _rule(s: AgentSetup) -> list[PartyAgent]:
     # One memo of how each public turn reads, shared by the parties of an episode.
     reads: ReadMemo = {}
     sc = _policy_scenario(s)
-    b = s.settings.behaviour
-    return [RuleParty(sc, p.id, s.seed, s.public, reads, b) for p in sc.parties]
+    b, told = s.settings.behaviour, s.settings.disclosure
+    return [RuleParty(sc, p.id, s.seed, s.public, reads, b, told) for p in sc.parties]
 
 
 def _llm(s: AgentSetup) -> list[PartyAgent]:

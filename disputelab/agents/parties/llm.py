@@ -357,7 +357,9 @@ class HybridParty(RuleParty):
         reads: ReadMemo | None = None,
         settings: AgentSettings = DEFAULT_SETTINGS,
     ) -> None:
-        super().__init__(scenario, party_id, seed, public, reads, settings.behaviour)
+        super().__init__(
+            scenario, party_id, seed, public, reads, settings.behaviour, settings.disclosure
+        )
         self.model = model
         self.seed = seed
         self.settings = settings

@@ -3,8 +3,17 @@
 Each turn it (1) reads what happened since it last spoke, which can raise or soothe its
 resentment, (2) advances along its concession curve, more slowly while resentful, (3)
 picks, among packages worth at least its target, the one with the most public support,
-and (4) states its stance per topic truthfully. Truthfulness is deliberate: it makes the
-party's stated stances equal its hidden ones, so trackers can be checked against truth.
+and (4) states its stance per topic.
+
+What it states depends on the `disclosure` setting. As a `negotiator` (the default) it
+states what a negotiator says in the open: the option it backs, the options it has
+conceded so far and would still take, and, when it turns down a mediator's package, which
+option it cannot accept. Its acceptable set stays private; in a caucus (`caucus`) it names
+some of it to the mediator alone, as many and as truthfully as its behaviour parameters
+`disclosure.caucus_share` and `disclosure.caucus_truthfulness` say. With `full`
+disclosure it states its whole acceptable set every turn, so its stated stances equal its
+hidden ones and trackers can be checked against the truth. Either way nothing it states
+is false in the open, and the oracle reads its hidden stances.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ import numpy.typing as npt
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
 from disputelab.agents.parties.rule_thinking import rule_thoughts
 from disputelab.agents.parties.voice import Voice
+from disputelab.agents.settings import Disclosure
 from disputelab.agents.thinking import Mind, brief_sentences
 from disputelab.agents.utility import (
     PreferenceTable,
@@ -129,8 +139,10 @@ class RuleParty(UsageReporter):
         public: PublicScenario | None = None,
         reads: ReadMemo | None = None,
         behaviour: Behaviour = DEFAULT_BEHAVIOUR,
+        disclosure: Disclosure = "negotiator",
     ) -> None:
         self.party: Party = scenario.party(party_id)
+        self.disclosure: Disclosure = disclosure
         b = self.b = behaviour
         self.party_id = party_id
         self.public = public or PublicScenario.of(scenario)
@@ -139,6 +151,9 @@ class RuleParty(UsageReporter):
         self.strategy = persona.strategy
         self.reactivity = persona.reactivity
         self.rng = random.Random(f"{seed}:{party_id}")
+        # Caucus draws have a stream of their own, so holding caucuses never changes the
+        # party's moves at the table.
+        self.caucus_rng = random.Random(f"{seed}:{party_id}:caucus")
         # Individual variation: two parties with the same persona still differ a little in
         # how fast they concede, so seeds explore a neighbourhood rather than one path.
         self.beta = (
@@ -170,6 +185,9 @@ class RuleParty(UsageReporter):
         # A seeded tie-break among equally scored packages.
         self.offer: Package = self.cand.packages[0]
         self._stances = self._stances_for(self.offer, dug_in=False)
+        # Per topic, the options it has backed so far, in the order it first backed them:
+        # the concessions a negotiator has made in the open.
+        self.conceded: list[dict[str, None]] = [{} for _ in self.table.topic_ids]
         # A mediator proposal heard while thinking (motivated turn-taking) and not yet
         # answered: the next turn answers it, as if it had been heard just before.
         self._pending: Package | None = None
@@ -179,6 +197,50 @@ class RuleParty(UsageReporter):
     # ---- what the oracle reads -------------------------------------------------------
     def hidden_stances(self) -> dict[str, Stance]:
         return dict(self._stances)  # a copy: the memoised original is shared
+
+    def public_stances(self) -> dict[str, Stance]:
+        """What it states in the open: its whole acceptable set under `full` disclosure;
+        as a negotiator, the option it backs and the concessions it would still make."""
+        if self.disclosure == "full":
+            return dict(self._stances)
+        out: dict[str, Stance] = {}
+        for j, (topic, s) in enumerate(self._stances.items()):
+            still = set(s.acceptable)
+            made = tuple(o for o in self.conceded[j] if o in still)
+            if s.option is not None and s.option not in made:
+                made = (s.option, *made)
+            out[topic] = Stance(s.option, made)
+        return out
+
+    # ---- private caucus ----------------------------------------------------------------
+    def caucus(self) -> Action:
+        """What it tells the mediator alone, from where it stood at its latest turn.
+
+        Per topic, of the acceptable options it has not conceded in the open, it names a
+        share `disclosure.caucus_share` (rounded); each named option is one it would take
+        with chance `disclosure.caucus_truthfulness`, otherwise a bluff: an option it would
+        not take (a true one where it would take every option). The stance's acceptable
+        options are the named ones only; its option is the one it backs in the open.
+        """
+        # Shares and chances outside [0, 1] mean all or nothing.
+        share = min(1.0, max(0.0, self.b["disclosure.caucus_share"]))
+        truth = min(1.0, max(0.0, self.b["disclosure.caucus_truthfulness"]))
+        rng = self.caucus_rng
+        open_ = self.public_stances()
+        named: dict[str, Stance] = {}
+        for j, topic in enumerate(self.table.topic_ids):
+            s = self._stances[topic]
+            true = [o for o in s.acceptable if o not in open_[topic].acceptable]
+            false = [o for o in self.table.option_ids[j] if o not in s.acceptable]
+            rng.shuffle(true)
+            rng.shuffle(false)
+            said: list[str] = []
+            for _ in range(round(share * len(true))):
+                pool = false if false and rng.random() >= truth else true
+                said.append(pool.pop())
+            named[topic] = Stance(s.option, tuple(said))
+        text = self.voice.caucus(named)
+        return Action(text, named, Signal.CONTINUE, "caucus with the mediator", "neutral")
 
     # ---- one turn ----------------------------------------------------------------------
     async def act(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
@@ -224,7 +286,10 @@ class RuleParty(UsageReporter):
         else:
             choice = self._best_supported(proposal)
         self.offer = choice
-        return self._finish(Signal.CONTINUE, self._tone(dug_in), prev_offer, dug_in, others)
+        refused = proposal if proposal is not None and choice != proposal else None
+        return self._finish(
+            Signal.CONTINUE, self._tone(dug_in), prev_offer, dug_in, others, refused
+        )
 
     # ---- motivated turn-taking -------------------------------------------------------
     async def think(
@@ -287,6 +352,7 @@ class RuleParty(UsageReporter):
         if decision == "accept" and pkg is not None:
             self.offer = pkg
             self._stances = self._stances_for(pkg, False, worth)
+            self._concede(pkg)
         reason = (
             f"proposal worth {worth:.3f} against target {self.target:.3f} and fallback "
             f"{self.floor:.2f}" + ("" if feasible else "; it includes an unacceptable option")
@@ -296,7 +362,7 @@ class RuleParty(UsageReporter):
         )
         return Action(
             self.voice.verdict(decision, satisfaction),
-            dict(self._stances),
+            self.public_stances(),
             signal,
             reason,
             "warm" if decision == "accept" else "neutral",
@@ -413,10 +479,12 @@ class RuleParty(UsageReporter):
         """Among packages worth the target, the one best supported by what others said."""
         t = self.table
         n = self._prefix()
+        lo = self._band_start(n)
         # A pure function of the candidates in reach, what the others said and the
         # proposal, so the answer is memoised across turns and episodes. Ties go to the
         # package worth most to this party (candidates are sorted that way).
         key = (
+            lo,
             n,
             proposal,
             self.deference,
@@ -429,13 +497,23 @@ class RuleParty(UsageReporter):
         if proposal is not None:
             support[self.cand.offsets + np.asarray(proposal)] += self.deference
         scale = 1.0 / max(1, len(t.topic_ids) * max(1, len(self.support)))
-        score = self.cand.onehot[:n] @ (support * scale) + self.cand.own_term[:n]
-        choice: Package = self.cand.packages[int(score.argmax())]
+        score = self.cand.onehot[lo:n] @ (support * scale) + self.cand.own_term[lo:n]
+        choice: Package = self.cand.packages[lo + int(score.argmax())]
         return self.cand.remember(self.cand.choices, key, choice)  # type: ignore[no-any-return]
 
     def _prefix(self) -> int:
         """How many candidate packages are worth at least the current target."""
         return max(1, bisect.bisect_right(self.cand.utility_desc, -(self.target - 1e-12)))
+
+    def _band_start(self, n: int) -> int:
+        """As a negotiator, the first candidate worth at most target + offer band (its
+        offers concede as the target falls, since nobody shows it where the others could
+        meet); with full disclosure, 0: any package worth the target may be offered."""
+        band = self.b["disclosure.offer_band"]
+        if self.disclosure == "full" or band >= 1.0:
+            return 0
+        above = bisect.bisect_left(self.cand.utility_desc, -(self.target + band))
+        return min(above, n - 1)
 
     def _tone(self, dug_in: bool) -> Tone:
         if dug_in and self.rng.random() < 0.4 + 0.6 * self.expressive:
@@ -487,17 +565,39 @@ class RuleParty(UsageReporter):
         prev_offer: Package,
         dug_in: bool,
         others: dict[str, PublicTurn],
+        refused: Package | None = None,
     ) -> Action:
         worth = self._utility(self.offer)
         self.said = signal
         self._stances = self._stances_for(self.offer, dug_in, worth)
+        self._concede(self.offer)
+        stated = self.public_stances()
         changed = [
             topic for j, topic in enumerate(self.table.topic_ids) if prev_offer[j] != self.offer[j]
         ]
-        utterance = self.voice.speak(self._stances, signal, tone, changed, list(others))
+        utterance = self.voice.speak(stated, signal, tone, changed, list(others))
+        utterance = self.voice.refusal(utterance, self._rejections(refused))
         thought = (
             f"target {self.target:.4f}, offer worth {worth:.4f}, "
             f"fallback {self.floor:.2f}, resentment {self.resentment:.2f}"
             + (", digging in" if dug_in else "")
         )
-        return Action(utterance, dict(self._stances), signal, thought, tone)
+        return Action(utterance, stated, signal, thought, tone)
+
+    def _concede(self, pkg: Package) -> None:
+        """Note each option of a package it backs or accepts: a concession made in the open."""
+        for j, i in enumerate(pkg):
+            self.conceded[j].setdefault(self.table.option_ids[j][i], None)
+
+    def _rejections(self, refused: Package | None) -> list[tuple[str, str]]:
+        """As a negotiator, the (topic, option) pairs of a mediator's package it turned
+        down that it would not take now: the reasons it gives in the open. Full disclosure
+        says none, as before (its acceptable set already shows them)."""
+        if refused is None or self.disclosure == "full":
+            return []
+        out = []
+        for j, topic in enumerate(self.table.topic_ids):
+            option = self.table.option_ids[j][refused[j]]
+            if option not in self._stances[topic].acceptable:
+                out.append((topic, option))
+        return out

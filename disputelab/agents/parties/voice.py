@@ -53,6 +53,12 @@ _EN = {
         "I reject the proposal. It does not meet what I need.",
     ],
     "feel": ["My satisfaction with it: {level}."],
+    "refuse": [
+        "On {topic}, {label} does not work for me; it gives away too much of what I need.",
+        "I can't take {label} on {topic}: that asks more of me than I can give.",
+    ],
+    "caucus": ["Between the two of us: on {topic}, I could also accept {label}."],
+    "caucus_none": ["Between the two of us, I have nothing to add to what I said at the table."],
 }
 
 _ZH = {
@@ -75,6 +81,12 @@ _ZH = {
     "uncertain": ["我还拿不定主意，需要再考虑。", "今天我没法答应，有些地方我还不放心。"],
     "reject": ["我不能接受这个方案，宁可去法院。", "我拒绝这个方案，它达不到我的基本要求。"],
     "feel": ["我对它的满意程度：{level}。"],
+    "refuse": [
+        "关于{topic}，{label}我不能接受，这让我让得太多了。",
+        "{topic}上的{label}我接受不了，这超出了我能让步的范围。",
+    ],
+    "caucus": ["私下跟您说：关于{topic}，{label}我也可以接受。"],
+    "caucus_none": ["私下说，我没有什么要补充的，和我在桌上说的一样。"],
 }
 _LEVEL_ZH = {
     "very low": "非常低",
@@ -113,6 +125,32 @@ class Voice:
         if option is None:
             return "?"
         return self.labels.get((topic_id, option), option)
+
+    def refusal(self, utterance: str, rejected: Sequence[tuple[str, str]]) -> str:
+        """`utterance` with the reason it turns down a mediator's package: the first of the
+        (topic, option) pairs it cannot accept. The wording is a fixed choice, so refusing
+        draws nothing from the party's random stream (a subclass's own templates stay)."""
+        if not rejected:
+            return utterance
+        refuse = (_ZH if self.zh else _EN)["refuse"]
+        topic_id, option = rejected[0]
+        template = refuse[len(rejected) % len(refuse)]
+        reason = _render(template, self.names[topic_id], self._label(topic_id, option), "")
+        return ("" if self.zh else " ").join(p for p in (reason, utterance) if p)
+
+    def caucus(self, named: Mapping[str, Stance]) -> str:
+        """Words for a private caucus with the mediator: the options it names per topic."""
+        t = _ZH if self.zh else _EN
+        parts = []
+        for topic_id, s in named.items():
+            if s.acceptable:
+                alt = ("或" if self.zh else " or ").join(
+                    self._label(topic_id, o) for o in s.acceptable
+                )
+                parts.append(_render(t["caucus"][0], self.names[topic_id], alt, ""))
+        if not parts:
+            return t["caucus_none"][0]
+        return ("" if self.zh else " ").join(parts)
 
     def verdict(self, decision: str, satisfaction: str) -> str:
         """Words for a closure verdict: the decision, then how satisfied the party is."""

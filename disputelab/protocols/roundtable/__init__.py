@@ -13,6 +13,10 @@ the same number of turns. ProMediate counts otherwise (`turn_counting: dialogue`
 dialogue line, the mediator's included, takes one turn of a budget of 4·N·M lines
 (`budget_per_party_topic: 4`), and with `stop_on_consensus: false` the talk runs to the
 end of the budget as its released code does.
+
+With `caucus: K` the mediator meets each party in private after every K-th of its turns
+(`caucus.py`): the party names to the mediator alone some of what it would accept, and the
+other parties never hear it.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from disputelab.protocols.base import (
     Seat,
     register_protocol,
 )
+from disputelab.protocols.roundtable.caucus import due, hold_caucus
 from disputelab.protocols.roundtable.motivated import (
     DEFAULT_THOUGHTS,
     MotivatedFloor,
@@ -93,6 +98,15 @@ class RoundTableParams(AgentParams):
         ge=1,
         le=5,
         description="Candidate thoughts per party per event (motivated turn-taking).",
+    )
+
+    caucus: int = Field(
+        default=0,
+        ge=0,
+        le=1000,
+        description="After every this many mediator turns, the mediator meets each party "
+        "in private and the party names some of what it would accept (rule parties: "
+        "behaviour disclosure.caucus_share and disclosure.caucus_truthfulness); 0: never.",
     )
 
     @field_validator("budget")
@@ -241,6 +255,8 @@ class _Table:
         turn = self.session.seat_spoke("mediator", mediator, move, time.perf_counter() - t0)
         if turn is not None:
             self.mediator_lines += 1
+            if due(self.params.caucus, self.mediator_lines):
+                hold_caucus(self.session)
 
 
 register_protocol(RoundTable())

@@ -2,6 +2,15 @@
 
 It is built from a `PublicScenario` and reads `PublicTurn`s, so it cannot see a party's
 preferences, weights, fallback or thoughts; its picture of the table is what was said.
+
+It infers the zone of agreement from what it has heard: per party and topic, the options
+the party said at the table it would accept (under full disclosure its whole acceptable
+set; as a negotiator, what it backs and the concessions it has made) and the options it
+named in a private caucus (a system turn from the party that only the mediator and that
+party hear), less any caucus option the party then turned down in a package the mediator
+put to it. A bluff in caucus is believed until it is turned down, so the picture can be
+wrong. Its proposals come from that picture; with full disclosure and no caucus it is the
+stated acceptable sets, as before caucuses existed.
 """
 
 from __future__ import annotations
@@ -47,6 +56,12 @@ class RuleMediator(UsageReporter):
         self.latest: dict[str, Mapping[str, Stance]] = {}
         self.by_topic: dict[str, float] = dict.fromkeys(self.topic_ids, 0.0)
         self.last_position = -(10**9)
+        self.party_ids = {p.id for p in public.parties}
+        # party -> topic -> options named in caucus and not since turned down.
+        self.confided: dict[str, dict[str, set[str]]] = {}
+        # The package it last put forward, and the parties yet to answer it.
+        self.proposed: dict[str, str] = {}
+        self.awaiting: set[str] = set()
 
     def estimate(
         self, dialogue: Sequence[PublicTurn]
@@ -58,11 +73,67 @@ class RuleMediator(UsageReporter):
                 before = self.latest.get(turn.speaker, {})
                 changed.update(t for t in self.topic_ids if before.get(t) != turn.stances.get(t))
                 self.latest[turn.speaker] = turn.stances
+                self._answered(turn.speaker, turn.stances)
+            elif turn.role == "system" and turn.speaker in self.party_ids and turn.stances:
+                confided = self.confided.setdefault(turn.speaker, {})
+                for topic, stance in turn.stances.items():
+                    confided.setdefault(topic, set()).update(stance.acceptable)
         self.seen = len(dialogue)
         if changed:
             everyone = [self.latest.get(p.id, {}) for p in self.public.parties]
             self.by_topic = self.by_topic | consensus_by_topic(sorted(changed), everyone)
         return self.by_topic, self.latest
+
+    def _answered(self, party: str, stances: Mapping[str, Stance]) -> None:
+        """A party's first turn after a proposal answers it: a proposed option it neither
+        backs nor says it would accept is one it turned down, so a caucus claim for that
+        option is no longer believed."""
+        if party not in self.awaiting:
+            return
+        self.awaiting.discard(party)
+        confided = self.confided.get(party, {})
+        for topic, option in self.proposed.items():
+            s = stances.get(topic)
+            if s is None or (s.option != option and option not in s.acceptable):
+                confided.get(topic, set()).discard(option)
+
+    def heard(self) -> dict[str, dict[str, set[str]]]:
+        """party -> topic -> every option it has heard the party back or call acceptable:
+        at the table (latest turn) or in caucus (every caucus so far)."""
+        out: dict[str, dict[str, set[str]]] = {}
+        for party in self.party_ids:
+            stated = self.latest.get(party, {})
+            confided = self.confided.get(party, {})
+            out[party] = {}
+            for topic in self.topic_ids:
+                s = stated.get(topic)
+                said = set(s.acceptable) if s is not None else set()
+                if s is not None and s.option is not None:
+                    said.add(s.option)
+                out[party][topic] = said | confided.get(topic, set())
+        return out
+
+    def inferred_acceptable(self) -> dict[str, dict[str, set[str]]]:
+        """party -> topic -> the options it believes the party would accept: those the
+        party said at its latest turn it would accept, and those named in caucus that it
+        has not since turned down."""
+        out: dict[str, dict[str, set[str]]] = {}
+        for party, stated in self.latest.items():
+            confided = self.confided.get(party, {})
+            out[party] = {
+                t.id: (set(stated[t.id].acceptable) if t.id in stated else set())
+                | confided.get(t.id, set())
+                for t in self.public.topics
+            }
+        return out
+
+    def inferred_zone(self) -> dict[str, set[str]]:
+        """topic -> the options it believes every party would accept (empty until every
+        party has spoken)."""
+        believed = self.inferred_acceptable()
+        if len(believed) < len(self.public.parties):
+            return {t: set() for t in self.topic_ids}
+        return {t: set.intersection(*(b[t] for b in believed.values())) for t in self.topic_ids}
 
     async def consider(
         self, dialogue: Sequence[PublicTurn], ctx: TurnContext
@@ -94,6 +165,8 @@ class RuleMediator(UsageReporter):
             return None
         self.last_position = ctx.party_turn
         proposal, notes = self._proposal(latest)
+        self.proposed = proposal
+        self.awaiting = set(self.party_ids)
         names = {t.id: t for t in self.public.topics}
         sep = "；" if self.t is _ZH else "; "
         summary = sep.join(
@@ -106,17 +179,19 @@ class RuleMediator(UsageReporter):
     def _proposal(
         self, latest: dict[str, Mapping[str, Stance]]
     ) -> tuple[dict[str, str], list[str]]:
-        """Per topic, the option most parties said they would accept (then most backed)."""
+        """Per topic, the option most parties are believed to accept (then most backed).
+
+        Belief is `inferred_acceptable`; the spoken note counts only what was said at the
+        table, so the mediator never repeats a caucus confidence in the open."""
         proposal: dict[str, str] = {}
         notes: list[str] = []
         n = len(self.public.parties)
+        believed = self.inferred_acceptable()
         for topic in self.public.topics:
             best = None
             best_key = (-1, -1, 0)
             for rank, opt in enumerate(topic.option_ids()):
-                accept = sum(
-                    1 for s in latest.values() if topic.id in s and opt in s[topic.id].acceptable
-                )
+                accept = sum(1 for b in believed.values() if opt in b[topic.id])
                 back = sum(
                     1 for s in latest.values() if topic.id in s and s[topic.id].option == opt
                 )
@@ -126,7 +201,10 @@ class RuleMediator(UsageReporter):
             assert best is not None
             proposal[topic.id] = best
             label = topic.option(best).label
-            if best_key[0] >= n:
+            said = sum(
+                1 for s in latest.values() if topic.id in s and best in s[topic.id].acceptable
+            )
+            if said >= n:
                 notes.append(self.t["all"].format(topic=topic.name, label=label))
             else:
                 notes.append(self.t["most"].format(topic=topic.name, label=label))
