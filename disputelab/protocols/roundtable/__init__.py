@@ -131,7 +131,14 @@ class RoundTable(DisputeProtocol):
     plays_twin = True
     evaluators = ("socrates-oracle", "turn-taking")
     report: ClassVar[ReportLayout] = ReportLayout(
-        "metrics (oracle consensus)", "disputelab.report.tables:experiment_markdown_for"
+        "metrics (oracle consensus)",
+        "disputelab.report.tables:experiment_markdown_for",
+        effect_metrics=(
+            "socrates-oracle:consensus_gain",
+            "socrates-oracle:final_consensus",
+            "socrates-oracle:resolved",
+        ),
+        binary_metrics=("socrates-oracle:resolved",),
     )
 
     def max_calls(self, params: ProtocolParams, n_parties: int) -> dict[str, int]:

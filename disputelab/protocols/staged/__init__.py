@@ -100,7 +100,15 @@ class Staged(DisputeProtocol):
     evaluators = ("agentmediation",)
     judged_evaluators = ("legal-judges",)
     report: ClassVar[ReportLayout] = ReportLayout(
-        "metrics (AgentMediation)", "disputelab.report.legal_tables:staged_markdown"
+        "metrics (AgentMediation)",
+        "disputelab.report.legal_tables:staged_markdown",
+        effect_metrics=(
+            "agentmediation:success",
+            "agentmediation:satisfaction",
+            "agentmediation:consensus",
+            "agentmediation:litigation_risk",
+        ),
+        binary_metrics=("agentmediation:success",),
     )
     uses_retrieval = True
     keeps_silent_stances = True
