@@ -233,7 +233,10 @@ def _none(arg: str) -> tuple[str, ...]:
 
 
 def _posture_moves(arg: str) -> tuple[str, ...]:
-    return _mode_parameters(arg.partition("@")[0])
+    """Every strategy's parameters, not only the new mode's: the condition replaces the
+    strategies the scenario gave its parties, so its effect against `general` runs through
+    the parameters of the modes it removes as much as through those of the mode it sets."""
+    return tuple(name for mode in STRATEGIES for name in _mode_parameters(mode))
 
 
 def _cause_moves(arg: str) -> tuple[str, ...]:

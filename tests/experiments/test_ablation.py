@@ -74,12 +74,13 @@ def test_the_ablated_grid_is_the_same_grid_with_neutral_values(tmp_path: Path) -
     grid = ablated_spec(spec, "posture:competing")
     assert grid.name == ablated_name("abl", "posture:competing") == "abl.ablate.posture-competing"
     assert grid.ablation_of == "abl" and grid.ablated == "posture:competing"
-    assert grid.params["behaviour"] == {
-        "mediator.calming": 0.3,
-        "beta.competing": 1.0,
-        "self_weight.competing": 1.0,
-        "tone.competing_flare": 0.0,
-    }
+    behaviour = grid.params["behaviour"]
+    assert behaviour["mediator.calming"] == 0.3  # the spec's own setting stays
+    # A posture replaces every party's strategy, so every strategy's parameters go neutral.
+    for mode in ("competing", "accommodating", "avoiding", "collaborating"):
+        assert behaviour[f"beta.{mode}"] == 1.0
+    assert behaviour["self_weight.competing"] == behaviour["self_weight.accommodating"] == 1.0
+    assert behaviour["tone.competing_flare"] == 0.0
     assert (grid.scenarios, grid.conditions, grid.replicates) == (
         spec.scenarios,
         spec.conditions,
@@ -121,3 +122,4 @@ def test_experiment_runs_and_reports_each_ablation(tmp_path: Path) -> None:
         for r in rows
     )
     assert "`posture:competing` (beta.competing=1, self_weight.competing=1" in text
+    assert "| posture:competing | rule | consensus_gain |" in ablation

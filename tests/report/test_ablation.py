@@ -7,8 +7,9 @@ import math
 import pytest
 
 from disputelab.report.ablation import effects, reading
+from disputelab.scenario.conditions import condition_parameters
 
-OWN = ("beta.competing", "self_weight.competing", "tone.competing_flare")
+OWN = condition_parameters("posture:competing")
 
 
 @pytest.mark.parametrize(
