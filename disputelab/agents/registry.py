@@ -8,8 +8,9 @@ the interface it needs, so the kinds it accepts follow from what is registered h
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from disputelab.agents.base import Agent, PartyAgent, PublicScenario
 from disputelab.agents.settings import DEFAULT_SETTINGS, AgentSettings
@@ -31,14 +32,16 @@ class UnknownAgentError(UnknownPluginError):
 @dataclass(frozen=True)
 class AgentSetup:
     """What a builder gets: the case, the episode's seed, the seat's model (None for rule
-    kinds), any documents retrieved for the case (the expertise condition), and the
-    episode's agent settings (context window, temperatures, party style, ...)."""
+    kinds), any documents retrieved for the case (the expertise condition), the
+    episode's agent settings (context window, temperatures, party style, ...), and a
+    model per call of the kind's `calls` that has one of its own (the rest use `model`)."""
 
     scenario: Scenario
     seed: int
     model: ChatModel | None = None
     retrieved: tuple[str, ...] = ()
     settings: AgentSettings = DEFAULT_SETTINGS
+    call_models: Mapping[str, ChatModel] = field(default_factory=lambda: MappingProxyType({}))
     public: PublicScenario = field(init=False)
 
     def __post_init__(self) -> None:
@@ -60,6 +63,9 @@ class AgentKind:
     # Its agents expose their true positions (`HiddenState`), so the oracle can track
     # consensus: what an experiment's default consensus source depends on.
     hidden_state: bool = False
+    # Model calls that may take a model of their own, under the sub-role `ROLE.CALL`
+    # (`models: {mediator.when: M}`, `run --mediator-when-model M`); unset, the seat's.
+    calls: tuple[str, ...] = ()
 
 
 # Every `kinds` module under agents/ registers the kinds it defines.
@@ -108,6 +114,29 @@ def takes_model(interface: str, name: str) -> bool:
     )
 
 
+def sub_role(role: str, call: str) -> str:
+    """The role one call of a seat's agent is given a model and charged under."""
+    return f"{role}.{call}"
+
+
+def kind_calls(interface: str, name: str) -> tuple[str, ...]:
+    """The calls of a kind that may take a model of their own (none for unknown kinds)."""
+    key = f"{interface}/{name}"
+    return AGENT_KINDS.get(key).calls if key in AGENT_KINDS else ()
+
+
+def all_sub_roles(seats: Iterable[tuple[str, str]]) -> tuple[str, ...]:
+    """Every `ROLE.CALL` some registered kind offers, given (seat role, interface) pairs."""
+    return tuple(
+        dict.fromkeys(
+            sub_role(role, call)
+            for role, interface in seats
+            for kind in kinds_for(interface)
+            for call in kind.calls
+        )
+    )
+
+
 def has_hidden_state(interface: str, name: str) -> bool:
     """Whether agents of the kind expose their true positions to the oracle."""
     key = f"{interface}/{name}"
@@ -141,11 +170,14 @@ def build_agent(
     retrieved: Sequence[str] = (),
     role: str = "mediator",
     settings: AgentSettings = DEFAULT_SETTINGS,
+    call_models: Mapping[str, ChatModel] | None = None,
 ) -> Agent:
-    """One agent of `kind` for a seat with `interface`; `role` names the seat in errors."""
+    """One agent of `kind` for a seat with `interface`; `role` names the seat in errors.
+    `call_models` gives calls of the kind's `calls` a model of their own."""
     k = get_kind(interface, kind)
     if k.needs_model and model is None:
         raise UnknownAgentError(f"{role} {kind!r} needs a model: pass --model or --{role}-model")
-    built = k.build(AgentSetup(scenario, seed, model, tuple(retrieved), settings))
+    own = MappingProxyType(dict(call_models or {}))
+    built = k.build(AgentSetup(scenario, seed, model, tuple(retrieved), settings, own))
     assert not isinstance(built, Sequence)
     return built

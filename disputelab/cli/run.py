@@ -84,6 +84,15 @@ BehaviourOption = Annotated[
 ]
 
 
+WhenModelOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Model for the mediator's when-call (generic, social with --social-when-call); "
+        "default: the mediator's. Charged as mediator.when."
+    ),
+]
+
+
 @with_param_options
 def run(
     scenario: Annotated[str, typer.Argument(help="Built-in scenario id or a scenario file.")],
@@ -100,6 +109,7 @@ def run(
     model: Annotated[str, typer.Option(help=f"Model for every LLM role: {MODEL_HELP}")] = "rule",
     parties_model: Annotated[str | None, typer.Option(help="Model for the parties.")] = None,
     mediator_model: Annotated[str | None, typer.Option(help="Model for the mediator.")] = None,
+    mediator_when_model: WhenModelOption = None,
     judge_model: Annotated[
         str | None, typer.Option(help="Model for judges (recorded; used by evaluators).")
     ] = None,
@@ -130,20 +140,26 @@ def run(
     except UnknownPluginError as exc:
         fail(str(exc))
     cast = _cast(proto, mediator, parties, model, parties_model, mediator_model, judge_model)
+    cast = _with_when_model(proto, cast, mediator_when_model)
     chosen = protocol_params(proto, params, param or [])
     hub = open_models(cast.models.values())
+    _check_corpus(proto, corpus)
+    base = _base_scenario(scenario)
+    # Only what was given: a temperature left unset may come from a model profile.
+    params_ = chosen.model_dump(exclude_unset=True)
+    sc, result = _play(scenario, base, proto, cast, seed, params_, condition, corpus, hub, model)
+    _print_result(sc, proto, cast, result)
+    print_usage(hub)
+    out.print(f"[dim]full transcript: disputelab {store_option()}report {result.run_id}[/]")
+
+
+def _check_corpus(proto: DisputeProtocol, corpus: Path | None) -> None:
     if corpus is not None and not proto.uses_retrieval:
         names = " or ".join(retrieval_protocols())
         fail(
             f"--corpus serves the expertise condition of the {names} protocol; "
             f"add --protocol {names}"
         )
-    base = _base_scenario(scenario)
-    params_ = chosen.model_dump()
-    sc, result = _play(scenario, base, proto, cast, seed, params_, condition, corpus, hub, model)
-    _print_result(sc, proto, cast, result)
-    print_usage(hub)
-    out.print(f"[dim]full transcript: disputelab {store_option()}report {result.run_id}[/]")
 
 
 def _with_preset(
@@ -205,6 +221,25 @@ def _cast(
             fail(str(exc))
         kinds[seat.role] = kind
     return Cast(kinds, models).for_protocol(proto)
+
+
+def _with_when_model(proto: DisputeProtocol, cast: Cast, when_model: str | None) -> Cast:
+    """The cast with the mediator's when-call on a model of its own (`ROLE.when`), for a
+    mediator kind that makes one."""
+    from disputelab.agents.registry import kind_calls, sub_role
+    from disputelab.experiments.episodes import Cast
+
+    seat = proto.mediator_seat
+    if when_model is None:
+        return cast
+    kind = cast.seat_kind(seat) if seat is not None else NONE
+    if seat is None or "when" not in kind_calls(seat.interface, kind):
+        offering = [k for k in mediator_kinds() if seat and "when" in kind_calls(seat.interface, k)]
+        fail(
+            f"--mediator-when-model: the {kind} mediator makes no when-call; "
+            f"{', '.join(offering) or 'no mediator of this protocol'} does"
+        )
+    return Cast(cast.kinds, {**cast.models, sub_role(seat.role, "when"): when_model})
 
 
 def _base_scenario(ref: str) -> Scenario:

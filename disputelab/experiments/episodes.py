@@ -17,16 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from disputelab.agents.base import Agent, PartyAgent
-from disputelab.agents.registry import build_agent, build_parties
+from disputelab.agents.registry import build_agent, build_parties, kind_calls, sub_role
 from disputelab.episode import Episode, Turn
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext, get_evaluator
 from disputelab.llm.base import ChatModel
-from disputelab.llm.models import ModelHub
-from disputelab.protocols.agent_params import agent_settings
+from disputelab.llm.models import ModelConfigError, ModelHub, Profile
+from disputelab.protocols.agent_params import agent_settings, temperature_params, with_fallbacks
 from disputelab.protocols.base import (
     DEFAULT_PROTOCOL,
     NONE,
+    PROTOCOLS,
     DisputeProtocol,
     ProtocolParams,
     Seat,
@@ -45,7 +46,9 @@ class Cast:
     """Who plays each seat: an agent kind per role and a model per role.
 
     Roles are the protocol's seat roles (`parties`, `mediator`, later `counsel`, ...) plus
-    `judge`, which no seat has but evaluators use.
+    `judge`, which no seat has but evaluators use. A sub-role `ROLE.CALL` (`mediator.when`)
+    gives one call of the seat's agent a model of its own, for kinds that offer the call;
+    without one, the call uses the seat's model and is charged to the seat.
     """
 
     kinds: Mapping[str, str] = field(default_factory=lambda: {"parties": RULE})
@@ -77,6 +80,13 @@ class Cast:
     def model(self, role: str) -> str:
         return self.models.get(role, RULE)
 
+    def call_models(self, seat: Seat, kind: str) -> dict[str, str]:
+        """Call -> model for the calls of `kind` in `seat` that have a model of their own."""
+        if self.model(seat.role) == RULE:
+            return {}  # a seat played without a model asks none of its calls of one
+        own = {c: self.model(sub_role(seat.role, c)) for c in kind_calls(seat.interface, kind)}
+        return {c: m for c, m in own.items() if m != RULE}
+
     def with_kind(self, role: str, kind: str) -> Cast:
         return Cast({**self.kinds, role: kind}, self.models)
 
@@ -91,9 +101,40 @@ class Cast:
             kind = out[s.role]
             if s.needs_model(kind) or (s.takes_model(kind) and self.model(s.role) != RULE):
                 out[f"{s.role}_model"] = self.model(s.role)
+                for call, m in self.call_models(s, kind).items():
+                    out[f"{sub_role(s.role, call)}_model"] = m
         if self.model("judge") != RULE:
             out["judge_model"] = self.model("judge")
         return out
+
+
+def profile_temperatures(
+    params: ProtocolParams, cast: Cast, profiles: Mapping[str, Profile]
+) -> ProtocolParams:
+    """`params` with each role's temperature that the run left unset taken from the
+    profile of the role's model, where that profile sets one (a value given explicitly,
+    or by a preset, wins). The result records it as set, so the run's stored config holds
+    the temperature actually sent and a resume can compare it."""
+    fills: dict[str, float | None] = {}
+    for name, role in temperature_params(type(params)).items():
+        profile = profiles.get(cast.model(role))
+        if profile is not None:
+            _check_temperature_roles(cast.model(role), profile)
+            fills[name] = profile.temperature_for(role)
+    return with_fallbacks(params, fills)
+
+
+def _check_temperature_roles(name: str, profile: Profile) -> None:
+    """A per-role temperature must name a role that has a temperature setting."""
+    if not isinstance(profile.temperature, dict):
+        return
+    roles = {r for _, p in PROTOCOLS.items() for r in temperature_params(p.Params).values()}
+    for role in profile.temperature:
+        if role not in roles:
+            raise ModelConfigError(
+                f"profile {name!r}: temperature.{role}: no role of that name has a "
+                f"temperature; use {', '.join(sorted(roles))}"
+            )
 
 
 @dataclass(frozen=True)
@@ -115,6 +156,19 @@ class EpisodePlan:
 def _model(hub: ModelHub, cast: Cast, role: str, needs: bool) -> ChatModel | None:
     spec = cast.model(role)
     return hub.model(spec, role) if needs and spec != RULE else None
+
+
+def _call_models(
+    hub: ModelHub, cast: Cast, seat: Seat, kind: str, model: ChatModel | None
+) -> dict[str, ChatModel]:
+    """Models of the seat's calls that have one of their own, each metered under its
+    sub-role (so cost per role shows it); none when the seat plays without a model."""
+    if model is None:
+        return {}
+    return {
+        call: hub.model(spec, sub_role(seat.role, call))
+        for call, spec in cast.call_models(seat, kind).items()
+    }
 
 
 def seat_agents(
@@ -144,6 +198,7 @@ def seat_agents(
                 plan.retrieved,
                 seat.role,
                 settings,
+                _call_models(hub, plan.cast, seat, kind, model),
             )
     return parties, seated
 
@@ -330,6 +385,7 @@ async def run_single(
     cast = (cast or Cast()).for_protocol(proto)
     p = params if isinstance(params, ProtocolParams) else proto.params(params)
     hub = hub or ModelHub(Path(store.root) / "cache.sqlite")
+    p = profile_temperatures(p, cast, hub.profiles)  # before the config is recorded
     seat = proto.mediator_seat
     mediator = cast.kind(seat.role, seat.default) if seat else NONE
     run_id = _create_run(store, scenario, proto, p, cast, seed, condition, retrieved)

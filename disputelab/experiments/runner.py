@@ -17,9 +17,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from disputelab.agents.registry import sub_role
 from disputelab.episode import Episode
 from disputelab.evaluation.registry import EpisodeToScore, warm_up
-from disputelab.experiments.episodes import Cast, EpisodePlan, score_protocol
+from disputelab.experiments.episodes import (
+    Cast,
+    EpisodePlan,
+    profile_temperatures,
+    score_protocol,
+)
 from disputelab.experiments.executors import Executor, LocalExecutor
 from disputelab.experiments.judging import evaluate_run
 from disputelab.experiments.spec import (
@@ -87,8 +93,11 @@ def _own_params_only(stored: dict[str, Any]) -> dict[str, Any]:
 
 
 def _flat(spec: ExperimentSpec) -> dict[str, Any]:
+    """The spec's fields and every protocol parameter, at its default where left unset
+    (a config stored without a temperature was run at the default one)."""
     d = spec.model_dump()
-    return {**{k: v for k, v in d.items() if k != "params"}, **d["params"]}
+    params = spec.protocol_params().model_dump()
+    return {**{k: v for k, v in d.items() if k != "params"}, **params}
 
 
 def cast_of(spec: ExperimentSpec) -> Cast:
@@ -96,6 +105,14 @@ def cast_of(spec: ExperimentSpec) -> Cast:
     return Cast({"parties": spec.parties}, dict(spec.models)).for_protocol(
         get_protocol(spec.protocol)
     )
+
+
+def with_profile_temperatures(spec: ExperimentSpec, hub: ModelHub) -> ExperimentSpec:
+    """`spec` with every temperature it leaves unset at the value sent: its role's model
+    profile's, else the default. The experiment's stored config records it, and a resume
+    after a profile's temperature changed is refused as a changed spec."""
+    params = profile_temperatures(spec.protocol_params(), cast_of(spec), hub.profiles)
+    return spec.model_copy(update={"params": params.model_dump()})
 
 
 async def run_experiment(
@@ -115,6 +132,7 @@ async def run_experiment(
     `stop` is set, no episode starts and those in flight are abandoned (left incomplete,
     with their finished turns, for `--resume`). `executor` plays the episodes (default:
     in this event loop); it is closed when the run ends."""
+    spec = with_profile_temperatures(spec, hub)
     scenarios = resolve_scenarios(spec, spec_dir, Path(store.root) / "library")
     check_conditions(spec, scenarios)
     episodes = plan(spec, list(scenarios))
@@ -499,6 +517,8 @@ def dry_run(spec: ExperimentSpec, spec_dir: Path, library_dir: Path) -> PlanSumm
             if seat.needs_model(kind) and cast.model(seat.role) != "rule":
                 calls[seat.role] = calls.get(seat.role, 0) + bound.get(seat.role, 0)
                 models[seat.role] = redact(cast.model(seat.role))  # borrowed ones too
+                for call, m in cast.call_models(seat, kind).items():
+                    models[sub_role(seat.role, call)] = redact(m)  # counted with the seat
     writer = spec.models.get("writer", "rule")
     if writer != "rule":
         calls["writer"] = len(scenarios) * len(spec.conditions)

@@ -26,10 +26,17 @@ from pydantic import (
     model_validator,
 )
 
-from disputelab.agents.registry import has_hidden_state, kind_names
+from disputelab.agents.registry import (
+    all_sub_roles,
+    has_hidden_state,
+    kind_calls,
+    kind_names,
+    sub_role,
+)
 from disputelab.evaluation.registry import get_evaluator, on_demand_evaluators
 from disputelab.evaluation.trackers import TRACKERS
 from disputelab.experiments.ablation import check_targets
+from disputelab.protocols.agent_params import temperature_params
 from disputelab.protocols.base import (
     DEFAULT_PROTOCOL,
     NONE,
@@ -124,7 +131,8 @@ class ExperimentSpec(BaseModel):
     models: dict[str, str] = Field(
         default_factory=dict,
         description="Model per role (parties, mediator, judge, and writer, which rewrites "
-        "scenarios for LLM-written conditions).",
+        "scenarios for LLM-written conditions), and per call where a kind offers one a model "
+        "of its own (mediator.when: the generic and social mediators' when-call).",
     )
     replicates: int = Field(default=3, ge=1, le=10_000)
     # Episode seeds become backend seeds (x 1000 + the turn) and SQLite integers: bounded
@@ -218,7 +226,8 @@ class ExperimentSpec(BaseModel):
     @field_validator("models")
     @classmethod
     def _known_roles(cls, v: dict[str, str]) -> dict[str, str]:
-        roles = {s.role for _, p in PROTOCOLS.items() for s in p.seats} | {"judge", "writer"}
+        seats = [(s.role, s.interface) for _, p in PROTOCOLS.items() for s in p.seats]
+        roles = {r for r, _ in seats} | {"judge", "writer"} | set(all_sub_roles(seats))
         bad = [r for r in v if r not in roles]
         if bad:
             raise ValueError(f"unknown role {', '.join(bad)}; use {', '.join(sorted(roles))}")
@@ -248,7 +257,13 @@ class ExperimentSpec(BaseModel):
             params = get_protocol(self.protocol).params(self.params)
         except ParamsError as exc:
             raise ValueError(str(exc)) from None
-        self.params = params.model_dump()
+        # A temperature left unset stays out, not at its default: a model profile may fill
+        # it when the experiment runs (which then records the value sent).
+        filled = temperature_params(type(params))
+        given = params.model_fields_set
+        self.params = {
+            k: v for k, v in params.model_dump().items() if k in given or k not in filled
+        }
         return self
 
     @model_validator(mode="after")
@@ -267,6 +282,12 @@ class ExperimentSpec(BaseModel):
         if "behaviour" not in get_protocol(self.protocol).Params.model_fields:
             raise ValueError(
                 f"ablate: the {self.protocol} protocol's agents have no behaviour parameters"
+            )
+        seat = get_protocol(self.protocol).party_seat
+        if not has_hidden_state(seat.interface, self.parties):
+            raise ValueError(
+                f"ablate: {self.parties} parties have no rule policy, so no behaviour "
+                "parameters to set to neutral; ablation applies to rule and hybrid parties"
             )
         problems = check_targets(self.ablate, self.conditions)
         if problems:
@@ -320,9 +341,31 @@ class ExperimentSpec(BaseModel):
         role = seat.role if seat is not None else "mediator"
         if llm and self.models.get(role, "rule") == "rule":
             problems.append(f"mediators: {', '.join(llm)} need models: {{{role}: MODEL}}")
+        problems += self._unused_sub_roles()
         if problems:
             raise ValueError("; ".join(problems))
         return self
+
+    def _unused_sub_roles(self) -> list[str]:
+        """A call's own model (`mediator.when`) that no kind in the spec's seat would ask."""
+        proto = get_protocol(self.protocol)
+        problems = []
+        for seat in proto.seats:
+            kinds = (
+                self.mediators
+                if seat is proto.mediator_seat
+                else [self.parties if seat is proto.party_seat else seat.default_with_model]
+            )
+            for key in self.models:
+                call = key.removeprefix(f"{seat.role}.")
+                if call == key or any(call in kind_calls(seat.interface, k) for k in kinds):
+                    continue
+                offering = [k for k in seat.kinds() if call in kind_calls(seat.interface, k)]
+                problems.append(
+                    f"models: {sub_role(seat.role, call)}: no {seat.role} of this spec makes "
+                    f"that call; {', '.join(offering) or 'no kind of this protocol'} does"
+                )
+        return problems
 
     @field_validator("parties")
     @classmethod

@@ -13,9 +13,11 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
 from disputelab.llm.base import ChatModel
 from disputelab.llm.openai_defaults import (
@@ -40,6 +42,17 @@ CONFIG_NAME = "disputelab.toml"
 
 class ModelConfigError(ValueError):
     """A model name or profile that cannot be used; the message says how to fix it."""
+
+
+# The highest sampling temperature a profile may set (the protocols' parameters agree).
+MAX_TEMPERATURE = 2.0
+
+
+def _temperature_problem(value: Any) -> str | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if ok and 0 <= value <= MAX_TEMPERATURE:
+        return None
+    return f"must be a number from 0 to {MAX_TEMPERATURE:g}, not {value!r}"
 
 
 class Profile(BaseModel):
@@ -76,6 +89,35 @@ class Profile(BaseModel):
         ge=0,
         description="Longest Retry-After wait honoured, in seconds.",
     )
+    temperature: float | dict[str, float] | None = Field(
+        default=None,
+        description="Sampling temperature for every role that uses this model (a number), "
+        "or per role (`{parties = 0.6, mediator = 0.2}`); it fills a role's temperature "
+        "only where the run leaves it unset.",
+    )
+
+    @field_validator("temperature", mode="before")
+    @classmethod
+    def _one_line_temperature(cls, v: Any) -> Any:
+        """One plain line per fault, naming the role, instead of the union's errors."""
+        if v is None:
+            return v
+        if isinstance(v, dict):
+            for role, t in v.items():
+                problem = _temperature_problem(t)
+                if problem is not None:
+                    raise PydanticCustomError("temperature", f"{role}: {problem}")
+            return v
+        problem = _temperature_problem(v)
+        if problem is not None:
+            raise PydanticCustomError("temperature", f"{problem} (or a table of role = number)")
+        return v
+
+    def temperature_for(self, role: str) -> float | None:
+        """The temperature this profile sets for `role`, None when it sets none."""
+        if isinstance(self.temperature, dict):
+            return self.temperature.get(role)
+        return self.temperature
 
 
 def load_profiles(path: Path | None = None) -> dict[str, Profile]:

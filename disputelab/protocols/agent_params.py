@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import fields
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import Field, field_validator
 
@@ -115,3 +115,26 @@ def agent_settings(
         unset = name not in params.model_fields_set
         values[key] = fallback if unset and fallback is not None else getattr(params, name)
     return AgentSettings(**values)
+
+
+P = TypeVar("P", bound=ProtocolParams)
+_TEMPERATURE = "_temperature"
+
+
+def temperature_params(params_type: type[ProtocolParams]) -> dict[str, str]:
+    """Parameter -> the role whose sampling temperature it sets (`parties_temperature` ->
+    `parties`): the parameters a model profile's `temperature` may fill."""
+    return {
+        name: name.removesuffix(_TEMPERATURE)
+        for name in params_type.model_fields
+        if name.endswith(_TEMPERATURE)
+    }
+
+
+def with_fallbacks(params: P, fallbacks: Mapping[str, float | None]) -> P:
+    """`params` with every parameter it left unset that `fallbacks` gives a value set to
+    that value, as if given: a run's stored configuration then records what was sent,
+    and `agent_settings` reads it like any explicit value."""
+    unset = set(type(params).model_fields) - params.model_fields_set
+    update = {k: v for k, v in fallbacks.items() if k in unset and v is not None}
+    return params.model_copy(update=update) if update else params

@@ -31,6 +31,7 @@ from disputelab.agents.base import (
     PublicScenario,
     PublicTurn,
 )
+from disputelab.agents.registry import sub_role
 from disputelab.consensus import consensus_by_topic, topic_consensus
 from disputelab.episode import (
     Action,
@@ -225,6 +226,9 @@ class Session:
             )
         if usage is not None:
             self.charge(role, usage)
+        # Calls with a model of their own (the mediator's when-call) go to `ROLE.CALL`.
+        for call, used in getattr(agent, "take_call_usage", dict)().items():
+            self.charge(sub_role(role, call), used)
         return turn
 
     def confide(

@@ -69,6 +69,13 @@ def test_a_bad_target_is_one_line_in_the_spec_problems(tmp_path: Path) -> None:
     assert any("nothing to set to neutral" in p for p in info.value.problems)
 
 
+def test_llm_parties_have_nothing_to_ablate(tmp_path: Path) -> None:
+    path = _spec(tmp_path, ablate=["each"], parties="llm", models={"parties": "local"})
+    with pytest.raises(SpecError) as info:
+        load_spec(path)
+    assert any("no rule policy" in p for p in info.value.problems)
+
+
 def test_the_ablated_grid_is_the_same_grid_with_neutral_values(tmp_path: Path) -> None:
     spec = load_spec(_spec(tmp_path, behaviour={"mediator.calming": 0.3}))
     grid = ablated_spec(spec, "posture:competing")

@@ -10,12 +10,13 @@ from disputelab.agents.registry import MEDIATOR, AgentKind, AgentSetup, register
 
 def _generic(s: AgentSetup) -> Agent:
     assert s.model is not None
-    return GenericMediator(s.public, s.model, s.seed, s.settings)
+    return GenericMediator(s.public, s.model, s.seed, s.settings, s.call_models.get("when"))
 
 
 def _social(s: AgentSetup) -> Agent:
     assert s.model is not None
-    return SocialMediator(s.public, s.model, s.seed, settings=s.settings)
+    when = s.call_models.get("when")
+    return SocialMediator(s.public, s.model, s.seed, settings=s.settings, when_model=when)
 
 
 register_kind(
@@ -28,7 +29,12 @@ register_kind(
 )
 register_kind(
     AgentKind(
-        MEDIATOR, "generic", "LLM mediator: when to speak, then what", _generic, needs_model=True
+        MEDIATOR,
+        "generic",
+        "LLM mediator: when to speak, then what",
+        _generic,
+        needs_model=True,
+        calls=("when",),
     )
 )
 register_kind(
@@ -38,5 +44,6 @@ register_kind(
         "LLM mediator that also reads the parties' emotions",
         _social,
         needs_model=True,
+        calls=("when",),  # asked only with social_when_call
     )
 )

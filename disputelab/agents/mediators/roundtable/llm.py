@@ -8,6 +8,11 @@ ProMediate code, it uses this scenario's topics (never a fixed case's), treats a
 cannot parse as an error to re-ask rather than a silent default, and by default never
 speaks twice before every party has had a turn (`mediator_every_turn: true` consults it
 after every party turn instead, as SoCRATES does).
+
+Both may ask their when-call of a model of its own (`when_model`, the sub-role
+`mediator.when`): the model choice per mediator call that issue 20 asks for ProMediate's
+setting. Its calls are then reported apart (`take_call_usage`), so the session charges
+them to that sub-role.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from disputelab.agents.mediators.roundtable.state import stated_consensus
 from disputelab.agents.parties.llm import usage_of
 from disputelab.agents.prompts import dialogue_block, mediator_system, texts
 from disputelab.agents.settings import DEFAULT_SETTINGS, AgentSettings
-from disputelab.episode import Intervention
+from disputelab.episode import Intervention, Usage
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
 from disputelab.llm.seeds import turn_sampling
 from disputelab.llm.structured import ask_structured
@@ -93,14 +98,18 @@ class _LLMMediator(UsageReporter):
         model: ChatModel,
         seed: int,
         settings: AgentSettings = DEFAULT_SETTINGS,
+        when_model: ChatModel | None = None,
     ) -> None:
         self.public = public
         self.model = model
+        # A plain attribute, not a mapping: a session fork shares an agent's models.
+        self.when_model = when_model
         self.seed = seed
         self.settings = settings
         self.x = texts(public.language)
         self.system = mediator_system(public)
         self.last_position = -1
+        self._call_usage: dict[str, Usage] = {}
 
     def _everyone_spoke_since_last(self, dialogue: Sequence[PublicTurn]) -> bool:
         """True once every party has spoken since this mediator last did."""
@@ -117,21 +126,44 @@ class _LLMMediator(UsageReporter):
         """Deliberate once every party has spoken since the last intervention, or after
         every party turn when consulted at every turn (SoCRATES)."""
         self.report_usage(None)
+        self._call_usage = {}
         if not self.settings.mediator_every_turn and not self._everyone_spoke_since_last(dialogue):
             return None
         talk = dialogue_block(self.public, dialogue, self.settings.window())
         if self.settings.mediator_consensus_state:
             talk += "\n\n" + stated_consensus(self.public, dialogue)
         calls: list[ChatResponse] = []
+        own: list[ChatResponse] = []  # the when-call's, when it has a model of its own
         try:
-            return await self._deliberate(talk, ctx, calls)
+            return await self._deliberate(talk, ctx, calls, own)
         finally:
             self.report_usage(usage_of(calls))
+            if own:
+                self._call_usage = {"when": usage_of(own)}
+
+    def take_call_usage(self) -> dict[str, Usage]:
+        """Usage of the latest deliberation's calls that have a model of their own, by
+        call (`when`), once; the session charges each to the sub-role `mediator.when`."""
+        usage, self._call_usage = self._call_usage, {}
+        return usage
 
     async def _deliberate(
-        self, talk: str, ctx: TurnContext, calls: list[ChatResponse]
+        self, talk: str, ctx: TurnContext, calls: list[ChatResponse], own: list[ChatResponse]
     ) -> Intervention | None:
         raise NotImplementedError
+
+    async def _ask_when(
+        self,
+        user: str,
+        reply: type[_Reply],
+        ctx: TurnContext,
+        calls: list[ChatResponse],
+        own: list[ChatResponse],
+    ) -> Any:
+        """The when-call: to its own model when it has one, whose usage goes to `own`."""
+        if self.when_model is None:
+            return await self._ask(user, reply, "when", ctx, calls)
+        return await self._ask(user, reply, "when", ctx, own, model=self.when_model)
 
     async def _ask(
         self,
@@ -141,6 +173,7 @@ class _LLMMediator(UsageReporter):
         ctx: TurnContext,
         calls: list[ChatResponse],
         temperature: float = 0.6,
+        model: ChatModel | None = None,
     ) -> Any:
         chosen = self.settings.mediator_temperature
         request = ChatRequest(
@@ -151,7 +184,7 @@ class _LLMMediator(UsageReporter):
             schema_name=name,
             **turn_sampling(self.seed, ctx.party_turn)._asdict(),
         )
-        parsed, responses = await ask_structured(self.model, request, reply.model_validate)
+        parsed, responses = await ask_structured(model or self.model, request, reply.model_validate)
         calls.extend(responses)
         return parsed
 
@@ -160,10 +193,10 @@ class GenericMediator(_LLMMediator):
     name = "generic"
 
     async def _deliberate(
-        self, talk: str, ctx: TurnContext, calls: list[ChatResponse]
+        self, talk: str, ctx: TurnContext, calls: list[ChatResponse], own: list[ChatResponse]
     ) -> Intervention | None:
-        when: WhenReply = await self._ask(
-            f"{talk}\n\n{self.x['when']}", WhenReply, "when", ctx, calls
+        when: WhenReply = await self._ask_when(
+            f"{talk}\n\n{self.x['when']}", WhenReply, ctx, calls, own
         )
         move = None
         if when.should_speak:
@@ -184,18 +217,19 @@ class SocialMediator(_LLMMediator):
         seed: int,
         threshold: float = 3.5,
         settings: AgentSettings = DEFAULT_SETTINGS,
+        when_model: ChatModel | None = None,
     ) -> None:
-        super().__init__(public, model, seed, settings)
+        super().__init__(public, model, seed, settings, when_model)
         self.threshold = threshold
 
     async def _deliberate(
-        self, talk: str, ctx: TurnContext, calls: list[ChatResponse]
+        self, talk: str, ctx: TurnContext, calls: list[ChatResponse], own: list[ChatResponse]
     ) -> Intervention | None:
         if self.settings.social_when_call:
             # ProMediate's mediator first asks whether to step in at all; only the
             # rating counts, against the same threshold as the strategies' ratings.
-            when: RatedWhenReply = await self._ask(
-                f"{talk}\n\n{self.x['social_when']}", RatedWhenReply, "when", ctx, calls
+            when: RatedWhenReply = await self._ask_when(
+                f"{talk}\n\n{self.x['social_when']}", RatedWhenReply, ctx, calls, own
             )
             if when.rating <= self.threshold:
                 return None
