@@ -101,3 +101,31 @@ def test_the_expertise_condition_hands_the_mediator_the_top_k_bases_it_retrieved
         # A deeper retrieval extends a shallower one: top-3 is the head of top-10.
         top3 = retrieved["expertise:ek-top3"]
         assert retrieved["expertise:ek-top10"][: len(top3)] == top3, s.id
+
+
+def test_with_legal_cite_retrieved_at_neutral_the_mediator_cites_only_its_own_bases() -> None:
+    """The expertise condition acts through `legal.cite_retrieved`: at its neutral value
+    the mediator cites what the case names and none of what it was handed, so ablating
+    the condition removes its effect on recall."""
+    from disputelab.agents.settings import AgentSettings
+    from disputelab.scenario.behaviour import Behaviour, neutral_overrides
+    from disputelab.scenario.conditions import condition_parameters
+
+    names = condition_parameters("expertise:ek-top10")
+    assert names == ("legal.cite_retrieved",)
+    ablated = AgentSettings(behaviour=Behaviour.of(neutral_overrides(names)))
+    index = build_index(None, cases())
+    for s in cases()[:20]:
+        sc = apply_condition(s, "expertise:ek-top10")
+        retrieved = retrieve_for(index, sc)
+        cited = {}
+        for label, settings, handed in (
+            ("none", AgentSettings(), ()),
+            ("ablated", ablated, retrieved),
+        ):
+            ep = Episode(sc.id, "staged", 0, {})
+            mediator = build_agent(STAGED_MEDIATOR, "rule", sc, retrieved=handed, settings=settings)
+            parties = build_parties(sc, "rule", 0)
+            asyncio.run(play("staged", sc, parties, {"mediator": mediator}, None, ep))
+            cited[label] = {b for m in proposals(ep) for b in m.bases}
+        assert cited["ablated"] == cited["none"], s.id

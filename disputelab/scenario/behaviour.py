@@ -303,6 +303,19 @@ _TABLE += [
     ),
 ]
 
+_TABLE.append(
+    Parameter(
+        "legal.cite_retrieved",
+        1.0,
+        0.0,
+        0.0,
+        1.0,
+        "Share of the retrieved legal bases the staged rule mediator cites, in retrieval "
+        "order (1: every one, so legal-basis recall rises with k by construction; 0: only "
+        "the statutes named in the case's brief and facts).",
+    )
+)
+
 PARAMETERS: dict[str, Parameter] = {p.name: p for p in _TABLE}
 
 

@@ -314,6 +314,7 @@ CONDITIONS: dict[str, Condition] = {
             "retrieved legal bases handed to the mediator before it proposes (staged): "
             "BM25's top K (ek), or the top K of the case's stored retrieval list (stored)",
             expertise,
+            lambda arg: () if arg == "none" else ("legal.cite_retrieved",),
         ),
     )
 }

@@ -31,7 +31,8 @@ def _llm(s: AgentSetup) -> Agent:
 
 def _rule(s: AgentSetup) -> Agent:
     shown, appended = _split(s)
-    return RuleStagedMediator(s.public, shown, appended)
+    cite = s.settings.behaviour["legal.cite_retrieved"]
+    return RuleStagedMediator(s.public, shown, appended, cite)
 
 
 register_kind(

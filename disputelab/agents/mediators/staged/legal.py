@@ -124,9 +124,15 @@ class RuleStagedMediator(UsageReporter):
     name = "rule"
 
     def __init__(
-        self, public: PublicScenario, retrieved: Sequence[str] = (), appended: Sequence[str] = ()
+        self,
+        public: PublicScenario,
+        retrieved: Sequence[str] = (),
+        appended: Sequence[str] = (),
+        cite_share: float = 1.0,
     ) -> None:
         self.public = public
+        # Behaviour parameter legal.cite_retrieved: how many retrieved bases it cites.
+        retrieved = tuple(retrieved)[: round(min(1.0, max(0.0, cite_share)) * len(retrieved))]
         self.appended = tuple(appended)  # added to each proposal's bases afterwards
         self.zh = public.language.startswith("zh")
         self.t = _ZH if self.zh else _EN
