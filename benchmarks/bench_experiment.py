@@ -4,7 +4,8 @@
    `disputelab experiment` runs it: the `tenancy` and `workplace` scenarios x the first
    five SoCRATES conditions x 50 replicates x {unmediated twin, rule mediator}, budget 100,
    every turn committed to a fresh SQLite store in a temp directory, then the SoCRATES
-   scoring pass. Wall-clock time per run; the median over repeats.
+   scoring pass. Wall-clock time and CPU time (this process's) per run; the median over
+   repeats. Episodes per CPU-second is the figure issue 16 sets a target for (>= 250).
 2. *Store writes*: `Store.start_episode` / `append_turn` / `finish_episode`, called the
    way the runner calls them, on turns taken from a real rule episode (so the JSON
    payloads have realistic sizes), into a fresh store. Turns per second; the median.
@@ -52,19 +53,20 @@ def grid(replicates: int) -> ExperimentSpec:
     )
 
 
-def time_experiment(spec: ExperimentSpec) -> tuple[float, int, int]:
-    """Seconds for one whole run, the episodes it ran and the turns it committed."""
+def time_experiment(spec: ExperimentSpec) -> tuple[float, float, int, int]:
+    """Wall-clock and CPU seconds for one whole run, the episodes it ran and the turns it
+    committed."""
     with tempfile.TemporaryDirectory(prefix="bench-exp-") as tmp:
         store = Store(tmp)
         hub = ModelHub(Path(tmp) / "cache.sqlite")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         summary = asyncio.run(run_experiment(store, spec, Path(tmp), hub))
-        seconds = time.perf_counter() - t0
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
         turns = int(store.db.execute("SELECT COUNT(*) FROM turns").fetchone()[0])
         store.close()
     if summary.failed:
         raise SystemExit(f"benchmark run had {summary.failed} failed episodes: {summary.errors[0]}")
-    return seconds, summary.done, turns
+    return seconds, cpu, summary.done, turns
 
 
 def sample_turns() -> tuple[Episode, list[Turn]]:
@@ -118,8 +120,9 @@ def main() -> None:
 
     time_experiment(grid(1))  # warm imports and memos outside the timed runs
     runs = [time_experiment(spec) for _ in range(args.repeats)]
-    seconds = [s for s, _, _ in runs]
-    episodes, turns = runs[0][1], runs[0][2]
+    seconds = [s for s, _, _, _ in runs]
+    cpus = [c for _, c, _, _ in runs]
+    episodes, turns = runs[0][2], runs[0][3]
     ep, sample = sample_turns()
     rates = [time_store_writes(n_turns, ep, sample) for _ in range(args.repeats)]
 
@@ -127,6 +130,11 @@ def main() -> None:
     rows = [
         ("experiment wall time", f"{wall:.2f} s", f"{min(seconds):.2f}-{max(seconds):.2f} s"),
         ("experiment episodes/s", f"{episodes / wall:.0f}", f"{episodes} episodes"),
+        (
+            "experiment episodes/CPU-s",
+            f"{episodes / statistics.median(cpus):.0f}",
+            f"{episodes / max(cpus):.0f}-{episodes / min(cpus):.0f}",
+        ),
         ("experiment turns/s", f"{turns / wall:.0f}", f"{turns} turns committed"),
         (
             "store append_turn turns/s",

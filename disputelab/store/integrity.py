@@ -6,7 +6,9 @@ which SQLite's own checks never look at. `recover` copies run by run, and an epi
 only whole: its record and every one of its turns, with whatever of its scores and usage
 reads. An episode with a turn missing would pass a shortened transcript off as the real
 one, so it is reported lost instead. The tables' indexes witness which rows existed where
-the tables' own pages are gone.
+the tables' own pages are gone. An episode also needs every string it names (its
+scenario, its turns' utterances and moves; see `disputelab.store.strings`) to read: the
+strings go with it, and without one the episode is lost like one with a turn missing.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ from disputelab.store.health import StoreError, damage_reason, file_problem, ide
 from disputelab.store.health import quick_check as _sqlite_check
 from disputelab.store.salvage import TableRead, read_index, read_table
 from disputelab.store.sqlite import DB_NAME, Store
+from disputelab.store.strings import string_hash
 
 Row = dict[str, Any]
 
 # The tables a store copies, parents first, and each one's JSON columns: a value that
 # does not parse is as lost as a page that does not read.
 _JSON_COLUMNS = {
+    "strings": (),
     "runs": ("config",),
     "episodes": ("scenario", "agents", "agreement", "amounts", "initial_consensus"),
     "turns": ("action", "intervention", "consensus", "usage", "delivered", "turn_taking"),
@@ -39,9 +43,22 @@ _JSON_COLUMNS = {
 }
 # The numbers recovery reckons with, which must be numbers (None: may be missing).
 _NUMBERS = {
+    "strings": {"id": False},
     "runs": {"created_at": False},
     "episodes": {"started_at": False, "finished_at": True},
     "turns": {"idx": False},
+}
+# The columns that name a string, with the column that holds the value in rows written
+# before the table of strings (empty, or NULL, in rows that name one), and whether the
+# string is JSON.
+_REFS = {
+    "episodes": {"scenario_ref": ("scenario", True)},
+    "turns": {
+        "text_ref": ("text", False),
+        "action_ref": ("action", True),
+        "intervention_ref": ("intervention", True),
+        "consensus_ref": ("consensus", True),
+    },
 }
 LOST_RUN_LABEL = "recovered; its run record was lost"
 
@@ -139,11 +156,13 @@ def salvage(db: sqlite3.Connection) -> Salvage:
     reads = {t: read_table(db, t) for t in _JSON_COLUMNS}
     good = {t: _decoded(t, read) for t, read in reads.items()}
     turns = _Turns(db, reads["turns"], good["turns"], good["episodes"])
-    whole, lost = _episodes(db, reads["episodes"], good["episodes"], turns)
+    strings = _Strings(good["strings"], good["turns"])
+    whole, lost = _episodes(db, reads["episodes"], good["episodes"], turns, strings)
     records = {str(r["run_id"]): r for r in good["runs"].values()}
     runs = _runs(records, reads["runs"], whole, lost)
     kept = {str(e["episode_id"]) for e in whole}
     rows: dict[str, list[Row]] = {
+        "strings": strings.named_by(whole),
         "runs": [
             records.get(r.run_id) or _bare_run(r.run_id, whole)
             for r in runs
@@ -165,18 +184,82 @@ def _decoded(table: str, read: TableRead) -> dict[int, Row]:
     for rowid, row in read.rows.items():
         try:
             for column in _JSON_COLUMNS[table]:
-                if row.get(column) is not None:
+                if row.get(column) is not None and not _named(table, column, row):
                     json.loads(row[column])
+            for ref in _REFS.get(table, {}):
+                if not isinstance(row.get(ref), int | None):
+                    raise ValueError(f"{ref} is not a number")
             for column, optional in _NUMBERS.get(table, {}).items():
                 value = row.get(column)
                 if not ((optional and value is None) or isinstance(value, int | float)):
                     raise ValueError(f"{column} is not a number")
             if table == "episodes":
                 Status(row["status"])
+            if table == "strings" and not isinstance(row.get("text"), str):
+                raise ValueError("a string that is not text")
         except (ValueError, TypeError, KeyError):
             continue
         good[rowid] = row
     return good
+
+
+def _named(table: str, column: str, row: Row) -> bool:
+    """Whether the row names a string for `column` instead of holding its value (an empty
+    text then, which does not parse as JSON)."""
+    return any(
+        held == column and row.get(ref) is not None and row[column] == ""
+        for ref, (held, _) in _REFS.get(table, {}).items()
+    )
+
+
+class _Strings:
+    """The strings that read, and which of them each episode (with its turns) names."""
+
+    def __init__(self, strings: dict[int, Row], turns: dict[int, Row]) -> None:
+        self.text = {int(r["id"]): str(r["text"]) for r in strings.values()}
+        self.turn_refs: dict[str, set[tuple[int, bool]]] = defaultdict(set)
+        for turn in turns.values():
+            self.turn_refs[str(turn["episode_id"])] |= _refs("turns", turn)
+        self._json: dict[int, bool] = {}
+
+    def missing(self, episode: Row) -> int:
+        """How many of the strings the episode names do not read (or, named as JSON, do
+        not parse)."""
+        refs = _refs("episodes", episode) | self.turn_refs[str(episode["episode_id"])]
+        return len({sid for sid, is_json in refs if not self._reads(sid, is_json)})
+
+    def named_by(self, episodes: list[Row]) -> list[Row]:
+        """The strings the episodes name, to copy with them."""
+        ids: set[int] = set()
+        for episode in episodes:
+            refs = _refs("episodes", episode) | self.turn_refs[str(episode["episode_id"])]
+            ids |= {sid for sid, _ in refs}
+        return [
+            {"id": sid, "hash": string_hash(self.text[sid]), "text": self.text[sid]}
+            for sid in sorted(ids)
+        ]
+
+    def _reads(self, sid: int, is_json: bool) -> bool:
+        if sid not in self.text:
+            return False
+        if not is_json:
+            return True
+        if sid not in self._json:
+            try:
+                json.loads(self.text[sid])
+                self._json[sid] = True
+            except ValueError:
+                self._json[sid] = False
+        return self._json[sid]
+
+
+def _refs(table: str, row: Row) -> set[tuple[int, bool]]:
+    """The strings a row names, each with whether it is JSON."""
+    return {
+        (int(row[ref]), is_json)
+        for ref, (_, is_json) in _REFS[table].items()
+        if row.get(ref) is not None
+    }
 
 
 def _lost_rows(db: sqlite3.Connection, table: str, read: TableRead, good: dict[int, Row]) -> int:
@@ -186,13 +269,20 @@ def _lost_rows(db: sqlite3.Connection, table: str, read: TableRead, good: dict[i
 
 
 def _episodes(
-    db: sqlite3.Connection, read: TableRead, episodes: dict[int, Row], turns: _Turns
+    db: sqlite3.Connection,
+    read: TableRead,
+    episodes: dict[int, Row],
+    turns: _Turns,
+    strings: _Strings,
 ) -> tuple[list[Row], dict[str, list[str]]]:
     """The episodes that read whole, and, run by run, why each other one is lost."""
     whole: list[Row] = []
     lost: dict[str, list[str]] = defaultdict(list)
     for episode in episodes.values():
-        if why := turns.lost(episode):
+        why = turns.lost(episode)
+        if why is None and (missing := strings.missing(episode)):
+            why = f"{missing} of the strings it names {'does' if missing == 1 else 'do'} not read"
+        if why:
             lost[str(episode["run_id"])].append(f"{episode['episode_id']}: {why}")
         else:
             whole.append(episode)

@@ -15,16 +15,19 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import secrets
 import sqlite3
 import time
+from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from json.encoder import encode_basestring as _quoted
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, get_type_hints
 
-from disputelab.episode import Episode, Outcome, Status, Turn, Usage
+from disputelab.episode import Action, Episode, Intervention, Outcome, Status, Turn, Usage
 from disputelab.redact import redact, redact_deep
 from disputelab.store.health import (
     DamagedStoreError,
@@ -35,15 +38,24 @@ from disputelab.store.health import (
     quick_check,
     store_failure,
 )
+from disputelab.store.strings import Strings
 from disputelab.store.tx import immediate
 
 __all__ = ["DB_NAME", "DamagedStoreError", "EpisodeRecord", "Store", "StoreError", "StoredScore"]
 
 DB_NAME = "disputelab.sqlite"
-SCHEMA_VERSION = 6  # 5: outcome amounts; 6: turns store the utterance once, compactly
+# 5: outcome amounts; 6: turns store the utterance once, compactly; 7: a table of distinct
+# strings that turns and episodes refer to (see `disputelab.store.strings`)
+SCHEMA_VERSION = 7
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS strings (
+    id INTEGER PRIMARY KEY,
+    hash INTEGER NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS strings_by_hash ON strings(hash);
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
     kind TEXT NOT NULL,
@@ -72,7 +84,8 @@ CREATE TABLE IF NOT EXISTS episodes (
     error TEXT NOT NULL DEFAULT '',
     started_at REAL NOT NULL,
     finished_at REAL,
-    wall_time_s REAL
+    wall_time_s REAL,
+    scenario_ref INTEGER
 );
 CREATE INDEX IF NOT EXISTS episodes_by_run ON episodes(run_id);
 CREATE TABLE IF NOT EXISTS turns (
@@ -90,6 +103,10 @@ CREATE TABLE IF NOT EXISTS turns (
     stage TEXT NOT NULL DEFAULT '',
     delivered TEXT,
     turn_taking TEXT,
+    text_ref INTEGER,
+    action_ref INTEGER,
+    intervention_ref INTEGER,
+    consensus_ref INTEGER,
     PRIMARY KEY (episode_id, idx)
 );
 CREATE TABLE IF NOT EXISTS scores (
@@ -117,7 +134,28 @@ CREATE TABLE IF NOT EXISTS usage (
 """
 
 
-_TABLES = ("runs", "episodes", "turns", "scores", "usage")
+_TABLES = ("strings", "runs", "episodes", "turns", "scores", "usage")
+# Columns a newer schema added to a table, each with its declaration.
+_ADDED = {
+    "turns": {
+        "stage": "TEXT NOT NULL DEFAULT ''",  # version 1 had no stages
+        "delivered": "TEXT",  # version 2 delivered every turn as said
+        "turn_taking": "TEXT",  # version 3 seated parties in a fixed cycle only
+        # Version 6 held every value in the turn's own row.
+        "text_ref": "INTEGER",
+        "action_ref": "INTEGER",
+        "intervention_ref": "INTEGER",
+        "consensus_ref": "INTEGER",
+    },
+    "episodes": {
+        "amounts": "TEXT",  # version 4 negotiated no numeric terms
+        "scenario_ref": "INTEGER",  # version 6 held each episode's scenario in its row
+    },
+    "runs": {  # version 2 did not record an experiment's plan
+        "planned": "INTEGER",
+        "source": "TEXT NOT NULL DEFAULT ''",
+    },
+}
 
 
 class ScoreLike(Protocol):
@@ -207,6 +245,7 @@ class Store:
         self.root = Path(root)
         self.path = self.root / DB_NAME
         self._checked = False  # quick_check found the database fit to write into
+        self._strings = Strings()
         if self.root.exists() and not self.root.is_dir():
             raise StoreError(f"store {self.root} is a file; --store needs a directory")
         try:
@@ -222,6 +261,7 @@ class Store:
             identify(self.db, self.path)
             if writable:
                 self.check_writable()
+            self._refuse_newer()
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(_SCHEMA)
@@ -243,29 +283,31 @@ class Store:
             raise DamagedStoreError(self.root, problems[0].splitlines()[0] + more, writing=True)
         self._checked = True
 
-    def _migrate(self) -> None:
-        """Bring a store written by an older version up to this schema, in place; a store
-        already up to date is not written to."""
-        columns = {row[1] for row in self.db.execute("PRAGMA table_info(turns)")}
-        if "stage" not in columns:  # version 1 had no stages
-            self.db.execute("ALTER TABLE turns ADD COLUMN stage TEXT NOT NULL DEFAULT ''")
-        if "delivered" not in columns:  # version 2 delivered every turn as said
-            self.db.execute("ALTER TABLE turns ADD COLUMN delivered TEXT")
-        if "turn_taking" not in columns:  # version 3 seated parties in a fixed cycle only
-            self.db.execute("ALTER TABLE turns ADD COLUMN turn_taking TEXT")
-        episode_columns = {row[1] for row in self.db.execute("PRAGMA table_info(episodes)")}
-        if "amounts" not in episode_columns:  # version 4 negotiated no numeric terms
-            self.db.execute("ALTER TABLE episodes ADD COLUMN amounts TEXT")
-        run_columns = {row[1] for row in self.db.execute("PRAGMA table_info(runs)")}
-        if "planned" not in run_columns:  # version 2 did not record an experiment's plan
-            self.db.execute("ALTER TABLE runs ADD COLUMN planned INTEGER")
-            self.db.execute("ALTER TABLE runs ADD COLUMN source TEXT NOT NULL DEFAULT ''")
+    def _refuse_newer(self) -> None:
+        """A store written by a newer disputelab is refused in one line, before anything
+        is written to it: its rows may hold what this version would misread."""
+        if not self.db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+        ).fetchone():
+            return
         version = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if version is not None and str(version[0]).isdigit() and int(version[0]) > SCHEMA_VERSION:
             raise StoreError(
                 f"store {self.root} was written by a newer disputelab (store schema "
                 f"{version[0]}, this one reads up to {SCHEMA_VERSION}); upgrade disputelab"
             )
+
+    def _migrate(self) -> None:
+        """Bring a store written by an older version up to this schema, in place; a store
+        already up to date is not written to. Rows written before keep their values where
+        they are (a turn's own columns), and read as they did: only new rows refer to the
+        table of strings."""
+        for table, added in _ADDED.items():
+            columns = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+            for column, declaration in added.items():
+                if column not in columns:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+        version = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if version != (str(SCHEMA_VERSION),):
             self.db.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
@@ -279,6 +321,15 @@ class Store:
         self.check_writable()
         with immediate(self.db) as db:
             yield db
+
+    @contextmanager
+    def _interning(self) -> Iterator[tuple[sqlite3.Connection, dict[str, int]]]:
+        """A write transaction that may add strings; their ids are remembered once it
+        commits (a rollback forgets them with it)."""
+        fresh: dict[str, int] = {}
+        with self._tx() as db:
+            yield db, fresh
+        self._strings.remember(fresh)
 
     @contextmanager
     def _decoding(self, what: str) -> Iterator[None]:
@@ -340,19 +391,23 @@ class Store:
         arm: str = "",
         matched_episode_id: str | None = None,
     ) -> None:
-        """Register an episode as incomplete before its first turn."""
-        with self._tx() as db:
+        """Register an episode as incomplete before its first turn. Its scenario, which
+        every episode of a cell shares, is a string: in the episode's own row the first
+        time this process stores it, named by id after that."""
+        scenario_text = _j(dict(scenario)) or "{}"
+        with self._interning() as (db, fresh):
+            scenario_ref = self._strings.ref(db, scenario_text, fresh)
             db.execute("DELETE FROM turns WHERE episode_id = ?", (episode_id,))
             db.execute(
                 "INSERT OR REPLACE INTO episodes (episode_id, run_id, arm, scenario_id, scenario,"
-                " condition, protocol, agents, seed, matched_episode_id, status, started_at)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                " condition, protocol, agents, seed, matched_episode_id, status, started_at,"
+                " scenario_ref) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     episode_id,
                     run_id,
                     arm,
                     episode.scenario_id,
-                    json.dumps(dict(scenario)),
+                    "" if scenario_ref is not None else scenario_text,
                     episode.condition,
                     episode.protocol,
                     json.dumps(redact_deep(episode.agents)),
@@ -360,6 +415,7 @@ class Store:
                     matched_episode_id,
                     Status.INCOMPLETE.value,
                     time.time(),
+                    scenario_ref,
                 ),
             )
 
@@ -371,13 +427,57 @@ class Store:
         """Commit finished turns together, in one transaction."""
         if not turns:
             return
-        with self._tx() as db:
+        with self._interning() as (db, fresh):
+            rows = [self._turn_row(db, fresh, episode_id, t) for t in turns]
             db.executemany(
                 "INSERT INTO turns (episode_id, idx, party_turn, speaker, role, text, action,"
-                " intervention, consensus, latency_s, usage, stage, delivered, turn_taking)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [_turn_row(episode_id, t) for t in turns],
+                " intervention, consensus, latency_s, usage, stage, delivered, turn_taking,"
+                " text_ref, action_ref, intervention_ref, consensus_ref)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                rows,
             )
+
+    def _turn_row(
+        self, db: sqlite3.Connection, fresh: dict[str, int], episode_id: str, turn: Turn
+    ) -> tuple[Any, ...]:
+        """A turn as its row stores it. The utterance, the part of its move that repeats
+        across turns and its consensus are ids of strings once they repeat (the row holds
+        them itself the first time, as rows did before the table of strings); what is its
+        own (a party's private reasoning, an utterance other than the turn's text) is
+        always in the row."""
+        ref = self._strings.ref
+        text = turn.text
+        text_ref = ref(db, text, fresh)
+        action = action_ref = intervention = intervention_ref = consensus = consensus_ref = None
+        if turn.action is not None:
+            action, action_ref = _move(db, fresh, ref, turn.action, text, ("thought",))
+        if turn.intervention is not None:
+            intervention, intervention_ref = _move(db, fresh, ref, turn.intervention, text, ())
+        if turn.consensus is not None:
+            consensus = _consensus_text(turn.consensus)
+            consensus_ref = ref(db, consensus, fresh)
+            if consensus_ref is not None:
+                consensus = None
+        return (
+            episode_id,
+            turn.index,
+            turn.party_turn,
+            turn.speaker,
+            turn.role,
+            text if text_ref is None else "",
+            action,
+            intervention,
+            consensus,
+            turn.latency_s,
+            None if turn.usage is None else _j(turn.usage.to_dict()),
+            turn.stage,
+            _j(turn.delivered),
+            None if turn.choice is None else _j(turn.choice.to_dict()),
+            text_ref,
+            action_ref,
+            intervention_ref,
+            consensus_ref,
+        )
 
     def finish_episode(self, episode_id: str, episode: Episode) -> None:
         if episode.outcome is None:
@@ -402,7 +502,10 @@ class Store:
     def record_usage(
         self, episode_id: str, by_role: Mapping[str, tuple[str, Usage, PriceLike]]
     ) -> None:
-        """Model usage per role; cost is NULL (unknown) when a price or token count is."""
+        """Model usage per role; cost is NULL (unknown) when a price or token count is.
+        Nothing to record (a rule episode) takes no transaction."""
+        if not by_role:
+            return
         with self._tx() as db:
             for role, (model, u, prices) in by_role.items():
                 cost = prices.cost(u.input_tokens, u.output_tokens)
@@ -444,6 +547,8 @@ class Store:
         judge_model: str = "",
     ) -> None:
         """Store scores beside earlier ones; the same evaluator version overwrites itself."""
+        if not results:
+            return
         now = time.time()
         with self._tx() as db:
             for metric, r in results.items():
@@ -582,38 +687,52 @@ class Store:
 
     def _load_episode(self, episode_id: str) -> EpisodeRecord:
         row = self.db.execute(
-            f"SELECT {_HEADER}, scenario FROM episodes WHERE episode_id=?", (episode_id,)
+            f"SELECT {_HEADER}, scenario, scenario_ref FROM episodes WHERE episode_id=?",
+            (episode_id,),
         ).fetchone()
         if row is None:
             raise StoreError(f"no episode {episode_id!r}")
-        rec = _header(episode_id, row[:-1], json.loads(row[-1]))
-        ep = rec.episode
-        for t in self.db.execute(
+        rows = self.db.execute(
             "SELECT idx, party_turn, speaker, role, text, action, intervention, consensus,"
-            " latency_s, usage, stage, delivered, turn_taking FROM turns WHERE episode_id=?"
-            " ORDER BY idx",
+            " latency_s, usage, stage, delivered, turn_taking, text_ref, action_ref,"
+            " intervention_ref, consensus_ref FROM turns WHERE episode_id=? ORDER BY idx",
             (episode_id,),
-        ):
-            ep.turns.append(
-                Turn.from_dict(
-                    {
-                        "index": t[0],
-                        "party_turn": t[1],
-                        "speaker": t[2],
-                        "role": t[3],
-                        "text": t[4],
-                        "action": _said(_l(t[5]), t[4]),
-                        "intervention": _said(_l(t[6]), t[4]),
-                        "consensus": _l(t[7]),
-                        "latency_s": t[8],
-                        "usage": _l(t[9]),
-                        "stage": t[10],
-                        "delivered": _l(t[11]),
-                        "turn_taking": _l(t[12]),
-                    }
-                )
-            )
+        ).fetchall()
+        strings = self._strings
+        strings.load(self.db, [row[-1], *(r for t in rows for r in t[13:])])
+        scenario = strings.text(row[-1]) if row[-1] is not None else row[-2]
+        rec = _header(episode_id, row[:-2], json.loads(scenario))
+        rec.episode.turns.extend(self._turn(t) for t in rows)
         return rec
+
+    def _turn(self, t: Sequence[Any]) -> Turn:
+        """A turn from its row (old rows hold every value themselves; see `_turn_row`)."""
+        strings = self._strings
+        text = t[4] if t[13] is None else strings.text(t[13])
+        action = _l(t[5])
+        if t[14] is not None:
+            action = {**strings.json(t[14]), **(action or {})}
+        intervention = _l(t[6])
+        if t[15] is not None:
+            intervention = {**strings.json(t[15]), **(intervention or {})}
+        consensus = _l(t[7]) if t[16] is None else dict(strings.json(t[16]))
+        return Turn.from_dict(
+            {
+                "index": t[0],
+                "party_turn": t[1],
+                "speaker": t[2],
+                "role": t[3],
+                "text": text,
+                "action": _said(action, text),
+                "intervention": _said(intervention, text),
+                "consensus": consensus,
+                "latency_s": t[8],
+                "usage": _l(t[9]),
+                "stage": t[10],
+                "delivered": _l(t[11]),
+                "turn_taking": _l(t[12]),
+            }
+        )
 
     def scores(self, episode_id: str) -> list[StoredScore]:
         with self._decoding(f"scores of episode {episode_id}"):
@@ -628,24 +747,138 @@ class Store:
         return [_score(r) for r in rows]
 
 
-def _turn_row(episode_id: str, turn: Turn) -> tuple[Any, ...]:
-    d = turn.to_dict()
-    return (
-        episode_id,
-        turn.index,
-        turn.party_turn,
-        turn.speaker,
-        turn.role,
-        turn.text,
-        _j(_unsaid(d["action"], turn.text)),
-        _j(_unsaid(d["intervention"], turn.text)),
-        _j(d["consensus"]),
-        turn.latency_s,
-        _j(d["usage"]),
-        turn.stage,
-        _j(turn.delivered),
-        _j(d.get("turn_taking")),
+# The repeating part of moves and consensus vectors, already encoded, by value: most turns
+# repeat one seen before, and encoding it again was a third of a rule turn's store CPU.
+_ENCODED: dict[Any, str] = {}
+_ENCODED_LIMIT = 100_000
+_MOVE_FIELDS: dict[tuple[type, tuple[str, ...]], tuple[tuple[str, bool], ...]] = {}
+_NUMERIC = re.compile(r"\b(int|float|complex|bool|Any|object|Decimal)\b")
+
+
+class _Ref(Protocol):
+    def __call__(self, db: sqlite3.Connection, text: str, fresh: dict[str, int]) -> int | None: ...
+
+
+def _move(
+    db: sqlite3.Connection,
+    fresh: dict[str, int],
+    ref: _Ref,
+    move: Action | Intervention,
+    text: str,
+    own: tuple[str, ...],
+) -> tuple[str | None, int | None]:
+    """A move's column and string id: the id of its repeating part with the JSON of its
+    own fields (None when empty), or, the first time that part comes, no id and the JSON
+    of the whole move (without the utterance when that is the turn's text)."""
+    shared, mine = _split(move, text, own)
+    sid = ref(db, shared, fresh)
+    if sid is None:
+        return _j(_unsaid(move.to_dict(), text)), None
+    return mine, sid
+
+
+def _split(move: Action | Intervention, text: str, own: tuple[str, ...]) -> tuple[str, str | None]:
+    """A move as stored: the JSON of what repeats across turns (everything but the fields
+    named in `own`, and the utterance, which is the turn's text), and the JSON of the
+    fields it keeps to itself, None when they are empty."""
+    mine: dict[str, Any] = {name: getattr(move, name) for name in own if getattr(move, name)}
+    if move.utterance != text:
+        mine["utterance"] = move.utterance
+    key = _action_key(move) if own == ("thought",) else _move_key(move, own)
+    try:
+        shared = None if key is None else _ENCODED.get(key)
+    except TypeError:  # a field that does not hash: encode it every time
+        key, shared = None, None
+    if shared is None:
+        d = _unsaid(move.to_dict(), text) or {}
+        for name in (*own, "utterance"):
+            d.pop(name, None)
+        shared = _j(d) or "{}"
+        if key is not None:
+            _remember(key, shared)
+    return shared, (_own_json(mine) if mine else None)
+
+
+def _own_json(mine: dict[str, Any]) -> str | None:
+    """`_j(mine)`; for text fields alone (a thought, an utterance: every turn has one)
+    without building a JSON encoder."""
+    if all(type(v) is str for v in mine.values()):
+        return "{" + ",".join(f'"{k}":{_quoted(v)}' for k, v in mine.items()) + "}"
+    return _j(mine)
+
+
+# The fields of an Action as `_action_key` knows them; another layout takes `_move_key`.
+_ACTION_LAYOUT = (
+    *("utterance", "stances", "signal", "thought"),
+    *("tone", "verdict", "offer", "clauses"),
+)
+_ACTION_KNOWN = tuple(f.name for f in fields(Action)) == _ACTION_LAYOUT
+
+
+def _action_key(move: Action | Intervention) -> tuple[Any, ...] | None:
+    """`_move_key(move, ("thought",))` for a party's move, in a third of the time: stances
+    (options and acceptable sets: text), signal, tone, verdict (text) and clauses hold no
+    numbers; an offer does, so a move with one is not memoised."""
+    if not (_ACTION_KNOWN and type(move) is Action):
+        return _move_key(move, ("thought",))
+    if move.offer:
+        return None
+    return (Action, tuple(move.stances.items()), move.signal, move.tone, move.verdict, move.clauses)
+
+
+def _move_key(move: Action | Intervention, own: tuple[str, ...]) -> tuple[Any, ...] | None:
+    """Every field of a move but its utterance and `own` ones, dicts as item tuples; None
+    when a field that may hold numbers holds some: numbers compare equal where their JSON
+    differs (1, 1.0 and True; 0.0 and -0.0), and the memo must never hand one value
+    another's encoding."""
+    kind = type(move)
+    plan = _MOVE_FIELDS.get((kind, own))
+    if plan is None:
+        plan = _MOVE_FIELDS[(kind, own)] = _fields_plan(kind, (*own, "utterance"))
+    key: list[Any] = [kind]
+    for name, numeric in plan:
+        value = getattr(move, name)
+        if numeric:
+            if value:
+                return None
+            value = repr(value)  # {}, None, 0.0 and -0.0 encode differently
+        elif isinstance(value, dict):
+            value = tuple(value.items())
+        key.append(value)
+    return tuple(key)
+
+
+def _fields_plan(kind: type, skip: tuple[str, ...]) -> tuple[tuple[str, bool], ...]:
+    """A move type's fields but `skip`, each with whether its declared type may hold a
+    number (an unknown type may)."""
+    try:
+        hints = {name: str(hint) for name, hint in get_type_hints(kind).items()}
+    except (NameError, TypeError):
+        hints = {}
+    return tuple(
+        (f.name, f.name not in hints or bool(_NUMERIC.search(hints[f.name])))
+        for f in fields(kind)
+        if f.name not in skip
     )
+
+
+def _consensus_text(consensus: dict[str, float]) -> str:
+    """A consensus vector's JSON, by the exact bits of its values (see `_move_key`)."""
+    values = tuple(consensus.values())
+    if not all(type(v) is float for v in values):
+        return _j(consensus) or "{}"
+    key = (tuple(consensus), array("d", values).tobytes())
+    text = _ENCODED.get(key)
+    if text is None:
+        text = _j(consensus) or "{}"
+        _remember(key, text)
+    return text
+
+
+def _remember(key: Any, text: str) -> None:
+    if len(_ENCODED) >= _ENCODED_LIMIT:
+        _ENCODED.clear()
+    _ENCODED[key] = text
 
 
 # The columns of an episode's row that `_header` reads, in its order.

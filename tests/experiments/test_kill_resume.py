@@ -210,8 +210,10 @@ def _replay(planned: PlannedEpisode, where: Path) -> list[tuple[int, str, str]]:
 
 def _stored_turns(db: Path, eid: str) -> list[tuple[int, str, str]]:
     with closing(sqlite3.connect(db)) as conn:
-        rows = conn.execute(
-            "SELECT party_turn, speaker, text FROM turns WHERE episode_id = ? ORDER BY idx", (eid,)
+        rows = conn.execute(  # the text is the turn's own, or a string it names
+            "SELECT party_turn, speaker, COALESCE(s.text, t.text) FROM turns t LEFT JOIN strings s"
+            " ON s.id = t.text_ref WHERE episode_id = ? ORDER BY idx",
+            (eid,),
         ).fetchall()
     return [(int(a), str(b), str(c)) for a, b, c in rows]
 

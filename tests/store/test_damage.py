@@ -25,7 +25,8 @@ from typer.testing import CliRunner, Result
 
 from disputelab.cli import app
 from disputelab.cli.common import state
-from disputelab.store.sqlite import DB_NAME
+from disputelab.episode import Turn
+from disputelab.store.sqlite import DB_NAME, Store
 
 Damage = Callable[[Path], None]
 
@@ -334,7 +335,7 @@ def test_a_recovered_experiment_resumes_and_reruns_the_episodes_it_lost(
     assert "1 run, 1 already done" in resumed.stdout
 
     def said(store: Path) -> dict[str, list[tuple[object, ...]]]:  # all but timings
-        return {e: [t[:6] for t in turns] for e, turns in _transcripts(store).items()}
+        return {e: [t[:5] for t in turns] for e, turns in _transcripts(store).items()}
 
     assert said(out) == said(pristine)
 
@@ -462,16 +463,27 @@ def _report(store: Path, run: str) -> str:
 
 
 def _transcripts(store: Path) -> dict[str, list[tuple[object, ...]]]:
-    """Every episode's turns, in order, as stored."""
-    db = sqlite3.connect(store / DB_NAME)
+    """Every episode's turns, in order, as they read back: each turn's index, party turn,
+    speaker, role, text and then every other field. A value a row holds itself and one
+    it names in the table of strings read the same."""
+    opened = Store(store, writable=False)
     try:
-        episodes = [str(r[0]) for r in db.execute("SELECT episode_id FROM episodes")]
-        return {
-            e: db.execute("SELECT * FROM turns WHERE episode_id = ? ORDER BY idx", (e,)).fetchall()
-            for e in episodes
-        }
+        episodes = [str(r[0]) for r in opened.db.execute("SELECT episode_id FROM episodes")]
+        return {e: [_fields(t) for t in opened.load_episode(e).episode.turns] for e in episodes}
     finally:
-        db.close()
+        opened.close()
+
+
+def _fields(turn: Turn) -> tuple[object, ...]:
+    d = turn.to_dict()
+    return (
+        d.pop("index"),
+        d.pop("party_turn"),
+        d.pop("speaker"),
+        d.pop("role"),
+        d.pop("text"),
+        *(json.dumps(v, sort_keys=True) for v in d.values()),
+    )
 
 
 def _counts(store: Path) -> dict[str, int]:

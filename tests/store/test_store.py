@@ -18,7 +18,7 @@ import pytest
 from disputelab.episode import Action, Episode, Outcome, Status, Turn
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.report.render import rows_csv, run_markdown, run_rows
-from disputelab.store.sqlite import DB_NAME, Store, StoreError
+from disputelab.store.sqlite import DB_NAME, SCHEMA_VERSION, Store, StoreError
 from tests.helpers import run_matched, scenario
 
 
@@ -161,7 +161,7 @@ def test_a_store_from_the_previous_schema_is_migrated_in_place(tmp_path: Path) -
     store.close()
     again = Store(tmp_path)
     version = again.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    assert version == ("6",)
+    assert version == (str(SCHEMA_VERSION),)
     assert again.load_episode(result.episode_id).episode.turns == before
     assert again.load_episode(result.episode_id).episode.outcome is not None
 
@@ -198,11 +198,14 @@ def test_a_turn_stores_its_utterance_once_and_reads_back_whole(tmp_path: Path) -
     store = Store(tmp_path)
     result = run_matched(store, scenario("tenancy"), "rule", seed=2, budget=12)
     played = store.load_episode(result.episode_id).episode.turns
+    # The utterance sits in the table of strings, once; neither part of the move repeats it.
     rows = store.db.execute(
-        "SELECT text, action FROM turns WHERE episode_id=? AND action IS NOT NULL",
+        "SELECT said.text, COALESCE(t.action, ''), move.text FROM turns t"
+        " JOIN strings said ON said.id = t.text_ref JOIN strings move ON move.id = t.action_ref"
+        " WHERE t.episode_id=? AND t.text = ''",
         (result.episode_id,),
     ).fetchall()
-    assert rows and all(text not in action for text, action in rows)
+    assert rows and all(text not in own + shared for text, own, shared in rows)
     assert all(a.action is None or a.action.utterance == a.text for a in played)
     assert any(a.action is not None and a.action.stances for a in played)
 
