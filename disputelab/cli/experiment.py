@@ -191,6 +191,15 @@ def _print_plan(spec: ExperimentSpec, spec_path: Path) -> None:
             f"  model calls, {role} ({model}): at most {n:,} first attempts (re-asks on top)",
             highlight=False,
         )
+    grids = _with_ablations(spec)[1:]
+    if grids:
+        targets = ", ".join(str(g.ablated) for g in grids)
+        out.print(
+            f"  ablation: {len(grids)} more grid(s) of {p.episodes} episodes, with the "
+            f"parameters of {targets} at neutral",
+            highlight=False,
+            soft_wrap=True,
+        )
     out.print("  dry run: nothing was run or stored", highlight=False)
 
 

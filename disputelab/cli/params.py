@@ -87,7 +87,11 @@ def protocol_params(
             values[field] = value
             continue
         users = [n for n, p in PROTOCOLS.items() if field in p.Params.model_fields]
-        note = protocol.turn_limit_note() or f"the {protocol.name} protocol does not use it"
+        # The turn-limit note answers a length option given to the wrong protocol.
+        limits = any(w in field for w in ("budget", "round", "turn"))
+        note = (limits and protocol.turn_limit_note()) or (
+            f"the {protocol.name} protocol does not use it"
+        )
         err.print(
             f"[yellow]warning:[/] {_option_name(field)} applies to {', '.join(users)}; {note}",
             highlight=False,

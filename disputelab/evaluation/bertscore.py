@@ -136,7 +136,9 @@ def points_bertscore(episode: Episode, scenario: Scenario, model: str) -> Metric
     legal = scenario.legal
     if legal is None or not legal.points_of_contention:
         return MetricResult(math.nan, "undefined: the case has no gold points of contention")
-    gold = "".join(legal.points_of_contention)
+    # Chinese points run on without a separator, as the paper joined them; others take a space.
+    sep = "" if scenario.language.startswith("zh") else " "
+    gold = sep.join(legal.points_of_contention)
     moves = proposals(episode)
     if not moves:
         return MetricResult(math.nan, "undefined: the mediator made no proposal")

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from disputelab.episode import Episode, Stance
+from disputelab.episode import Episode, Stance, Turn
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.trackers import Trajectory
 
@@ -270,6 +270,16 @@ class Events:
     mentions: dict[str, list[int]]
 
 
+# The stage of a private caucus turn (the roundtable protocol's `caucus.STAGE`).
+CAUCUS = "caucus"
+
+
+def table_lines(episode: Episode) -> list[Turn]:
+    """The episode's lines as said at the table, numbered from 1 by their position here:
+    a caucus (a party speaking to the mediator alone) is not a line of the dialogue."""
+    return [t for t in episode.turns if t.stage != CAUCUS]
+
+
 def on_dialogue_lines(series: Sequence[float], episode: Episode) -> list[float]:
     """A tracker's party-turn trajectory re-indexed by dialogue line: each line carries
     the state after the party turns completed by then, so a mediator or system line
@@ -279,7 +289,7 @@ def on_dialogue_lines(series: Sequence[float], episode: Episode) -> list[float]:
             f"trajectory has {len(series)} states; the episode has "
             f"{episode.party_turns} party turns, so {episode.party_turns + 1} were expected"
         )
-    return [series[0], *(series[t.party_turn] for t in episode.turns)]
+    return [series[0], *(series[t.party_turn] for t in table_lines(episode))]
 
 
 def episode_events(episode: Episode, topics: Sequence[str], index_by: IndexBy) -> Events:
@@ -299,7 +309,7 @@ def episode_events(episode: Episode, topics: Sequence[str], index_by: IndexBy) -
     interventions: list[tuple[int, list[str]]] = []
     mentions: dict[str, set[int]] = {}
     last: dict[tuple[str, str], Stance] = {}
-    for line, turn in enumerate(episode.turns, start=1):
+    for line, turn in enumerate(table_lines(episode), start=1):
         if turn.role == "mediator":
             met = line - 1 if by_line else turn.party_turn
             proposal = list(turn.intervention.proposal) if turn.intervention else []

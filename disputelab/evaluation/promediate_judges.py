@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from disputelab.episode import Episode
-from disputelab.evaluation.promediate import Judged
+from disputelab.evaluation.promediate import Judged, table_lines
 from disputelab.llm.base import ChatModel, ChatRequest, Message, ModelError
 from disputelab.llm.structured import ask_structured
 from disputelab.scenario.schema import Scenario
@@ -44,7 +44,7 @@ def _issues(scenario: Scenario) -> str:
 
 def _speaker(episode: Episode, scenario: Scenario, i: int) -> str:
     names = {p.id: p.name for p in scenario.parties} | {"mediator": "Mediator"}
-    turn = episode.turns[i]
+    turn = table_lines(episode)[i]
     return f"{names.get(turn.speaker, turn.speaker)}: {turn.text}"
 
 
@@ -83,7 +83,7 @@ async def judged_mentions(
         "additionalProperties": False,
     }
     out: dict[str, list[int]] = {t: [] for t in ids}
-    for line, turn in enumerate(episode.turns, start=1):
+    for line, turn in enumerate(table_lines(episode), start=1):
         if turn.role not in ("party", "mediator") or not turn.text.strip():
             continue
         prompt = (
@@ -116,7 +116,7 @@ async def judged_targets(
         "additionalProperties": False,
     }
     out: list[tuple[int, list[str]]] = []
-    for line, turn in enumerate(episode.turns, start=1):
+    for line, turn in enumerate(table_lines(episode), start=1):
         if turn.role != "mediator":
             continue
         prompt = (

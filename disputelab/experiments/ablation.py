@@ -14,7 +14,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from disputelab.scenario.behaviour import PARAMETERS, BehaviourError, neutral_overrides
-from disputelab.scenario.conditions import ConditionError, condition_parameters
+from disputelab.scenario.conditions import ConditionError, apply_condition, condition_parameters
+from disputelab.scenario.library import builtin_scenarios
 
 if TYPE_CHECKING:
     from disputelab.experiments.spec import ExperimentSpec
@@ -28,7 +29,11 @@ def target_parameters(target: str) -> tuple[str, ...]:
     if target in PARAMETERS:
         neutral_overrides([target])  # a level without a neutral value is refused here
         return (target,)
+    if not target.strip():
+        raise ValueError("ablate: an empty entry; name a parameter or a condition")
     try:
+        # Applying it checks the condition's argument too (posture:nope, culture:XX-US).
+        apply_condition(builtin_scenarios()["tenancy"], target)
         names = condition_parameters(target)
     except ConditionError as exc:
         if ":" not in target and "." in target:

@@ -71,7 +71,7 @@ def changed_fields(stored: dict[str, Any], spec: ExperimentSpec) -> list[str]:
     an experiment started with; concurrency may change on resume. A config from an older
     version is read with today's defaults."""
     try:
-        before = _flat(ExperimentSpec.model_validate(_own_params_only(stored)))
+        before = _flat(ExperimentSpec.model_validate(_old_defaults(_own_params_only(stored))))
     except ValidationError:
         return []  # written by a version whose fields we cannot compare; do not block it
     now = redact_deep(_flat(spec))  # stored configs hold model URLs redacted
@@ -79,6 +79,25 @@ def changed_fields(stored: dict[str, Any], spec: ExperimentSpec) -> list[str]:
     # neither changes an episode of it.
     free = ("concurrency", "ablate")
     return [k for k in now if k not in free and before.get(k) != now[k]]
+
+
+# Defaults that changed: a config written before a parameter existed was played with the
+# old behaviour, which the parameter's value here names (rule parties broadcast their
+# acceptable sets until `disclosure` came, with `negotiator` as its default).
+_BEFORE_THEY_EXISTED = {"disclosure": "full"}
+
+
+def _old_defaults(stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored config with each changed default it lacks set to the old behaviour."""
+    params = stored.get("params")
+    if not isinstance(params, dict):
+        return stored
+    try:
+        own = get_protocol(stored.get("protocol", DEFAULT_PROTOCOL)).Params.model_fields
+    except UnknownPluginError:
+        return stored
+    missing = {k: v for k, v in _BEFORE_THEY_EXISTED.items() if k in own and k not in params}
+    return {**stored, "params": {**params, **missing}} if missing else stored
 
 
 def _own_params_only(stored: dict[str, Any]) -> dict[str, Any]:

@@ -37,11 +37,21 @@ from SALib.analyze import sobol as sobol_analyze
 from SALib.sample import morris as morris_sample
 from SALib.sample import sobol as sobol_sample
 
-from disputelab.experiments.runner import Progress, run_experiment
+from disputelab.experiments.runner import (
+    Progress,
+    check_resume,
+    run_experiment,
+    with_profile_temperatures,
+)
 from disputelab.experiments.spec import ExperimentSpec, plan, resolve_scenarios
 from disputelab.llm.models import ModelHub
 from disputelab.protocols.base import NONE, get_protocol
-from disputelab.scenario.behaviour import PARAMETERS, BehaviourError, check_overrides
+from disputelab.scenario.behaviour import (
+    PARAMETERS,
+    BehaviourError,
+    check_in_domain,
+    check_overrides,
+)
 from disputelab.scenario.conditions import condition_parameters
 from disputelab.store.sqlite import Store
 
@@ -81,7 +91,9 @@ def parse_factor(text: str) -> Factor:
     """`NAME` (the table's range) or `NAME=LOW:HIGH`."""
     name, sep, bounds = (x.strip() for x in text.partition("="))
     try:
-        check_overrides({name: 0.0})  # an unknown name is refused, with hints
+        known = PARAMETERS.get(name)
+        # An unknown name is refused, with hints; a known one checked at its default.
+        check_overrides({name: known.default if known else 0.0})
     except BehaviourError as exc:
         raise SensitivityError(str(exc)) from None
     if not sep:
@@ -99,6 +111,11 @@ def parse_factor(text: str) -> Factor:
         raise SensitivityError(f"{name}: bounds must be finite numbers, not {bounds!r}")
     if low >= high:
         raise SensitivityError(f"{name}: the low bound {low:g} must be below the high {high:g}")
+    try:
+        check_in_domain(name, low)
+        check_in_domain(name, high)
+    except BehaviourError as exc:
+        raise SensitivityError(str(exc)) from None
     return Factor(name, low, high)
 
 
@@ -269,6 +286,9 @@ async def evaluate_points(
             result.interrupted = True
             break
         if finished(store, name, size):
+            # Reused only if it was played as it would be now (a model profile's
+            # temperature, say, may have changed since): otherwise one line, as a resume.
+            check_resume(store, with_profile_temperatures(by_name[name], hub), True)
             result.reused += 1
             if hooks.skipped is not None:
                 hooks.skipped(size)

@@ -17,9 +17,7 @@ from typing import Any
 
 from disputelab.evaluation.inference import Key, paired_scenario_test, scenario_pairs
 from disputelab.evaluation.stats import TestResult, adjust
-from disputelab.experiments.ablation import target_parameters
 from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS
-from disputelab.scenario.behaviour import PARAMETERS
 from disputelab.scenario.conditions import condition_parameters
 from disputelab.store.sqlite import Store
 
@@ -112,6 +110,15 @@ class Row:
     ablated_p: float
     target: str
     reading: str
+    neutral: tuple[tuple[str, float], ...]  # what the grid set, as stored with it
+
+
+def set_to_neutral(grid: dict[str, Any], parent: dict[str, Any]) -> dict[str, float]:
+    """The behaviour values an ablated grid set, read from the two stored configs (not
+    from today's condition table, which may have changed since the grid ran)."""
+    mine = (grid.get("params") or {}).get("behaviour") or {}
+    theirs = (parent.get("params") or {}).get("behaviour") or {}
+    return {k: float(v) for k, v in sorted(mine.items()) if theirs.get(k) != v}
 
 
 def ablation_rows(store: Store, run_id: str, config: dict[str, Any]) -> list[Row]:
@@ -132,10 +139,8 @@ def ablation_rows(store: Store, run_id: str, config: dict[str, Any]) -> list[Row
     rows = []
     for grid_id, cfg in sorted(grids):
         target = str(cfg.get("ablated", "?"))
-        try:
-            names = target_parameters(target)
-        except ValueError:
-            names = ()
+        neutral = tuple(set_to_neutral(cfg, config).items())
+        names = tuple(n for n, _ in neutral)
         after = effects(grid_values(store, grid_id, wanted), reference, binary)
         found = {
             (e.condition, e.mediator, e.metric): (e, p)
@@ -145,7 +150,7 @@ def ablation_rows(store: Store, run_id: str, config: dict[str, Any]) -> list[Row
             a, ap = found.get((e.condition, e.mediator, e.metric), (None, math.nan))
             after_sign = _significant(a.delta, ap) if a is not None else 0
             text = reading(e.condition, names, _significant(e.delta, p), after_sign)
-            rows.append(Row(e, p, a, ap, target, text))
+            rows.append(Row(e, p, a, ap, target, text, neutral))
     return rows
 
 
@@ -171,27 +176,20 @@ def ablation_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
         lines += ["", "Effects of other conditions lost under an ablation:", ""]
         lines += [h.replace("ablated:", "ablated (target):") for h in header]
         lines += [_line(r, with_target=True) for r in others]
-    targets = sorted({r.target for r in rows})
+    targets = sorted({(r.target, r.neutral) for r in rows})
     lines += ["", NOTE.format(reference=(config.get("conditions") or ["general"])[0])]
-    lines += ["", "Ablated: " + "; ".join(f"`{t}` ({_neutral_text(t)})" for t in targets) + "."]
+    lines += ["", "Ablated: " + "; ".join(f"`{t}` ({_neutral_text(n)})" for t, n in targets) + "."]
     return "\n".join(lines) + "\n"
 
 
 def _is_own(row: Row) -> bool:
     """Whether the row's grid ablated exactly its condition's own parameters."""
     own = set(condition_parameters(row.full.condition))
-    try:
-        return bool(own) and own == set(target_parameters(row.target))
-    except ValueError:
-        return False
+    return bool(own) and own == {n for n, _ in row.neutral}
 
 
-def _neutral_text(target: str) -> str:
-    try:
-        names = target_parameters(target)
-    except ValueError:
-        return "unknown today"
-    return ", ".join(f"{n}={PARAMETERS[n].neutral:g}" for n in names)
+def _neutral_text(neutral: tuple[tuple[str, float], ...]) -> str:
+    return ", ".join(f"{n}={v:g}" for n, v in neutral) or "nothing"
 
 
 def _line(r: Row, with_target: bool = False) -> str:

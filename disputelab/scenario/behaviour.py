@@ -316,6 +316,31 @@ _TABLE.append(
     )
 )
 
+# The values each parameter can take at all (the policy divides by a concession exponent,
+# exponentiates culture terms, reads shares and chances as such). First match wins.
+_DOMAINS: tuple[tuple[str, tuple[float, float]], ...] = (
+    ("beta.individual_sd", (0.0, 2.0)),
+    ("beta.", (0.01, 100.0)),
+    ("self_weight.", (0.0, 100.0)),
+    ("logrolling.", (0.0, 10.0)),
+    ("avoiding.engage_every", (1.0, 100.0)),
+    ("tone.", (0.0, 1.0)),
+    ("culture.", (-5.0, 5.0)),
+    ("deference.", (0.0, 1.0)),
+    ("mediator.calming", (0.0, 1.0)),
+    ("resentment.cooling", (0.0, 1.0)),
+    ("resentment.", (0.0, 100.0)),
+    ("cause.", (-100.0, 100.0)),
+    ("disclosure.", (0.0, 1.0)),
+    ("legal.", (0.0, 1.0)),
+)
+
+
+def domain(name: str) -> tuple[float, float]:
+    """The values parameter `name` can take."""
+    return next(d for prefix, d in _DOMAINS if name.startswith(prefix))
+
+
 PARAMETERS: dict[str, Parameter] = {p.name: p for p in _TABLE}
 
 
@@ -379,6 +404,14 @@ def neutral_overrides(names: Iterable[str]) -> dict[str, float]:
     return out
 
 
+def check_in_domain(name: str, value: float) -> None:
+    low, high = domain(name)
+    if not low <= value <= high:
+        raise BehaviourError(
+            f"behaviour parameter {name} takes values from {low:g} to {high:g}, not {value:g}"
+        )
+
+
 def check_overrides(values: Mapping[str, object]) -> dict[str, float]:
     """Overrides from a spec or the command line: known names and finite numbers."""
     out = {}
@@ -392,6 +425,7 @@ def check_overrides(values: Mapping[str, object]) -> dict[str, float]:
             ) from None
         if number != number or number in (float("inf"), float("-inf")):
             raise BehaviourError(f"behaviour parameter {name} needs a finite number")
+        check_in_domain(name, number)
         out[name] = number
     return out
 

@@ -44,6 +44,11 @@ def test_a_target_is_a_parameter_or_the_parameters_a_condition_acts_through() ->
         target_parameters("resentment.walk_away")
     with pytest.raises(ValueError, match="unknown behaviour parameter"):
         target_parameters("mediator.calm")
+    for bad in ("posture:nope", "culture:XX-US", "cause:nonsense", "strategy:x@y"):
+        with pytest.raises(ValueError, match=bad.split(":")[0]):
+            target_parameters(bad)
+    with pytest.raises(ValueError, match="empty"):
+        target_parameters(" ")
 
 
 def test_each_stands_for_every_condition_that_acts_through_parameters() -> None:
@@ -123,10 +128,33 @@ def test_experiment_runs_and_reports_each_ablation(tmp_path: Path) -> None:
     assert "## Ablation" in text
     ablation = text.split("## Ablation", 1)[1]
     rows = [line for line in ablation.splitlines() if line.startswith("| posture:competing |")]
-    assert rows and all(
-        r.rstrip(" |").rsplit("| ", 1)[-1]
-        in ("emergent", "assumption", "assumption (reverses)", "no significant effect")
-        for r in rows
+    assert rows
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        # Rule agents read a posture only through the parameters the grid set to neutral,
+        # so each ablated effect is exactly zero and nothing can read as emergent.
+        assert cells[5] == "+0", row
+        assert cells[7] in ("assumption", "no significant effect"), row
+    ablated = next(line for line in text.splitlines() if line.startswith("Ablated: "))
+    assert "`posture:competing` (" in ablated
+    assert "beta.competing=1" in ablated and "tone.competing_flare=0" in ablated
+
+
+def test_a_grid_started_before_disclosure_existed_resumes_only_under_full(
+    tmp_path: Path,
+) -> None:
+    """Its episodes were played by broadcasting parties: resuming it under today's default
+    (negotiator) would mix two policies in one table, so that is a changed spec."""
+    old = load_spec(_spec(tmp_path)).model_dump()
+    del old["params"]["disclosure"]
+    assert changed_fields(old, load_spec(_spec(tmp_path))) == ["disclosure"]
+    assert changed_fields(old, load_spec(_spec(tmp_path, disclosure="full"))) == []
+
+
+def test_a_dry_run_counts_the_ablated_grids(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, ablate=["each"])
+    result = CliRunner().invoke(
+        app, ["--store", str(tmp_path / "runs"), "experiment", str(spec), "--dry-run"]
     )
-    assert "`posture:competing` (beta.competing=1, self_weight.competing=1" in text
-    assert "| posture:competing | rule | consensus_gain |" in ablation
+    assert result.exit_code == 0, result.output
+    assert "ablation: 1 more grid(s) of 24 episodes" in " ".join(result.output.split())

@@ -74,3 +74,19 @@ def test_the_roundtable_holds_caucuses_on_its_schedule() -> None:
         assert mediator_turns > 3
         expected = 0 if every == 0 else (mediator_turns // every) * 2  # two parties
         assert caucus_turns == expected
+
+
+def test_caucus_turns_are_not_lines_of_the_dialogue_for_promediate() -> None:
+    from disputelab.evaluation.promediate import episode_events, on_dialogue_lines, table_lines
+
+    s = scenario("tenancy")
+    params = {"budget": 60, "caucus": 1}
+    med = build_agent(MEDIATOR, "rule", s, 0)
+    ep = asyncio.run(play("roundtable", s, build_parties(s, "rule", 0), {"mediator": med}, params))
+    lines = table_lines(ep)
+    assert any(t.stage == "caucus" for t in ep.turns)
+    assert not any(t.stage == "caucus" for t in lines)
+    assert len(on_dialogue_lines([0.0] * (ep.party_turns + 1), ep)) == len(lines) + 1
+    found = episode_events(ep, [t.id for t in s.topics], "dialogue-line")
+    said = [i for i, t in enumerate(lines, start=1) if t.role == "mediator"]
+    assert found.mediator_lines == said

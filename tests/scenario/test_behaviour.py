@@ -20,6 +20,7 @@ from disputelab.scenario.behaviour import (
     Behaviour,
     BehaviourError,
     check_overrides,
+    domain,
     neutral_overrides,
 )
 from disputelab.scenario.causes import apply_cause_offline
@@ -121,3 +122,25 @@ def test_ablating_a_posture_makes_it_play_exactly_like_the_neutral_posture(
     assert any(
         _moves(competing, Behaviour(), s) != _moves(neutral, Behaviour(), s) for s in range(3)
     )
+
+
+def test_every_default_neutral_and_range_lies_in_the_parameter_s_domain() -> None:
+    for p in PARAMETERS.values():
+        low, high = domain(p.name)
+        for value in (p.default, p.low, p.high, p.neutral):
+            assert value is None or low <= value <= high, (p.name, value)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("beta.competing", 0),
+        ("beta.individual_sd", 1e6),
+        ("culture.masculinity", 1e6),
+        ("resentment.cooling", -5),
+        ("avoiding.engage_every", 0.4),
+    ],
+)
+def test_a_value_outside_its_domain_is_refused_in_one_line(name: str, value: float) -> None:
+    with pytest.raises(BehaviourError, match=f"{name} takes values from"):
+        check_overrides({name: value})
