@@ -84,7 +84,7 @@ def experiment(
     # The handlers stay in place until the interrupt has been reported: a second signal
     # while it is written must still quit with 130, not with Python's default handler.
     failed = 0
-    with _stop_on_signals() as stop:
+    with stop_on_signals() as stop:
         for grid in _with_ablations(spec):
             summary = _run(grid, spec_path, hub, resume, concurrency, given, stop, where)
             if summary.interrupted:
@@ -282,7 +282,7 @@ def _interrupted(summary: Summary, again: str, concurrency: int | None) -> NoRet
 
 
 @contextmanager
-def _stop_on_signals() -> Iterator[threading.Event]:
+def stop_on_signals() -> Iterator[threading.Event]:
     """A flag set by the first SIGINT or SIGTERM while the block runs; a second one quits
     at once. The handlers in place before are put back after, unless a signal came."""
     stop = threading.Event()

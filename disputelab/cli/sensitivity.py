@@ -6,11 +6,6 @@ from __future__ import annotations
 import asyncio
 import csv
 import math
-import os
-import signal
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
@@ -28,6 +23,7 @@ from disputelab.cli.common import (
     store_option,
     warn,
 )
+from disputelab.cli.experiment import stop_on_signals
 from disputelab.cli.progress import ticker
 from disputelab.store.sqlite import StoreError
 
@@ -233,7 +229,7 @@ def _evaluate(
     from disputelab.experiments.spec import SpecError
 
     distinct = len({s.name for s in specs})
-    with _stop_on_signals() as stop, ticker(f"sensitivity {spec.name}", hub) as progress:
+    with stop_on_signals() as stop, ticker(f"sensitivity {spec.name}", hub) as progress:
         progress.plan(distinct * size)
 
         def skipped(n: int) -> None:
@@ -264,27 +260,6 @@ def _evaluate(
             fail(str(exc))
         except ValueError as exc:
             fail(str(exc).splitlines()[0])
-
-
-@contextmanager
-def _stop_on_signals() -> Iterator[threading.Event]:
-    """A flag set by the first SIGINT or SIGTERM; a second one quits at once."""
-    stop = threading.Event()
-
-    def on_signal(signum: int, frame: object) -> None:
-        if stop.is_set():
-            os.write(2, b"interrupted again: quitting at once\n")
-            os._exit(130)
-        stop.set()
-        os.write(2, b"stopping: episodes in flight are left for --resume\n")
-
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield stop
-    finally:
-        if not stop.is_set():
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
 
 
 def _again(
