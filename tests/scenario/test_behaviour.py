@@ -144,3 +144,15 @@ def test_every_default_neutral_and_range_lies_in_the_parameter_s_domain() -> Non
 def test_a_value_outside_its_domain_is_refused_in_one_line(name: str, value: float) -> None:
     with pytest.raises(BehaviourError, match=f"{name} takes values from"):
         check_overrides({name: value})
+
+
+@pytest.mark.parametrize("kind", ["rule", "paraphrase"])
+def test_every_rule_policy_kind_is_built_with_the_run_s_behaviour_and_disclosure(
+    kind: str,
+) -> None:
+    b = Behaviour.of({"mediator.calming": 0.0})
+    settings = AgentSettings(behaviour=b, disclosure="full")
+    for party in build_parties(scenario("tenancy"), kind, 0, settings=settings):
+        assert party.b is b  # type: ignore[attr-defined]
+        assert party.disclosure == "full"  # type: ignore[attr-defined]
+        assert party.calming == 0.0  # type: ignore[attr-defined]

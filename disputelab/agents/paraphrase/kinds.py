@@ -7,6 +7,8 @@ from disputelab.agents.paraphrase.voice import ParaphraseVoice
 from disputelab.agents.parties.kinds import general_parties
 from disputelab.agents.parties.rule import ReadMemo, RuleParty
 from disputelab.agents.registry import PARTY, AgentKind, AgentSetup, register_kind
+from disputelab.agents.settings import Disclosure
+from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour
 from disputelab.scenario.schema import Scenario
 
 
@@ -20,8 +22,10 @@ class ParaphraseParty(RuleParty):
         seed: int,
         public: PublicScenario | None = None,
         reads: ReadMemo | None = None,
+        behaviour: Behaviour = DEFAULT_BEHAVIOUR,
+        disclosure: Disclosure = "negotiator",
     ) -> None:
-        super().__init__(scenario, party_id, seed, public, reads)
+        super().__init__(scenario, party_id, seed, public, reads, behaviour, disclosure)
         self.voice = ParaphraseVoice(self.public, self.party, self.rng)
 
 
@@ -29,10 +33,8 @@ def _paraphrase(s: AgentSetup) -> list[PartyAgent]:
     reads: ReadMemo = {}
     # The `general` party style plays the policy without styles, as the rule kind does.
     sc = general_parties(s.scenario) if s.settings.party_style == "general" else s.scenario
-    parties = [ParaphraseParty(sc, p.id, s.seed, s.public, reads) for p in sc.parties]
-    for party in parties:  # what the policy states in the open (`disclosure`)
-        party.disclosure = s.settings.disclosure
-    return list(parties)
+    b, told = s.settings.behaviour, s.settings.disclosure
+    return [ParaphraseParty(sc, p.id, s.seed, s.public, reads, b, told) for p in sc.parties]
 
 
 register_kind(
