@@ -3,13 +3,14 @@ models, and the usage and metric tables."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import json
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -22,6 +23,8 @@ from disputelab.store.sqlite import Store, StoreError
 
 if TYPE_CHECKING:
     from disputelab.llm.models import ModelHub
+
+T = TypeVar("T")
 
 # No emoji codes: user text such as 'posture:angry' must print as typed.
 out = Console(emoji=False)
@@ -162,6 +165,19 @@ def open_models(models: Iterable[str], concurrency: int | None = None) -> ModelH
         fail(str(exc))
     cache = open_store(writable=False).root / "cache.sqlite"  # the cache, not the runs
     return ModelHub(cache, profiles, timeout_s=state.timeout_s, concurrency=concurrency)
+
+
+def run_with_models(hub: ModelHub, work: Coroutine[Any, Any, T]) -> T:
+    """Run `work` on a new event loop, then close the hub's connections on that same loop:
+    a connection pool belongs to the loop it ran on and cannot be closed after it."""
+
+    async def then_close() -> T:
+        try:
+            return await work
+        finally:
+            await hub.aclose()
+
+    return asyncio.run(then_close())
 
 
 def print_usage(hub: ModelHub) -> None:

@@ -3,14 +3,13 @@ that reach impasse unmediated."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
-from disputelab.cli.common import err, fail, open_models, out, print_usage
+from disputelab.cli.common import err, fail, open_models, out, print_usage, run_with_models
 from disputelab.scenario.inputs import path_kind
 
 if TYPE_CHECKING:
@@ -50,8 +49,8 @@ def curate(
 
     config = CurationConfig(concurrency=concurrency, min_unresolved=keep_if_unresolved)
     try:
-        result = asyncio.run(
-            run_curation(paths, hub.model(model, "curator"), out_dir, config, on_verdict=_said)
+        result = run_with_models(
+            hub, run_curation(paths, hub.model(model, "curator"), out_dir, config, on_verdict=_said)
         )
     except (ModelConfigError, ModelError, ValueError, OSError) as exc:
         fail(str(exc).splitlines()[0])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from typing import Annotated
 
@@ -19,6 +18,7 @@ from disputelab.cli.common import (
     out,
     print_rows,
     print_usage,
+    run_with_models,
 )
 from disputelab.cli.progress import ticker
 from disputelab.evaluation.metrics import MetricResult
@@ -115,12 +115,11 @@ def evaluate(
                 progress.plan(total)
             progress.advance()
 
+        work = evaluate_run(
+            open_store(), run_id, evaluator, hub, judges, tracker, scored, rouge, bert_model
+        )
         try:
-            results = asyncio.run(
-                evaluate_run(
-                    open_store(), run_id, evaluator, hub, judges, tracker, scored, rouge, bert_model
-                )
-            )
+            results = run_with_models(hub, work)
         except (ModelError, ValueError) as exc:
             fail(str(exc).splitlines()[0])
     if not results:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -25,6 +24,7 @@ from disputelab.cli.common import (
     print_problems,
     print_rows,
     print_usage,
+    run_with_models,
     warn,
 )
 from disputelab.scenario.checks import unsettlable
@@ -192,7 +192,7 @@ def _model_readings(files: list[Path], model: str) -> dict[Path, dict[tuple[str,
         return {}
     hub = open_models([model])
     reader = hub.model(model, "reader")
-    results = asyncio.run(read_all(reader, [u for _, u in items]))
+    results = run_with_models(hub, read_all(reader, [u for _, u in items]))
     print_usage(hub)
     out: dict[Path, dict[tuple[str, str], Any]] = {}
     for (f, _), r in zip(items, results, strict=True):

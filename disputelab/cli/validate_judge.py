@@ -3,7 +3,6 @@ on several scenarios, with parties that talk rather than recite their stances.""
 
 from __future__ import annotations
 
-import asyncio
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
@@ -19,6 +18,7 @@ from disputelab.cli.common import (
     open_store,
     out,
     print_rows,
+    run_with_models,
 )
 from disputelab.cli.progress import ticker
 from disputelab.evaluation.trackers import LLM_TRACKERS
@@ -106,7 +106,7 @@ def _run(plan: ValidationPlan, scenarios: list[Scenario]) -> ValidationReport:
             progress.advance()
 
         try:
-            return asyncio.run(run_validation(open_store(), hub, scenarios, plan, step))
+            return run_with_models(hub, run_validation(open_store(), hub, scenarios, plan, step))
         except (ModelError, ValueError) as exc:
             fail(str(exc).splitlines()[0])
 

@@ -110,6 +110,31 @@ def test_a_connection_failure_is_transient() -> None:
         asyncio.run(model.complete(ASK))
 
 
+def test_a_reply_slower_than_the_timeout_is_named_as_a_timeout() -> None:
+    with fake_openai() as server:
+        server.script(Scripted(content="late", delay_s=3.0))
+        with pytest.raises(
+            TransientModelError, match=r"no reply within the 0\.5 s timeout"
+        ) as info:
+            asyncio.run(_backend(server.url, timeout_s=0.5).complete(ASK))
+    assert info.value.overload  # a timeout tells the adaptive limit to back off
+
+
+def test_a_reply_cut_off_mid_body_is_named_as_a_dropped_connection() -> None:
+    with fake_openai() as server:
+        server.script(Scripted(content="a reply long enough to cut", cut_at=20))
+        with pytest.raises(TransientModelError, match="dropped before the reply was complete"):
+            asyncio.run(_backend(server.url).complete(ASK))
+
+
+def test_a_backend_used_under_a_second_event_loop_gets_a_fresh_pool() -> None:
+    with fake_openai() as server:
+        backend = _backend(server.url)
+        first = asyncio.run(backend.complete(ASK))
+        second = asyncio.run(backend.complete(ASK))
+    assert first.text == second.text and server.calls == 2
+
+
 def test_structured_output_asks_for_the_schema() -> None:
     with fake_openai() as server:
         server.script(Scripted(content=GOOD))
