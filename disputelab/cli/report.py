@@ -12,7 +12,6 @@ import typer
 
 from disputelab.cli.common import err, fail, open_store, store_option
 from disputelab.registry import UnknownPluginError
-from disputelab.report.layout import protocol_tables
 from disputelab.store.sqlite import Store, StoreError
 
 
@@ -83,6 +82,8 @@ def report(
 def experiment_tables(store: Store, run_id: str, config: dict[str, Any]) -> str:
     """The experiment's tables in the layout its protocol declares."""
     try:
+        from disputelab.report.layout import protocol_tables  # scipy: only when asked
+
         text = protocol_tables(store, run_id, config)
     except UnknownPluginError as exc:
         fail(f"{run_id}: {exc}")

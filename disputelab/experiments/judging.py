@@ -1,5 +1,5 @@
 """Re-score stored episodes with any registered evaluator. Judge validation lives in
-`disputelab.experiments.validation` and is re-exported here."""
+`disputelab.experiments.validation`."""
 
 from __future__ import annotations
 
@@ -9,12 +9,11 @@ from dataclasses import dataclass
 from disputelab.episode import Usage
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext, get_evaluator
-from disputelab.experiments.validation import ValidationPlan, ValidationReport, validate_judge
 from disputelab.llm.models import ModelHub
 from disputelab.scenario.schema import Scenario
 from disputelab.store.sqlite import EpisodeRecord, Store
 
-__all__ = ["ValidationPlan", "ValidationReport", "evaluate_run", "validate_judge"]
+__all__ = ["evaluate_run"]
 
 
 def _to_score(rec: EpisodeRecord, by_id: Mapping[str, EpisodeRecord]) -> EpisodeToScore:

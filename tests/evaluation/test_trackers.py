@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from disputelab.cli import app
 from disputelab.evaluation.trackers import oracle, per_turn, self_report, topic_localized
-from disputelab.experiments.judging import ValidationPlan, validate_judge
+from disputelab.experiments.validation import ValidationPlan, validate_judge
 from disputelab.llm.models import ModelHub
 from disputelab.llm.openai_backend import OpenAICompatible
 from disputelab.llm.testing import Scripted, fake_openai, fill
