@@ -7,7 +7,6 @@ OpenRouter and the rest. The SDK's own retries are switched off: retrying is the
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 import os
@@ -25,6 +24,7 @@ from disputelab.llm.base import (
     TransientModelError,
 )
 from disputelab.llm.openai_defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
+from disputelab.llm.transport import HttpTransport, failure
 from disputelab.redact import redact, redact_url, split_userinfo
 
 
@@ -89,51 +89,11 @@ def _status_error(name: str, exc: openai.APIStatusError) -> Exception:
     return ModelError(f"{name}: request refused ({exc.status_code}): {reason}")
 
 
-def _pooled_client(connections: int, timeout_s: float) -> httpx2.AsyncClient:
-    """The SDK's aiohttp-backed HTTP client (the `openai[aiohttp]` extra), with room to
-    keep alive at least one connection per call in flight: the default keeps 100, so at
-    higher concurrency every call past the hundredth would open a fresh connection.
-
-    aiohttp rather than the SDK's default httpx transport: its C-accelerated parser and
-    connection pool cost about a third of the CPU per call (0.53 against 1.13 ms, posting
-    the same prepared JSON at 64 in flight; benchmarks/bench_model_overhead.py)."""
-    default = openai.DEFAULT_CONNECTION_LIMITS
-    limits = type(default)(
-        max_connections=max(default.max_connections or 0, connections),
-        max_keepalive_connections=max(default.max_keepalive_connections or 0, connections),
-        keepalive_expiry=default.keepalive_expiry,
-    )
-    client: httpx2.AsyncClient = openai.DefaultAioHttpClient(limits=limits, timeout=timeout_s)
-    return client
-
-
 def _request_headers(client: openai.AsyncOpenAI) -> dict[str, str]:
     """The headers the SDK would send: its auth, then its defaults and ours, which win
     (a URL's Basic credentials replace the bearer key). Unset ones are left out."""
     merged = {**client.auth_headers, **client.default_headers}
     return {k: v for k, v in merged.items() if isinstance(v, str)}
-
-
-def _transport_failure(name: str, exc: httpx2.TransportError, timeout_s: float) -> Exception:
-    """A failure below HTTP, named from what aiohttp saw. The SDK's aiohttp transport maps
-    every connection error, a refused connection and a server hanging up included, to a
-    connect *timeout*, so its cause is read rather than its type."""
-    cause = exc.__cause__
-    if isinstance(cause, TimeoutError) or (
-        cause is None and isinstance(exc, httpx2.TimeoutException)
-    ):
-        return TransientModelError(
-            f"{name}: no reply within the {timeout_s:g} s timeout", overload=True
-        )
-    dropped = (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError)
-    if isinstance(cause, dropped) or isinstance(
-        exc, (httpx2.RemoteProtocolError, httpx2.ReadError)
-    ):
-        kind = type(cause or exc).__name__
-        return TransientModelError(
-            f"{name}: the connection dropped before the reply was complete ({kind})"
-        )
-    return TransientModelError(f"{name}: cannot connect")
 
 
 class OpenAICompatible:
@@ -164,23 +124,20 @@ class OpenAICompatible:
             token = base64.b64encode(f"{userinfo[0]}:{userinfo[1]}".encode()).decode()
             headers["Authorization"] = f"Basic {token}"
         # Local servers need no key, but the SDK insists on one being set.
-        self._connections = connections
-        self.http = _pooled_client(connections, timeout_s)
-        self._loop: asyncio.AbstractEventLoop | None = None
         self.client = openai.AsyncOpenAI(
             api_key=key or "no-key",
             base_url=url,
             max_retries=0,
             timeout=timeout_s,
             default_headers=headers or None,
-            http_client=self.http,
         )
-        # Calls are posted through the SDK's own HTTP client with the SDK's headers (its
-        # auth, user agent and any set here), as prepared JSON: the SDK's request building
-        # walked every parameter, the schema included, on every call, and cost more CPU
-        # than the HTTP exchange itself. Retrying is the Retrying wrapper's job anyway.
+        # Calls go out with the SDK's headers (its auth, user agent and any set here) and
+        # its URL, as JSON prepared here: the SDK's request building walked every
+        # parameter, the schema included, on every call, and with its HTTP wrapping cost
+        # more CPU than the exchange itself. Retrying is the Retrying wrapper's job anyway.
         self._url = str(self.client.base_url.join("chat/completions"))
         self._headers = _request_headers(self.client)
+        self.http = HttpTransport(connections, timeout_s)
         # How this server takes a schema, most capable first; a refusal steps down once:
         # the OpenAI form, then json_object carrying the schema (llama.cpp's server turns
         # that into a grammar), then plain JSON mode checked by the structured layer.
@@ -189,17 +146,7 @@ class OpenAICompatible:
     async def aclose(self) -> None:
         """Close the connection pool; call it on the event loop that used the client."""
         await self.http.aclose()
-
-    def _http_here(self) -> httpx2.AsyncClient:
-        """The HTTP client of the running event loop. aiohttp's pool belongs to the loop
-        it first ran on, so a backend used again under a new loop (one `asyncio.run`
-        after another) gets a fresh pool rather than one whose loop is gone."""
-        loop = asyncio.get_running_loop()
-        if self._loop is not loop:
-            if self._loop is not None:
-                self.http = _pooled_client(self._connections, self.timeout_s)
-            self._loop = loop
-        return self.http
+        await self.client.close()
 
     @property
     def json_schema(self) -> bool:
@@ -250,8 +197,8 @@ class OpenAICompatible:
                     self.formats.pop(0)  # remembered for every later call to this server
                 return await self.complete(request)
             raise _status_error(self.name, exc) from None
-        except httpx2.TransportError as exc:
-            raise _transport_failure(self.name, exc, self.timeout_s) from None
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise failure(self.name, exc, self.timeout_s) from None
         except ValueError as exc:  # a 200 whose body is not JSON: a provider fault
             raise TransientModelError(
                 f"{self.name}: the reply body was not valid JSON ({redact(str(exc))[:200]})"
@@ -262,9 +209,15 @@ class OpenAICompatible:
         """POST a chat completion; its reply as parsed JSON. An error status raises the
         SDK's `APIStatusError`, carrying the server's own words."""
         content = json.dumps(body, ensure_ascii=False).encode()
-        response = await self._http_here().post(self._url, content=content, headers=self._headers)
-        if response.is_success:
-            return json.loads(response.content)
+        reply = await self.http.post(self._url, content, self._headers)
+        if reply.ok:
+            return json.loads(reply.body)
+        response = httpx2.Response(
+            reply.status,
+            headers=list(reply.headers.items()),
+            content=reply.body,
+            request=httpx2.Request("POST", self._url),
+        )
         try:
             error_body: object = response.json()
         except ValueError:

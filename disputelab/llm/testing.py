@@ -67,6 +67,7 @@ class FakeOpenAI:
         self.default = default or (lambda body: Scripted(content='{"utterance": "fine"}'))
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.paths: list[str] = []  # as sent: a proxied request names the whole URL
         self.in_flight = 0
         self.max_in_flight = 0
         self.connections: set[tuple[str, int]] = set()  # client (host, port) pairs seen
@@ -99,6 +100,7 @@ class FakeOpenAI:
                         server.connections.add(self.client_address[:2])
                         server.requests.append(body)
                         server.headers.append(dict(self.headers))
+                        server.paths.append(self.path)
                         server.start_times.append(time.monotonic())
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)

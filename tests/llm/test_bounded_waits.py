@@ -149,7 +149,7 @@ def test_closing_the_hub_closes_every_endpoints_connections(tmp_path: Path) -> N
 
     with fake_openai() as server:
         backend = asyncio.run(use_then_close(ModelHub(None)))
-    assert backend.http.is_closed
+    assert backend.http.closed
 
 
 def test_the_timeout_option_reaches_the_embedded_model() -> None:

@@ -1,0 +1,104 @@
+"""HTTP for the model backends: a keep-alive aiohttp pool per event loop, and what its
+failures mean for a model call.
+
+The backends post JSON they have already prepared, so all this layer does is move bytes.
+It is aiohttp directly, the transport the `openai[aiohttp]` extra plugs under the SDK,
+without the httpx request and response objects the SDK wraps around it: at 64 calls in
+flight that wrapping cost more CPU than the exchange itself (0.50 against 0.29 ms a call;
+`benchmarks/bench_model_overhead.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import urllib.request
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import aiohttp
+
+from disputelab.llm.base import TransientModelError
+
+KEEPALIVE_S = 5.0  # as the openai SDK's own pool: idle connections close after this
+MIN_CONNECTIONS = 100  # the SDK's default pool size; a larger run gets one per call
+
+
+@dataclass(frozen=True)
+class HttpReply:
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+
+class HttpTransport:
+    """POSTs over a pool that keeps at least one connection alive per call in flight.
+
+    aiohttp's pool belongs to the event loop it first ran on, so a transport used again
+    under a new loop (one `asyncio.run` after another) opens a fresh pool there."""
+
+    def __init__(self, connections: int, timeout_s: float) -> None:
+        self.connections = max(MIN_CONNECTIONS, connections)
+        # Connecting and each wait for the server's next bytes are bounded, as the SDK
+        # bounds them; a whole reply is not, since a long generation streams no bytes
+        # until it is done and the call's own deadline covers it.
+        self.timeout = aiohttp.ClientTimeout(
+            total=None, sock_connect=timeout_s, sock_read=timeout_s
+        )
+        self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._proxies: dict[str, str | None] = {}
+
+    def _proxy_for(self, url: str) -> str | None:
+        """The proxy the environment names for `url` (HTTP_PROXY, HTTPS_PROXY, less
+        NO_PROXY), as the SDK's httpx client honoured it. Read once per URL: aiohttp's
+        own `trust_env` reads the environment and ~/.netrc on every request, which
+        doubled the CPU of a call."""
+        parts = urlsplit(url)
+        bypass = urllib.request.proxy_bypass(parts.hostname or "")
+        proxy = None if bypass else urllib.request.getproxies().get(parts.scheme)
+        self._proxies[url] = proxy
+        return proxy
+
+    def _session_here(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._loop is not loop:
+            connector = aiohttp.TCPConnector(limit=self.connections, keepalive_timeout=KEEPALIVE_S)
+            self._session = aiohttp.ClientSession(connector=connector, timeout=self.timeout)
+            self._loop = loop
+        return self._session
+
+    async def post(self, url: str, content: bytes, headers: Mapping[str, str]) -> HttpReply:
+        """Send `content`; the whole reply. aiohttp's errors pass through: see `failure`."""
+        proxy = self._proxies[url] if url in self._proxies else self._proxy_for(url)
+        session = self._session_here()
+        async with session.post(url, data=content, headers=headers, proxy=proxy) as response:
+            body = await response.read()
+            return HttpReply(response.status, response.headers, body)
+
+    async def aclose(self) -> None:
+        """Close the pool; call it on the event loop that used it."""
+        if self._session is not None:
+            await self._session.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._session is None or self._session.closed
+
+
+def failure(name: str, exc: BaseException, timeout_s: float) -> TransientModelError:
+    """What a failure below HTTP means for the call: all are worth retrying, and a timeout
+    also says the server is overloaded (the adaptive limit backs off)."""
+    if isinstance(exc, TimeoutError):  # aiohttp's connect and read timeouts are these too
+        return TransientModelError(
+            f"{name}: no reply within the {timeout_s:g} s timeout", overload=True
+        )
+    if isinstance(exc, aiohttp.ServerDisconnectedError | aiohttp.ClientPayloadError):
+        return TransientModelError(
+            f"{name}: the connection dropped before the reply was complete ({type(exc).__name__})"
+        )
+    return TransientModelError(f"{name}: cannot connect")

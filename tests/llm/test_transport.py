@@ -1,0 +1,70 @@
+"""The HTTP transport under the model backends: proxies from the environment, pools per
+event loop, and what each failure below HTTP is called."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from disputelab.llm.base import ChatRequest, Message
+from disputelab.llm.openai_backend import OpenAICompatible
+from disputelab.llm.testing import fake_openai
+from disputelab.llm.transport import HttpTransport
+
+ASK = ChatRequest((Message("user", "Your move?"),))
+ELSEWHERE = "http://model-host.invalid:8000/v1"  # resolves nowhere: only a proxy reaches it
+
+
+def _only(monkeypatch: pytest.MonkeyPatch, **env: str) -> None:
+    """Set these proxy variables and clear the rest (lower case ones win over upper)."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+
+
+def _complete(url: str) -> str:
+    backend = OpenAICompatible("m", url, api_key_env=None, timeout_s=5)
+
+    async def go() -> str:
+        try:
+            return (await backend.complete(ASK)).text
+        finally:
+            await backend.aclose()
+
+    return asyncio.run(go())
+
+
+def test_the_environments_http_proxy_carries_the_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    with fake_openai() as proxy:
+        _only(monkeypatch, HTTP_PROXY=proxy.url.removesuffix("/v1"))
+        assert _complete(ELSEWHERE)
+    assert proxy.paths == [f"{ELSEWHERE}/chat/completions"]  # the proxy was asked for it
+
+
+def test_no_proxy_hosts_are_reached_directly(monkeypatch: pytest.MonkeyPatch) -> None:
+    _only(monkeypatch, HTTP_PROXY="http://127.0.0.1:9", NO_PROXY="127.0.0.1")  # 9: closed
+    with fake_openai() as server:
+        assert _complete(server.url)
+    assert server.paths == ["/v1/chat/completions"]
+
+
+def test_a_pool_is_opened_per_event_loop_and_closed_on_it() -> None:
+    transport = HttpTransport(connections=4, timeout_s=5)
+    with fake_openai() as server:
+
+        async def post() -> int:
+            reply = await transport.post(f"{server.url}/chat/completions", b"{}", {})
+            return reply.status
+
+        assert asyncio.run(post()) == 200
+        assert asyncio.run(post()) == 200  # a second loop: a fresh pool, not a dead one
+
+        async def post_then_close() -> None:
+            await post()
+            await transport.aclose()
+
+        asyncio.run(post_then_close())
+    assert transport.closed and transport.connections == 100  # never below the SDK's pool
