@@ -23,6 +23,7 @@ from disputelab.llm.base import (
     ModelError,
     TransientModelError,
 )
+from disputelab.llm.encoding import dumps_spliced
 from disputelab.llm.openai_defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 from disputelab.llm.transport import HttpTransport, failure
 from disputelab.redact import redact, redact_url, split_userinfo
@@ -142,6 +143,7 @@ class OpenAICompatible:
         # the OpenAI form, then json_object carrying the schema (llama.cpp's server turns
         # that into a grammar), then plain JSON mode checked by the structured layer.
         self.formats = list(_FORMATS if json_schema else _FORMATS[2:])
+        self._built: dict[tuple[str, str, int], tuple[object, dict[str, Any]]] = {}
 
     async def aclose(self) -> None:
         """Close the connection pool; call it on the event loop that used the client."""
@@ -153,17 +155,28 @@ class OpenAICompatible:
         return self.formats[0] == "json_schema"
 
     def _format(self, request: ChatRequest) -> dict[str, Any] | None:
+        """The response_format for this request's schema in the server's current form;
+        one object per schema and form, so its JSON is encoded once (`dumps_spliced`)."""
         if request.schema is None:
             return None
         mode = self.formats[0]
+        key = (mode, request.schema_name, id(request.schema))
+        known = self._built.get(key)
+        if known is not None and known[0] is request.schema:
+            return known[1]
         if mode == "json_schema":
-            return {
+            fmt: dict[str, Any] = {
                 "type": "json_schema",
                 "json_schema": {"name": request.schema_name, "schema": request.schema},
             }
-        if mode == "json_object_schema":
-            return {"type": "json_object", "schema": request.schema}
-        return {"type": "json_object"}
+        elif mode == "json_object_schema":
+            fmt = {"type": "json_object", "schema": request.schema}
+        else:
+            fmt = {"type": "json_object"}
+        if len(self._built) > 256:
+            self._built.clear()
+        self._built[key] = (request.schema, fmt)  # holding the schema keeps its id unique
+        return fmt
 
     def _refused_format(self, fmt: dict[str, Any] | None, exc: openai.APIStatusError) -> bool:
         """Did the server turn down our response_format? Some say so with a 500."""
@@ -208,7 +221,11 @@ class OpenAICompatible:
     async def _post(self, body: dict[str, Any]) -> Any:
         """POST a chat completion; its reply as parsed JSON. An error status raises the
         SDK's `APIStatusError`, carrying the server's own words."""
-        content = json.dumps(body, ensure_ascii=False).encode()
+        content = (
+            dumps_spliced(body, "response_format", ensure_ascii=False)
+            if "response_format" in body
+            else json.dumps(body, ensure_ascii=False)
+        ).encode()
         reply = await self.http.post(self._url, content, self._headers)
         if reply.ok:
             return json.loads(reply.body)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import random
 import sqlite3
 import time
@@ -13,6 +12,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, TransientModelError
+from disputelab.llm.encoding import dumps_spliced
 from disputelab.llm.openai_defaults import DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRY_AFTER_S
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -192,7 +192,7 @@ def request_key(model: str, request: ChatRequest) -> str:
         "sample": request.sample,
         "seed": request.seed,
     }
-    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
+    blob = dumps_spliced(payload, "schema", sort_keys=True, ensure_ascii=False).encode()
     return hashlib.sha256(blob).hexdigest()
 
 
