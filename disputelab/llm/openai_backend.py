@@ -97,6 +97,21 @@ def _request_headers(client: openai.AsyncOpenAI) -> dict[str, str]:
     return {k: v for k, v in merged.items() if isinstance(v, str)}
 
 
+def _encoded(body: dict[str, Any]) -> bytes:
+    """The request as UTF-8 JSON. Text with a lone surrogate (a model may send one as
+    an escape, and its words come back in later prompts) cannot be UTF-8: then every
+    non-ASCII character goes out escaped, which JSON allows."""
+    text = (
+        dumps_spliced(body, "response_format", ensure_ascii=False)
+        if "response_format" in body
+        else json.dumps(body, ensure_ascii=False)
+    )
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return json.dumps(body).encode()
+
+
 class OpenAICompatible:
     """Chat completions against `base_url`; the API key is read from `api_key_env`.
 
@@ -221,12 +236,7 @@ class OpenAICompatible:
     async def _post(self, body: dict[str, Any]) -> Any:
         """POST a chat completion; its reply as parsed JSON. An error status raises the
         SDK's `APIStatusError`, carrying the server's own words."""
-        content = (
-            dumps_spliced(body, "response_format", ensure_ascii=False)
-            if "response_format" in body
-            else json.dumps(body, ensure_ascii=False)
-        ).encode()
-        reply = await self.http.post(self._url, content, self._headers)
+        reply = await self.http.post(self._url, _encoded(body), self._headers)
         if reply.ok:
             return json.loads(reply.body)
         response = httpx2.Response(

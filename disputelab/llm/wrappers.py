@@ -192,7 +192,8 @@ def request_key(model: str, request: ChatRequest) -> str:
         "sample": request.sample,
         "seed": request.seed,
     }
-    blob = dumps_spliced(payload, "schema", sort_keys=True, ensure_ascii=False).encode()
+    text = dumps_spliced(payload, "schema", sort_keys=True, ensure_ascii=False)
+    blob = text.encode(errors="surrogatepass")  # a lone surrogate is still a distinct key
     return hashlib.sha256(blob).hexdigest()
 
 

@@ -135,6 +135,17 @@ def test_a_backend_used_under_a_second_event_loop_gets_a_fresh_pool() -> None:
     assert first.text == second.text and server.calls == 2
 
 
+def test_a_lone_surrogate_in_a_prompt_is_sent_escaped_and_cached(tmp_path: Path) -> None:
+    # A model may send "\\ud800" in its JSON; its words come back in the next prompt.
+    odd = ChatRequest((Message("user", "they said \ud800 and left"),))
+    with fake_openai() as server:
+        model = Cached(_backend(server.url), ResponseCache(tmp_path / "c.sqlite"))
+        first = asyncio.run(model.complete(odd))
+        again = asyncio.run(model.complete(odd))
+    assert server.requests[0]["messages"][0]["content"] == "they said \ud800 and left"
+    assert server.calls == 1 and again.cached and again.text == first.text
+
+
 def test_structured_output_asks_for_the_schema() -> None:
     with fake_openai() as server:
         server.script(Scripted(content=GOOD))
