@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from disputelab.episode import Action, Intervention, Role, Signal, Stance, Tone, Turn, Usage
 from disputelab.scenario.schema import Fact, Scenario, Topic
@@ -84,18 +84,28 @@ class PublicTurn(NamedTuple):
     def of(turn: Turn) -> PublicTurn:
         a, m = turn.action, turn.intervention
         offer = a.offer if a is not None else m.offer if m is not None else None
-        return PublicTurn(
-            turn_index=turn.index,
-            party_turn=turn.party_turn,
-            speaker=turn.speaker,
-            role=turn.role,
-            text=turn.text,
-            stances=MappingProxyType(a.stances) if a else MappingProxyType({}),
-            signal=a.signal if a else None,
-            tone=a.tone if a else "neutral",
-            proposal=MappingProxyType(m.proposal) if m else MappingProxyType({}),
-            offer=MappingProxyType(offer) if offer else MappingProxyType({}),
+        # Built with tuple.__new__ (the fields in order), skipping the keyword-argument
+        # constructor: every turn of every episode is made public once.
+        return _new_tuple(
+            PublicTurn,
+            (
+                turn.index,
+                turn.party_turn,
+                turn.speaker,
+                turn.role,
+                turn.text,
+                MappingProxyType(a.stances) if a else _EMPTY,
+                a.signal if a else None,
+                a.tone if a else "neutral",
+                MappingProxyType(m.proposal) if m else _EMPTY,
+                MappingProxyType(offer) if offer else _EMPTY,
+            ),
         )
+
+
+# An empty read-only mapping: nobody holds the dict behind it, so it can be shared.
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+_new_tuple = tuple.__new__
 
 
 class TurnContext(NamedTuple):

@@ -61,12 +61,16 @@ def oracle_trajectory(episode: Episode) -> list[float] | None:
     if episode.initial_consensus is None:
         return None
     traj = [consensus_score(episode.initial_consensus)]
+    append = traj.append
     for turn in episode.turns:
         if turn.role != "party":
             continue
-        if turn.consensus is None:
+        by_topic = turn.consensus
+        if by_topic is None:
             return None
-        traj.append(consensus_score(turn.consensus))
+        # `consensus_score` written out: this loop runs over every party turn of every
+        # episode scored.
+        append(sum(by_topic.values()) / len(by_topic) if by_topic else 0.0)
     return traj
 
 

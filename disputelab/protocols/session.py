@@ -76,6 +76,8 @@ def update_consensus(
     if previous is None:
         return consensus_by_topic(topic_ids, list(hidden.values()))
     out = dict(previous)
+    if old == new:  # most turns restate the same hidden position: nothing moved
+        return out
     everyone = list(hidden.values())
     for t in topic_ids:
         if old.get(t) != new.get(t):
@@ -255,18 +257,19 @@ class Session:
         move: Intervention | None = None,
     ) -> Turn:
         """The next turn of the episode, stamped with the clock and the oracle's view."""
+        # Positional: every turn of every episode is made here (fields in Turn's order).
         return Turn(
             len(self.episode.turns),
             self.party_turn,
             speaker,
             role,
             text,
-            action=action,
-            intervention=move,
-            consensus=self.consensus,
-            latency_s=latency,
-            usage=usage,
-            stage=stage,
+            action,
+            move,
+            self.consensus,
+            latency,
+            usage,
+            stage,
         )
 
     def charge(self, role: str, usage: Usage | None) -> None:

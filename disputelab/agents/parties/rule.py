@@ -19,6 +19,7 @@ is false in the open, and the oracle reads its hidden stances.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import random
 from collections.abc import Mapping, Sequence
@@ -63,9 +64,49 @@ from disputelab.scenario.schema import Party, Scenario, Strategy
 
 Package = tuple[int, ...]  # option index per topic, in the scenario's topic order
 MEMO_LIMIT = 200_000
+# A public turn as a rule party reads it: the option index each topic's stance backs, the
+# support it lends each option, and an id naming what was said (see `_read_stances`).
+Reading = tuple[tuple[int | None, ...], "npt.NDArray[np.float64]", int]
 # Parsed public turns by dialogue index. Parsing depends only on the turn and the
 # scenario's option layout, so the rule parties of one episode may share one memo.
-ReadMemo = dict[int, tuple[tuple[int | None, ...], "npt.NDArray[np.float64]"]]
+ReadMemo = dict[int, Reading]
+# Readings by what was said, per option layout (topic ids, option ids), shared by every
+# episode: the same stated positions recur across turns and episodes.
+_READINGS: dict[object, dict[object, Reading]] = {}
+# Ids of readings, unique across layouts and memo resets, so an id names one reading.
+_READING_IDS = itertools.count()
+# One instance of each distinct stance the memos below hold. A named tuple is never
+# untracked by the garbage collector as a plain tuple of strings is, so tens of thousands
+# of equal copies would be walked by every full collection; shared ones also compare by
+# identity first.
+_STANCES: dict[Stance, Stance] = {}
+
+
+# A package utility as its thought prints it ("0.5125"), by value: a party's offers are
+# worth one of a few values, and formatting a float costs more than looking it up.
+_WORTH_WORDS: dict[float, str] = {}
+
+
+def _worth_words(worth: float) -> str:
+    """`f"{worth:.4f}"`, memoised (zero, whose sign the memo could not tell, is not)."""
+    words = _WORTH_WORDS.get(worth)
+    if words is None:
+        words = f"{worth:.4f}"
+        if worth != 0.0:
+            if len(_WORTH_WORDS) >= MEMO_LIMIT:
+                _WORTH_WORDS.clear()
+            _WORTH_WORDS[worth] = words
+    return words
+
+
+def _shared(stance: Stance) -> Stance:
+    """The pooled instance equal to `stance`."""
+    known = _STANCES.get(stance)
+    if known is None:
+        if len(_STANCES) >= MEMO_LIMIT:
+            _STANCES.clear()
+        known = _STANCES[stance] = stance
+    return known
 
 
 @dataclass(frozen=True)
@@ -85,6 +126,8 @@ class Candidates:
     # Memos of pure functions of this profile, shared by every episode that uses it.
     choices: dict[object, tuple[int, ...]] = field(default_factory=dict)
     stances: dict[object, dict[str, Stance]] = field(default_factory=dict)
+    # What a negotiator states, by (its stances' memo key, the concessions it has made).
+    public: dict[object, dict[str, Stance]] = field(default_factory=dict)
 
     def remember(self, memo: dict[Any, Any], key: object, value: Any) -> Any:
         if len(memo) >= MEMO_LIMIT:
@@ -151,9 +194,8 @@ class RuleParty(UsageReporter):
         self.strategy = persona.strategy
         self.reactivity = persona.reactivity
         self.rng = random.Random(f"{seed}:{party_id}")
-        # Caucus draws have a stream of their own, so holding caucuses never changes the
-        # party's moves at the table.
-        self.caucus_rng = random.Random(f"{seed}:{party_id}:caucus")
+        self.seed = seed
+        self._caucus_rng: random.Random | None = None  # see `caucus_rng`
         # Individual variation: two parties with the same persona still differ a little in
         # how fast they concede, so seeds explore a neighbourhood rather than one path.
         self.beta = (
@@ -168,11 +210,24 @@ class RuleParty(UsageReporter):
         self.cooling = b["resentment.cooling"]
         self.calming = b["mediator.calming"]
         self.engage_every = max(1, round(b["avoiding.engage_every"]))
+        # The parameters read on every turn, looked up once.
+        self.hostility = b["resentment.hostility"]
+        self.hurt = b["resentment.hurt"]
+        self.soothe = b["resentment.soothe"]
+        self.offer_band = b["disclosure.offer_band"]
+        self.flares = b["tone.competing_flare"] > 0.5 and self.strategy == "competing"
+        self.warms = b["tone.cooperative_warm"] > 0.5 and self.strategy in (
+            "accommodating",
+            "collaborating",
+        )
         self.floor = self.party.fallback.utility
+        self._fallback_words = f", fallback {self.floor:.2f}, resentment "  # of each thought
         self.voice = Voice(self.public, self.party, self.rng)
         self.progress = 0.0
         self.resentment = 0.0
         self.target = 1.0
+        # `_prefix()` for the target it was last computed at.
+        self._prefix_at: tuple[float, int] = (math.nan, 0)
         self.seen = 0  # dialogue entries already read
         self.own_turns = 0
         self.walked_away = False
@@ -181,18 +236,34 @@ class RuleParty(UsageReporter):
         self.reads: ReadMemo = reads if reads is not None else {}
         self.backed: dict[str, tuple[int | None, ...]] = {}
         self.support: dict[str, npt.NDArray[np.float64]] = {}
+        # The id of each other party's latest reading, in the order of `latest`.
+        self.read_ids: dict[str, int] = {}
+        self._readings = _READINGS.setdefault((self.table.topic_ids, self.table.option_ids), {})
         self.cand = candidates(self.table, self.strategy, b)
         # A seeded tie-break among equally scored packages.
         self.offer: Package = self.cand.packages[0]
-        self._stances = self._stances_for(self.offer, dug_in=False)
+        self._stances: dict[str, Stance] = {}
+        self._stances_key: object = None  # the memo key of `_stances`
+        self._take_stances(self.offer, dug_in=False)
         # Per topic, the options it has backed so far, in the order it first backed them:
-        # the concessions a negotiator has made in the open.
+        # the concessions a negotiator has made in the open. `_conceded_key` is the same
+        # as a tuple of tuples, kept for the memo of what it states.
         self.conceded: list[dict[str, None]] = [{} for _ in self.table.topic_ids]
+        self._conceded_key: tuple[tuple[str, ...], ...] = tuple(() for _ in self.conceded)
+        self._conceded_last: Package | None = None  # the package `_concede` noted last
         # A mediator proposal heard while thinking (motivated turn-taking) and not yet
         # answered: the next turn answers it, as if it had been heard just before.
         self._pending: Package | None = None
         self._mind: Mind | None = None  # built on first thought (motivated turn-taking)
         self.said: Signal | None = None  # the signal of its latest turn
+
+    @property
+    def caucus_rng(self) -> random.Random:
+        """Caucus draws have a stream of their own, so holding caucuses never changes the
+        party's moves at the table. Seeded on first use: most episodes hold no caucus."""
+        if self._caucus_rng is None:
+            self._caucus_rng = random.Random(f"{self.seed}:{self.party_id}:caucus")
+        return self._caucus_rng
 
     # ---- what the oracle reads -------------------------------------------------------
     def hidden_stances(self) -> dict[str, Stance]:
@@ -203,13 +274,24 @@ class RuleParty(UsageReporter):
         as a negotiator, the option it backs and the concessions it would still make."""
         if self.disclosure == "full":
             return dict(self._stances)
+        # A pure function of its stances and its concessions, which recur turn after turn
+        # and across episodes: memoised on the candidates, and copied out like `_stances`.
+        key = (self._stances_key, self._conceded_key)
+        known = self.cand.public.get(key)
+        if known is None:
+            known = self.cand.remember(self.cand.public, key, self._negotiator_stances())
+        return dict(known)
+
+    def _negotiator_stances(self) -> dict[str, Stance]:
+        """Per topic, the option it backs and the concessions it made that it would still
+        take (the option it backs first when it is not one of them)."""
         out: dict[str, Stance] = {}
         for j, (topic, s) in enumerate(self._stances.items()):
             still = set(s.acceptable)
             made = tuple(o for o in self.conceded[j] if o in still)
             if s.option is not None and s.option not in made:
                 made = (s.option, *made)
-            out[topic] = Stance(s.option, made)
+            out[topic] = _shared(Stance(s.option, made))
         return out
 
     # ---- private caucus ----------------------------------------------------------------
@@ -351,7 +433,7 @@ class RuleParty(UsageReporter):
         satisfaction = SATISFACTION[band]
         if decision == "accept" and pkg is not None:
             self.offer = pkg
-            self._stances = self._stances_for(pkg, False, worth)
+            self._take_stances(pkg, False, worth)
             self._concede(pkg)
         reason = (
             f"proposal worth {worth:.3f} against target {self.target:.3f} and fallback "
@@ -381,17 +463,29 @@ class RuleParty(UsageReporter):
             elif turn.role == "party" and turn.speaker != self.party_id:
                 parsed = self.reads.get(turn.turn_index)
                 if parsed is None:
-                    parsed = self.reads[turn.turn_index] = self._read(turn)
-                backed, support = parsed
-                self._react_to(turn, backed)
+                    parsed = self.reads[turn.turn_index] = self._read(turn.stances)
+                backed, support, read_id = parsed
+                # Only hostility or a move can stir resentment (see `_react_to`).
+                if turn.tone == "hostile" or self.backed.get(turn.speaker) != backed:
+                    self._react_to(turn, backed)
                 self.latest[turn.speaker] = turn
                 self.backed[turn.speaker] = backed
                 self.support[turn.speaker] = support
+                self.read_ids[turn.speaker] = read_id
         self.seen = len(dialogue)
         return proposal
 
-    def _read(self, turn: PublicTurn) -> tuple[tuple[int | None, ...], npt.NDArray[np.float64]]:
-        """The option index each topic's stance backs, and the support it lends each option.
+    def _read(self, stances: Mapping[str, Stance]) -> Reading:
+        """`_read_stances`, memoised by what was said for every party of this layout."""
+        key = tuple(stances.items())
+        known = self._readings.get(key)
+        if known is None:
+            known = self.cand.remember(self._readings, key, self._read_stances(stances))
+        return known
+
+    def _read_stances(self, stances: Mapping[str, Stance]) -> Reading:
+        """The option index each topic's stance backs, the support it lends each option,
+        and a new id for this reading.
 
         Support is half a point for every option a party says it would accept and half for
         the one it backs, laid out over all options end to end.
@@ -401,7 +495,7 @@ class RuleParty(UsageReporter):
         backed: list[int | None] = []
         base = 0
         for j, topic in enumerate(t.topic_ids):
-            s = turn.stances.get(topic)
+            s = stances.get(topic)
             index = t.index[j]
             i = None
             if s is not None:
@@ -414,12 +508,12 @@ class RuleParty(UsageReporter):
                     support[base + i] += 0.5
             backed.append(i)
             base += len(t.option_ids[j])
-        return tuple(backed), np.array(support)
+        return tuple(backed), np.array(support), next(_READING_IDS)
 
     def _react_to(self, turn: PublicTurn, backed: tuple[int | None, ...]) -> None:
         """Hostility and unfavourable *moves* (not repeated positions) breed resentment."""
         if turn.tone == "hostile":
-            self.resentment += self.b["resentment.hostility"] * self.reactivity
+            self.resentment += self.hostility * self.reactivity
         before_all = self.backed.get(turn.speaker)
         if before_all == backed:
             return
@@ -436,12 +530,9 @@ class RuleParty(UsageReporter):
                 delta = t.v[j][idx] - t.v[j][before]
                 hurt += t.w[j] * max(0.0, -delta)
                 pleased += t.w[j] * max(0.0, delta)
-        b = self.b
         self.resentment = max(
             0.0,
-            self.resentment
-            + b["resentment.hurt"] * self.reactivity * hurt
-            - b["resentment.soothe"] * pleased,
+            self.resentment + self.hurt * self.reactivity * hurt - self.soothe * pleased,
         )
 
     def _as_package(self, choice: Mapping[str, str]) -> Package | None:
@@ -455,13 +546,11 @@ class RuleParty(UsageReporter):
 
     def _common_package(self) -> Package | None:
         """The package every other party currently backs, if they all back the same one."""
-        packages = set(self.backed.values())
-        if len(packages) != 1:
+        backed = iter(self.backed.values())
+        pkg = next(backed, None)
+        if pkg is None or None in pkg or any(other != pkg for other in backed):
             return None
-        (pkg,) = packages
-        if any(i is None for i in pkg):
-            return None
-        return tuple(i for i in pkg if i is not None)
+        return pkg  # type: ignore[return-value]  # no None in it
 
     def _utility(self, pkg: Package) -> float:
         known = self.cand.utility_of.get(pkg)
@@ -471,9 +560,10 @@ class RuleParty(UsageReporter):
         return sum(t.w[j] * t.v[j][o] for j, o in enumerate(pkg))
 
     def _worth_it(self, pkg: Package) -> bool:
-        t = self.table
-        ok = all(t.ok[j][o] for j, o in enumerate(pkg))
-        return ok and self._utility(pkg) >= self.target - 1e-12
+        """Feasible (no unacceptable option) and worth the target. The feasible packages
+        are exactly those the candidates list a utility for."""
+        worth = self.cand.utility_of.get(pkg)
+        return worth is not None and worth >= self.target - 1e-12
 
     def _best_supported(self, proposal: Package | None) -> Package:
         """Among packages worth the target, the one best supported by what others said."""
@@ -483,13 +573,9 @@ class RuleParty(UsageReporter):
         # A pure function of the candidates in reach, what the others said and the
         # proposal, so the answer is memoised across turns and episodes. Ties go to the
         # package worth most to this party (candidates are sorted that way).
-        key = (
-            lo,
-            n,
-            proposal,
-            self.deference,
-            tuple(tuple(turn.stances.values()) for turn in self.latest.values()),
-        )
+        # What the others said enters as the ids of their readings (one id, one reading),
+        # in the order they were heard, which is the order their support is summed in.
+        key = (lo, n, proposal, self.deference, tuple(self.read_ids.values()))
         known = self.cand.choices.get(key)
         if known is not None:
             return known
@@ -503,13 +589,17 @@ class RuleParty(UsageReporter):
 
     def _prefix(self) -> int:
         """How many candidate packages are worth at least the current target."""
-        return max(1, bisect.bisect_right(self.cand.utility_desc, -(self.target - 1e-12)))
+        target, n = self._prefix_at
+        if target != self.target:  # asked two or three times a turn at the same target
+            n = max(1, bisect.bisect_right(self.cand.utility_desc, -(self.target - 1e-12)))
+            self._prefix_at = (self.target, n)
+        return n
 
     def _band_start(self, n: int) -> int:
         """As a negotiator, the first candidate worth at most target + offer band (its
         offers concede as the target falls, since nobody shows it where the others could
         meet); with full disclosure, 0: any package worth the target may be offered."""
-        band = self.b["disclosure.offer_band"]
+        band = self.offer_band
         if self.disclosure == "full" or band >= 1.0:
             return 0
         above = bisect.bisect_left(self.cand.utility_desc, -(self.target + band))
@@ -518,24 +608,27 @@ class RuleParty(UsageReporter):
     def _tone(self, dug_in: bool) -> Tone:
         if dug_in and self.rng.random() < 0.4 + 0.6 * self.expressive:
             return "hostile"
-        flare = self.b["tone.competing_flare"] > 0.5 and self.strategy == "competing"
-        if flare and self.resentment > 0.25 and self.reactivity > 0.3:
+        if self.flares and self.resentment > 0.25 and self.reactivity > 0.3:
             return "hostile"
-        warm = self.b["tone.cooperative_warm"] > 0.5
-        if warm and self.strategy in ("accommodating", "collaborating") and self.resentment < 0.1:
+        if self.warms and self.resentment < 0.1:
             return "warm"
         return "neutral"
+
+    def _take_stances(self, pkg: Package, dug_in: bool, own: float | None = None) -> None:
+        """Stand on `pkg`: set `_stances` (and its memo key) to `_stances_for` it."""
+        # Which options keep a package worth the target depends on the target only through
+        # which candidates it admits, so (package, dug in, prefix) decides the stances.
+        key = (pkg, dug_in, self._prefix())
+        known = self.cand.stances.get(key)
+        if known is None:
+            known = self.cand.remember(self.cand.stances, key, self._stances_for(pkg, dug_in, own))
+        self._stances = known
+        self._stances_key = key
 
     def _stances_for(
         self, pkg: Package, dug_in: bool, own: float | None = None
     ) -> dict[str, Stance]:
         """Truthful stances: the option backed, and every option that keeps the target."""
-        # Which options keep a package worth the target depends on the target only through
-        # which candidates it admits, so (package, dug in, prefix) decides the stances.
-        key = (pkg, dug_in, self._prefix())
-        known = self.cand.stances.get(key)
-        if known is not None:
-            return known
         t = self.table
         own = self._utility(pkg) if own is None else own
         floor = self.target - 1e-12
@@ -544,7 +637,7 @@ class RuleParty(UsageReporter):
             opts = t.option_ids[j]
             chosen = opts[pkg[j]]
             if dug_in:
-                out[topic] = Stance(chosen, (chosen,))
+                out[topic] = _shared(Stance(chosen, (chosen,)))
                 continue
             w = t.w[j]
             rest = own - w * t.v[j][pkg[j]]
@@ -555,8 +648,8 @@ class RuleParty(UsageReporter):
                 if rest + w * value < floor:
                     break
                 count += 1
-            out[topic] = Stance(chosen, t.top_sets[j][count])
-        return self.cand.remember(self.cand.stances, key, out)  # type: ignore[no-any-return]
+            out[topic] = _shared(Stance(chosen, t.top_sets[j][count]))
+        return out
 
     def _finish(
         self,
@@ -569,25 +662,41 @@ class RuleParty(UsageReporter):
     ) -> Action:
         worth = self._utility(self.offer)
         self.said = signal
-        self._stances = self._stances_for(self.offer, dug_in, worth)
+        self._take_stances(self.offer, dug_in, worth)
         self._concede(self.offer)
         stated = self.public_stances()
-        changed = [
-            topic for j, topic in enumerate(self.table.topic_ids) if prev_offer[j] != self.offer[j]
-        ]
+        changed = (
+            []
+            if prev_offer == self.offer
+            else [
+                topic
+                for j, topic in enumerate(self.table.topic_ids)
+                if prev_offer[j] != self.offer[j]
+            ]
+        )
         utterance = self.voice.speak(stated, signal, tone, changed, list(others))
-        utterance = self.voice.refusal(utterance, self._rejections(refused))
+        if refused is not None:  # otherwise there is no reason to give
+            utterance = self.voice.refusal(utterance, self._rejections(refused))
         thought = (
-            f"target {self.target:.4f}, offer worth {worth:.4f}, "
-            f"fallback {self.floor:.2f}, resentment {self.resentment:.2f}"
-            + (", digging in" if dug_in else "")
+            f"target {self.target:.4f}, offer worth {_worth_words(worth)}"
+            f"{self._fallback_words}{self.resentment:.2f}" + (", digging in" if dug_in else "")
         )
         return Action(utterance, stated, signal, thought, tone)
 
     def _concede(self, pkg: Package) -> None:
         """Note each option of a package it backs or accepts: a concession made in the open."""
+        if pkg == self._conceded_last:
+            return  # every option of it is noted already
+        self._conceded_last = pkg
+        grew = False
         for j, i in enumerate(pkg):
-            self.conceded[j].setdefault(self.table.option_ids[j][i], None)
+            made = self.conceded[j]
+            option = self.table.option_ids[j][i]
+            if option not in made:
+                made[option] = None
+                grew = True
+        if grew:
+            self._conceded_key = tuple(tuple(made) for made in self.conceded)
 
     def _rejections(self, refused: Package | None) -> list[tuple[str, str]]:
         """As a negotiator, the (topic, option) pairs of a mediator's package it turned

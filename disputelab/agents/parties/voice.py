@@ -97,6 +97,14 @@ _LEVEL_ZH = {
 }
 
 
+# The opening phrase's template key by tone.
+_OPENERS = {"hostile": "open_hostile", "warm": "open_warm", "neutral": "open_neutral"}
+# Rendered phrases of `Voice._wordings`, per set of words (templates, topic names and option
+# labels; see `Voice._words`), shared by every voice, and so every episode, that uses them.
+_PHRASES: dict[object, dict[tuple[str, Stance, bool], tuple[str, ...]]] = {}
+_PHRASES_LIMIT = 100_000
+
+
 @lru_cache(maxsize=8192)
 def _render(template: str, topic: str, label: str, alt: str) -> str:
     """Fill a template; cached, since the same phrases recur across turns and episodes."""
@@ -116,6 +124,9 @@ class Voice:
         # The topics this party talks about when nothing moved: its two heaviest.
         self.priorities = sorted(self.names, key=lambda t: -party.weights.get(t, 0))[:2]
         self.zh = self.t is _ZH
+        # Every wording of a topic's phrase, by (topic, stance, whether it moved): parties
+        # restate the same stances turn after turn, so each is rendered once (`_words`).
+        self._phrases: dict[tuple[str, Stance, bool], tuple[str, ...]] | None = None
 
     def _pick(self, key: str) -> str:
         options = self.t[key]
@@ -175,20 +186,51 @@ class Voice:
                 f"{self.names[t]}: {self._label(t, s.option)}" for t, s in stances.items()
             )
             return self._pick("agree").format(summary=summary)
-        parts = [self._pick(f"open_{tone}")]
+        random = self.rng.random
+        # Each phrase takes one draw, as `_pick` makes, so the random stream is unchanged.
+        openers = self.t[_OPENERS[tone]]
+        opener = openers[int(random() * len(openers))]
+        parts = [opener] if opener else []  # empty parts are left out of the utterance
+        phrases = self._phrases
+        if phrases is None:
+            phrases = self._phrases = self._words()
         # Speak to what moved; otherwise to the topics that matter most to this party.
         focus = changed or self.priorities
         for topic_id in focus[:3]:
             s = stances[topic_id]
-            name = self.names[topic_id]
-            label = self._label(topic_id, s.option)
-            alts = [o for o in s.acceptable if o != s.option]
-            if topic_id in changed:
-                parts.append(_render(self._pick("move"), name, label, ""))
-            elif alts:
-                alt = ("或" if self.zh else " or ").join(self._label(topic_id, o) for o in alts[:2])
-                parts.append(_render(self._pick("flex"), name, label, alt))
-            else:
-                parts.append(_render(self._pick("firm"), name, label, ""))
-        joiner = "" if self.zh else " "
-        return joiner.join(p for p in parts if p)
+            moved = topic_id in changed
+            key = (topic_id, s, moved)
+            wordings = phrases.get(key)
+            if wordings is None:
+                if len(phrases) >= _PHRASES_LIMIT:
+                    phrases.clear()  # bounded, as the other memos of the rule policy
+                wordings = phrases[key] = self._wordings(topic_id, s, moved)
+            phrase = wordings[int(random() * len(wordings))]
+            if phrase:
+                parts.append(phrase)
+        return ("" if self.zh else " ").join(parts)
+
+    def _words(self) -> dict[tuple[str, Stance, bool], tuple[str, ...]]:
+        """The shared memo of `_wordings` for this voice's words: its templates (read at
+        its first turn, after any subclass has chosen them), topic names and labels."""
+        t = self.t
+        key = (
+            self.zh,
+            tuple(tuple(t[kind]) for kind in ("move", "flex", "firm")),
+            tuple(self.names.items()),
+            tuple(self.labels.items()),
+        )
+        return _PHRASES.setdefault(key, {})
+
+    def _wordings(self, topic_id: str, s: Stance, moved: bool) -> tuple[str, ...]:
+        """Each template's phrase for a topic's stance: a move, a flexible stance (other
+        options acceptable) or a firm one."""
+        name = self.names[topic_id]
+        label = self._label(topic_id, s.option)
+        alts = [o for o in s.acceptable if o != s.option]
+        if moved:
+            return tuple(_render(t, name, label, "") for t in self.t["move"])
+        if alts:
+            alt = ("或" if self.zh else " or ").join(self._label(topic_id, o) for o in alts[:2])
+            return tuple(_render(t, name, label, alt) for t in self.t["flex"])
+        return tuple(_render(t, name, label, "") for t in self.t["firm"])

@@ -204,17 +204,19 @@ class _Table:
         self.n = session.n
         self.budget = resolved_budget(params, self.n, len(session.topic_ids))
         self.mediator_lines = 0
-        self.unit = "dialogue lines" if params.turn_counting == "dialogue" else "party turns"
+        self.lines = params.turn_counting == "dialogue"  # mediator turns count too
+        self.unit = "dialogue lines" if self.lines else "party turns"
 
     def clock(self) -> int:
         """Turns spent: party turns, plus the mediator's when every dialogue line counts."""
         spent = self.session.party_turn
-        return spent + self.mediator_lines if self.params.turn_counting == "dialogue" else spent
+        return spent + self.mediator_lines if self.lines else spent
 
     async def play(self) -> Outcome:
         session, n, budget = self.session, self.n, self.budget
-        while self.clock() < budget:
-            agent_id, action = await self._party_turn(TurnContext(self.clock(), budget, n))
+        done = self.clock()
+        while done < budget:
+            agent_id, action = await self._party_turn(TurnContext(done, budget, n))
             done = self.clock()
             if action.signal is Signal.WALK_AWAY:
                 return Outcome(Status.IMPASSE, f"{agent_id} walked away at {self._at(done)}")
@@ -228,6 +230,7 @@ class _Table:
                 )
             if self.mediator is not None and done < budget:
                 await self._consult(self.mediator, TurnContext(done, budget, n))
+                done = self.clock()  # a mediator line may count
         if session.all_signalled_consensus():  # reached, but the talk ran on to the end
             return Outcome(
                 Status.RESOLVED,

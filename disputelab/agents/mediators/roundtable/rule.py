@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
 from disputelab.consensus import consensus_by_topic, consensus_score
-from disputelab.episode import Intervention, Stance
+from disputelab.episode import Intervention, Stance, Usage
 
 _EN = {
     "drop": "Let me pause us here: positions are hardening, and that helps nobody.",
@@ -55,6 +55,7 @@ class RuleMediator(UsageReporter):
         self.seen = 0
         self.latest: dict[str, Mapping[str, Stance]] = {}
         self.by_topic: dict[str, float] = dict.fromkeys(self.topic_ids, 0.0)
+        self._scored: tuple[object, float] = (None, 0.0)  # (by_topic, its consensus score)
         self.last_position = -(10**9)
         self.party_ids = {p.id for p in public.parties}
         # party -> topic -> options named in caucus and not since turned down.
@@ -62,6 +63,11 @@ class RuleMediator(UsageReporter):
         # The package it last put forward, and the parties yet to answer it.
         self.proposed: dict[str, str] = {}
         self.awaiting: set[str] = set()
+        # Per topic, what a proposal needs of it: its name, its option ids in order and
+        # each option's label (read once, not from the scenario models every proposal).
+        self.options = {t.id: tuple(t.option_ids()) for t in public.topics}
+        self.labels = {t.id: {o.id: o.label for o in t.options} for t in public.topics}
+        self.names = {t.id: t.name for t in public.topics}
 
     def estimate(
         self, dialogue: Sequence[PublicTurn]
@@ -71,9 +77,15 @@ class RuleMediator(UsageReporter):
         for turn in dialogue[self.seen :]:
             if turn.role == "party":
                 before = self.latest.get(turn.speaker, {})
-                changed.update(t for t in self.topic_ids if before.get(t) != turn.stances.get(t))
+                # A party mostly restates its position: one comparison of the whole
+                # mapping, before looking for the topics that moved.
+                if before != turn.stances:
+                    changed.update(
+                        t for t in self.topic_ids if before.get(t) != turn.stances.get(t)
+                    )
                 self.latest[turn.speaker] = turn.stances
-                self._answered(turn.speaker, turn.stances)
+                if turn.speaker in self.awaiting:
+                    self._answered(turn.speaker, turn.stances)
             elif turn.role == "system" and turn.speaker in self.party_ids and turn.stances:
                 confided = self.confided.setdefault(turn.speaker, {})
                 for topic, stance in turn.stances.items():
@@ -120,11 +132,14 @@ class RuleMediator(UsageReporter):
         out: dict[str, dict[str, set[str]]] = {}
         for party, stated in self.latest.items():
             confided = self.confided.get(party, {})
-            out[party] = {
-                t.id: (set(stated[t.id].acceptable) if t.id in stated else set())
-                | confided.get(t.id, set())
-                for t in self.public.topics
-            }
+            believed: dict[str, set[str]] = {}
+            for tid in self.topic_ids:
+                said = set(stated[tid].acceptable) if tid in stated else set()
+                named = confided.get(tid)
+                if named:
+                    said |= named
+                believed[tid] = said
+            out[party] = believed
         return out
 
     def inferred_zone(self) -> dict[str, set[str]]:
@@ -140,9 +155,17 @@ class RuleMediator(UsageReporter):
     ) -> Intervention | None:
         return self.decide(dialogue, ctx)
 
+    def take_call_usage(self) -> dict[str, Usage]:
+        """No model calls of its own to report (the session asks after every turn, and an
+        attribute it lacks would cost a failed lookup each time)."""
+        return {}
+
     def decide(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Intervention | None:
         by_topic, latest = self.estimate(dialogue)
-        score = consensus_score(by_topic)
+        # `estimate` keeps the same mapping while no stance moves, and so the same score.
+        if by_topic is not self._scored[0]:
+            self._scored = (by_topic, consensus_score(by_topic))
+        score = self._scored[1]
         self.history.append(score)
         last = dialogue[-1] if dialogue else None
         since = ctx.party_turn - self.last_position
@@ -167,11 +190,8 @@ class RuleMediator(UsageReporter):
         proposal, notes = self._proposal(latest)
         self.proposed = proposal
         self.awaiting = set(self.party_ids)
-        names = {t.id: t for t in self.public.topics}
         sep = "；" if self.t is _ZH else "; "
-        summary = sep.join(
-            f"{names[t].name}: {names[t].option(o).label}" for t, o in proposal.items()
-        )
+        summary = sep.join(f"{self.names[t]}: {self.labels[t][o]}" for t, o in proposal.items())
         words = [self.t[reason], *notes, self.t["ask"].format(summary=summary)]
         thought = f"public consensus {score:.2f}; reason {reason}"
         return Intervention(("" if self.t is _ZH else " ").join(words), proposal, thought)
@@ -187,25 +207,26 @@ class RuleMediator(UsageReporter):
         notes: list[str] = []
         n = len(self.public.parties)
         believed = self.inferred_acceptable()
-        for topic in self.public.topics:
+        for tid in self.topic_ids:
+            stated = [s[tid] for s in latest.values() if tid in s]
+            # How many parties are believed to accept each option, and how many back it.
+            accept: dict[str, int] = {}
+            for b in believed.values():
+                for o in b[tid]:
+                    accept[o] = accept.get(o, 0) + 1
+            back: dict[str | None, int] = {}
+            for s in stated:
+                back[s.option] = back.get(s.option, 0) + 1
             best = None
             best_key = (-1, -1, 0)
-            for rank, opt in enumerate(topic.option_ids()):
-                accept = sum(1 for b in believed.values() if opt in b[topic.id])
-                back = sum(
-                    1 for s in latest.values() if topic.id in s and s[topic.id].option == opt
-                )
-                key = (accept, back, -rank)
+            for rank, opt in enumerate(self.options[tid]):
+                key = (accept.get(opt, 0), back.get(opt, 0), -rank)
                 if key > best_key:
                     best, best_key = opt, key
             assert best is not None
-            proposal[topic.id] = best
-            label = topic.option(best).label
-            said = sum(
-                1 for s in latest.values() if topic.id in s and best in s[topic.id].acceptable
-            )
-            if said >= n:
-                notes.append(self.t["all"].format(topic=topic.name, label=label))
-            else:
-                notes.append(self.t["most"].format(topic=topic.name, label=label))
-        return proposal, notes[:2]
+            proposal[tid] = best
+            if len(notes) < 2:  # only the first two topics' notes are spoken
+                said = sum(1 for s in stated if best in s.acceptable)
+                note = self.t["all"] if said >= n else self.t["most"]
+                notes.append(note.format(topic=self.names[tid], label=self.labels[tid][best]))
+        return proposal, notes
