@@ -220,14 +220,22 @@ def commit_interval() -> float:
 
 
 class TurnCommits:
-    """An episode's turns go to the store in groups, not one transaction each: an episode
-    that takes under a second is written whole, and a long (LLM) one at least once a
-    second. A kill can therefore lose at most a second of finished turns, of an episode
-    that `--resume` replays from its start in any case."""
+    """An episode's writes go to the store in groups, not one transaction each: an
+    episode that takes under a second is written whole, start to end, in one transaction,
+    and a long (LLM) one at least once a second. A kill can therefore lose at most a second
+    of finished turns, of an episode that `--resume` replays from its start in any case
+    (an episode killed before its first group is simply not in the store yet)."""
 
-    def __init__(self, store: Store, episode_id: str, every_s: float | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        episode_id: str,
+        start: Callable[[], None],
+        every_s: float | None = None,
+    ) -> None:
         self.store = store
         self.episode_id = episode_id
+        self.start: Callable[[], None] | None = start  # registers the episode: first group
         self.every_s = commit_interval() if every_s is None else every_s
         self.pending: list[Turn] = []
         self.last = time.monotonic()
@@ -235,9 +243,14 @@ class TurnCommits:
     def add(self, turn: Turn) -> None:
         self.pending.append(turn)
         if time.monotonic() - self.last >= self.every_s:
-            self.flush()
+            with self.store.batch():
+                self.flush()
 
     def flush(self) -> None:
+        """Write what is pending; inside the caller's `batch`, when it holds one."""
+        if self.start is not None:
+            self.start()
+            self.start = None
         self.store.append_turns(self.episode_id, self.pending)
         self.pending.clear()
         self.last = time.monotonic()
@@ -264,16 +277,18 @@ async def play_episode(
         plan.condition,
     )
     parties, seated = seat_agents(plan, hub)
-    store.start_episode(
-        plan.episode_id,
-        run_id,
-        episode,
-        scenario_to_data(plan.scenario),
-        plan.arm,
-        plan.matched_episode_id,
-    )
 
-    commits = TurnCommits(store, plan.episode_id)
+    def start() -> None:
+        store.start_episode(
+            plan.episode_id,
+            run_id,
+            episode,
+            scenario_to_data(plan.scenario),
+            plan.arm,
+            plan.matched_episode_id,
+        )
+
+    commits = TurnCommits(store, plan.episode_id, start)
 
     def sink(turn: Turn) -> None:
         commits.add(turn)
@@ -285,21 +300,21 @@ async def play_episode(
         session.store_dir = Path(store.root)
         session.finish(await protocol.play(session, seated, plan.params))
     except BaseException as exc:  # a stop request too: its finished turns are kept
-        commits.flush()
-        if isinstance(exc, Exception):
-            store.fail_episode(plan.episode_id, f"{type(exc).__name__}: {exc}")
+        with store.batch():
+            commits.flush()
+            if isinstance(exc, Exception):
+                store.fail_episode(plan.episode_id, f"{type(exc).__name__}: {exc}")
         raise
-    commits.flush()
-    # Usage first: once an episode is marked complete, a resume skips it, so usage written
-    # after that point would be lost to a kill in between.
-    store.record_usage(
-        plan.episode_id,
-        {
-            role: (plan.cast.model(role), usage, hub.price(plan.cast.model(role)))
-            for role, usage in episode.usage.items()
-        },
-    )
-    store.finish_episode(plan.episode_id, episode)
+    usage = {
+        role: (plan.cast.model(role), usage, hub.price(plan.cast.model(role)))
+        for role, usage in episode.usage.items()
+    }
+    # One transaction: the last turns, the usage and the end land together, so a resume
+    # never sees an episode complete without its usage.
+    with store.batch():
+        commits.flush()
+        store.record_usage(plan.episode_id, usage)
+        store.finish_episode(plan.episode_id, episode)
     return episode
 
 
@@ -313,11 +328,15 @@ async def score_protocol(
     """Score a complete episode with its protocol's own evaluators and store the scores."""
     ctx = ctx or ScoringContext()
     out: dict[str, MetricResult] = {}
+    scored: list[tuple[str, str, dict[str, MetricResult]]] = []
     for name in protocol.evaluators:
         ev = get_evaluator(name)
         scores = await ev.score(item, ctx)
-        store.add_scores(episode_id, ev.stored_name(ctx.options), ev.version, scores)
+        scored.append((ev.stored_name(ctx.options), ev.version, scores))
         out.update(scores)
+    with store.batch():  # one commit for all of them (scoring may await; writing does not)
+        for name, version, scores in scored:
+            store.add_scores(episode_id, name, version, scores)
     return out
 
 

@@ -21,7 +21,8 @@ import itertools
 import multiprocessing as mp
 import pickle
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -87,6 +88,11 @@ class RelayStore:
         self._events = events
         self._task = task
         self.root = root  # protocols that keep files beside the store find them
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Writes are relayed one by one; the driver commits each as it arrives."""
+        yield
 
     def __getattr__(self, name: str) -> Callable[..., None]:
         if name not in RELAYED:

@@ -246,6 +246,7 @@ class Store:
         self.path = self.root / DB_NAME
         self._checked = False  # quick_check found the database fit to write into
         self._strings = Strings()
+        self._batch: dict[str, int] | None = None  # strings added by the open `batch`
         if self.root.exists() and not self.root.is_dir():
             raise StoreError(f"store {self.root} is a file; --store needs a directory")
         try:
@@ -317,8 +318,28 @@ class Store:
         self.db.close()
 
     @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Every write inside goes into one transaction, committed at the end (and rolled
+        back whole on an error): an episode's start, turns, usage and end cost one commit
+        instead of one each. A batch inside a batch joins it. Nothing inside may await."""
+        if self._batch is not None:
+            yield
+            return
+        fresh: dict[str, int] = {}
+        with self._tx():
+            self._batch = fresh
+            try:
+                yield
+            finally:
+                self._batch = None
+        self._strings.remember(fresh)
+
+    @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         self.check_writable()
+        if self._batch is not None:  # inside `batch`, which commits
+            yield self.db
+            return
         with immediate(self.db) as db:
             yield db
 
@@ -326,6 +347,9 @@ class Store:
     def _interning(self) -> Iterator[tuple[sqlite3.Connection, dict[str, int]]]:
         """A write transaction that may add strings; their ids are remembered once it
         commits (a rollback forgets them with it)."""
+        if self._batch is not None:
+            yield self.db, self._batch
+            return
         fresh: dict[str, int] = {}
         with self._tx() as db:
             yield db, fresh

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,35 +29,91 @@ def _stored_turns(store: Store, eid: str) -> int:
     )
 
 
-def _started(tmp_path: Path) -> tuple[Store, list[Turn]]:
+def _started(tmp_path: Path) -> tuple[Store, list[Turn], Callable[[], None]]:
+    """A store, an episode's turns, and the call that registers the episode."""
     store = Store(tmp_path / "runs")
     run = store.create_run("run")
     episode = play(scenario(), budget=10)
-    store.start_episode("e", run, episode, {})
-    return store, episode.turns
+    return store, episode.turns, lambda: store.start_episode("e", run, episode, {})
+
+
+def _registered(store: Store) -> bool:
+    return store.db.execute("SELECT 1 FROM episodes WHERE episode_id='e'").fetchone() is not None
 
 
 def test_with_no_interval_every_turn_is_committed_as_it_comes(tmp_path: Path) -> None:
-    store, turns = _started(tmp_path)
-    commits = TurnCommits(store, "e", every_s=0)
+    store, turns, start = _started(tmp_path)
+    commits = TurnCommits(store, "e", start, every_s=0)
     for n, turn in enumerate(turns, 1):
         commits.add(turn)
-        assert _stored_turns(store, "e") == n
+        assert _stored_turns(store, "e") == n and _registered(store)
 
 
-def test_a_short_episodes_turns_wait_for_the_flush_and_go_in_together(tmp_path: Path) -> None:
-    store, turns = _started(tmp_path)
-    commits = TurnCommits(store, "e", every_s=3600)
+def test_a_short_episode_is_not_in_the_store_until_its_flush_writes_it_whole(
+    tmp_path: Path,
+) -> None:
+    store, turns, start = _started(tmp_path)
+    commits = TurnCommits(store, "e", start, every_s=3600)
     for turn in turns:
         commits.add(turn)
-    assert _stored_turns(store, "e") == 0
-    commits.flush()
-    assert _stored_turns(store, "e") == len(turns)
+    assert _stored_turns(store, "e") == 0 and not _registered(store)
+    with store.batch():
+        commits.flush()
+    assert _stored_turns(store, "e") == len(turns) and _registered(store)
+
+
+def _transactions(statements: list[str]) -> list[list[str]]:
+    """The statements of each write transaction, from a connection's trace."""
+    out: list[list[str]] = []
+    current: list[str] | None = None
+    for statement in statements:
+        if statement.startswith("BEGIN"):
+            current = []
+        elif statement == "COMMIT" and current is not None:
+            out.append(current)
+            current = None
+        elif current is not None:
+            current.append(statement)
+    return out
+
+
+def test_a_played_episode_is_written_in_one_transaction_and_scored_in_another(
+    tmp_path: Path,
+) -> None:
+    """Start, turns, usage and end of a rule episode go in one commit, its scores in one."""
+    store = Store(tmp_path / "runs")
+    statements: list[str] = []
+    store.db.set_trace_callback(statements.append)
+    spec = ExperimentSpec(
+        name="one", scenarios=["workplace"], mediators=["none"], budget=20, replicates=1
+    )
+    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
+    store.db.set_trace_callback(None)
+    txs = _transactions(statements)
+    writes = ("INTO turns", "INTO episodes", "UPDATE episodes")
+    episode = [t for t in txs if any(w in s for s in t for w in writes)]
+    assert len(episode) == 1
+    assert any("INSERT OR REPLACE INTO episodes" in s for s in episode[0])
+    assert sum("INSERT INTO turns" in s for s in episode[0]) == 20
+    assert any(s.startswith("UPDATE episodes SET status") for s in episode[0])
+    assert sum(any("INTO scores" in s for s in t) for t in txs) == 1
+
+
+def test_a_batch_that_fails_leaves_nothing_behind(tmp_path: Path) -> None:
+    store, turns, start = _started(tmp_path)
+    with pytest.raises(RuntimeError), store.batch():
+        start()
+        store.append_turns("e", turns)
+        raise RuntimeError("the disk filled up")
+    assert not _registered(store) and _stored_turns(store, "e") == 0
+    with store.batch():  # and the store takes the next batch as usual
+        start()
+    assert _registered(store)
 
 
 def test_a_long_episode_commits_once_the_interval_has_passed(tmp_path: Path) -> None:
-    store, turns = _started(tmp_path)
-    commits = TurnCommits(store, "e", every_s=0.05)
+    store, turns, start = _started(tmp_path)
+    commits = TurnCommits(store, "e", start, every_s=0.05)
     commits.add(turns[0])
     assert _stored_turns(store, "e") == 0
     time.sleep(0.06)  # a lower bound only: more time can only commit sooner
