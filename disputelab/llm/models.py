@@ -13,7 +13,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -36,6 +36,9 @@ from disputelab.llm.wrappers import (
 )
 from disputelab.redact import redact, split_userinfo
 from disputelab.scenario.inputs import UserFileError, read_user_file
+
+if TYPE_CHECKING:
+    from disputelab.llm.openai_backend import OpenAICompatible
 
 CONFIG_NAME = "disputelab.toml"
 
@@ -174,6 +177,22 @@ class Endpoint:
         return self.deadline_s if self.deadline_s is not None else 3 * self.timeout_s
 
 
+def _openai_backend(shown: str, *args: Any, **kwargs: Any) -> OpenAICompatible:
+    """The backend, or a one-line error when the environment names a proxy that is not a
+    URL (the SDK reads HTTP_PROXY, HTTPS_PROXY and ALL_PROXY as it starts)."""
+    import httpx2  # the SDK's HTTP package: imported only when a model is used
+
+    from disputelab.llm.openai_backend import OpenAICompatible as Backend
+
+    try:
+        return Backend(*args, **kwargs)
+    except httpx2.InvalidURL as exc:
+        raise ModelConfigError(
+            f"{shown}: a proxy in the environment (HTTP_PROXY, HTTPS_PROXY or ALL_PROXY) is "
+            f"not a valid URL: {redact(str(exc))}"
+        ) from None
+
+
 def parse_model(
     spec: str,
     profiles: dict[str, Profile],
@@ -186,7 +205,6 @@ def parse_model(
     # Imported here: the openai SDK takes about a second to import, and rule-only runs
     # never need it.
     from disputelab.llm.local import LocalLlama
-    from disputelab.llm.openai_backend import OpenAICompatible
 
     shown = redact(spec)
     if spec == "local":
@@ -206,7 +224,8 @@ def parse_model(
                 )
         _need_key(shown, key_env, required=key_env is not None)
         timeout = timeout_s or p.timeout or DEFAULT_TIMEOUT_S
-        backend = OpenAICompatible(
+        backend = _openai_backend(
+            shown,
             p.model,
             p.base_url,
             key_env,
@@ -234,7 +253,8 @@ def parse_model(
         # The OpenAI API always needs the key; a server of one's own may need none.
         _need_key(shown, "OPENAI_API_KEY", required=not url)
         timeout = timeout_s or DEFAULT_TIMEOUT_S
-        backend = OpenAICompatible(
+        backend = _openai_backend(
+            shown,
             model,
             url or None,
             "OPENAI_API_KEY",

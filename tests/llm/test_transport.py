@@ -68,3 +68,13 @@ def test_a_pool_is_opened_per_event_loop_and_closed_on_it() -> None:
 
         asyncio.run(post_then_close())
     assert transport.closed and transport.connections == 100  # never below the SDK's pool
+
+
+def test_a_proxy_variable_that_is_not_a_url_is_one_clear_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from disputelab.llm.models import ModelConfigError, parse_model
+
+    _only(monkeypatch, HTTP_PROXY="http://[::bad")
+    with pytest.raises(ModelConfigError, match=r"a proxy in the environment .* is not a valid URL"):
+        parse_model("openai:m@http://127.0.0.1:9/v1", {})
