@@ -243,15 +243,18 @@ class TurnCommits:
     def add(self, turn: Turn) -> None:
         self.pending.append(turn)
         if time.monotonic() - self.last >= self.every_s:
-            with self.store.batch():
-                self.flush()
+            self.commit()
 
-    def flush(self) -> None:
-        """Write what is pending; inside the caller's `batch`, when it holds one."""
-        if self.start is not None:
-            self.start()
-            self.start = None
-        self.store.append_turns(self.episode_id, self.pending)
+    def commit(self, *then: Callable[[], None]) -> None:
+        """Write what is pending, and then the `then` writes, in one transaction. If it
+        rolls back, the start and the turns stay pending for the next commit."""
+        with self.store.batch():
+            if self.start is not None:
+                self.start()
+            self.store.append_turns(self.episode_id, self.pending)
+            for write in then:
+                write()
+        self.start = None
         self.pending.clear()
         self.last = time.monotonic()
 
@@ -299,22 +302,21 @@ async def play_episode(
         session = Session(plan.scenario, parties, episode, sink, protocol.keeps_silent_stances)
         session.store_dir = Path(store.root)
         session.finish(await protocol.play(session, seated, plan.params))
+        usage = {
+            role: (plan.cast.model(role), usage, hub.price(plan.cast.model(role)))
+            for role, usage in episode.usage.items()
+        }
+        # One transaction: the last turns, the usage and the end land together, so a
+        # resume never sees an episode complete without its usage.
+        commits.commit(
+            lambda: store.record_usage(plan.episode_id, usage),
+            lambda: store.finish_episode(plan.episode_id, episode),
+        )
     except BaseException as exc:  # a stop request too: its finished turns are kept
-        with store.batch():
-            commits.flush()
-            if isinstance(exc, Exception):
-                store.fail_episode(plan.episode_id, f"{type(exc).__name__}: {exc}")
+        reason = f"{type(exc).__name__}: {exc}"
+        failed = [lambda: store.fail_episode(plan.episode_id, reason)]
+        commits.commit(*(failed if isinstance(exc, Exception) else []))
         raise
-    usage = {
-        role: (plan.cast.model(role), usage, hub.price(plan.cast.model(role)))
-        for role, usage in episode.usage.items()
-    }
-    # One transaction: the last turns, the usage and the end land together, so a resume
-    # never sees an episode complete without its usage.
-    with store.batch():
-        commits.flush()
-        store.record_usage(plan.episode_id, usage)
-        store.finish_episode(plan.episode_id, episode)
     return episode
 
 

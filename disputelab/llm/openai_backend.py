@@ -39,6 +39,7 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
         return None  # an HTTP date; fall back to backoff
 
 
+_BODY_HEADERS = ("content-encoding", "content-length", "transfer-encoding")
 _FORMATS = ("json_schema", "json_object_schema", "json_object")
 
 
@@ -239,9 +240,12 @@ class OpenAICompatible:
         reply = await self.http.post(self._url, _encoded(body), self._headers)
         if reply.ok:
             return json.loads(reply.body)
+        # aiohttp has already decoded the body: a Content-Encoding left on it would make
+        # httpx decode it again (and fail on a gzipped error reply).
+        kept = [(k, v) for k, v in reply.headers.items() if k.lower() not in _BODY_HEADERS]
         response = httpx2.Response(
             reply.status,
-            headers=list(reply.headers.items()),
+            headers=kept,
             content=reply.body,
             request=httpx2.Request("POST", self._url),
         )

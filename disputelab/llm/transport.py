@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import aiohttp
+import httpx2
 
 from disputelab.llm.base import TransientModelError
 
@@ -46,31 +47,45 @@ class HttpTransport:
         # Connecting and each wait for the server's next bytes are bounded, as the SDK
         # bounds them; a whole reply is not, since a long generation streams no bytes
         # until it is done and the call's own deadline covers it.
+        # Waiting for a pooled connection is bounded as the SDK's httpx pool bounded it.
         self.timeout = aiohttp.ClientTimeout(
-            total=None, sock_connect=timeout_s, sock_read=timeout_s
+            total=None, connect=timeout_s, sock_connect=timeout_s, sock_read=timeout_s
         )
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._proxies: dict[str, str | None] = {}
 
     def _proxy_for(self, url: str) -> str | None:
-        """The proxy the environment names for `url` (HTTP_PROXY, HTTPS_PROXY, less
-        NO_PROXY), as the SDK's httpx client honoured it. Read once per URL: aiohttp's
-        own `trust_env` reads the environment and ~/.netrc on every request, which
-        doubled the CPU of a call."""
+        """The proxy the environment names for `url` (HTTP_PROXY, HTTPS_PROXY or
+        ALL_PROXY, less NO_PROXY), as the SDK's httpx client honoured it. Read once per
+        URL: aiohttp's own `trust_env` reads the environment and ~/.netrc on every
+        request, which doubled the CPU of a call."""
         parts = urlsplit(url)
-        bypass = urllib.request.proxy_bypass(parts.hostname or "")
-        proxy = None if bypass else urllib.request.getproxies().get(parts.scheme)
+        proxies = urllib.request.getproxies()
+        proxy = proxies.get(parts.scheme) or proxies.get("all")
+        if proxy is not None and "://" not in proxy:
+            proxy = f"http://{proxy}"  # `host:port`, as httpx reads it
+        if urllib.request.proxy_bypass(parts.hostname or ""):
+            proxy = None
         self._proxies[url] = proxy
         return proxy
 
     def _session_here(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
-        if self._session is None or self._loop is not loop:
-            connector = aiohttp.TCPConnector(limit=self.connections, keepalive_timeout=KEEPALIVE_S)
-            self._session = aiohttp.ClientSession(connector=connector, timeout=self.timeout)
-            self._loop = loop
-        return self._session
+        session = self._session
+        if session is None or session.closed or self._loop is not loop:
+            # A pool left on an ended loop cannot be closed from here; its sockets go with
+            # it when it is collected. TLS is set up as the SDK sets it up (the system's
+            # trust store where truststore has one, SSL_CERT_FILE, SSL_CERT_DIR), so
+            # HTTPS trusts what it trusted.
+            connector = aiohttp.TCPConnector(
+                limit=self.connections,
+                keepalive_timeout=KEEPALIVE_S,
+                ssl=httpx2.create_ssl_context(),
+            )
+            session = aiohttp.ClientSession(connector=connector, timeout=self.timeout)
+            self._session, self._loop = session, loop
+        return session
 
     async def post(self, url: str, content: bytes, headers: Mapping[str, str]) -> HttpReply:
         """Send `content`; the whole reply. aiohttp's errors pass through: see `failure`."""
@@ -97,8 +112,13 @@ def failure(name: str, exc: BaseException, timeout_s: float) -> TransientModelEr
         return TransientModelError(
             f"{name}: no reply within the {timeout_s:g} s timeout", overload=True
         )
-    if isinstance(exc, aiohttp.ServerDisconnectedError | aiohttp.ClientPayloadError):
+    if isinstance(exc, aiohttp.ClientConnectorError):  # no connection was made
+        return TransientModelError(f"{name}: cannot connect")
+    dropped = (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError, aiohttp.ClientOSError)
+    if isinstance(exc, dropped):  # connected, then the server or the network hung up
         return TransientModelError(
             f"{name}: the connection dropped before the reply was complete ({type(exc).__name__})"
         )
-    return TransientModelError(f"{name}: cannot connect")
+    if isinstance(exc, aiohttp.TooManyRedirects):
+        return TransientModelError(f"{name}: the server redirected too many times")
+    return TransientModelError(f"{name}: cannot connect ({type(exc).__name__})")

@@ -57,8 +57,7 @@ def test_a_short_episode_is_not_in_the_store_until_its_flush_writes_it_whole(
     for turn in turns:
         commits.add(turn)
     assert _stored_turns(store, "e") == 0 and not _registered(store)
-    with store.batch():
-        commits.flush()
+    commits.commit()
     assert _stored_turns(store, "e") == len(turns) and _registered(store)
 
 
@@ -97,6 +96,23 @@ def test_a_played_episode_is_written_in_one_transaction_and_scored_in_another(
     assert sum("INSERT INTO turns" in s for s in episode[0]) == 20
     assert any(s.startswith("UPDATE episodes SET status") for s in episode[0])
     assert sum(any("INTO scores" in s for s in t) for t in txs) == 1
+
+
+def test_a_commit_that_fails_keeps_the_start_and_turns_for_the_next(tmp_path: Path) -> None:
+    store, turns, start = _started(tmp_path)
+    commits = TurnCommits(store, "e", start, every_s=3600)
+    for turn in turns:
+        commits.add(turn)
+
+    def disk_full() -> None:
+        raise OSError("no space left on device")
+
+    with pytest.raises(OSError):
+        commits.commit(disk_full)
+    assert not _registered(store) and _stored_turns(store, "e") == 0
+    commits.commit(lambda: store.fail_episode("e", "OSError: no space left on device"))
+    assert _registered(store) and _stored_turns(store, "e") == len(turns)
+    assert store.load_episode("e").status == "failed"
 
 
 def test_a_batch_that_fails_leaves_nothing_behind(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 from pathlib import Path
 
@@ -144,6 +145,16 @@ def test_a_lone_surrogate_in_a_prompt_is_sent_escaped_and_cached(tmp_path: Path)
         again = asyncio.run(model.complete(odd))
     assert server.requests[0]["messages"][0]["content"] == "they said \ud800 and left"
     assert server.calls == 1 and again.cached and again.text == first.text
+
+
+def test_a_gzipped_429_is_still_a_rate_limit_with_its_retry_after() -> None:
+    body = gzip.compress(b'{"error": {"message": "slow down", "type": "rate_limit"}}')
+    headers = {"Content-Encoding": "gzip", "Retry-After": "7"}
+    with fake_openai() as server:
+        server.script(Scripted(status=429, raw=body, headers=headers))
+        with pytest.raises(TransientModelError, match="rate limited") as info:
+            asyncio.run(_backend(server.url).complete(ASK))
+    assert info.value.retry_after == 7.0
 
 
 def test_structured_output_asks_for_the_schema() -> None:

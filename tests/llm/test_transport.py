@@ -78,3 +78,27 @@ def test_a_proxy_variable_that_is_not_a_url_is_one_clear_error(
     _only(monkeypatch, HTTP_PROXY="http://[::bad")
     with pytest.raises(ModelConfigError, match=r"a proxy in the environment .* is not a valid URL"):
         parse_model("openai:m@http://127.0.0.1:9/v1", {})
+
+
+def test_all_proxy_and_a_proxy_without_a_scheme_are_honoured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with fake_openai() as proxy:
+        host_port = proxy.url.removeprefix("http://").removesuffix("/v1")
+        _only(monkeypatch, ALL_PROXY=f"http://{host_port}")
+        assert _complete(ELSEWHERE)
+        _only(monkeypatch, HTTP_PROXY=host_port)  # host:port, as many set it
+        assert _complete(ELSEWHERE)
+    assert proxy.paths == [f"{ELSEWHERE}/chat/completions"] * 2
+
+
+def test_a_closed_pool_is_opened_again_when_used_again() -> None:
+    transport = HttpTransport(connections=4, timeout_s=5)
+    with fake_openai() as server:
+
+        async def post_close_post() -> int:
+            await transport.post(f"{server.url}/chat/completions", b"{}", {})
+            await transport.aclose()
+            return (await transport.post(f"{server.url}/chat/completions", b"{}", {})).status
+
+        assert asyncio.run(post_close_post()) == 200
