@@ -44,10 +44,9 @@ class HttpTransport:
 
     def __init__(self, connections: int, timeout_s: float) -> None:
         self.connections = max(MIN_CONNECTIONS, connections)
-        # Connecting and each wait for the server's next bytes are bounded, as the SDK
-        # bounds them; a whole reply is not, since a long generation streams no bytes
-        # until it is done and the call's own deadline covers it.
-        # Waiting for a pooled connection is bounded as the SDK's httpx pool bounded it.
+        # Waiting for a pooled connection, connecting and each wait for the server's next
+        # bytes are bounded, as the SDK bounds them; a whole reply is not, since a long
+        # generation sends nothing until it is done and the call's own deadline covers it.
         self.timeout = aiohttp.ClientTimeout(
             total=None, connect=timeout_s, sock_connect=timeout_s, sock_read=timeout_s
         )
