@@ -154,7 +154,7 @@ class OpenAICompatible:
         # more CPU than the exchange itself. Retrying is the Retrying wrapper's job anyway.
         self._url = str(self.client.base_url.join("chat/completions"))
         self._headers = _request_headers(self.client)
-        self.http = HttpTransport(connections, timeout_s)
+        self.http = HttpTransport(connections, timeout_s, self._url.startswith("https:"))
         # How this server takes a schema, most capable first; a refusal steps down once:
         # the OpenAI form, then json_object carrying the schema (llama.cpp's server turns
         # that into a grammar), then plain JSON mode checked by the structured layer.

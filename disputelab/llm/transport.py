@@ -11,6 +11,8 @@ and 2.26 ms for the SDK's `create`; `python benchmarks/bench_http_transport.py`)
 from __future__ import annotations
 
 import asyncio
+import functools
+import ssl
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -42,8 +44,9 @@ class HttpTransport:
     aiohttp's pool belongs to the event loop it first ran on, so a transport used again
     under a new loop (one `asyncio.run` after another) opens a fresh pool there."""
 
-    def __init__(self, connections: int, timeout_s: float) -> None:
+    def __init__(self, connections: int, timeout_s: float, tls: bool = True) -> None:
         self.connections = max(MIN_CONNECTIONS, connections)
+        self.tls = tls  # False for a plain-HTTP endpoint: no certificates to load
         # Waiting for a pooled connection, connecting and each wait for the server's next
         # bytes are bounded, as the SDK bounds them; a whole reply is not, since a long
         # generation sends nothing until it is done and the call's own deadline covers it.
@@ -74,13 +77,11 @@ class HttpTransport:
         session = self._session
         if session is None or session.closed or self._loop is not loop:
             # A pool left on an ended loop cannot be closed from here; its sockets go with
-            # it when it is collected. TLS is set up as the SDK sets it up (the system's
-            # trust store where truststore has one, SSL_CERT_FILE, SSL_CERT_DIR), so
-            # HTTPS trusts what it trusted.
+            # it when it is collected.
             connector = aiohttp.TCPConnector(
                 limit=self.connections,
                 keepalive_timeout=KEEPALIVE_S,
-                ssl=httpx2.create_ssl_context(),
+                ssl=_tls_context() if self.tls else True,
             )
             session = aiohttp.ClientSession(connector=connector, timeout=self.timeout)
             self._session, self._loop = session, loop
@@ -102,6 +103,14 @@ class HttpTransport:
     @property
     def closed(self) -> bool:
         return self._session is None or self._session.closed
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """TLS as the SDK sets it up (the system's trust store on macOS and Windows through
+    truststore, SSL_CERT_FILE, SSL_CERT_DIR), so HTTPS trusts what it trusted. Built once:
+    loading the certificates takes tens of milliseconds."""
+    return httpx2.create_ssl_context()
 
 
 def failure(name: str, exc: BaseException, timeout_s: float) -> TransientModelError:
