@@ -210,12 +210,10 @@ def test_the_installed_console_script_exits_2_on_bad_input(tmp_path: Path) -> No
 def test_a_model_written_condition_and_the_episode_share_one_event_loop(tmp_path: Path) -> None:
     # A keep-alive server keeps the client's connections open: had the condition writer
     # and the episode each run their own event loop, the episode would find them closed.
-    from disputelab.llm.testing import Scripted, fake_openai, fill
+    from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 
     def answer(body: dict[str, object]) -> Scripted:
-        fmt = body.get("response_format") or {}
-        assert isinstance(fmt, dict)
-        schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
+        schema = requested_schema(body)
         return Scripted(content=json.dumps(fill(schema, text="We can talk about the repairs.")))
 
     with fake_openai(answer, keep_alive=True) as server:

@@ -22,7 +22,7 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from disputelab.llm.testing import FakeOpenAI, Scripted, fake_openai, fill
+from disputelab.llm.testing import FakeOpenAI, Scripted, fake_openai, fill, requested_schema
 
 LatencyShape = Literal["fixed", "uniform", "exponential"]
 
@@ -149,8 +149,7 @@ class LoadTarget:
             return Scripted(content="{}", delay_s=s.hang_s)
         if fault == "malformed":
             return Scripted(raw=b'{"choices": [{"message": ', delay_s=latency)
-        fmt = body.get("response_format") or {}
-        schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
+        schema = requested_schema(body)
         # Every reply says something new, so that dialogues (and prompts) diverge as
         # they would with a real model, rather than repeating one another exactly.
         content = json.dumps(fill(schema, text=f"Shall we meet halfway on point {number}?"))

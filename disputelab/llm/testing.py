@@ -203,6 +203,20 @@ def fake_openai(
         server.httpd.server_close()
 
 
+def requested_schema(body: dict[str, Any]) -> dict[str, Any]:
+    """The JSON schema a chat request's response_format asks the reply to match; any
+    object when it names none."""
+    fmt = body.get("response_format") or {}
+    schema = (fmt.get("json_schema") or {}).get("schema")
+    return schema if isinstance(schema, dict) else {"type": "object"}
+
+
+def requested_name(body: dict[str, Any]) -> str:
+    """The name of the schema a chat request asks for ("" when none): which role asks."""
+    fmt = body.get("response_format") or {}
+    return str((fmt.get("json_schema") or {}).get("name") or "")
+
+
 def fill(schema: dict[str, Any], defs: dict[str, Any] | None = None, text: str = "ok") -> Any:
     defs = defs if defs is not None else schema.get("$defs", {})
     if "$ref" in schema:

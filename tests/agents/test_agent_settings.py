@@ -15,25 +15,28 @@ from disputelab.agents.prompts import dialogue_block, party_system
 from disputelab.agents.settings import RECENT_TURNS
 from disputelab.experiments.episodes import Cast, RunResult, run_single
 from disputelab.llm.models import ModelHub
-from disputelab.llm.testing import FakeOpenAI, Scripted, fake_openai, fill
+from disputelab.llm.testing import (
+    FakeOpenAI,
+    Scripted,
+    fake_openai,
+    fill,
+    requested_name,
+    requested_schema,
+)
 from disputelab.scenario.cultures import hofstede
 from disputelab.store.sqlite import Store
 from tests.helpers import scenario
 
 
-def schema_name(body: dict[str, Any]) -> str:
-    return str(((body.get("response_format") or {}).get("json_schema") or {}).get("name", ""))
-
-
 def answer(body: dict[str, Any]) -> Scripted:
     """Any role: a valid reply; each party thought names the turn it was asked at."""
-    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
-    reply = fill(schema or {"type": "object"}, text="Let us keep talking.")
-    if schema_name(body) == "party_action":
+    schema = requested_schema(body)
+    reply = fill(schema, text="Let us keep talking.")
+    if requested_name(body) == "party_action":
         user = body["messages"][-1]["content"]
         turn = next(w for w in user.split("party turn ")[1:]).split(" ")[0]
         reply["thought"], reply["signal"] = f"thought at turn {turn}", "continue"
-    if schema_name(body) == "when":
+    if requested_name(body) == "when":
         reply["should_speak"], reply["rating"] = True, 2.0
     return Scripted(content=json.dumps(reply))
 
@@ -53,7 +56,7 @@ def run(
 
 
 def requests_named(server: FakeOpenAI, name: str) -> list[dict[str, Any]]:
-    return [r for r in server.requests if schema_name(r) == name]
+    return [r for r in server.requests if requested_name(r) == name]
 
 
 def dialogue_lines(body: dict[str, Any]) -> list[str]:

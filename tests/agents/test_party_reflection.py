@@ -12,7 +12,7 @@ from typing import Any
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
-from disputelab.llm.testing import Scripted, fake_openai, fill
+from disputelab.llm.testing import Scripted, fake_openai, fill, requested_name, requested_schema
 from disputelab.protocols.base import get_protocol
 from disputelab.store.sqlite import Store
 
@@ -21,14 +21,10 @@ REVISED = "We can pay 6000 for the repairs."
 TERMS = "We bear half the repair cost, 6000 at most."
 
 
-def _name(body: dict[str, Any]) -> str:
-    return str(((body.get("response_format") or {}).get("json_schema") or {}).get("name"))
-
-
 def _answer(body: dict[str, Any]) -> Scripted:
-    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
-    reply = fill(schema or {"type": "object"}, text="Let us look at the repairs.")
-    name = _name(body)
+    schema = requested_schema(body)
+    reply = fill(schema, text="Let us look at the repairs.")
+    name = requested_name(body)
     prompt = body["messages"][-1]["content"]
     if name == "party_action":
         reply["utterance"] = FIRST
@@ -75,11 +71,13 @@ def test_a_faulty_line_is_revised_and_the_terms_note_reaches_the_next_prompt(
     ]
     assert turns and all(t.text == REVISED for t in turns)
     assert all("revised by self-check, 1x" in (t.action.thought if t.action else "") for t in turns)
-    names = [_name(r) for r in requests]
+    names = [requested_name(r) for r in requests]
     acts = names.count("party_action")
     # Per turn: a check that finds the fault, one that passes the revision, a note.
     assert names.count("self_check") == 2 * acts and names.count("terms_note") == acts
-    prompts = [r["messages"][-1]["content"] for r in requests if _name(r) == "party_action"]
+    prompts = [
+        r["messages"][-1]["content"] for r in requests if requested_name(r) == "party_action"
+    ]
     # Two parties: each one's first turn has no note yet, its second shows it.
     assert sum(TERMS in p for p in prompts) == acts - 2
     assert TERMS not in prompts[0] and TERMS in prompts[-1]
@@ -87,7 +85,7 @@ def test_a_faulty_line_is_revised_and_the_terms_note_reaches_the_next_prompt(
 
 def test_off_by_default_no_check_or_note_is_asked(tmp_path: Path) -> None:
     _, _, requests = _run(tmp_path, reflect=False)
-    names = {_name(r) for r in requests}
+    names = {requested_name(r) for r in requests}
     assert "party_action" in names and not names & {"self_check", "terms_note"}
 
 

@@ -16,24 +16,27 @@ from disputelab.cli import app
 from disputelab.experiments.episodes import Cast, RunResult, run_single
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
-from disputelab.llm.testing import FakeOpenAI, Scripted, fake_openai, fill
+from disputelab.llm.testing import (
+    FakeOpenAI,
+    Scripted,
+    fake_openai,
+    fill,
+    requested_name,
+    requested_schema,
+)
 from disputelab.store.sqlite import Store
 from tests.helpers import scenario
 
 
-def schema_name(body: dict[str, Any]) -> str:
-    return str(((body.get("response_format") or {}).get("json_schema") or {}).get("name", ""))
-
-
 def answer(body: dict[str, Any]) -> Scripted:
     """A valid reply for any call; the mediator always wants to speak, and rates it 5."""
-    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
-    reply = fill(schema or {"type": "object"}, text="Let us keep talking.")
-    if schema_name(body) == "party_action":
+    schema = requested_schema(body)
+    reply = fill(schema, text="Let us keep talking.")
+    if requested_name(body) == "party_action":
         reply["signal"] = "continue"
-    if schema_name(body) == "when":
+    if requested_name(body) == "when":
         reply["should_speak"], reply["rating"] = True, 5.0
-    if schema_name(body) == "ratings":
+    if requested_name(body) == "ratings":
         factors = ("perception_alignment", "emotional_dynamics", "cognitive_challenges")
         rating = dict.fromkeys((*factors, "communication_breakdowns"), 5.0)
         reply["ratings"] = [rating]
@@ -54,7 +57,7 @@ def play(
 
 
 def models_of(server: FakeOpenAI, *names: str) -> set[str]:
-    return {r["model"] for r in server.requests if schema_name(r) in names}
+    return {r["model"] for r in server.requests if requested_name(r) in names}
 
 
 @pytest.mark.parametrize(
@@ -73,8 +76,8 @@ def test_the_when_call_goes_to_its_own_model_and_is_charged_to_its_own_role(
 ) -> None:
     with fake_openai(answer) as server:
         result, store = play(tmp_path, server, mediator, params)
-    when = [r for r in server.requests if schema_name(r) == "when"]
-    rest = [r for r in server.requests if schema_name(r) in says]
+    when = [r for r in server.requests if requested_name(r) == "when"]
+    rest = [r for r in server.requests if requested_name(r) in says]
     assert when and rest
     assert models_of(server, "when") == {"decide"}
     assert models_of(server, *says) == {"say"}
@@ -97,7 +100,7 @@ def test_without_a_when_model_the_when_call_uses_the_mediators_and_is_charged_to
         result, _ = play(tmp_path, server, "generic", {"budget": 6}, when=False)
     assert models_of(server, "when", "how") == {"say"}
     assert "mediator.when" not in result.episode.usage
-    n = len([r for r in server.requests if schema_name(r) in ("when", "how")])
+    n = len([r for r in server.requests if requested_name(r) in ("when", "how")])
     assert result.episode.usage["mediator"].calls == n
     assert "mediator.when_model" not in result.episode.agents
 

@@ -12,7 +12,7 @@ from typing import Any
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
-from disputelab.llm.testing import Scripted, fake_openai, fill
+from disputelab.llm.testing import Scripted, fake_openai, fill, requested_name, requested_schema
 from disputelab.report.legal_tables import staged_markdown
 from disputelab.store.sqlite import Store
 
@@ -20,9 +20,9 @@ VERDICT_WORDS = "I will sign this today."
 
 
 def answer(body: dict[str, Any]) -> Scripted:
-    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
-    reply = fill(schema or {"type": "object"}, text="Let us look at the repairs.")
-    name = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+    schema = requested_schema(body)
+    reply = fill(schema, text="Let us look at the repairs.")
+    name = requested_name(body)
     if name == "verdict":
         reply.update(decision="accept", satisfaction="high", utterance=VERDICT_WORDS)
     if name == "level":

@@ -13,12 +13,8 @@ from disputelab.evaluation.promediate import Judged, promediate_scores
 from disputelab.evaluation.promediate_judges import judge_events
 from disputelab.evaluation.trackers import oracle
 from disputelab.llm.models import ModelHub
-from disputelab.llm.testing import Scripted, fake_openai
+from disputelab.llm.testing import Scripted, fake_openai, requested_name
 from tests.helpers import play, scenario
-
-
-def _name(body: dict[str, Any]) -> str:
-    return str(((body.get("response_format") or {}).get("json_schema") or {}).get("name"))
 
 
 def _judge(target: str) -> Any:
@@ -26,7 +22,7 @@ def _judge(target: str) -> Any:
 
     def answer(body: dict[str, Any]) -> Scripted:
         schema = body["response_format"]["json_schema"]["schema"]
-        if _name(body) == "topic_mentions":
+        if requested_name(body) == "topic_mentions":
             reply: dict[str, Any] = {t: t == target for t in schema["properties"]}
         else:
             reply = {"topics": [target]}
@@ -43,7 +39,7 @@ def test_mentions_and_targets_come_from_the_judge(tmp_path: Path) -> None:
         hub = ModelHub(tmp_path / "cache.sqlite")
         judge = hub.model(f"openai:j@{server.url}", "judge")
         judged = asyncio.run(judge_events([judge], ep, sc))
-        names = [_name(r) for r in server.requests]
+        names = [requested_name(r) for r in server.requests]
     spoken = [t for t in ep.turns if t.role in ("party", "mediator") and t.text.strip()]
     mediator = [t for t in ep.turns if t.role == "mediator"]
     assert mediator, "the rule mediator should have intervened"

@@ -19,7 +19,7 @@ from disputelab.experiments.executors import (
 from disputelab.experiments.runner import Summary, run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub, Profile
-from disputelab.llm.testing import Scripted, fake_openai, fill
+from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 from disputelab.llm.wrappers import Ledger, RoleUsage
 from disputelab.store.sqlite import Store
 
@@ -70,8 +70,7 @@ def test_a_rule_grid_in_two_worker_processes_stores_what_the_local_runner_does(
 
 
 def _answer(body: dict[str, Any]) -> Scripted:
-    fmt = body.get("response_format") or {}
-    schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
+    schema = requested_schema(body)
     return Scripted(content=json.dumps(fill(schema, text="Shall we share the repairs?")))
 
 

@@ -22,15 +22,14 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from disputelab.cli import app, hoist_global_options
-from disputelab.llm.testing import Scripted, fake_openai, fill
+from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 
 FAULT_RATE = 0.2
 CHAT = {"id": "x", "object": "chat.completion", "created": 0, "model": "m"}
 
 
 def _good(body: dict[str, Any]) -> Scripted:
-    fmt = body.get("response_format") or {}
-    schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
+    schema = requested_schema(body)
     return Scripted(content=json.dumps(fill(schema, text="Could we split the cost?")))
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from disputelab.experiments.executors import RayExecutor
 from disputelab.llm.models import ModelHub, Profile
-from disputelab.llm.testing import Scripted, fake_openai, fill
+from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 from disputelab.store.sqlite import Store
 from tests.experiments.test_executors import RULE_GRID, _llm_spec, _run, _stored
 
@@ -37,8 +37,7 @@ def test_a_rule_grid_on_ray_stores_what_the_local_runner_does(tmp_path: Path) ->
 
 
 def _answer(body: dict[str, Any]) -> Scripted:
-    fmt = body.get("response_format") or {}
-    schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
+    schema = requested_schema(body)
     return Scripted(content=json.dumps(fill(schema, text="Half the deposit back?")))
 
 

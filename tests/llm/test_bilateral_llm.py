@@ -11,7 +11,7 @@ from typing import Any
 
 from disputelab.experiments.episodes import Cast, run_single
 from disputelab.llm.models import ModelHub
-from disputelab.llm.testing import Scripted, fake_openai
+from disputelab.llm.testing import Scripted, fake_openai, requested_name
 from disputelab.store.sqlite import Store
 from tests.helpers import scenario
 
@@ -19,13 +19,9 @@ RUDE = "Only a fool offers that, you clueless amateur! $48 is my price."
 FIX = "I understand your budget; we would value working together. Our price is $48."
 
 
-def _name(body: dict[str, Any]) -> str:
-    return str(((body.get("response_format") or {}).get("json_schema") or {}).get("name", ""))
-
-
 def answer(body: dict[str, Any]) -> Scripted:
     text = json.dumps(body["messages"])
-    name = _name(body)
+    name = requested_name(body)
     if name == "rewrite":
         reply: dict[str, Any] = {"rewrite": FIX}
     elif name == "detectreply":
@@ -73,12 +69,14 @@ def test_model_agents_play_and_the_buyer_is_never_sent_the_original(tmp_path: Pa
     remediated = [t for t in ep.turns if t.delivered]
     assert remediated and all(t.text == RUDE for t in remediated)
     assert all(set(t.delivered.values()) == {FIX} for t in remediated)
-    rewrite_prompts = [json.dumps(r["messages"]) for r in requests if _name(r) == "rewrite"]
+    rewrite_prompts = [
+        json.dumps(r["messages"]) for r in requests if requested_name(r) == "rewrite"
+    ]
     assert rewrite_prompts and all("# Dialogue:" in p for p in rewrite_prompts)  # 8 exemplars
     buyer_prompts = [
         json.dumps(r["messages"])
         for r in requests
-        if _name(r) == "movereply" and "Jonas" in json.dumps(r["messages"][0])
+        if requested_name(r) == "movereply" and "Jonas" in json.dumps(r["messages"][0])
     ]
     assert buyer_prompts and not any("clueless amateur" in p for p in buyer_prompts)
     assert ep.agents["mediator"] == "random-icl" and ep.agents["mediator_model"].startswith(
@@ -90,7 +88,7 @@ def test_model_agents_play_and_the_buyer_is_never_sent_the_original(tmp_path: Pa
 def test_in_detector_mode_the_model_detector_decides_what_is_rewritten(tmp_path: Path) -> None:
     with fake_openai(answer) as server:
         result = _run(tmp_path, server, trigger="detector")
-        names = [_name(r) for r in server.requests]
+        names = [requested_name(r) for r in server.requests]
     ep = result.episode
     flagged = [t for t in ep.turns if "detected:insulting" in t.stage]
     assert flagged and all(t.delivered and t.text == RUDE for t in flagged)

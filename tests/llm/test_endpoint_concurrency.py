@@ -16,15 +16,14 @@ from disputelab.cli import app
 from disputelab.llm.base import ChatRequest, ChatResponse, Message, TransientModelError
 from disputelab.llm.models import ModelHub, Profile, parse_model
 from disputelab.llm.openai_backend import OpenAICompatible
-from disputelab.llm.testing import Scripted, fake_openai, fill
+from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 from disputelab.llm.wrappers import Cached, ResponseCache
 
 ASK = ChatRequest((Message("user", "Your move?"),))
 
 
 def slow(body: dict[str, Any]) -> Scripted:
-    fmt = body.get("response_format") or {}
-    schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
+    schema = requested_schema(body)
     return Scripted(content=json.dumps(fill(schema, text="Half each?")), delay_s=0.3)
 
 

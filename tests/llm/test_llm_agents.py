@@ -17,7 +17,7 @@ from disputelab.cli import app
 from disputelab.episode import Status
 from disputelab.experiments.episodes import Cast, run_single
 from disputelab.llm.models import ModelHub
-from disputelab.llm.testing import FakeOpenAI, Scripted, fake_openai, fill
+from disputelab.llm.testing import FakeOpenAI, Scripted, fake_openai, fill, requested_schema
 from disputelab.store.sqlite import Store
 from tests.helpers import scenario
 
@@ -26,8 +26,7 @@ SAY = "I hear you. Could we look at the repairs first?"
 
 def answer(body: dict[str, Any]) -> Scripted:
     """Play any role: fill the requested schema with valid values."""
-    fmt = body.get("response_format") or {}
-    schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
+    schema = requested_schema(body)
     return Scripted(
         content=json.dumps(fill(schema, text=SAY)), prompt_tokens=300, completion_tokens=40
     )

@@ -15,20 +15,23 @@ from typer.testing import CliRunner
 from disputelab.cli import app
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelConfigError, Profile
-from disputelab.llm.testing import FakeOpenAI, Scripted, fake_openai, fill
+from disputelab.llm.testing import (
+    FakeOpenAI,
+    Scripted,
+    fake_openai,
+    fill,
+    requested_name,
+    requested_schema,
+)
 from disputelab.store.sqlite import Store
 
 
-def schema_name(body: dict[str, Any]) -> str:
-    return str(((body.get("response_format") or {}).get("json_schema") or {}).get("name", ""))
-
-
 def answer(body: dict[str, Any]) -> Scripted:
-    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
-    reply = fill(schema or {"type": "object"}, text="Let us keep talking.")
-    if schema_name(body) == "party_action":
+    schema = requested_schema(body)
+    reply = fill(schema, text="Let us keep talking.")
+    if requested_name(body) == "party_action":
         reply["signal"] = "continue"
-    if schema_name(body) == "when":
+    if requested_name(body) == "when":
         reply["should_speak"] = True
     return Scripted(content=json.dumps(reply))
 
@@ -45,7 +48,7 @@ def cli(tmp_path: Path, *args: str) -> Result:
 
 
 def temperatures(server: FakeOpenAI, *names: str) -> set[float]:
-    return {r["temperature"] for r in server.requests if schema_name(r) in names}
+    return {r["temperature"] for r in server.requests if requested_name(r) in names}
 
 
 def last_run_config(tmp_path: Path) -> dict[str, Any]:

@@ -10,7 +10,14 @@ from typing import Any
 from disputelab.episode import Status
 from disputelab.experiments.episodes import Cast, run_single
 from disputelab.llm.models import ModelHub
-from disputelab.llm.testing import FakeOpenAI, Scripted, fake_openai, fill
+from disputelab.llm.testing import (
+    FakeOpenAI,
+    Scripted,
+    fake_openai,
+    fill,
+    requested_name,
+    requested_schema,
+)
 from disputelab.scenario.schema import Fact, LegalContext, Scenario
 from disputelab.store.sqlite import Store
 from tests.helpers import scenario
@@ -31,16 +38,11 @@ def _case() -> Scenario:
     return s
 
 
-def _schema_name(body: dict[str, Any]) -> str:
-    return str(((body.get("response_format") or {}).get("json_schema") or {}).get("name", ""))
-
-
 def answer(body: dict[str, Any]) -> Scripted:
     """Fill whatever schema is asked; a proposal cites one gold basis, a verdict accepts."""
-    fmt = body.get("response_format") or {}
-    schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
+    schema = requested_schema(body)
     reply = fill(schema, text="我们一起看看这个方案。")
-    name = _schema_name(body)
+    name = requested_name(body)
     if name in ("proposal", "final"):
         reply["points"] = "房东是否应承担维修责任。"
         reply["bases"] = [GOLD_BASES[0], "《中华人民共和国民法典》第五百零九条"]
@@ -60,7 +62,7 @@ def _run(tmp_path: Path, server: FakeOpenAI, parties: str, mediator: str, **kw: 
 def test_llm_parties_and_an_llm_mediator_play_all_five_stages(tmp_path: Path) -> None:
     with fake_openai(answer) as server:
         result = _run(tmp_path, server, "llm", "llm")
-        names = [_schema_name(r) for r in server.requests]
+        names = [requested_name(r) for r in server.requests]
     ep = result.episode
     assert ep.turns[0].stage == "preliminary"
     assert {"open", "proposal", "guide", "final", "verdict", "party_action"} <= set(names)
@@ -78,7 +80,7 @@ def test_the_llm_mediator_sees_retrieved_bases_but_never_the_gold_ones(tmp_path:
         mediator_prompts = [
             json.dumps(r["messages"], ensure_ascii=False)
             for r in server.requests
-            if _schema_name(r) in ("open", "proposal", "guide", "final")
+            if requested_name(r) in ("open", "proposal", "guide", "final")
         ]
     assert mediator_prompts
     for prompt in mediator_prompts:
@@ -91,7 +93,7 @@ def test_the_llm_mediator_sees_retrieved_bases_but_never_the_gold_ones(tmp_path:
 def test_hybrid_parties_keep_the_oracle_in_a_staged_episode(tmp_path: Path) -> None:
     with fake_openai(answer) as server:
         result = _run(tmp_path, server, "hybrid", "rule")
-        names = {_schema_name(r) for r in server.requests}
+        names = {requested_name(r) for r in server.requests}
     ep = result.episode
     assert names == {"utterance"}  # the rule policy decides, the model only phrases
     assert ep.initial_consensus is not None

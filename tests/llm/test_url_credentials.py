@@ -20,15 +20,14 @@ from typer.testing import CliRunner
 
 from disputelab.cli import app
 from disputelab.llm.models import ModelConfigError, parse_model
-from disputelab.llm.testing import Scripted, fake_openai, fill
+from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 from disputelab.redact import redact, redact_url, split_userinfo
 
 SECRET = "s3cr3t-Pa55-c4n4ry"
 
 
 def answer(body: dict[str, Any]) -> Scripted:
-    fmt = body.get("response_format") or {}
-    schema = (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
+    schema = requested_schema(body)
     return Scripted(content=json.dumps(fill(schema, text="Let us meet halfway.")))
 
 

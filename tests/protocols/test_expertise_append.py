@@ -13,7 +13,7 @@ from disputelab.episode import Intervention
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
-from disputelab.llm.testing import Scripted, fake_openai, fill
+from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 from disputelab.scenario.io import save_scenario
 from disputelab.scenario.schema import LegalContext
 from disputelab.store.sqlite import Store
@@ -38,8 +38,8 @@ def _case(tmp_path: Path) -> Path:
 
 
 def _answer(body: dict[str, Any]) -> Scripted:
-    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
-    reply = fill(schema or {"type": "object"}, text="Let us talk about the repairs.")
+    schema = requested_schema(body)
+    reply = fill(schema, text="Let us talk about the repairs.")
     if "bases" in reply:
         reply["bases"] = [OWN]
     return Scripted(content=json.dumps(reply))

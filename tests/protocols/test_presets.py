@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from disputelab.cli import app
 from disputelab.experiments.spec import ExperimentSpec
-from disputelab.llm.testing import Scripted, fake_openai, fill
+from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 from disputelab.protocols.base import get_protocol
 from disputelab.protocols.presets import PRESETS, get_preset, preset_markdown
 
@@ -85,8 +85,8 @@ def test_the_presets_tracker_applies_only_with_a_judge_and_yields_to_an_explicit
 
 
 def answer(body: dict[str, Any]) -> Scripted:
-    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
-    reply = fill(schema or {"type": "object"}, text="We should talk.")
+    schema = requested_schema(body)
+    reply = fill(schema, text="We should talk.")
     if "signal" in reply:
         reply["signal"] = "continue"
     return Scripted(content=json.dumps(reply))

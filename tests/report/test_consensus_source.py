@@ -14,7 +14,7 @@ import pytest
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
-from disputelab.llm.testing import Scripted, fake_openai, fill
+from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 from disputelab.report.tables import experiment_markdown_for
 from disputelab.store.sqlite import Store
 
@@ -22,8 +22,8 @@ from disputelab.store.sqlite import Store
 def scripted(body: dict[str, Any]) -> Scripted:
     """Parties agree for a round, split for a round, then agree again only once a
     mediator has spoken: the mediated arm recovers and its twin does not."""
-    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
-    reply = fill(schema or {"type": "object"}, text="Let us settle this.")
+    schema = requested_schema(body)
+    reply = fill(schema, text="Let us settle this.")
     if "stances" in reply:
         user = body["messages"][-1]["content"]
         turn = int(user.split("party turn ")[1].split(" ")[0])
