@@ -11,23 +11,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from disputelab.memo import ByIdentity
+
 # A string no request holds in practice. If one ever does, splicing is skipped.
 _SLOT = "\x00disputelab:slot\x00"
-_ENCODED: dict[tuple[int, bool, bool], tuple[object, str]] = {}
+_ENCODED: ByIdentity[str] = ByIdentity()
 
 
 def encoded_once(value: object, sort_keys: bool = False, ensure_ascii: bool = True) -> str:
     """`json.dumps(value, ...)`, remembered for this very object: callers pass schemas
     they never change once built."""
-    key = (id(value), sort_keys, ensure_ascii)
-    known = _ENCODED.get(key)
-    if known is not None and known[0] is value:
-        return known[1]
+    options = (sort_keys, ensure_ascii)
+    known = _ENCODED.get(value, options)
+    if known is not None:
+        return known
     text = json.dumps(value, sort_keys=sort_keys, ensure_ascii=ensure_ascii)
-    if len(_ENCODED) > 1024:
-        _ENCODED.clear()
-    _ENCODED[key] = (value, text)  # holding it keeps its id from being reused
-    return text
+    return _ENCODED.put(value, text, options)
 
 
 def dumps_spliced(

@@ -26,6 +26,7 @@ from disputelab.llm.base import (
 from disputelab.llm.encoding import dumps_spliced
 from disputelab.llm.openai_defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 from disputelab.llm.transport import HttpTransport, failure
+from disputelab.memo import ByIdentity
 from disputelab.redact import redact, redact_url, split_userinfo
 
 
@@ -159,7 +160,7 @@ class OpenAICompatible:
         # the OpenAI form, then json_object carrying the schema (llama.cpp's server turns
         # that into a grammar), then plain JSON mode checked by the structured layer.
         self.formats = list(_FORMATS if json_schema else _FORMATS[2:])
-        self._built: dict[tuple[str, str, int], tuple[object, dict[str, Any]]] = {}
+        self._built: ByIdentity[dict[str, Any]] = ByIdentity(limit=256)
 
     async def aclose(self) -> None:
         """Close the connection pool; call it on the event loop that used the client."""
@@ -176,10 +177,9 @@ class OpenAICompatible:
         if request.schema is None:
             return None
         mode = self.formats[0]
-        key = (mode, request.schema_name, id(request.schema))
-        known = self._built.get(key)
-        if known is not None and known[0] is request.schema:
-            return known[1]
+        known = self._built.get(request.schema, (mode, request.schema_name))
+        if known is not None:
+            return known
         if mode == "json_schema":
             fmt: dict[str, Any] = {
                 "type": "json_schema",
@@ -189,10 +189,7 @@ class OpenAICompatible:
             fmt = {"type": "json_object", "schema": request.schema}
         else:
             fmt = {"type": "json_object"}
-        if len(self._built) > 256:
-            self._built.clear()
-        self._built[key] = (request.schema, fmt)  # holding the schema keeps its id unique
-        return fmt
+        return self._built.put(request.schema, fmt, (mode, request.schema_name))
 
     def _refused_format(self, fmt: dict[str, Any] | None, exc: openai.APIStatusError) -> bool:
         """Did the server turn down our response_format? Some say so with a 500."""

@@ -10,6 +10,7 @@ from json_repair import repair_json
 from pydantic import ValidationError
 
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message, ModelReplyError
+from disputelab.memo import ByIdentity
 
 T = TypeVar("T")
 
@@ -20,18 +21,16 @@ T = TypeVar("T")
 MAX_SCHEMA_STRING = 800
 
 
-_CHECKED: dict[int, Any] = {}  # id -> schema, for schemas already found within bounds
+_CHECKED: ByIdentity[bool] = ByIdentity()  # schemas already found within bounds
 
 
 def _check_once(schema: dict[str, Any], where: str) -> None:
     """`check_schema_bounds`, skipped for a schema object already checked: agents reuse
     one schema for every call, and walking it each time cost a third of a millisecond."""
-    if _CHECKED.get(id(schema)) is schema:
+    if _CHECKED.get(schema):
         return
     check_schema_bounds(schema, where)
-    if len(_CHECKED) > 1024:
-        _CHECKED.clear()
-    _CHECKED[id(schema)] = schema  # holding it keeps its id from being reused
+    _CHECKED.put(schema, True)
 
 
 def check_schema_bounds(schema: Any, where: str = "schema") -> None:
@@ -77,23 +76,20 @@ def _describe(exc: Exception) -> str:
     return str(exc)
 
 
-_INSTRUCTIONS: dict[int, tuple[dict[str, Any], str]] = {}  # id -> (schema, its text)
+_INSTRUCTIONS: ByIdentity[str] = ByIdentity()
 
 
 def schema_instruction(schema: dict[str, Any]) -> str:
     """The prompt's line asking for the schema, written once per schema object (agents
     reuse one schema for every call, and encoding it was a tenth of a call's CPU)."""
-    known = _INSTRUCTIONS.get(id(schema))
-    if known is not None and known[0] is schema:
-        return known[1]
+    known = _INSTRUCTIONS.get(schema)
+    if known is not None:
+        return known
     text = (
         "Reply with one JSON object only, no other text. It must match this JSON schema:\n"
         + json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
     )
-    if len(_INSTRUCTIONS) > 1024:
-        _INSTRUCTIONS.clear()
-    _INSTRUCTIONS[id(schema)] = (schema, text)  # holding it keeps its id from being reused
-    return text
+    return _INSTRUCTIONS.put(schema, text)
 
 
 async def ask_structured(
