@@ -23,6 +23,7 @@ from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext, get_evaluator
 from disputelab.llm.base import ChatModel
 from disputelab.llm.models import ModelConfigError, ModelHub, Profile
+from disputelab.memo import ByIdentity
 from disputelab.protocols.agent_params import agent_settings, temperature_params, with_fallbacks
 from disputelab.protocols.base import (
     DEFAULT_PROTOCOL,
@@ -36,7 +37,7 @@ from disputelab.protocols.base import (
 from disputelab.protocols.session import Session
 from disputelab.scenario.io import scenario_to_data
 from disputelab.scenario.schema import Scenario
-from disputelab.store.sqlite import Store
+from disputelab.store.sqlite import Store, compact_json
 
 RULE = "rule"  # the model name of a role played without a model
 
@@ -259,6 +260,20 @@ class TurnCommits:
         self.last = time.monotonic()
 
 
+# A cell's scenario is one object for all its episodes, and encoding it again for each
+# was a fortieth of a rule episode's CPU.
+_SCENARIO_TEXT: ByIdentity[str] = ByIdentity(limit=256)
+
+
+def scenario_text(scenario: Scenario) -> str:
+    """A scenario's stored JSON, encoded once per scenario object (the runner never
+    changes a scenario once it has built it)."""
+    known = _SCENARIO_TEXT.get(scenario)
+    if known is not None:
+        return known
+    return _SCENARIO_TEXT.put(scenario, compact_json(scenario_to_data(scenario)))
+
+
 async def play_episode(
     store: Store,
     hub: ModelHub,
@@ -286,7 +301,7 @@ async def play_episode(
             plan.episode_id,
             run_id,
             episode,
-            scenario_to_data(plan.scenario),
+            scenario_text(plan.scenario),
             plan.arm,
             plan.matched_episode_id,
         )

@@ -7,10 +7,12 @@ the same deterministic ids, so a killed run continues without duplicates.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,7 +173,8 @@ async def run_experiment(
     await asyncio.to_thread(warm_up, [*get_protocol(spec.protocol).evaluators, *spec.evaluators])
     grid = _Grid(store, spec, hub, conditioned, retrieved, episodes, executor)
     try:
-        await grid.run_all(summary, concurrency or spec.concurrency, progress, stop)
+        with heap_set_aside():
+            await grid.run_all(summary, concurrency or spec.concurrency, progress, stop)
     finally:
         await grid.executor.aclose()
     if summary.interrupted:
@@ -184,6 +187,20 @@ async def run_experiment(
         bert = spec.bert_model or ""
         await evaluate_run(store, spec.name, evaluator, hub, judges, bert_model=bert)
     return summary
+
+
+@contextmanager
+def heap_set_aside() -> Iterator[None]:
+    """Keep what exists before a run (modules, registries, memos) out of the cyclic
+    garbage collector's full passes while it runs. Those passes come as the heap grows
+    and walk every object each time: in a 1,000-episode rule grid they took 0.15 of its
+    4.2 CPU-seconds walking the same 60,000 start-up objects, and 0.03 once these are
+    set aside."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _create(store: Store, spec: ExperimentSpec, resume: bool) -> None:
@@ -202,12 +219,29 @@ def _create(store: Store, spec: ExperimentSpec, resume: bool) -> None:
         check_resume(store, spec, resume)
 
 
-def longest_first(episodes: Sequence[PlannedEpisode]) -> list[PlannedEpisode]:
-    """Mediated episodes before unmediated twins, otherwise in plan order: a mediator's
-    calls make its episodes the long ones, and starting them first shortens the tail
-    where a few stragglers run while the rest of the concurrency sits idle. The gate
-    admits episodes in the order they queue."""
-    return sorted(episodes, key=lambda ep: ep.baseline_id is None)
+def scheduling_window(concurrency: int) -> int:
+    """How many episodes `longest_first` sorts together: enough that the last window
+    fills the concurrency with mediated episodes first, at least 64."""
+    return 2 * max(concurrency, 32)
+
+
+def longest_first(episodes: Sequence[PlannedEpisode], window: int) -> list[PlannedEpisode]:
+    """Mediated episodes before unmediated twins within each run of `window` episodes in
+    plan order, which keeps every twin near its mediated episodes.
+
+    A mediator's calls make its episodes the long ones; starting them first shortens the
+    tail, where a few stragglers run while the rest of the concurrency sits idle. Only
+    the last window decides the tail (the gate admits episodes in the order they queue,
+    so earlier windows overlap), and a mediated episode is held in memory until its twin
+    has played: sorting the whole grid would hold half of it, and make the cyclic garbage
+    collector walk every held turn again and again."""
+    if window < 1:
+        raise ValueError("window must be at least 1")
+    ordered: list[PlannedEpisode] = []
+    for start in range(0, len(episodes), window):
+        part = episodes[start : start + window]
+        ordered += sorted(part, key=lambda ep: ep.baseline_id is None)
+    return ordered
 
 
 def check_resume(store: Store, spec: ExperimentSpec, resume: bool) -> bool:
@@ -284,7 +318,7 @@ class _Grid:
         running: set[str] = set()
         stopped = stop or threading.Event()
         renewer = asyncio.ensure_future(self._renew_leases())
-        pending = longest_first(self.episodes)
+        pending = longest_first(self.episodes, scheduling_window(concurrency))
         try:
             while True:
                 tasks = [

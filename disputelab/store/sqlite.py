@@ -411,14 +411,15 @@ class Store:
         episode_id: str,
         run_id: str,
         episode: Episode,
-        scenario: Mapping[str, Any],
+        scenario: Mapping[str, Any] | str,
         arm: str = "",
         matched_episode_id: str | None = None,
     ) -> None:
-        """Register an episode as incomplete before its first turn. Its scenario, which
-        every episode of a cell shares, is a string: in the episode's own row the first
-        time this process stores it, named by id after that."""
-        scenario_text = _j(dict(scenario)) or "{}"
+        """Register an episode as incomplete before its first turn. Its scenario (its
+        data, or that data as `compact_json` text), which every episode of a cell shares,
+        is a string: in the episode's own row the first time this process stores it,
+        named by id after that."""
+        scenario_text = scenario if isinstance(scenario, str) else compact_json(scenario)
         with self._interning() as (db, fresh):
             scenario_ref = self._strings.ref(db, scenario_text, fresh)
             db.execute("DELETE FROM turns WHERE episode_id = ?", (episode_id,))
@@ -972,6 +973,11 @@ def _run_status(complete: int, failed: int, planned: int) -> str:
 def _j(value: Any) -> str | None:
     # No spaces after separators: a tenth of a stored turn's JSON was blanks.
     return None if value is None else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def compact_json(data: Mapping[str, Any]) -> str:
+    """A mapping's JSON as the store writes it (an episode's scenario, for one)."""
+    return _j(dict(data)) or "{}"
 
 
 def _l(text: str | None) -> Any:

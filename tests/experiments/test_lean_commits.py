@@ -4,6 +4,7 @@ changes what is stored."""
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import time
 from collections.abc import Callable
@@ -13,13 +14,19 @@ import pytest
 
 from disputelab.episode import Turn
 from disputelab.evaluation.registry import EpisodeToScore
-from disputelab.experiments.episodes import TurnCommits, commit_interval, score_protocol
+from disputelab.experiments.episodes import (
+    TurnCommits,
+    commit_interval,
+    scenario_text,
+    score_protocol,
+)
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec, plan
 from disputelab.llm.models import ModelHub
 from disputelab.protocols.base import get_protocol
 from disputelab.scenario.conditions import apply_condition
-from disputelab.store.sqlite import Store
+from disputelab.scenario.io import scenario_to_data
+from disputelab.store.sqlite import Store, compact_json
 from tests.helpers import play, scenario
 
 
@@ -179,3 +186,27 @@ def test_scores_from_memory_equal_scores_from_the_reloaded_episodes(
             a, b = stored[metric].value, result.value
             assert (math.isnan(a) and math.isnan(b)) or a == b, (ep.episode_id, metric)
             assert stored[metric].explanation == result.explanation
+
+
+def test_a_scenario_is_encoded_once_per_object_and_stored_as_its_data() -> None:
+    s = scenario()
+    text = scenario_text(s)
+    assert json.loads(text) == scenario_to_data(s)
+    assert scenario_text(s) is text  # the same object: not encoded again
+    renamed = s.model_copy(update={"title": "Another title"})
+    assert json.loads(scenario_text(renamed))["title"] == "Another title"
+
+
+def test_an_episode_started_with_scenario_text_stores_what_its_data_would(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path / "runs")
+    run = store.create_run("run")
+    episode = play(scenario(), budget=4)
+    store.start_episode("by-data", run, episode, scenario_to_data(scenario()))
+    store.start_episode("by-text", run, episode, scenario_text(scenario()))
+    rows = store.db.execute("SELECT scenario, scenario_ref FROM episodes ORDER BY episode_id")
+    (data_text, data_ref), (text_text, text_ref) = rows.fetchall()
+    assert data_text == compact_json(scenario_to_data(scenario()))
+    assert (text_text, text_ref) in {(data_text, data_ref), ("", text_ref)}
+    assert store.load_episode("by-text").scenario == store.load_episode("by-data").scenario

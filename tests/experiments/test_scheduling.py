@@ -1,13 +1,16 @@
-"""How the runner orders and prepares a grid: mediated episodes first, and scorers' slow
-set-up done off the event loop before any episode is in flight."""
+"""How the runner orders and prepares a grid: mediated episodes first within windows of
+the plan, so memory stays bounded, and scorers' slow set-up done off the event loop
+before any episode is in flight."""
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import sqlite3
 import threading
 from pathlib import Path
 
+from disputelab.episode import Episode
 from disputelab.evaluation import outcomes
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import (
@@ -18,7 +21,12 @@ from disputelab.evaluation.registry import (
     register_evaluator,
     warm_up,
 )
-from disputelab.experiments.runner import longest_first, run_experiment
+from disputelab.experiments.runner import (
+    heap_set_aside,
+    longest_first,
+    run_experiment,
+    scheduling_window,
+)
 from disputelab.experiments.spec import ExperimentSpec, plan
 from disputelab.llm.models import ModelHub
 from disputelab.store.sqlite import Store
@@ -27,11 +35,49 @@ from disputelab.store.sqlite import Store
 def test_mediated_episodes_are_started_before_their_unmediated_twins() -> None:
     spec = ExperimentSpec(name="g", scenarios=["tenancy"], mediators=["rule"], replicates=3)
     planned = plan(spec, ["tenancy"])
-    ordered = longest_first(planned)
+    ordered = longest_first(planned, window=len(planned))
     mediated = [ep for ep in planned if ep.baseline_id is not None]
     assert ordered[: len(mediated)] == mediated  # plan order kept within each group
     assert all(ep.baseline_id is None for ep in ordered[len(mediated) :])
     assert sorted(e.episode_id for e in ordered) == sorted(e.episode_id for e in planned)
+
+
+def test_longest_first_sorts_within_windows_of_the_plan() -> None:
+    spec = ExperimentSpec(name="g", scenarios=["tenancy"], mediators=["rule"], replicates=10)
+    planned = plan(spec, ["tenancy"])
+    ordered = longest_first(planned, window=6)
+    for start in range(0, len(planned), 6):
+        window, part = planned[start : start + 6], ordered[start : start + 6]
+        assert sorted(e.episode_id for e in part) == sorted(e.episode_id for e in window)
+        kinds = [ep.baseline_id is None for ep in part]
+        assert kinds == sorted(kinds)  # mediated (False) first, then twins
+
+
+def test_the_window_covers_twice_the_concurrency_and_never_less_than_64() -> None:
+    assert scheduling_window(1) == 64
+    assert scheduling_window(64) == 128
+    assert scheduling_window(1000) == 2000
+
+
+def test_the_runner_holds_a_bounded_number_of_played_episodes(tmp_path: Path) -> None:
+    """A mediated episode waits in memory for its twin to be scored against. Sorting the
+    whole grid longest first held every mediated episode at once; by windows, at most
+    one window's worth."""
+    spec = ExperimentSpec(
+        name="held", scenarios=["tenancy"], mediators=["rule"], replicates=150, budget=6
+    )
+    most = 0
+
+    def count(kind: str, ep: object, detail: object) -> None:
+        nonlocal most
+        most = max(most, sum(type(o) is Episode for o in gc.get_objects()))
+
+    store = Store(tmp_path / "runs")
+    summary = asyncio.run(
+        run_experiment(store, spec, tmp_path, ModelHub(None), concurrency=4, progress=count)
+    )
+    assert summary.done == 300
+    assert 0 < most <= scheduling_window(4) // 2 + 4  # against 150 mediated in the grid
 
 
 def test_warming_the_rouge_scorers_builds_them_once_for_every_style() -> None:
@@ -61,3 +107,16 @@ def test_an_evaluators_warm_up_runs_in_a_thread_before_the_first_episode(
     finally:
         EVALUATORS.unregister(name)  # leave the registry as the other tests expect it
     assert seen == {"thread": False, "episodes": 0}
+
+
+def test_the_heap_from_before_a_run_is_set_aside_while_it_plays_and_given_back() -> None:
+    assert gc.get_freeze_count() == 0
+    with heap_set_aside():
+        assert gc.get_freeze_count() > 0  # not walked by the collector's full passes
+    assert gc.get_freeze_count() == 0
+    try:
+        with heap_set_aside():
+            raise RuntimeError("an episode's fault")
+    except RuntimeError:
+        pass
+    assert gc.get_freeze_count() == 0
