@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import time
 from typing import Any
 
@@ -264,6 +265,8 @@ class OpenAICompatible:
         text = message.get("content") or ""
         if not isinstance(text, str):
             raise TransientModelError(f"{self.name}: the reply's content was not text")
+        if not text.isascii():
+            text = _LONE_SURROGATE.sub("\ufffd", text)
         usage = reply.get("usage") if isinstance(reply.get("usage"), dict) else {}
         return ChatResponse(
             text=text,
@@ -273,6 +276,13 @@ class OpenAICompatible:
             latency_s=latency_s,
             extra={"finish_reason": choices[0].get("finish_reason")},
         )
+
+
+# JSON may escape half of a surrogate pair on its own ("\ud800"); such text is not
+# Unicode, and the cache, the store and every later prompt would fail on it. Pairs are
+# joined by the JSON decoder, so any surrogate left in a str is a lone one: it becomes
+# U+FFFD, the replacement character, as undecodable bytes do.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _count(value: Any) -> int | None:

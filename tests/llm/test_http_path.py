@@ -147,6 +147,17 @@ def test_a_lone_surrogate_in_a_prompt_is_sent_escaped_and_cached(tmp_path: Path)
     assert server.calls == 1 and again.cached and again.text == first.text
 
 
+def test_a_lone_surrogate_in_a_reply_becomes_the_replacement_character(tmp_path: Path) -> None:
+    # The reply's JSON escapes half a surrogate pair; a whole pair is a real character.
+    with fake_openai() as server:
+        server.script(Scripted(content="a \ud800 b \U0001f600 c"))
+        model = Cached(_backend(server.url), ResponseCache(tmp_path / "c.sqlite"))
+        first = asyncio.run(model.complete(ASK))
+        again = asyncio.run(model.complete(ASK))
+    assert first.text == "a \ufffd b \U0001f600 c"
+    assert again.cached and again.text == first.text and server.calls == 1
+
+
 def test_a_gzipped_429_is_still_a_rate_limit_with_its_retry_after() -> None:
     body = gzip.compress(b'{"error": {"message": "slow down", "type": "rate_limit"}}')
     headers = {"Content-Encoding": "gzip", "Retry-After": "7"}
