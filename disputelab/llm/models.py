@@ -334,12 +334,12 @@ class ModelHub:
 
     async def aclose(self) -> None:
         """Close every endpoint's connections, on the loop that made them, so that no
-        pooled keep-alive connection outlives its event loop."""
+        pooled keep-alive connection outlives its event loop. A hub used again opens new
+        connections, and closing it again closes those too."""
         for backend in self._backends:
             close = getattr(backend, "aclose", None)
             if close is not None:
                 await close()
-        self._backends.clear()
 
     def price(self, spec: str) -> Prices:
         """The prices of a model already in use (unknown for anything else)."""

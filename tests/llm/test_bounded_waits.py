@@ -152,6 +152,22 @@ def test_closing_the_hub_closes_every_endpoints_connections(tmp_path: Path) -> N
     assert backend.http.closed
 
 
+def test_a_hub_used_again_after_closing_closes_its_new_connections_too() -> None:
+    hub = ModelHub(None)
+
+    async def use_then_close() -> OpenAICompatible:
+        await hub.model(f"openai:m@{server.url}", "parties").complete(ASK)
+        (backend,) = hub._backends
+        await hub.aclose()
+        assert isinstance(backend, OpenAICompatible)
+        return backend
+
+    with fake_openai() as server:
+        first = asyncio.run(use_then_close())
+        again = asyncio.run(use_then_close())  # a new event loop: a new pool
+    assert again is first and again.http.closed and server.calls == 2
+
+
 def test_the_timeout_option_reaches_the_embedded_model() -> None:
     from disputelab.llm.models import parse_model
 
