@@ -10,6 +10,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
+import pytest
+
 from disputelab.episode import Episode
 from disputelab.evaluation import outcomes
 from disputelab.evaluation.metrics import MetricResult
@@ -22,6 +24,7 @@ from disputelab.evaluation.registry import (
     warm_up,
 )
 from disputelab.experiments.runner import (
+    YOUNG_GC_THRESHOLD,
     heap_set_aside,
     longest_first,
     run_experiment,
@@ -109,14 +112,13 @@ def test_an_evaluators_warm_up_runs_in_a_thread_before_the_first_episode(
     assert seen == {"thread": False, "episodes": 0}
 
 
-def test_the_heap_from_before_a_run_is_set_aside_while_it_plays_and_given_back() -> None:
+def test_the_collector_is_tuned_for_a_run_and_restored_after_it() -> None:
+    before = gc.get_threshold()
     assert gc.get_freeze_count() == 0
     with heap_set_aside():
         assert gc.get_freeze_count() > 0  # not walked by the collector's full passes
-    assert gc.get_freeze_count() == 0
-    try:
-        with heap_set_aside():
-            raise RuntimeError("an episode's fault")
-    except RuntimeError:
-        pass
-    assert gc.get_freeze_count() == 0
+        assert gc.get_threshold() == (YOUNG_GC_THRESHOLD, *before[1:])
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
+    with pytest.raises(RuntimeError), heap_set_aside():
+        raise RuntimeError("an episode's fault")
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
