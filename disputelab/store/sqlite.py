@@ -806,9 +806,19 @@ def _split(move: Action | Intervention, text: str, own: tuple[str, ...]) -> tupl
     """A move as stored: the JSON of what repeats across turns (everything but the fields
     named in `own`, and the utterance, which is the turn's text), and the JSON of the
     fields it keeps to itself, None when they are empty."""
+    if own == ("thought",) and type(move) is Action and move.utterance == text:
+        # A party's move, said as the turn's text: its own part is its thought alone.
+        thought = '{"thought":' + _quoted(move.thought) + "}" if move.thought else None
+        return _shared_json(move, text, own), thought
     mine: dict[str, Any] = {name: getattr(move, name) for name in own if getattr(move, name)}
     if move.utterance != text:
         mine["utterance"] = move.utterance
+    return _shared_json(move, text, own), (_own_json(mine) if mine else None)
+
+
+def _shared_json(move: Action | Intervention, text: str, own: tuple[str, ...]) -> str:
+    """The JSON of what repeats across turns in a move (see `_split`), remembered by
+    value."""
     key = _action_key(move) if own == ("thought",) else _move_key(move, own)
     try:
         shared = None if key is None else _ENCODED.get(key)
@@ -821,7 +831,7 @@ def _split(move: Action | Intervention, text: str, own: tuple[str, ...]) -> tupl
         shared = _j(d) or "{}"
         if key is not None:
             _remember(key, shared)
-    return shared, (_own_json(mine) if mine else None)
+    return shared
 
 
 def _own_json(mine: dict[str, Any]) -> str | None:

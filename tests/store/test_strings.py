@@ -12,6 +12,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from disputelab.episode import (
     Action,
@@ -345,3 +347,28 @@ def test_an_older_disputelab_refuses_this_store_in_one_line(tmp_path: Path) -> N
     assert result.exit_code == 2
     (line,) = result.stderr.strip().splitlines()
     assert "written by a newer disputelab" in line
+
+
+# Any text SQLite takes: every code point but the surrogates, quotes and controls included.
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(thought=_TEXT, utterance=_TEXT, said_aloud=st.booleans())
+def test_a_party_moves_own_text_reads_back_exactly_whatever_it_holds(
+    tmp_path: Path, thought: str, utterance: str, said_aloud: bool
+) -> None:
+    move = Action(utterance, {"rent": Stance("A", ("A",))}, thought=thought)
+    text = utterance if said_aloud else utterance + " (aloud)"
+    turn = Turn(0, 0, "tenant", "party", text, action=move)
+    turns = [turn, Turn.from_dict({**turn.to_dict(), "index": 1})]  # the second names a string
+    store = Store(tmp_path / f"s{abs(hash((thought, utterance, said_aloud)))}")
+    _write(store, "e", turns, store.create_run("run"))
+    assert _same(store.load_episode("e").episode.turns, turns)
+    own = store.db.execute("SELECT action FROM turns WHERE idx = 1").fetchone()[0]
+    assert (json.loads(own) if own else {}) == {
+        **({"thought": thought} if thought else {}),
+        **({} if said_aloud else {"utterance": utterance}),
+    }
