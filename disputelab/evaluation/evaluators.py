@@ -304,5 +304,6 @@ register_evaluator(
         "the model of --bert-model (the bertscore extra; nothing is downloaded)",
         _points_bertscore,
         stored_as="points-bertscore:{bert_model}",
+        after_run=True,
     )
 )

@@ -60,6 +60,9 @@ class Evaluator:
     # Slow set-up (imports, tokeniser dictionaries) to do once before episodes are scored
     # on the event loop, where it would stall every episode in flight.
     warm_up: Callable[[], None] | None = None
+    # Scoring that takes long (a neural model) and so, as an experiment's extra
+    # evaluator, runs in one pass after the episodes rather than as each one finishes.
+    after_run: bool = False
 
     def requires_judge(self, options: Mapping[str, str]) -> bool:
         if self.needs_judge:

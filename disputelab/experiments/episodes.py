@@ -335,25 +335,43 @@ async def play_episode(
     return episode
 
 
+@dataclass(frozen=True)
+class ExtraScoring:
+    """An experiment's extra evaluators that score each episode as it finishes, with the
+    options and judge name a pass of `disputelab evaluate` would store them under."""
+
+    evaluators: tuple[str, ...]
+    options: Mapping[str, str]
+    judge_name: str = ""
+
+
 async def score_protocol(
     store: Store,
     episode_id: str,
     item: EpisodeToScore,
     protocol: DisputeProtocol,
     ctx: ScoringContext | None = None,
+    extras: ExtraScoring | None = None,
 ) -> dict[str, MetricResult]:
-    """Score a complete episode with its protocol's own evaluators and store the scores."""
+    """Score a complete episode with its protocol's own evaluators (and `extras`), store
+    the scores, and return the protocol's."""
     ctx = ctx or ScoringContext()
     out: dict[str, MetricResult] = {}
-    scored: list[tuple[str, str, dict[str, MetricResult]]] = []
+    scored: list[tuple[str, str, dict[str, MetricResult], str]] = []
     for name in protocol.evaluators:
         ev = get_evaluator(name)
         scores = await ev.score(item, ctx)
-        scored.append((ev.stored_name(ctx.options), ev.version, scores))
+        scored.append((ev.stored_name(ctx.options), ev.version, scores, ""))
         out.update(scores)
+    if extras is not None:
+        extra_ctx = ScoringContext(options=extras.options)  # its memo lives one episode
+        for name in extras.evaluators:
+            ev = get_evaluator(name)
+            scores = await ev.score(item, extra_ctx)
+            scored.append((ev.stored_name(extras.options), ev.version, scores, extras.judge_name))
     with store.batch():  # one commit for all of them (scoring may await; writing does not)
-        for name, version, scores in scored:
-            store.add_scores(episode_id, name, version, scores)
+        for name, version, scores, judge in scored:
+            store.add_scores(episode_id, name, version, scores, judge)
     return out
 
 

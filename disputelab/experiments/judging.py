@@ -13,7 +13,14 @@ from disputelab.llm.models import ModelHub
 from disputelab.scenario.schema import Scenario
 from disputelab.store.sqlite import EpisodeRecord, Store
 
-__all__ = ["evaluate_run"]
+__all__ = ["evaluate_run", "scoring_options"]
+
+
+def scoring_options(
+    tracker: str = "self-report", rouge: str = "char", bert_model: str = ""
+) -> dict[str, str]:
+    """The options an evaluator scores (and is stored) under in a pass over a run."""
+    return {"tracker": tracker, "rouge": rouge, "bert_model": bert_model}
 
 
 def _to_score(rec: EpisodeRecord, by_id: Mapping[str, EpisodeRecord]) -> EpisodeToScore:
@@ -41,7 +48,7 @@ async def evaluate_run(
     """Score every complete episode of a run again; stores scores beside the old ones,
     versioned by evaluator, rubric version and judge model."""
     ev = get_evaluator(evaluator)
-    options = {"tracker": tracker, "rouge": rouge, "bert_model": bert_model}
+    options = scoring_options(tracker, rouge, bert_model)
     ctx = ScoringContext([hub.model(m, "judge") for m in judge_models], options)
     judge_name = ",".join(judge_models)
     records = [store.load_episode(e) for e in store.episode_ids(run_id)]

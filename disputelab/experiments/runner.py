@@ -21,15 +21,16 @@ from pydantic import ValidationError
 
 from disputelab.agents.registry import sub_role
 from disputelab.episode import Episode
-from disputelab.evaluation.registry import EpisodeToScore, warm_up
+from disputelab.evaluation.registry import EpisodeToScore, get_evaluator, warm_up
 from disputelab.experiments.episodes import (
     Cast,
     EpisodePlan,
+    ExtraScoring,
     profile_temperatures,
     score_protocol,
 )
 from disputelab.experiments.executors import Executor, LocalExecutor
-from disputelab.experiments.judging import evaluate_run
+from disputelab.experiments.judging import evaluate_run, scoring_options
 from disputelab.experiments.spec import (
     ExperimentSpec,
     PlannedEpisode,
@@ -171,7 +172,8 @@ async def run_experiment(
     # Scorers' slow set-up (rouge-score imports nltk) runs off the loop, before any
     # episode is in flight for it to stall.
     await asyncio.to_thread(warm_up, [*get_protocol(spec.protocol).evaluators, *spec.evaluators])
-    grid = _Grid(store, spec, hub, conditioned, retrieved, episodes, executor)
+    extras = extra_scoring(spec)
+    grid = _Grid(store, spec, hub, conditioned, retrieved, episodes, executor, extras)
     try:
         with heap_set_aside():
             await grid.run_all(summary, concurrency or spec.concurrency, progress, stop)
@@ -180,13 +182,33 @@ async def run_experiment(
     if summary.interrupted:
         return summary
     await grid.score_rest()
-    judge = spec.models.get("judge", "rule")
     for evaluator in spec.evaluators:
+        if evaluator in extras.evaluators:
+            continue  # scored with the protocol's evaluators, as each episode finished
         # Judge calls go through the response cache, so a resumed run re-scores free.
-        judges = [] if judge == "rule" else [judge]
-        bert = spec.bert_model or ""
-        await evaluate_run(store, spec.name, evaluator, hub, judges, bert_model=bert)
+        await evaluate_run(
+            store, spec.name, evaluator, hub, _judges(spec), bert_model=spec.bert_model or ""
+        )
     return summary
+
+
+def _judges(spec: ExperimentSpec) -> list[str]:
+    judge = spec.models.get("judge", "rule")
+    return [] if judge == "rule" else [judge]
+
+
+def extra_scoring(spec: ExperimentSpec) -> ExtraScoring:
+    """The spec's extra evaluators that score each episode as it finishes, from memory:
+    those that need no judge (judge calls are charged per episode, which calls from
+    overlapping episodes would blur) and are quick. The rest score in a pass after the
+    run, which reloads every episode from the store."""
+    options = scoring_options(bert_model=spec.bert_model or "")
+    quick = [
+        name
+        for name in spec.evaluators
+        if not get_evaluator(name).requires_judge(options) and not get_evaluator(name).after_run
+    ]
+    return ExtraScoring(tuple(quick), options, ",".join(_judges(spec)))
 
 
 # New objects between collections of the youngest generation during a run (CPython's
@@ -291,8 +313,10 @@ class _Grid:
         retrieved: dict[tuple[str, str], tuple[str, ...]],
         episodes: list[PlannedEpisode],
         executor: Executor | None = None,
+        extras: ExtraScoring | None = None,
     ) -> None:
         self.store, self.spec, self.hub = store, spec, hub
+        self.extras = extras
         self.executor: Executor = executor or LocalExecutor()
         self.protocol = get_protocol(spec.protocol)
         self.params = spec.protocol_params()
@@ -506,7 +530,7 @@ class _Grid:
                 ep.episode_id,
                 twin,
             )
-            await score_protocol(self.store, ep.episode_id, item, self.protocol)
+            await score_protocol(self.store, ep.episode_id, item, self.protocol, extras=self.extras)
 
 
 def _retrieval(

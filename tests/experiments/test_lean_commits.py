@@ -20,7 +20,8 @@ from disputelab.experiments.episodes import (
     scenario_text,
     score_protocol,
 )
-from disputelab.experiments.runner import run_experiment
+from disputelab.experiments.judging import evaluate_run
+from disputelab.experiments.runner import extra_scoring, run_experiment
 from disputelab.experiments.spec import ExperimentSpec, plan
 from disputelab.llm.models import ModelHub
 from disputelab.protocols.base import get_protocol
@@ -210,3 +211,56 @@ def test_an_episode_started_with_scenario_text_stores_what_its_data_would(
     assert data_text == compact_json(scenario_to_data(scenario()))
     assert (text_text, text_ref) in {(data_text, data_ref), ("", text_ref)}
     assert store.load_episode("by-text").scenario == store.load_episode("by-data").scenario
+
+
+def _score_rows(store: Store, evaluators: tuple[str, ...]) -> dict[tuple[str, ...], tuple]:
+    marks = ",".join("?" * len(evaluators))
+    rows = store.db.execute(
+        "SELECT episode_id, evaluator, metric, version, judge_model, value, explanation,"
+        f" detail FROM scores WHERE evaluator IN ({marks})",
+        evaluators,
+    )
+    return {tuple(r[:3]): tuple(r[3:]) for r in rows}
+
+
+def test_quick_extra_evaluators_score_from_memory_what_a_pass_after_the_run_would(
+    tmp_path: Path,
+) -> None:
+    spec = ExperimentSpec(
+        name="extras",
+        scenarios=["tenancy", "workplace"],
+        conditions=["general", "posture:competing"],
+        mediators=["rule"],
+        replicates=2,
+        evaluators=["self-report", "turn-taking"],
+        params={"budget": 30, "turn_taking": "motivated"},
+    )
+    assert extra_scoring(spec).evaluators == ("self-report", "turn-taking")
+    store = Store(tmp_path / "runs")
+    turn_reads: list[str] = []
+    store.db.set_trace_callback(
+        lambda sql: turn_reads.append(sql) if "SELECT" in sql and "FROM turns" in sql else None
+    )
+    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
+    store.db.set_trace_callback(None)
+    assert turn_reads == []  # nothing played here was read back to be scored
+    stored_names = ("tracker:self-report", "turn-taking")
+    as_played = _score_rows(store, stored_names)
+    assert len({eid for eid, _, _ in as_played}) == 16  # every episode, both evaluators
+    for name in spec.evaluators:
+        asyncio.run(evaluate_run(store, "extras", name, ModelHub(None), []))
+    assert _score_rows(store, stored_names) == as_played
+
+
+def test_extra_evaluators_that_need_a_judge_or_take_long_score_after_the_run() -> None:
+    spec = ExperimentSpec(
+        name="later",
+        scenarios=["tenancy"],
+        mediators=["rule"],
+        evaluators=["self-report", "outcome-judges", "points-bertscore"],
+        models={"judge": "local"},
+        bert_model="bert-base-chinese",
+    )
+    extras = extra_scoring(spec)
+    assert extras.evaluators == ("self-report",)
+    assert extras.judge_name == "local"  # stored as a pass of `evaluate` would store it
