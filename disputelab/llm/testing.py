@@ -50,6 +50,34 @@ class _QuietServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
+def reply_payload(reply: Scripted, body: dict[str, Any]) -> bytes:
+    """The HTTP body for a scripted reply to the chat request `body`."""
+    if reply.raw is not None:
+        return reply.raw
+    if reply.status != 200:
+        return json.dumps({"error": {"message": "scripted failure", "type": "test"}}).encode()
+    return json.dumps(
+        {
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "test"),
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": reply.finish_reason,
+                    "message": {"role": "assistant", "content": reply.content},
+                }
+            ],
+            "usage": {
+                "prompt_tokens": reply.prompt_tokens,
+                "completion_tokens": reply.completion_tokens,
+                "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+            },
+        }
+    ).encode()
+
+
 class FakeOpenAI:
     def __init__(
         self,
@@ -130,33 +158,7 @@ class FakeOpenAI:
                 self.wfile.write(payload)
 
             def _send(self, reply: Scripted, body: dict[str, Any]) -> None:
-                if reply.raw is not None:
-                    payload = reply.raw
-                elif reply.status != 200:
-                    payload = json.dumps(
-                        {"error": {"message": "scripted failure", "type": "test"}}
-                    ).encode()
-                else:
-                    payload = json.dumps(
-                        {
-                            "id": "chatcmpl-test",
-                            "object": "chat.completion",
-                            "created": 0,
-                            "model": body.get("model", "test"),
-                            "choices": [
-                                {
-                                    "index": 0,
-                                    "finish_reason": reply.finish_reason,
-                                    "message": {"role": "assistant", "content": reply.content},
-                                }
-                            ],
-                            "usage": {
-                                "prompt_tokens": reply.prompt_tokens,
-                                "completion_tokens": reply.completion_tokens,
-                                "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-                            },
-                        }
-                    ).encode()
+                payload = reply_payload(reply, body)
                 self.send_response(reply.status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(payload)))
