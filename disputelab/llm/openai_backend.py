@@ -115,6 +115,13 @@ def _encoded(body: dict[str, Any]) -> bytes:
         return json.dumps(body).encode()
 
 
+class _NotUsed(httpx2.AsyncBaseTransport):
+    """The SDK client's transport: requests go through `HttpTransport` instead."""
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        raise RuntimeError("disputelab sends chat requests through its own HTTP transport")
+
+
 class OpenAICompatible:
     """Chat completions against `base_url`; the API key is read from `api_key_env`.
 
@@ -142,13 +149,16 @@ class OpenAICompatible:
         if userinfo is not None:
             token = base64.b64encode(f"{userinfo[0]}:{userinfo[1]}".encode()).decode()
             headers["Authorization"] = f"Basic {token}"
-        # Local servers need no key, but the SDK insists on one being set.
+        # Local servers need no key, but the SDK insists on one being set. Its own HTTP
+        # client is never used (see below): given one that sends nothing, the SDK does
+        # not build a pool and load the system's certificates (20-80 ms per endpoint).
         self.client = openai.AsyncOpenAI(
             api_key=key or "no-key",
             base_url=url,
             max_retries=0,
             timeout=timeout_s,
             default_headers=headers or None,
+            http_client=httpx2.AsyncClient(transport=_NotUsed(), trust_env=False),
         )
         # Calls go out with the SDK's headers (its auth, user agent and any set here) and
         # its URL, as JSON prepared here: the SDK's request building walked every
@@ -157,6 +167,7 @@ class OpenAICompatible:
         self._url = str(self.client.base_url.join("chat/completions"))
         self._headers = _request_headers(self.client)
         self.http = HttpTransport(connections, timeout_s, self._url.startswith("https:"))
+        self.http.proxy_for(self._url)  # a proxy variable that is not a URL fails here
         # How this server takes a schema, most capable first; a refusal steps down once:
         # the OpenAI form, then json_object carrying the schema (llama.cpp's server turns
         # that into a grammar), then plain JSON mode checked by the structured layer.

@@ -57,11 +57,12 @@ class HttpTransport:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._proxies: dict[str, str | None] = {}
 
-    def _proxy_for(self, url: str) -> str | None:
+    def proxy_for(self, url: str) -> str | None:
         """The proxy the environment names for `url` (HTTP_PROXY, HTTPS_PROXY or
         ALL_PROXY, less NO_PROXY), as the SDK's httpx client honoured it. Read once per
         URL: aiohttp's own `trust_env` reads the environment and ~/.netrc on every
-        request, which doubled the CPU of a call."""
+        request, which doubled the CPU of a call. A proxy that is not a URL raises
+        httpx2.InvalidURL, as the SDK's client did."""
         parts = urlsplit(url)
         proxies = urllib.request.getproxies()
         proxy = proxies.get(parts.scheme) or proxies.get("all")
@@ -69,6 +70,8 @@ class HttpTransport:
             proxy = f"http://{proxy}"  # `host:port`, as httpx reads it
         if urllib.request.proxy_bypass(parts.hostname or ""):
             proxy = None
+        if proxy is not None:
+            httpx2.URL(proxy)
         self._proxies[url] = proxy
         return proxy
 
@@ -89,7 +92,7 @@ class HttpTransport:
 
     async def post(self, url: str, content: bytes, headers: Mapping[str, str]) -> HttpReply:
         """Send `content`; the whole reply. aiohttp's errors pass through: see `failure`."""
-        proxy = self._proxies[url] if url in self._proxies else self._proxy_for(url)
+        proxy = self._proxies[url] if url in self._proxies else self.proxy_for(url)
         session = self._session_here()
         async with session.post(url, data=content, headers=headers, proxy=proxy) as response:
             body = await response.read()
