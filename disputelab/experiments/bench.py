@@ -145,28 +145,22 @@ def _run(
     profiles = {PROFILE: Profile(model="m", base_url=url, timeout=s.timeout_s)}
     hub = ModelHub(root / "cache.sqlite", profiles, concurrency=s.concurrency)
 
+    executor = ProcessExecutor(s.workers) if s.workers else None
+
     async def go() -> int:
-        executor = ProcessExecutor(s.workers) if s.workers else None
         try:
             spec = _spec(s, episodes, base_seed)
             return (await run_experiment(store, spec, root, hub, executor=executor)).failed
         finally:
             await hub.aclose()
 
-    t0, cpu0 = time.perf_counter(), _cpu(s.workers > 0)
+    t0, cpu0 = time.perf_counter(), time.process_time()
     failed = asyncio.run(go())
-    span, cpu = time.perf_counter() - t0, _cpu(s.workers > 0) - cpu0
+    span, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    # Workers are forked from a server process, not from this one: they report their CPU.
+    cpu += executor.worker_cpu_s if executor is not None else 0.0
     store.close()
     return span, cpu, hub.ledger.calls, failed
-
-
-def _cpu(with_workers: bool) -> float:
-    """CPU seconds of this process, and of its finished worker processes when it has them."""
-    own = time.process_time()
-    if not with_workers:
-        return own
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own + children.ru_utime + children.ru_stime
 
 
 def _episode_calls(root: Path) -> list[int]:

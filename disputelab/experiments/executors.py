@@ -12,6 +12,12 @@ the store, and an episode a kill interrupted is incomplete and is played again.
 Each worker keeps its own model stack (limits, retries, the shared response cache on
 disk), with an even share of the run's concurrency, and reports the calls it made so the
 driver's ledger counts them.
+
+Workers are forked from a server process that has imported disputelab once (the
+"forkserver" start method, where the platform has it), not started afresh: a fresh
+interpreter spent over a second importing before its first episode. Forked workers take
+the driver's current environment and working directory with their first message, as
+fresh ones would have, and report the CPU they used when they stop.
 """
 
 from __future__ import annotations
@@ -19,8 +25,11 @@ from __future__ import annotations
 import asyncio
 import itertools
 import multiprocessing as mp
+import os
 import pickle
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
@@ -82,24 +91,40 @@ class HubConfig:
 
 class RelayStore:
     """A worker's stand-in for the store: each write is pickled at once (the caller
-    reuses its lists) and queued for the driver, tagged with the task it belongs to."""
+    reuses its lists) and queued for the driver, tagged with the task it belongs to.
+    Writes made inside `batch` travel as one message, which the driver commits in one
+    transaction, as the store itself would."""
 
     def __init__(self, events: Any, task: int, root: Path) -> None:
         self._events = events
         self._task = task
+        self._held: list[bytes] | None = None
         self.root = root  # protocols that keep files beside the store find them
 
     @contextmanager
     def batch(self) -> Iterator[None]:
-        """Writes are relayed one by one; the driver commits each as it arrives."""
-        yield
+        if self._held is not None:  # inside a batch already: part of it
+            yield
+            return
+        self._held = []
+        try:
+            yield  # on an error nothing is sent, as a store's batch rolls back
+            held = self._held
+        finally:
+            self._held = None
+        if held:
+            self._events.put((self._task, "store", held))
 
     def __getattr__(self, name: str) -> Callable[..., None]:
         if name not in RELAYED:
             raise AttributeError(f"a worker cannot {name} on the driver's store")
 
         def relay(*args: Any, **kwargs: Any) -> None:
-            self._events.put((self._task, "store", pickle.dumps((name, args, kwargs))))
+            call = pickle.dumps((name, args, kwargs))
+            if self._held is not None:
+                self._held.append(call)
+            else:
+                self._events.put((self._task, "store", [call]))
 
         return relay
 
@@ -139,9 +164,46 @@ def _snapshot(ledger: Ledger) -> dict[str, RoleUsage]:
     return {r: RoleUsage(**asdict(u)) for r, u in ledger.roles.items()}
 
 
-def worker_main(tasks: Any, events: Any, config: HubConfig) -> None:
-    """A worker process: play every task it is sent, concurrently, until told to stop."""
+@dataclass(frozen=True)
+class Inherited:
+    """What a worker takes from the driver as it starts: a forked worker would otherwise
+    keep the environment (API keys, proxies) and directory of the server it came from."""
+
+    cwd: str
+    environ: dict[str, str]
+
+    @staticmethod
+    def here() -> Inherited:
+        return Inherited(os.getcwd(), dict(os.environ))
+
+    def apply(self) -> None:
+        os.environ.clear()
+        os.environ.update(self.environ)
+        os.chdir(self.cwd)
+
+
+def worker_main(tasks: Any, events: Any, config: HubConfig, inherited: Inherited) -> None:
+    """A worker process: play every task it is sent, concurrently, until told to stop;
+    then report the CPU it used."""
+    inherited.apply()
     asyncio.run(_serve(tasks, events, config))
+    events.put((-1, "cpu", time.process_time()))
+
+
+def _context() -> Any:
+    """Forkserver where the platform has it, its server importing once every disputelab
+    module the driver has (and the model client); spawn elsewhere. Never a plain fork of
+    the driver, which has threads and an event loop.
+
+    A forked worker still runs the driver's main script again, as a spawned one would
+    (the server does not preload a `__main__` that is a script); with the
+    modules that script imports already loaded, that takes milliseconds, not a second."""
+    if "forkserver" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
+    ctx = mp.get_context("forkserver")
+    ours = sorted(m for m in sys.modules if m.split(".")[0] == "disputelab")
+    ctx.set_forkserver_preload([*ours, __name__, "disputelab.llm.openai_backend"])
+    return ctx
 
 
 class _Reported:
@@ -220,15 +282,18 @@ class ProcessExecutor:
         self._ids = itertools.count()
         self._reader: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.worker_cpu_s = 0.0  # as the workers report it when they stop
 
     def _start(self, hub: ModelHub) -> None:
-        ctx = mp.get_context("spawn")  # no fork of a process with threads and a loop
+        ctx = _context()
         self._loop = asyncio.get_running_loop()
         self._events = ctx.Queue()
         config = HubConfig.of(hub, self.workers)
+        inherited = Inherited.here()
         for _ in range(self.workers):
             q = ctx.Queue()
-            proc = ctx.Process(target=worker_main, args=(q, self._events, config), daemon=True)
+            args = (q, self._events, config, inherited)
+            proc = ctx.Process(target=worker_main, args=args, daemon=True)
             proc.start()
             self._queues.append(q)
             self._procs.append(proc)
@@ -282,14 +347,19 @@ class ProcessExecutor:
 
     def _apply(self, event: tuple[int, str, Any]) -> None:
         task, kind, payload = event
+        if kind == "cpu":
+            self.worker_cpu_s += payload
+            return
         entry = self._pending.get(task)
         if entry is None:  # the driver gave up on it (a stop): its writes no longer matter
             return
         future, store, hub, _ = entry
         if kind == "store":
-            name, args, kwargs = pickle.loads(payload)
             try:
-                getattr(store, name)(*args, **kwargs)
+                with store.batch():  # what the worker wrote in one batch, in one transaction
+                    for call in payload:
+                        name, args, kwargs = pickle.loads(call)
+                        getattr(store, name)(*args, **kwargs)
             except Exception as exc:  # the store's failure is the episode's
                 if not future.done():
                     future.set_exception(exc)
@@ -313,6 +383,9 @@ class ProcessExecutor:
                 proc.terminate()
         if self._events is not None:
             self._events.put(None)
+        if self._reader is not None:  # hand over what the workers sent last (their CPU)
+            await asyncio.to_thread(self._reader.join, 10)
+            await asyncio.sleep(0)
         self._procs.clear()
         self._queues.clear()
 

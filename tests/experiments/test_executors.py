@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,27 @@ def test_worker_calls_reach_the_ledger_and_the_shared_cache(tmp_path: Path) -> N
     assert usage == 12
 
 
+def test_workers_take_the_drivers_environment_as_it_is_when_they_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Workers come from a server process forked once; the API key they send is still
+    the one set when the run starts, not the one the server saw."""
+    with fake_openai(_answer) as server:
+        profiles = {"stub": Profile(model="m", base_url=server.url, api_key_env="STUB_KEY")}
+        for key in ("first-key", "second-key"):
+            monkeypatch.setenv("STUB_KEY", key)
+            hub = ModelHub(None, profiles, concurrency=4)
+            assert _run(tmp_path, _llm_spec(key), ProcessExecutor(2), hub).done == 4
+        sent = [h.get("Authorization") or h.get("authorization") for h in server.headers]
+    assert sent == ["Bearer first-key"] * 12 + ["Bearer second-key"] * 12
+
+
+def test_workers_report_the_cpu_they_used_when_they_stop(tmp_path: Path) -> None:
+    executor = ProcessExecutor(2)
+    assert _run(tmp_path, RULE_GRID, executor).done == 12
+    assert executor.worker_cpu_s > 0
+
+
 def test_an_episode_that_fails_in_a_worker_is_recorded_under_its_own_error(
     tmp_path: Path,
 ) -> None:
@@ -130,6 +152,31 @@ def test_a_relay_forwards_only_the_writes_an_episode_makes() -> None:
     assert sent[0][:2] == (7, "store") and relay.root == Path("/store")
     with pytest.raises(AttributeError, match="cannot load_episode"):
         relay.load_episode("e")
+
+
+def test_a_relays_batch_travels_as_one_message_and_nothing_of_a_failed_one() -> None:
+    sent: list[Any] = []
+
+    class Queue:
+        def put(self, item: Any) -> None:
+            sent.append(item)
+
+    relay = RelayStore(Queue(), 7, Path("/store"))
+    turns: list[Any] = ["t0"]
+    with relay.batch():
+        relay.append_turns("e", turns)
+        turns.clear()  # the caller reuses its list: what was sent is what it held then
+        with relay.batch():  # nested: part of the outer batch
+            relay.finish_episode("e", "end")
+    assert len(sent) == 1
+    assert [pickle.loads(c) for c in sent[0][2]] == [
+        ("append_turns", ("e", ["t0"]), {}),
+        ("finish_episode", ("e", "end"), {}),
+    ]
+    with pytest.raises(RuntimeError), relay.batch():
+        relay.append_turns("e", ["t1"])
+        raise RuntimeError("the episode failed mid-batch")
+    assert len(sent) == 1
 
 
 def test_worker_usage_adds_up_and_unknown_cost_stays_unknown() -> None:
