@@ -224,5 +224,6 @@ register_evaluator(
         VERSION,
         "deal, price, trust and relationship change and the reward R of a price negotiation",
         score,
+        judge_optional=True,
     )
 )

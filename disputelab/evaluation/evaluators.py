@@ -245,6 +245,7 @@ register_evaluator(
         _promediate,
         judged_when=("tracker", LLM_TRACKERS),
         stored_as="promediate:{tracker}",
+        judge_optional=True,
     )
 )
 register_evaluator(

@@ -63,6 +63,9 @@ class Evaluator:
     # Scoring that takes long (a neural model) and so, as an experiment's extra
     # evaluator, runs in one pass after the episodes rather than as each one finishes.
     after_run: bool = False
+    # Scores without a judge, but asks one when a judge is given (some metrics are then
+    # judged rather than counted).
+    judge_optional: bool = False
 
     def requires_judge(self, options: Mapping[str, str]) -> bool:
         if self.needs_judge:

@@ -23,7 +23,6 @@ from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext, get_evaluator
 from disputelab.llm.base import ChatModel
 from disputelab.llm.models import ModelConfigError, ModelHub, Profile
-from disputelab.memo import ByIdentity
 from disputelab.protocols.agent_params import agent_settings, temperature_params, with_fallbacks
 from disputelab.protocols.base import (
     DEFAULT_PROTOCOL,
@@ -152,6 +151,10 @@ class EpisodePlan:
     arm: str = ""
     matched_episode_id: str | None = None
     retrieved: tuple[str, ...] = ()
+    # The scenario as the store keeps it (`compact_json` of its data), when the caller
+    # has it already: a grid's cell shares one, and encoding it for every episode was a
+    # fortieth of a rule episode's CPU.
+    scenario_json: str = ""
 
 
 def _model(hub: ModelHub, cast: Cast, role: str, needs: bool) -> ChatModel | None:
@@ -260,18 +263,9 @@ class TurnCommits:
         self.last = time.monotonic()
 
 
-# A cell's scenario is one object for all its episodes, and encoding it again for each
-# was a fortieth of a rule episode's CPU.
-_SCENARIO_TEXT: ByIdentity[str] = ByIdentity(limit=256)
-
-
-def scenario_text(scenario: Scenario) -> str:
-    """A scenario's stored JSON, encoded once per scenario object (the runner never
-    changes a scenario once it has built it)."""
-    known = _SCENARIO_TEXT.get(scenario)
-    if known is not None:
-        return known
-    return _SCENARIO_TEXT.put(scenario, compact_json(scenario_to_data(scenario)))
+def scenario_json(scenario: Scenario) -> str:
+    """A scenario as the store keeps it."""
+    return compact_json(scenario_to_data(scenario))
 
 
 async def play_episode(
@@ -301,7 +295,7 @@ async def play_episode(
             plan.episode_id,
             run_id,
             episode,
-            scenario_text(plan.scenario),
+            plan.scenario_json or scenario_json(plan.scenario),
             plan.arm,
             plan.matched_episode_id,
         )
@@ -363,15 +357,18 @@ async def score_protocol(
         scores = await ev.score(item, ctx)
         scored.append((ev.stored_name(ctx.options), ev.version, scores, ""))
         out.update(scores)
-    if extras is not None:
-        extra_ctx = ScoringContext(options=extras.options)  # its memo lives one episode
-        for name in extras.evaluators:
-            ev = get_evaluator(name)
-            scores = await ev.score(item, extra_ctx)
-            scored.append((ev.stored_name(extras.options), ev.version, scores, extras.judge_name))
-    with store.batch():  # one commit for all of them (scoring may await; writing does not)
-        for name, version, scores, judge in scored:
-            store.add_scores(episode_id, name, version, scores, judge)
+    try:
+        if extras is not None:
+            extra_ctx = ScoringContext(options=extras.options)  # its memo lives one episode
+            for name in extras.evaluators:
+                ev = get_evaluator(name)
+                scores = await ev.score(item, extra_ctx)
+                judge = extras.judge_name
+                scored.append((ev.stored_name(extras.options), ev.version, scores, judge))
+    finally:  # an extra evaluator's failure does not cost the scores made before it
+        with store.batch():  # one commit (scoring may await; writing does not)
+            for name, version, scores, judge in scored:
+                store.add_scores(episode_id, name, version, scores, judge)
     return out
 
 

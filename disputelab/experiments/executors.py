@@ -167,19 +167,18 @@ def _snapshot(ledger: Ledger) -> dict[str, RoleUsage]:
 @dataclass(frozen=True)
 class Inherited:
     """What a worker takes from the driver as it starts: a forked worker would otherwise
-    keep the environment (API keys, proxies) and directory of the server it came from."""
+    keep the environment (API keys, proxies) of the server it came from. (Its working
+    directory, multiprocessing sets.)"""
 
-    cwd: str
     environ: dict[str, str]
 
     @staticmethod
     def here() -> Inherited:
-        return Inherited(os.getcwd(), dict(os.environ))
+        return Inherited(dict(os.environ))
 
     def apply(self) -> None:
         os.environ.clear()
         os.environ.update(self.environ)
-        os.chdir(self.cwd)
 
 
 def worker_main(tasks: Any, events: Any, config: HubConfig, inherited: Inherited) -> None:
@@ -190,6 +189,27 @@ def worker_main(tasks: Any, events: Any, config: HubConfig, inherited: Inherited
     events.put((-1, "cpu", time.process_time()))
 
 
+def _shadowed_here() -> bool:
+    """Whether the working directory holds a module named like one this process imported
+    from elsewhere. The forkserver starts with the working directory first on its path and
+    (on Python 3.11) imports its preloads before it takes the driver's path, so it would
+    load that module instead: a disputelab checkout, say, or a script named like a
+    library."""
+    loaded = {name.partition(".")[0] for name in sys.modules}
+    try:
+        entries = os.listdir()
+    except OSError:
+        return True
+    for entry in entries:
+        name = entry.removesuffix(".py")
+        if name not in loaded:
+            continue
+        origin = getattr(sys.modules.get(name), "__file__", None)
+        if origin is None or not Path(origin).resolve().is_relative_to(Path(entry).resolve()):
+            return True
+    return False
+
+
 def _context() -> Any:
     """Forkserver where the platform has it, its server importing once every disputelab
     module the driver has (and the model client); spawn elsewhere. Never a plain fork of
@@ -198,7 +218,7 @@ def _context() -> Any:
     A forked worker still runs the driver's main script again, as a spawned one would
     (the server does not preload a `__main__` that is a script); with the
     modules that script imports already loaded, that takes milliseconds, not a second."""
-    if "forkserver" not in mp.get_all_start_methods():
+    if "forkserver" not in mp.get_all_start_methods() or _shadowed_here():
         return mp.get_context("spawn")
     ctx = mp.get_context("forkserver")
     ours = sorted(m for m in sys.modules if m.split(".")[0] == "disputelab")

@@ -21,12 +21,13 @@ from pydantic import ValidationError
 
 from disputelab.agents.registry import sub_role
 from disputelab.episode import Episode
-from disputelab.evaluation.registry import EpisodeToScore, get_evaluator, warm_up
+from disputelab.evaluation.registry import EpisodeToScore, Evaluator, get_evaluator, warm_up
 from disputelab.experiments.episodes import (
     Cast,
     EpisodePlan,
     ExtraScoring,
     profile_temperatures,
+    scenario_json,
     score_protocol,
 )
 from disputelab.experiments.executors import Executor, LocalExecutor
@@ -199,21 +200,35 @@ def _judges(spec: ExperimentSpec) -> list[str]:
 
 def extra_scoring(spec: ExperimentSpec) -> ExtraScoring:
     """The spec's extra evaluators that score each episode as it finishes, from memory:
-    those that need no judge (judge calls are charged per episode, which calls from
-    overlapping episodes would blur) and are quick. The rest score in a pass after the
-    run, which reloads every episode from the store."""
+    those that are quick and will not call a judge (judge calls are charged per
+    episode, which calls from overlapping episodes would blur). The rest score in a pass
+    after the run, which reloads every episode from the store."""
     options = scoring_options(bert_model=spec.bert_model or "")
-    quick = [
-        name
-        for name in spec.evaluators
-        if not get_evaluator(name).requires_judge(options) and not get_evaluator(name).after_run
-    ]
-    return ExtraScoring(tuple(quick), options, ",".join(_judges(spec)))
+    judges = _judges(spec)
+
+    def inline(ev: Evaluator) -> bool:
+        calls_judge = ev.requires_judge(options) or (ev.judge_optional and bool(judges))
+        return not calls_judge and not ev.after_run
+
+    quick = [name for name in spec.evaluators if inline(get_evaluator(name))]
+    return ExtraScoring(tuple(quick), options, ",".join(judges))
 
 
 # New objects between collections of the youngest generation during a run (CPython's
 # default is 700); see `heap_set_aside`.
 YOUNG_GC_THRESHOLD = 10_000
+
+
+@dataclass
+class _Collector:
+    """The collector's settings while runs are in progress in this process."""
+
+    runs: int = 0  # in progress now: the first sets the tuning, the last restores it
+    threshold: tuple[int, int, int] = (700, 10, 10)
+    froze: bool = False
+
+
+_COLLECTOR = _Collector()
 
 
 @contextmanager
@@ -223,18 +238,29 @@ def heap_set_aside() -> Iterator[None]:
     - What exists before the run (modules, registries, memos) is frozen out of the full
       passes, which come as the heap grows and walk every object each time: in a
       1,000-episode rule grid they took 0.15 of its 4.2 CPU-seconds walking the same
-      60,000 start-up objects, and 0.03 once these were set aside.
+      60,000 start-up objects, and 0.03 once these were set aside. A host application
+      that froze its heap itself keeps it as it was.
     - The youngest generation is collected every 10,000 new objects rather than 700: a
       turn allocates hundreds and frees nearly all of them by reference counting, so
-      frequent passes found little and cost about 4% of a rule grid's CPU."""
-    threshold = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(max(threshold[0], YOUNG_GC_THRESHOLD), *threshold[1:])
+      frequent passes found little and cost about 4% of a rule grid's CPU.
+
+    Runs that overlap in one process share the tuning; the last to end restores it."""
+    state = _COLLECTOR
+    if state.runs == 0:
+        state.threshold = gc.get_threshold()
+        state.froze = gc.get_freeze_count() == 0
+        if state.froze:
+            gc.freeze()
+        gc.set_threshold(max(state.threshold[0], YOUNG_GC_THRESHOLD), *state.threshold[1:])
+    state.runs += 1
     try:
         yield
     finally:
-        gc.set_threshold(*threshold)
-        gc.unfreeze()
+        state.runs -= 1
+        if state.runs == 0:
+            gc.set_threshold(*state.threshold)
+            if state.froze:
+                gc.unfreeze()
 
 
 def _create(store: Store, spec: ExperimentSpec, resume: bool) -> None:
@@ -322,6 +348,7 @@ class _Grid:
         self.params = spec.protocol_params()
         self.cast = cast_of(spec)
         self.conditioned = conditioned
+        self.scenario_json = {cell: scenario_json(s) for cell, s in conditioned.items()}
         self.retrieved = retrieved
         self.episodes = episodes
         self.done_before = store.complete_episode_ids(spec.name)
@@ -478,6 +505,7 @@ class _Grid:
             "mediated" if mediated else "unmediated",
             ep.baseline_id,
             self.retrieved.get(cell, ()),
+            self.scenario_json[cell],
         )
 
     def ready(self, ep: PlannedEpisode) -> list[PlannedEpisode]:

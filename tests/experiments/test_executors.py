@@ -13,6 +13,7 @@ import pytest
 
 from disputelab.experiments.executors import (
     ProcessExecutor,
+    _context,
     RelayStore,
     merge_usage,
     worker_failure,
@@ -119,6 +120,20 @@ def test_workers_take_the_drivers_environment_as_it_is_when_they_start(
             assert _run(tmp_path, _llm_spec(key), ProcessExecutor(2), hub).done == 4
         sent = [h.get("Authorization") or h.get("authorization") for h in server.headers]
     assert sent == ["Bearer first-key"] * 12 + ["Bearer second-key"] * 12
+
+
+def test_workers_start_afresh_where_the_working_directory_shadows_a_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A forkserver imports from its working directory before it takes the driver's
+    path: with another disputelab there, workers would run that code."""
+    assert _context().get_start_method() in ("forkserver", "spawn")
+    (tmp_path / "disputelab").mkdir()
+    (tmp_path / "disputelab" / "__init__.py").write_text("raise SystemExit('not ours')\n")
+    monkeypatch.chdir(tmp_path)
+    assert _context().get_start_method() == "spawn"
+    executor = ProcessExecutor(1)
+    assert _run(tmp_path / "elsewhere", RULE_GRID, executor).done == 12
 
 
 def test_workers_report_the_cpu_they_used_when_they_stop(tmp_path: Path) -> None:

@@ -13,14 +13,22 @@ from pathlib import Path
 import pytest
 
 from disputelab.episode import Turn
-from disputelab.evaluation.registry import EpisodeToScore
+from disputelab.evaluation.metrics import MetricResult
+from disputelab.evaluation.registry import (
+    EVALUATORS,
+    EpisodeToScore,
+    Evaluator,
+    ScoringContext,
+    register_evaluator,
+)
 from disputelab.experiments.episodes import (
+    ExtraScoring,
     TurnCommits,
     commit_interval,
-    scenario_text,
+    scenario_json,
     score_protocol,
 )
-from disputelab.experiments.judging import evaluate_run
+from disputelab.experiments.judging import evaluate_run, scoring_options
 from disputelab.experiments.runner import extra_scoring, run_experiment
 from disputelab.experiments.spec import ExperimentSpec, plan
 from disputelab.llm.models import ModelHub
@@ -189,23 +197,25 @@ def test_scores_from_memory_equal_scores_from_the_reloaded_episodes(
             assert stored[metric].explanation == result.explanation
 
 
-def test_a_scenario_is_encoded_once_per_object_and_stored_as_its_data() -> None:
-    s = scenario()
-    text = scenario_text(s)
-    assert json.loads(text) == scenario_to_data(s)
-    assert scenario_text(s) is text  # the same object: not encoded again
-    renamed = s.model_copy(update={"title": "Another title"})
-    assert json.loads(scenario_text(renamed))["title"] == "Another title"
+def test_a_grids_episodes_store_their_cells_conditioned_scenario(tmp_path: Path) -> None:
+    spec = ExperimentSpec(name="cells", scenarios=["tenancy"], mediators=["rule"], replicates=3)
+    store = Store(tmp_path / "runs")
+    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
+    rows = store.db.execute("SELECT episode_id, scenario, scenario_ref FROM episodes")
+    records = [store.load_episode(eid) for eid, _, _ in rows.fetchall()]
+    conditioned = apply_condition(scenario("tenancy"), "general")
+    assert all(r.scenario == scenario_to_data(conditioned) for r in records)
+    assert json.loads(scenario_json(conditioned)) == scenario_to_data(conditioned)
 
 
-def test_an_episode_started_with_scenario_text_stores_what_its_data_would(
+def test_an_episode_started_with_scenario_json_stores_what_its_data_would(
     tmp_path: Path,
 ) -> None:
     store = Store(tmp_path / "runs")
     run = store.create_run("run")
     episode = play(scenario(), budget=4)
     store.start_episode("by-data", run, episode, scenario_to_data(scenario()))
-    store.start_episode("by-text", run, episode, scenario_text(scenario()))
+    store.start_episode("by-text", run, episode, scenario_json(scenario()))
     rows = store.db.execute("SELECT scenario, scenario_ref FROM episodes ORDER BY episode_id")
     (data_text, data_ref), (text_text, text_ref) = rows.fetchall()
     assert data_text == compact_json(scenario_to_data(scenario()))
@@ -252,15 +262,39 @@ def test_quick_extra_evaluators_score_from_memory_what_a_pass_after_the_run_woul
     assert _score_rows(store, stored_names) == as_played
 
 
-def test_extra_evaluators_that_need_a_judge_or_take_long_score_after_the_run() -> None:
+def test_extra_evaluators_that_call_a_judge_or_take_long_score_after_the_run() -> None:
     spec = ExperimentSpec(
         name="later",
         scenarios=["tenancy"],
         mediators=["rule"],
-        evaluators=["self-report", "outcome-judges", "points-bertscore"],
+        evaluators=["self-report", "outcome-judges", "points-bertscore", "promediate"],
         models={"judge": "local"},
         bert_model="bert-base-chinese",
     )
     extras = extra_scoring(spec)
+    # promediate needs no judge, but judges topic mentions when a judge is given
     assert extras.evaluators == ("self-report",)
     assert extras.judge_name == "local"  # stored as a pass of `evaluate` would store it
+    unjudged = spec.model_copy(update={"models": {}, "evaluators": ["promediate"]})
+    assert extra_scoring(unjudged).evaluators == ("promediate",)
+
+
+def test_an_extra_evaluator_that_fails_costs_no_protocol_score(tmp_path: Path) -> None:
+    async def broken(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
+        raise RuntimeError("a bug in the extra evaluator")
+
+    register_evaluator(Evaluator("probe-broken", "1", "always fails", broken))
+    try:
+        store = Store(tmp_path / "runs")
+        run = store.create_run("run")
+        episode = play(scenario(), budget=6)
+        store.start_episode("e", run, episode, {})
+        protocol = get_protocol("roundtable")
+        extras = ExtraScoring(("self-report", "probe-broken"), scoring_options())
+        item = EpisodeToScore(episode, scenario())
+        with pytest.raises(RuntimeError, match="a bug in the extra"):
+            asyncio.run(score_protocol(store, "e", item, protocol, extras=extras))
+    finally:
+        EVALUATORS.unregister("probe-broken")
+    stored = {s.evaluator for s in store.scores("e")}
+    assert stored == {"socrates-oracle", "tracker:self-report"}  # all but the broken one

@@ -122,3 +122,24 @@ def test_the_collector_is_tuned_for_a_run_and_restored_after_it() -> None:
     with pytest.raises(RuntimeError), heap_set_aside():
         raise RuntimeError("an episode's fault")
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
+
+
+def test_overlapping_runs_restore_the_collector_when_the_last_one_ends() -> None:
+    before = gc.get_threshold()
+    first, second = heap_set_aside(), heap_set_aside()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)  # the first to start ends first
+    assert gc.get_threshold() == (YOUNG_GC_THRESHOLD, *before[1:])
+    second.__exit__(None, None, None)
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
+def test_a_heap_the_host_froze_stays_frozen() -> None:
+    gc.freeze()
+    try:
+        with heap_set_aside():
+            pass
+        assert gc.get_freeze_count() > 0  # not thawed by the run
+    finally:
+        gc.unfreeze()
