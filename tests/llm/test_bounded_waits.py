@@ -139,32 +139,26 @@ def test_a_role_without_calls_costs_nothing_however_it_is_priced() -> None:
     assert ledger.roles["judge"].cost_usd == 0.0
 
 
-def test_closing_the_hub_closes_every_endpoints_connections(tmp_path: Path) -> None:
-    async def use_then_close(hub: ModelHub) -> OpenAICompatible:
-        await hub.model(f"openai:m@{server.url}", "parties").complete(ASK)
-        (backend,) = hub._backends
-        await hub.aclose()
-        assert isinstance(backend, OpenAICompatible)
-        return backend
+async def _use_then_close(hub: ModelHub, url: str) -> OpenAICompatible:
+    """One call through the hub's endpoint at `url`, then close the hub; its backend."""
+    await hub.model(f"openai:m@{url}", "parties").complete(ASK)
+    (backend,) = hub._backends
+    await hub.aclose()
+    assert isinstance(backend, OpenAICompatible)
+    return backend
 
+
+def test_closing_the_hub_closes_every_endpoints_connections() -> None:
     with fake_openai() as server:
-        backend = asyncio.run(use_then_close(ModelHub(None)))
+        backend = asyncio.run(_use_then_close(ModelHub(None), server.url))
     assert backend.http.closed
 
 
 def test_a_hub_used_again_after_closing_closes_its_new_connections_too() -> None:
     hub = ModelHub(None)
-
-    async def use_then_close() -> OpenAICompatible:
-        await hub.model(f"openai:m@{server.url}", "parties").complete(ASK)
-        (backend,) = hub._backends
-        await hub.aclose()
-        assert isinstance(backend, OpenAICompatible)
-        return backend
-
     with fake_openai() as server:
-        first = asyncio.run(use_then_close())
-        again = asyncio.run(use_then_close())  # a new event loop: a new pool
+        first = asyncio.run(_use_then_close(hub, server.url))
+        again = asyncio.run(_use_then_close(hub, server.url))  # a new event loop: a new pool
     assert again is first and again.http.closed and server.calls == 2
 
 
