@@ -7,12 +7,10 @@ the same deterministic ids, so a killed run continues without duplicates.
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from pydantic import ValidationError
 from disputelab.agents.registry import sub_role
 from disputelab.episode import Episode
 from disputelab.evaluation.registry import EpisodeToScore, Evaluator, get_evaluator, warm_up
+from disputelab.experiments.collector import heap_set_aside
 from disputelab.experiments.episodes import (
     Cast,
     EpisodePlan,
@@ -212,55 +211,6 @@ def extra_scoring(spec: ExperimentSpec) -> ExtraScoring:
 
     quick = [name for name in spec.evaluators if inline(get_evaluator(name))]
     return ExtraScoring(tuple(quick), options, ",".join(judges))
-
-
-# New objects between collections of the youngest generation during a run (CPython's
-# default is 700); see `heap_set_aside`.
-YOUNG_GC_THRESHOLD = 10_000
-
-
-@dataclass
-class _Collector:
-    """The collector's settings while runs are in progress in this process."""
-
-    runs: int = 0  # in progress now: the first sets the tuning, the last restores it
-    threshold: tuple[int, int, int] = (700, 10, 10)
-    froze: bool = False
-
-
-_COLLECTOR = _Collector()
-
-
-@contextmanager
-def heap_set_aside() -> Iterator[None]:
-    """The cyclic garbage collector tuned for a run, and restored after it.
-
-    - What exists before the run (modules, registries, memos) is frozen out of the full
-      passes, which come as the heap grows and walk every object each time: in a
-      1,000-episode rule grid they took 0.15 of its 4.2 CPU-seconds walking the same
-      60,000 start-up objects, and 0.03 once these were set aside. A host application
-      that froze its heap itself keeps it as it was.
-    - The youngest generation is collected every 10,000 new objects rather than 700: a
-      turn allocates hundreds and frees nearly all of them by reference counting, so
-      frequent passes found little and cost about 4% of a rule grid's CPU.
-
-    Runs that overlap in one process share the tuning; the last to end restores it."""
-    state = _COLLECTOR
-    if state.runs == 0:
-        state.threshold = gc.get_threshold()
-        state.froze = gc.get_freeze_count() == 0
-        if state.froze:
-            gc.freeze()
-        gc.set_threshold(max(state.threshold[0], YOUNG_GC_THRESHOLD), *state.threshold[1:])
-    state.runs += 1
-    try:
-        yield
-    finally:
-        state.runs -= 1
-        if state.runs == 0:
-            gc.set_threshold(*state.threshold)
-            if state.froze:
-                gc.unfreeze()
 
 
 def _create(store: Store, spec: ExperimentSpec, resume: bool) -> None:

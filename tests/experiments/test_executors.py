@@ -13,8 +13,8 @@ import pytest
 
 from disputelab.experiments.executors import (
     ProcessExecutor,
-    _context,
     RelayStore,
+    _context,
     merge_usage,
     worker_failure,
 )

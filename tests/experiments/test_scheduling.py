@@ -23,13 +23,8 @@ from disputelab.evaluation.registry import (
     register_evaluator,
     warm_up,
 )
-from disputelab.experiments.runner import (
-    YOUNG_GC_THRESHOLD,
-    heap_set_aside,
-    longest_first,
-    run_experiment,
-    scheduling_window,
-)
+from disputelab.experiments.collector import YOUNG_GC_THRESHOLD, heap_set_aside
+from disputelab.experiments.runner import longest_first, run_experiment, scheduling_window
 from disputelab.experiments.spec import ExperimentSpec, plan
 from disputelab.llm.models import ModelHub
 from disputelab.store.sqlite import Store
