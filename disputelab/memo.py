@@ -1,7 +1,7 @@
 """Values worked out once per object, for objects nobody changes once they are built.
 
 Several hot paths derive something costly from an object they see again and again: the
-JSON of an agent's reply schema, its prompt instruction, a scenario's stored text. Such
+JSON of an agent's reply schema, its prompt instruction, its response format. Such
 objects are usually unhashable (dicts, pydantic models), so the memo keys on their
 identity. It holds each object it remembers, which keeps the id from being reused by
 another object while the entry lives, and it forgets everything once it is full rather

@@ -16,8 +16,8 @@ driver's ledger counts them.
 Workers are forked from a server process that has imported disputelab once (the
 "forkserver" start method, where the platform has it), not started afresh: a fresh
 interpreter spent over a second importing before its first episode. Forked workers take
-the driver's current environment and working directory with their first message, as
-fresh ones would have, and report the CPU they used when they stop.
+the driver's current environment as they start, as fresh ones would have (multiprocessing
+sets their working directory), and report the CPU they used when they stop.
 """
 
 from __future__ import annotations
@@ -222,7 +222,7 @@ def _context() -> Any:
         return mp.get_context("spawn")
     ctx = mp.get_context("forkserver")
     ours = sorted(m for m in sys.modules if m.split(".")[0] == "disputelab")
-    ctx.set_forkserver_preload([*ours, __name__, "disputelab.llm.openai_backend"])
+    ctx.set_forkserver_preload([*ours, "disputelab.llm.openai_backend"])
     return ctx
 
 

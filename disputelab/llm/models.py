@@ -179,7 +179,7 @@ class Endpoint:
 
 def _openai_backend(shown: str, *args: Any, **kwargs: Any) -> OpenAICompatible:
     """The backend, or a one-line error when the environment names a proxy that is not a
-    URL (the SDK reads HTTP_PROXY, HTTPS_PROXY and ALL_PROXY as it starts)."""
+    URL (the backend reads HTTP_PROXY, HTTPS_PROXY or ALL_PROXY as it is built)."""
     import httpx2  # the SDK's HTTP package: imported only when a model is used
 
     from disputelab.llm.openai_backend import OpenAICompatible as Backend
