@@ -315,6 +315,9 @@ async def play_episode(
             role: (plan.cast.model(role), usage, hub.price(plan.cast.model(role)))
             for role, usage in episode.usage.items()
         }
+        # A finished episode's replies are on disk before it is: a run killed just after
+        # replays it from the cache, not from the model.
+        hub.flush()
         # One transaction: the last turns, the usage and the end land together, so a
         # resume never sees an episode complete without its usage.
         commits.commit(

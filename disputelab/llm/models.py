@@ -336,10 +336,16 @@ class ModelHub:
         """Close every endpoint's connections, on the loop that made them, so that no
         pooled keep-alive connection outlives its event loop. A hub used again opens new
         connections, and closing it again closes those too."""
+        self.flush()
         for backend in self._backends:
             close = getattr(backend, "aclose", None)
             if close is not None:
                 await close()
+
+    def flush(self) -> None:
+        """Write the replies the cache holds in memory (it writes them in groups)."""
+        if self._cache is not None:
+            self._cache.flush()
 
     def price(self, spec: str) -> Prices:
         """The prices of a model already in use (unknown for anything else)."""

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import hashlib
 import random
 import sqlite3
+import threading
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -199,13 +202,39 @@ def request_key(model: str, request: ChatRequest) -> str:
 
 OPEN_ATTEMPTS = 20  # tries at opening a cache file another process is setting up
 
+# Replies are written in groups: one transaction per call cost as much CPU as the rest of
+# the stack at 256 calls in flight, and worker processes sharing the file queued on its
+# write lock. A group is written at most this long after its first reply arrived.
+WRITE_DELAY_S = 0.05
+WRITE_GROUP = 512  # replies: a group this large is written at once
+
+_open_caches: weakref.WeakSet[ResponseCache] = weakref.WeakSet()
+
+
+@atexit.register
+def _write_all_pending() -> None:
+    for cache in list(_open_caches):
+        cache.flush()
+
 
 class ResponseCache:
-    """Replies by request key in SQLite, so a re-run is free and replays exactly."""
+    """Replies by request key in SQLite, so a re-run is free and replays exactly.
+
+    A reply is served from memory at once and reaches the file within `WRITE_DELAY_S`,
+    or sooner: on `flush` or `close`, when the file is opened again in this process, and
+    when the process exits. A process killed outright loses at most the last moment's
+    replies, which a resumed run asks for again."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        for other in list(_open_caches):  # what this process holds for the file is read too
+            if other.path.resolve() == self.path.resolve():
+                other.flush()
+        self._pending: dict[str, tuple[str, str, str, int | None, int | None, float]] = {}
+        self._lock = threading.Lock()  # judges may score from threads of their own
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_loop: asyncio.AbstractEventLoop | None = None
         # Worker processes share one cache file: a write waits up to 30 s for another's.
         self.db = sqlite3.connect(
             self.path, isolation_level=None, check_same_thread=False, timeout=30
@@ -213,13 +242,14 @@ class ResponseCache:
         for attempt in range(OPEN_ATTEMPTS):
             try:
                 self._prepare()
-                return
+                break
             except sqlite3.OperationalError as exc:
                 # Switching to WAL takes the file's lock without waiting for it, so two
                 # processes opening a new cache at once can meet: try again shortly.
                 if "locked" not in str(exc) or attempt == OPEN_ATTEMPTS - 1:
                     raise
                 time.sleep(0.05 * (attempt + 1))
+        _open_caches.add(self)
 
     def _prepare(self) -> None:
         if self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
@@ -233,27 +263,67 @@ class ResponseCache:
         )
 
     def get(self, key: str) -> ChatResponse | None:
-        row = self.db.execute(
-            "SELECT model, text, input_tokens, output_tokens FROM responses WHERE key=?", (key,)
-        ).fetchone()
+        row = self._pending.get(key)
+        if row is None:
+            row = self.db.execute(
+                "SELECT key, model, text, input_tokens, output_tokens, created_at"
+                " FROM responses WHERE key=?",
+                (key,),
+            ).fetchone()
         if row is None:
             return None
-        return ChatResponse(row[1], row[0], row[2], row[3], cached=True)
+        return ChatResponse(row[2], row[1], row[3], row[4], cached=True)
 
     def put(self, key: str, response: ChatResponse) -> None:
-        self.db.execute(
-            "INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?,?)",
-            (
-                key,
-                response.model,
-                response.text,
-                response.input_tokens,
-                response.output_tokens,
-                time.time(),
-            ),
+        row = (
+            key,
+            response.model,
+            response.text,
+            response.input_tokens,
+            response.output_tokens,
+            time.time(),
         )
+        with self._lock:
+            self._pending[key] = row
+            size = len(self._pending)
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # called outside a loop: nothing would run a timer
+            loop = None
+        if size >= WRITE_GROUP or loop is None:
+            self.flush()
+        elif self._timer is None or self._timer_loop is not loop:
+            # A timer left on a loop that has since ended would never fire.
+            if self._timer is not None:
+                self.flush()
+            self._timer_loop = loop
+            self._timer = loop.call_later(WRITE_DELAY_S, self.flush)
+
+    def flush(self) -> None:
+        """Write every reply not yet on disk, in one transaction."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            if not self._pending:
+                return
+            rows = list(self._pending.values())
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.executemany("INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?,?)", rows)
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self._pending.clear()
+
+    def close(self) -> None:
+        self.flush()
+        _open_caches.discard(self)
+        self.db.close()
 
     def __len__(self) -> int:
+        self.flush()
         return int(self.db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
 
 

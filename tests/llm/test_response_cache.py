@@ -1,0 +1,142 @@
+"""The response cache serves a reply the moment it arrives and writes replies to its file
+in groups: within a short delay, before the episode that asked for them is finished,
+when the file is opened again, and when the process exits."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from disputelab.experiments.runner import run_experiment
+from disputelab.experiments.spec import ExperimentSpec
+from disputelab.llm import wrappers
+from disputelab.llm.base import ChatResponse
+from disputelab.llm.models import ModelHub, Profile
+from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
+from disputelab.llm.wrappers import ResponseCache
+from disputelab.store.sqlite import Store
+
+
+def _on_disk(path: Path) -> int:
+    """Rows another connection sees: what a killed process would have left."""
+    with sqlite3.connect(path) as db:
+        return int(db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+
+def _reply(i: int) -> ChatResponse:
+    return ChatResponse(f"reply {i}", "m", 10, 2)
+
+
+def test_replies_are_served_at_once_and_written_in_one_transaction(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    commits: list[str] = []
+    cache.db.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+
+    async def fifty() -> tuple[list[str], int, int]:
+        for i in range(50):
+            cache.put(f"k{i}", _reply(i))
+        served = [hit.text for i in range(50) if (hit := cache.get(f"k{i}")) is not None]
+        before = _on_disk(cache.path)
+        await asyncio.sleep(wrappers.WRITE_DELAY_S * 4)
+        return served, before, _on_disk(cache.path)
+
+    served, before, after = asyncio.run(fifty())
+    assert served == [f"reply {i}" for i in range(50)]
+    assert cache.get("k7") == ChatResponse("reply 7", "m", 10, 2, cached=True)
+    assert (before, after) == (0, 50)
+    assert commits == ["COMMIT"]
+
+
+def test_a_reply_stored_outside_an_event_loop_is_written_at_once(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    cache.put("k", _reply(1))
+    assert _on_disk(cache.path) == 1
+
+
+def test_replies_left_by_an_event_loop_that_ended_are_written_by_the_next(
+    tmp_path: Path,
+) -> None:
+    """A timer on a loop that has closed never fires; the next loop must not wait on it."""
+    cache = ResponseCache(tmp_path / "c.sqlite")
+
+    async def put(key: str, wait: float) -> None:
+        cache.put(key, _reply(0))
+        await asyncio.sleep(wait)
+
+    asyncio.run(put("first", 0))
+    assert _on_disk(cache.path) == 0
+    asyncio.run(put("second", wrappers.WRITE_DELAY_S * 4))
+    assert _on_disk(cache.path) == 2
+
+
+def test_opening_the_file_again_in_this_process_reads_what_it_holds(tmp_path: Path) -> None:
+    first = ResponseCache(tmp_path / "c.sqlite")
+
+    async def put() -> None:
+        first.put("k", _reply(3))
+
+    asyncio.run(put())
+    again = ResponseCache(tmp_path / "c.sqlite")
+    assert again.get("k") == ChatResponse("reply 3", "m", 10, 2, cached=True)
+
+
+def test_a_process_that_exits_writes_the_replies_it_holds(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    script = (
+        "import asyncio, sys\n"
+        "from disputelab.llm import wrappers\n"
+        "from disputelab.llm.base import ChatResponse\n"
+        "wrappers.WRITE_DELAY_S = 3600\n"
+        "cache = wrappers.ResponseCache(sys.argv[1])\n"
+        "async def put():\n"
+        "    for i in range(3):\n"
+        "        cache.put(f'k{i}', ChatResponse('r', 'm', 1, 1))\n"
+        "asyncio.run(put())\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(path)], check=True, timeout=60)
+    assert _on_disk(path) == 3
+
+
+def _answer(body: dict[str, Any]) -> Scripted:
+    return Scripted(content=json.dumps(fill(requested_schema(body), text="Split the cost?")))
+
+
+def test_a_finished_episodes_replies_are_on_disk_before_the_episode_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the timer out of the way, only the write before each episode's end can have
+    put the replies there by the time the run returns."""
+    monkeypatch.setattr(wrappers, "WRITE_DELAY_S", 3600.0)
+    spec = ExperimentSpec(
+        name="cached",
+        scenarios=["tenancy"],
+        mediators=["none"],
+        parties="llm",
+        models={"parties": "stub"},
+        replicates=3,
+        params={"budget": 3},
+    )
+    store = Store(tmp_path / "runs")
+    cache = tmp_path / "cache.sqlite"
+    with fake_openai(_answer) as server:
+        hub = ModelHub(cache, {"stub": Profile(model="m", base_url=server.url)})
+
+        async def run() -> tuple[int, int]:
+            summary = await run_experiment(store, spec, tmp_path, hub)
+            written = _on_disk(cache)  # before the hub closes, which writes too
+            await hub.aclose()
+            return summary.done, written
+
+        try:
+            done, written = asyncio.run(run())
+        finally:
+            store.close()
+    assert done == 3
+    assert written == hub.ledger.calls == 9
