@@ -18,11 +18,12 @@ from typing import Any
 
 from disputelab.agents.base import Agent, PartyAgent
 from disputelab.agents.registry import build_agent, build_parties, kind_calls, sub_role
-from disputelab.episode import Episode, Turn
+from disputelab.episode import Episode, Turn, Usage
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext, get_evaluator
 from disputelab.llm.base import ChatModel
 from disputelab.llm.models import ModelConfigError, ModelHub, Profile
+from disputelab.llm.wrappers import Prices
 from disputelab.protocols.agent_params import agent_settings, temperature_params, with_fallbacks
 from disputelab.protocols.base import (
     DEFAULT_PROTOCOL,
@@ -263,6 +264,15 @@ class TurnCommits:
         self.last = time.monotonic()
 
 
+def _priced_usage(
+    episode: Episode, plan: EpisodePlan, hub: ModelHub
+) -> dict[str, tuple[str, Usage, Prices]]:
+    return {
+        role: (plan.cast.model(role), usage, hub.price(plan.cast.model(role)))
+        for role, usage in episode.usage.items()
+    }
+
+
 def scenario_json(scenario: Scenario) -> str:
     """A scenario as the store keeps it."""
     return compact_json(scenario_to_data(scenario))
@@ -311,13 +321,8 @@ async def play_episode(
         session = Session(plan.scenario, parties, episode, sink, protocol.keeps_silent_stances)
         session.store_dir = Path(store.root)
         session.finish(await protocol.play(session, seated, plan.params))
-        usage = {
-            role: (plan.cast.model(role), usage, hub.price(plan.cast.model(role)))
-            for role, usage in episode.usage.items()
-        }
-        # A finished episode's replies are on disk before it is: a run killed just after
-        # replays it from the cache, not from the model.
-        hub.flush()
+        usage = _priced_usage(episode, plan, hub)
+        hub.flush()  # its replies reach the cache file before it is finished
         # One transaction: the last turns, the usage and the end land together, so a
         # resume never sees an episode complete without its usage.
         commits.commit(

@@ -401,21 +401,20 @@ class _Grid:
             if not self._claim(ep, summary, progress):
                 return
             running.add(ep.episode_id)
+            played: Episode | None = None
             try:
                 played = await self.executor.play(
                     self.store, self.hub, self.spec.name, self.episode_plan(ep)
                 )
             except Exception as exc:  # recorded in the store; retried on resume
-                summary.failed += 1
-                summary.errors.append(f"{ep.episode_id}: {type(exc).__name__}: {exc}")
-                reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-                summary.reasons[reason] = summary.reasons.get(reason, 0) + 1
-                if progress:
-                    progress("failed", ep, str(exc))
+                _count_failure(summary, ep, exc, progress)
                 return
             finally:
                 running.discard(ep.episode_id)
-                self.leases.release(ep.episode_id)
+                if played is None:  # failed or stopped: free for another process now
+                    self.leases.release(ep.episode_id)
+                else:
+                    self.leases.release_finished(ep.episode_id)
         summary.done += 1
         self.finished.add(ep.episode_id)
         self.played[ep.episode_id] = played
@@ -509,6 +508,17 @@ class _Grid:
                 twin,
             )
             await score_protocol(self.store, ep.episode_id, item, self.protocol, extras=self.extras)
+
+
+def _count_failure(
+    summary: Summary, ep: PlannedEpisode, exc: Exception, progress: Progress | None
+) -> None:
+    summary.failed += 1
+    summary.errors.append(f"{ep.episode_id}: {type(exc).__name__}: {exc}")
+    reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    summary.reasons[reason] = summary.reasons.get(reason, 0) + 1
+    if progress:
+        progress("failed", ep, str(exc))
 
 
 def _retrieval(

@@ -66,6 +66,7 @@ class Leases:
         # Tells this object's claims from another Leases in the same process (tests).
         self.token = f"{self.me.pid}-{id(self)}-{time.monotonic_ns()}"
         self.held: set[str] = set()
+        self.finished: list[str] = []  # complete: their leases go with the next claim
         self.db.execute(_TABLE)
 
     def claim(self, episode_id: str) -> tuple[Claim, Holder | None]:
@@ -90,8 +91,24 @@ class Leases:
                 "INSERT OR REPLACE INTO leases VALUES (?,?,?,?,?)",
                 (episode_id, self.me.host, self.me.pid, self.token, now + self.ttl_s),
             )
+            self._drop_finished(db)
         self.held.add(episode_id)
         return Claim.MINE, None
+
+    def release_finished(self, episode_id: str) -> None:
+        """Give up the claim on an episode now complete in the store, with the next claim
+        rather than in a transaction of its own: nobody can take a complete episode, so
+        its lease meanwhile holds nothing back."""
+        self.finished.append(episode_id)
+
+    def _drop_finished(self, db: sqlite3.Connection) -> None:
+        if self.finished:
+            db.executemany(
+                "DELETE FROM leases WHERE episode_id = ? AND token = ?",
+                [(e, self.token) for e in self.finished],
+            )
+            self.held.difference_update(self.finished)
+            self.finished.clear()
 
     def renew(self) -> None:
         """Push back the expiry of every claim still held."""
@@ -114,3 +131,4 @@ class Leases:
         with immediate(self.db) as db:
             db.execute("DELETE FROM leases WHERE token = ?", (self.token,))
         self.held.clear()
+        self.finished.clear()

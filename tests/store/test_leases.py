@@ -44,6 +44,27 @@ def test_a_complete_episode_is_never_claimed_again(tmp_path: Path) -> None:
     assert _other_process(store).claim("e1") == (Claim.DONE, None)
 
 
+def test_a_finished_episodes_lease_goes_with_the_next_claim(tmp_path: Path) -> None:
+    """No transaction of its own: a complete episode cannot be taken meanwhile."""
+    store = _store(tmp_path)
+    run = store.create_run("experiment")
+    ep = play(scenario())
+    store.start_episode("e1", run, ep, {})
+    leases = Leases(store.db)
+    leases.claim("e1")
+    store.finish_episode("e1", ep)
+    leases.release_finished("e1")
+    held = "SELECT episode_id FROM leases ORDER BY episode_id"
+    assert store.db.execute(held).fetchall() == [("e1",)]
+    assert _other_process(store).claim("e1") == (Claim.DONE, None)
+    leases.claim("e2")
+    assert store.db.execute(held).fetchall() == [("e2",)]
+    assert leases.held == {"e2"}
+    leases.release_finished("e2")
+    leases.release_all()
+    assert store.db.execute(held).fetchall() == []
+
+
 def test_a_lapsed_lease_is_taken_over(tmp_path: Path) -> None:
     store = _store(tmp_path)
     short = Leases(store.db, ttl_s=0.05)
