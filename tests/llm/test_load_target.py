@@ -120,6 +120,15 @@ def test_the_target_answers_with_an_instance_of_the_requested_schema() -> None:
     assert stats["sample_request"] == BODY
 
 
+def test_the_target_counts_a_repeated_request_once_among_the_distinct() -> None:
+    other = {**BODY, "messages": [{"role": "user", "content": "hello again"}]}
+    with load_target(TargetSettings(latency_s=0)) as url:
+        for body in (BODY, BODY, other):
+            _post(url, body)
+        stats = target_stats(url)
+    assert (stats["requests"], stats["distinct"]) == (3, 2)
+
+
 def test_the_target_injects_429s_with_retry_after_and_counts_them() -> None:
     with load_target(TargetSettings(latency_s=0, rate_429=1.0, retry_after_s=0.3)) as url:
         status, headers, _ = _post(url, BODY)
