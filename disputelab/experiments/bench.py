@@ -76,6 +76,9 @@ class BenchResult:
     faults: dict[str, int]
     failed_episodes: int
     raw_sdk_cpu_ms_per_call: float | None = None
+    # With worker processes: the sum of each worker's peak (pages they share with their
+    # server counted in each), beside `peak_rss_mb`, which is the driver's alone.
+    workers_peak_rss_mb: float | None = None
     settings: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -139,8 +142,9 @@ def _spec(s: BenchSettings, episodes: int, base_seed: int = 0) -> ExperimentSpec
 
 def _run(
     url: str, s: BenchSettings, episodes: int, root: Path, base_seed: int = 0
-) -> tuple[float, float, int, int]:
-    """Span, CPU seconds, completed calls and failed episodes of one experiment."""
+) -> tuple[float, float, int, int, float | None]:
+    """Span, CPU seconds, completed calls, failed episodes and the workers' summed peak
+    RSS (None without workers) of one experiment."""
     store = Store(root / "runs")
     profiles = {PROFILE: Profile(model="m", base_url=url, timeout=s.timeout_s)}
     hub = ModelHub(root / "cache.sqlite", profiles, concurrency=s.concurrency)
@@ -159,8 +163,9 @@ def _run(
     span, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     # Workers are forked from a server process, not from this one: they report their CPU.
     cpu += executor.worker_cpu_s if executor is not None else 0.0
+    workers_mb = sum(executor.worker_peak_rss_mb) if executor is not None else None
     store.close()
-    return span, cpu, hub.ledger.calls, failed
+    return span, cpu, hub.ledger.calls, failed, workers_mb
 
 
 def _episode_calls(root: Path) -> list[int]:
@@ -184,7 +189,7 @@ def run_bench(s: BenchSettings) -> BenchResult:
             _run(url, s, s.warm_up, Path(tmp) / "warm", base_seed=WARM_UP_SEED)
         before = target_stats(url)
         root = Path(tmp) / "measured"
-        span, cpu, calls, failed = _run(url, s, s.episodes, root)
+        span, cpu, calls, failed, workers_mb = _run(url, s, s.episodes, root)
         after = target_stats(url)
         per_episode = _episode_calls(root)
         store_bytes = sum(p.stat().st_size for p in (root / "runs").glob(f"{DB_NAME}*"))
@@ -209,6 +214,7 @@ def run_bench(s: BenchSettings) -> BenchResult:
         faults={k: v - before["faults"].get(k, 0) for k, v in after["faults"].items()},
         failed_episodes=failed,
         raw_sdk_cpu_ms_per_call=raw,
+        workers_peak_rss_mb=workers_mb,
         settings=asdict(s),
     )
 

@@ -27,6 +27,7 @@ import itertools
 import multiprocessing as mp
 import os
 import pickle
+import resource
 import sys
 import threading
 import time
@@ -183,10 +184,11 @@ class Inherited:
 
 def worker_main(tasks: Any, events: Any, config: HubConfig, inherited: Inherited) -> None:
     """A worker process: play every task it is sent, concurrently, until told to stop;
-    then report the CPU it used."""
+    then report the CPU it used and its peak memory."""
     inherited.apply()
     asyncio.run(_serve(tasks, events, config))
-    events.put((-1, "cpu", time.process_time()))
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    events.put((-1, "spent", (time.process_time(), peak_mb)))
 
 
 def _shadowed_here() -> bool:
@@ -302,7 +304,9 @@ class ProcessExecutor:
         self._ids = itertools.count()
         self._reader: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self.worker_cpu_s = 0.0  # as the workers report it when they stop
+        # As the workers report them when they stop.
+        self.worker_cpu_s = 0.0
+        self.worker_peak_rss_mb: list[float] = []
 
     def _start(self, hub: ModelHub) -> None:
         ctx = _context()
@@ -367,8 +371,9 @@ class ProcessExecutor:
 
     def _apply(self, event: tuple[int, str, Any]) -> None:
         task, kind, payload = event
-        if kind == "cpu":
-            self.worker_cpu_s += payload
+        if kind == "spent":
+            self.worker_cpu_s += payload[0]
+            self.worker_peak_rss_mb.append(payload[1])
             return
         entry = self._pending.get(task)
         if entry is None:  # the driver gave up on it (a stop): its writes no longer matter

@@ -4,6 +4,7 @@ measured; the numbers are checked for consistency, never against a time."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from typer.testing import CliRunner
@@ -39,6 +40,14 @@ def test_a_bench_counts_every_call_of_the_measured_run_only() -> None:
     assert 0 < r.prefix_share < 1
     assert r.ideal_s > 0 and r.efficiency == pytest.approx(r.ideal_s / r.span_s)
     assert r.cpu_ms_per_call > 0 and r.peak_rss_mb > 0 and r.store_bytes_per_episode > 0
+
+
+def test_with_workers_their_peak_memory_is_reported_beside_the_drivers() -> None:
+    alone = run_bench(_tiny())
+    spread = run_bench(replace(_tiny(), workers=2))
+    assert alone.workers_peak_rss_mb is None
+    assert spread.failed_episodes == 0 and spread.workers_peak_rss_mb is not None
+    assert spread.workers_peak_rss_mb > 0
 
 
 def test_injected_faults_are_retried_and_counted() -> None:

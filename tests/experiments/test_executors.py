@@ -136,10 +136,12 @@ def test_workers_start_afresh_where_the_working_directory_shadows_a_module(
     assert _run(tmp_path / "elsewhere", RULE_GRID, executor).done == 12
 
 
-def test_workers_report_the_cpu_they_used_when_they_stop(tmp_path: Path) -> None:
+def test_workers_report_their_cpu_and_peak_memory_when_they_stop(tmp_path: Path) -> None:
     executor = ProcessExecutor(2)
     assert _run(tmp_path, RULE_GRID, executor).done == 12
     assert executor.worker_cpu_s > 0
+    assert len(executor.worker_peak_rss_mb) == 2
+    assert all(10 < mb < 4096 for mb in executor.worker_peak_rss_mb)
 
 
 def test_an_episode_that_fails_in_a_worker_is_recorded_under_its_own_error(
