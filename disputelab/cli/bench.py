@@ -148,7 +148,7 @@ def _print(r: BenchResult) -> None:
         ("efficiency", f"{r.efficiency:.2f}"),
         ("calls", f"{r.calls} completed, {r.requests} requests, {r.calls_per_s:.1f} calls/s"),
         ("CPU per call", f"{r.cpu_ms_per_call:.2f} ms (whole stack)"),
-        ("peak RSS", f"{r.peak_rss_mb:.0f} MB" + _workers_rss(r.workers_peak_rss_mb)),
+        ("peak RSS", f"{r.peak_rss_mb:.0f} MB" + _workers_rss(r, s["workers"])),
         ("store per episode", f"{r.store_bytes_per_episode / 1024:.1f} KB"),
         ("prompt prefix reuse", f"{r.prefix_share:.1%} of prompt characters"),
         ("duplicate requests", f"{r.duplicate_share:.1%}"),
@@ -161,5 +161,9 @@ def _print(r: BenchResult) -> None:
         out.print(f"  {name:22s} {value}", highlight=False)
 
 
-def _workers_rss(mb: float | None) -> str:
-    return "" if mb is None else f" (driver); workers' peaks sum to {mb:.0f} MB"
+def _workers_rss(r: BenchResult, workers: int) -> str:
+    if not workers:
+        return ""
+    if r.workers_peak_rss_mb is None:
+        return " (driver); not every worker reported its peak"
+    return f" (driver); workers' peaks sum to {r.workers_peak_rss_mb:.0f} MB"

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import resource
 import subprocess
 import sys
 import tempfile
@@ -32,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from disputelab.experiments.executors import ProcessExecutor
+from disputelab.experiments.executors import ProcessExecutor, peak_rss_mb
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.load_target import TargetSettings
@@ -163,7 +162,9 @@ def _run(
     span, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     # Workers are forked from a server process, not from this one: they report their CPU.
     cpu += executor.worker_cpu_s if executor is not None else 0.0
-    workers_mb = sum(executor.worker_peak_rss_mb) if executor is not None else None
+    workers_mb = None  # and when a worker did not report (stopped): not a partial sum
+    if executor is not None and len(executor.worker_peak_rss_mb) == executor.workers:
+        workers_mb = sum(executor.worker_peak_rss_mb)
     store.close()
     return span, cpu, hub.ledger.calls, failed, workers_mb
 
@@ -207,7 +208,7 @@ def run_bench(s: BenchSettings) -> BenchResult:
         efficiency=ideal / span if span else math.nan,
         calls_per_s=calls / span if span else math.nan,
         cpu_ms_per_call=cpu / calls * 1000 if calls else math.nan,
-        peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        peak_rss_mb=peak_rss_mb(),
         store_bytes_per_episode=store_bytes / max(1, len(per_episode)),
         prefix_share=_window_share(before, after),
         duplicate_share=(requests - distinct) / requests if requests else 0.0,

@@ -182,13 +182,19 @@ class Inherited:
         os.environ.update(self.environ)
 
 
+def peak_rss_mb() -> float:
+    """This process's peak resident memory so far, in MB (Linux counts ru_maxrss in KB,
+    macOS in bytes)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024
+
+
 def worker_main(tasks: Any, events: Any, config: HubConfig, inherited: Inherited) -> None:
     """A worker process: play every task it is sent, concurrently, until told to stop;
     then report the CPU it used and its peak memory."""
     inherited.apply()
     asyncio.run(_serve(tasks, events, config))
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    events.put((-1, "spent", (time.process_time(), peak_mb)))
+    events.put((-1, "spent", (time.process_time(), peak_rss_mb())))
 
 
 def _shadowed_here() -> bool:

@@ -336,11 +336,13 @@ class ModelHub:
         """Close every endpoint's connections, on the loop that made them, so that no
         pooled keep-alive connection outlives its event loop. A hub used again opens new
         connections, and closing it again closes those too."""
-        self.flush()
-        for backend in self._backends:
-            close = getattr(backend, "aclose", None)
-            if close is not None:
-                await close()
+        try:
+            self.flush()
+        finally:
+            for backend in self._backends:
+                close = getattr(backend, "aclose", None)
+                if close is not None:
+                    await close()
 
     def flush(self) -> None:
         """Write the replies the cache holds in memory (it writes them in groups)."""

@@ -7,9 +7,9 @@ import atexit
 import hashlib
 import random
 import sqlite3
+import sys
 import threading
 import time
-import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -208,27 +208,43 @@ OPEN_ATTEMPTS = 20  # tries at opening a cache file another process is setting u
 WRITE_DELAY_S = 0.05
 WRITE_GROUP = 512  # replies: a group this large is written at once
 
-_open_caches: weakref.WeakSet[ResponseCache] = weakref.WeakSet()
+# Caches holding replies not yet on disk, kept alive until they are written: a cache
+# dropped with replies pending (its loop gone, so its timer too) still writes them at exit.
+_unwritten: set[ResponseCache] = set()
 
 
 @atexit.register
 def _write_all_pending() -> None:
-    for cache in list(_open_caches):
-        cache.flush()
+    for cache in list(_unwritten):
+        try:
+            cache.flush()
+        except Exception as exc:  # the other caches are still written
+            print(
+                f"disputelab: {len(cache._pending)} replies were not written to the "
+                f"response cache {cache.path}: {exc}",
+                file=sys.stderr,
+            )
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 class ResponseCache:
     """Replies by request key in SQLite, so a re-run is free and replays exactly.
 
     A reply is served from memory at once and reaches the file within `WRITE_DELAY_S`,
-    or sooner: on `flush` or `close`, when the file is opened again in this process, and
-    when the process exits. A process killed outright loses at most the last moment's
+    or sooner: on `flush` or `close`, when another `ResponseCache` in this process opens
+    the file, and when the process exits. A process killed outright loses at most the last moment's
     replies, which a resumed run asks for again."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        for other in list(_open_caches):  # what this process holds for the file is read too
+        for other in list(_unwritten):  # what this process holds for the file is read too
             if other.path.resolve() == self.path.resolve():
                 other.flush()
         self._pending: dict[str, tuple[str, str, str, int | None, int | None, float]] = {}
@@ -249,7 +265,6 @@ class ResponseCache:
                 if "locked" not in str(exc) or attempt == OPEN_ATTEMPTS - 1:
                     raise
                 time.sleep(0.05 * (attempt + 1))
-        _open_caches.add(self)
 
     def _prepare(self) -> None:
         if self.db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
@@ -283,29 +298,29 @@ class ResponseCache:
             response.output_tokens,
             time.time(),
         )
+        loop = _running_loop()
         with self._lock:
             self._pending[key] = row
-            size = len(self._pending)
-        try:
-            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:  # called outside a loop: nothing would run a timer
-            loop = None
-        if size >= WRITE_GROUP or loop is None:
-            self.flush()
-        elif self._timer is None or self._timer_loop is not loop:
-            # A timer left on a loop that has since ended would never fire.
-            if self._timer is not None:
-                self.flush()
-            self._timer_loop = loop
-            self._timer = loop.call_later(WRITE_DELAY_S, self.flush)
+            _unwritten.add(self)
+            if len(self._pending) < WRITE_GROUP and loop is not None:
+                if self._timer is not None and self._timer_loop is loop:
+                    return  # this loop's timer writes it
+                if self._timer is None:
+                    self._timer_loop = loop
+                    self._timer = loop.call_later(WRITE_DELAY_S, self.flush)
+                    return
+        # A full group; no loop to run a timer; or a timer on another loop, which may
+        # have ended (and would never fire): write now.
+        self.flush()
 
     def flush(self) -> None:
         """Write every reply not yet on disk, in one transaction."""
         with self._lock:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
+            timer, self._timer = self._timer, None
+            if timer is not None and self._timer_loop is _running_loop():
+                timer.cancel()  # another loop's timer is left to fire, finding nothing
             if not self._pending:
+                _unwritten.discard(self)
                 return
             rows = list(self._pending.values())
             self.db.execute("BEGIN IMMEDIATE")
@@ -313,13 +328,14 @@ class ResponseCache:
                 self.db.executemany("INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?,?)", rows)
                 self.db.execute("COMMIT")
             except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
+                if self.db.in_transaction:  # SQLite may have rolled back already
+                    self.db.execute("ROLLBACK")
+                raise  # the replies stay pending, for the next flush
             self._pending.clear()
+            _unwritten.discard(self)
 
     def close(self) -> None:
         self.flush()
-        _open_caches.discard(self)
         self.db.close()
 
     def __len__(self) -> int:

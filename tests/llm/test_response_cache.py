@@ -5,6 +5,7 @@ when the file is opened again, and when the process exits."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import sqlite3
 import subprocess
@@ -85,6 +86,42 @@ def test_opening_the_file_again_in_this_process_reads_what_it_holds(tmp_path: Pa
     asyncio.run(put())
     again = ResponseCache(tmp_path / "c.sqlite")
     assert again.get("k") == ChatResponse("reply 3", "m", 10, 2, cached=True)
+
+
+def test_a_cache_dropped_with_replies_pending_still_writes_them(tmp_path: Path) -> None:
+    async def put_and_drop() -> None:
+        cache = ResponseCache(tmp_path / "c.sqlite")
+        cache.put("k", _reply(5))
+
+    asyncio.run(put_and_drop())  # the loop, and the timer on it, end with the cache's last use
+    gc.collect()
+    again = ResponseCache(tmp_path / "c.sqlite")
+    assert again.get("k") == ChatResponse("reply 5", "m", 10, 2, cached=True)
+
+
+def test_a_cache_that_cannot_write_at_exit_says_so_and_the_others_still_write(
+    tmp_path: Path,
+) -> None:
+    script = (
+        "import asyncio, sys\n"
+        "from disputelab.llm import wrappers\n"
+        "from disputelab.llm.base import ChatResponse\n"
+        "wrappers.WRITE_DELAY_S = 3600\n"
+        "broken = wrappers.ResponseCache(sys.argv[1])\n"
+        "kept = wrappers.ResponseCache(sys.argv[2])\n"
+        "async def put():\n"
+        "    for cache in (broken, kept):\n"
+        "        cache.put('k', ChatResponse('r', 'm', 1, 1))\n"
+        "asyncio.run(put())\n"
+        "broken.db.close()\n"
+    )
+    paths = [str(tmp_path / "broken.sqlite"), str(tmp_path / "kept.sqlite")]
+    done = subprocess.run(
+        [sys.executable, "-c", script, *paths], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0
+    assert f"1 replies were not written to the response cache {paths[0]}" in done.stderr
+    assert _on_disk(Path(paths[1])) == 1
 
 
 def test_a_process_that_exits_writes_the_replies_it_holds(tmp_path: Path) -> None:
