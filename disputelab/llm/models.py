@@ -20,20 +20,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_core import PydanticCustomError
 
 from disputelab.llm.base import ChatModel
+from disputelab.llm.cache import Cached, ResponseCache
 from disputelab.llm.openai_defaults import (
     DEFAULT_MAX_RETRY_AFTER_S,
     DEFAULT_TIMEOUT_S,
     calls_in_flight,
 )
-from disputelab.llm.wrappers import (
-    Cached,
-    Ledger,
-    Limited,
-    Metered,
-    Prices,
-    ResponseCache,
-    Retrying,
-)
+from disputelab.llm.wrappers import Ledger, Limited, Metered, Prices, Retrying
 from disputelab.redact import redact, split_userinfo
 from disputelab.scenario.inputs import UserFileError, read_user_file
 

@@ -287,6 +287,6 @@ def test_processes_opening_one_new_cache_at_once_all_get_it(tmp_path: Path) -> N
 
 
 def _open_cache(path: Path) -> int:
-    from disputelab.llm.wrappers import ResponseCache
+    from disputelab.llm.cache import ResponseCache
 
     return len(ResponseCache(path))

@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 
 from disputelab.cli import app
 from disputelab.llm.base import ChatRequest, ChatResponse, Message, TransientModelError
+from disputelab.llm.cache import Cached, ResponseCache
 from disputelab.llm.models import ModelHub, Profile, parse_model
 from disputelab.llm.openai_backend import OpenAICompatible
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
-from disputelab.llm.wrappers import Cached, ResponseCache
 
 ASK = ChatRequest((Message("user", "Your move?"),))
 

@@ -18,18 +18,11 @@ from disputelab.llm.base import (
     ModelReplyError,
     TransientModelError,
 )
+from disputelab.llm.cache import Cached, ResponseCache
 from disputelab.llm.openai_backend import OpenAICompatible
 from disputelab.llm.structured import ask_structured
 from disputelab.llm.testing import Scripted, fake_openai
-from disputelab.llm.wrappers import (
-    Cached,
-    Ledger,
-    Limited,
-    Metered,
-    Prices,
-    ResponseCache,
-    Retrying,
-)
+from disputelab.llm.wrappers import Ledger, Limited, Metered, Prices, Retrying
 
 ASK = ChatRequest((Message("system", "You negotiate."), Message("user", "Your move?")))
 

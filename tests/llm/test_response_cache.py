@@ -17,11 +17,11 @@ import pytest
 
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
-from disputelab.llm import wrappers
+from disputelab.llm import cache as cache_module
 from disputelab.llm.base import ChatResponse
+from disputelab.llm.cache import ResponseCache
 from disputelab.llm.models import ModelHub, Profile
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
-from disputelab.llm.wrappers import ResponseCache
 from disputelab.store.sqlite import Store
 
 
@@ -45,7 +45,7 @@ def test_replies_are_served_at_once_and_written_in_one_transaction(tmp_path: Pat
             cache.put(f"k{i}", _reply(i))
         served = [hit.text for i in range(50) if (hit := cache.get(f"k{i}")) is not None]
         before = _on_disk(cache.path)
-        await asyncio.sleep(wrappers.WRITE_DELAY_S * 4)
+        await asyncio.sleep(cache_module.WRITE_DELAY_S * 4)
         return served, before, _on_disk(cache.path)
 
     served, before, after = asyncio.run(fifty())
@@ -73,7 +73,7 @@ def test_replies_left_by_an_event_loop_that_ended_are_written_by_the_next(
 
     asyncio.run(put("first", 0))
     assert _on_disk(cache.path) == 0
-    asyncio.run(put("second", wrappers.WRITE_DELAY_S * 4))
+    asyncio.run(put("second", cache_module.WRITE_DELAY_S * 4))
     assert _on_disk(cache.path) == 2
 
 
@@ -104,11 +104,11 @@ def test_a_cache_that_cannot_write_at_exit_says_so_and_the_others_still_write(
 ) -> None:
     script = (
         "import asyncio, sys\n"
-        "from disputelab.llm import wrappers\n"
+        "from disputelab.llm import cache as c\n"
         "from disputelab.llm.base import ChatResponse\n"
-        "wrappers.WRITE_DELAY_S = 3600\n"
-        "broken = wrappers.ResponseCache(sys.argv[1])\n"
-        "kept = wrappers.ResponseCache(sys.argv[2])\n"
+        "c.WRITE_DELAY_S = 3600\n"
+        "broken = c.ResponseCache(sys.argv[1])\n"
+        "kept = c.ResponseCache(sys.argv[2])\n"
         "async def put():\n"
         "    for cache in (broken, kept):\n"
         "        cache.put('k', ChatResponse('r', 'm', 1, 1))\n"
@@ -128,10 +128,10 @@ def test_a_process_that_exits_writes_the_replies_it_holds(tmp_path: Path) -> Non
     path = tmp_path / "c.sqlite"
     script = (
         "import asyncio, sys\n"
-        "from disputelab.llm import wrappers\n"
+        "from disputelab.llm import cache as c\n"
         "from disputelab.llm.base import ChatResponse\n"
-        "wrappers.WRITE_DELAY_S = 3600\n"
-        "cache = wrappers.ResponseCache(sys.argv[1])\n"
+        "c.WRITE_DELAY_S = 3600\n"
+        "cache = c.ResponseCache(sys.argv[1])\n"
         "async def put():\n"
         "    for i in range(3):\n"
         "        cache.put(f'k{i}', ChatResponse('r', 'm', 1, 1))\n"
@@ -150,7 +150,7 @@ def test_a_finished_episodes_replies_are_on_disk_before_the_episode_is(
 ) -> None:
     """With the timer out of the way, only the write before each episode's end can have
     put the replies there by the time the run returns."""
-    monkeypatch.setattr(wrappers, "WRITE_DELAY_S", 3600.0)
+    monkeypatch.setattr(cache_module, "WRITE_DELAY_S", 3600.0)
     spec = ExperimentSpec(
         name="cached",
         scenarios=["tenancy"],

@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from disputelab.llm.base import ChatRequest, Message
+from disputelab.llm.cache import request_key
 from disputelab.llm.seeds import TURNS_PER_SEED, turn_sampling
-from disputelab.llm.wrappers import request_key
 
 
 def test_the_first_call_of_a_turn_keeps_the_seed_runs_have_always_used() -> None:
