@@ -15,19 +15,16 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import secrets
 import sqlite3
 import time
-from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
-from json.encoder import encode_basestring as _quoted
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, get_type_hints
+from typing import Any, Protocol
 
-from disputelab.episode import Action, Episode, Intervention, Outcome, Status, Turn, Usage
+from disputelab.episode import Episode, Outcome, Status, Turn, Usage
 from disputelab.redact import redact, redact_deep
 from disputelab.store.health import (
     DamagedStoreError,
@@ -37,6 +34,13 @@ from disputelab.store.health import (
     identify,
     quick_check,
     store_failure,
+)
+from disputelab.store.rows import (
+    consensus_text,
+    dumps_or_none,
+    loads_or_none,
+    move_columns,
+    said,
 )
 from disputelab.store.strings import Strings
 from disputelab.store.tx import immediate
@@ -475,11 +479,13 @@ class Store:
         text_ref = ref(db, text, fresh)
         action = action_ref = intervention = intervention_ref = consensus = consensus_ref = None
         if turn.action is not None:
-            action, action_ref = _move(db, fresh, ref, turn.action, text, ("thought",))
+            action, action_ref = move_columns(db, fresh, ref, turn.action, text, ("thought",))
         if turn.intervention is not None:
-            intervention, intervention_ref = _move(db, fresh, ref, turn.intervention, text, ())
+            intervention, intervention_ref = move_columns(
+                db, fresh, ref, turn.intervention, text, ()
+            )
         if turn.consensus is not None:
-            consensus = _consensus_text(turn.consensus)
+            consensus = consensus_text(turn.consensus)
             consensus_ref = ref(db, consensus, fresh)
             if consensus_ref is not None:
                 consensus = None
@@ -494,10 +500,10 @@ class Store:
             intervention,
             consensus,
             turn.latency_s,
-            None if turn.usage is None else _j(turn.usage.to_dict()),
+            None if turn.usage is None else dumps_or_none(turn.usage.to_dict()),
             turn.stage,
-            _j(turn.delivered),
-            None if turn.choice is None else _j(turn.choice.to_dict()),
+            dumps_or_none(turn.delivered),
+            None if turn.choice is None else dumps_or_none(turn.choice.to_dict()),
             text_ref,
             action_ref,
             intervention_ref,
@@ -516,8 +522,8 @@ class Store:
                     o.status.value,
                     o.stop_reason,
                     json.dumps(o.agreement),
-                    _j(o.amounts or None),
-                    _j(episode.initial_consensus),
+                    dumps_or_none(o.amounts or None),
+                    dumps_or_none(episode.initial_consensus),
                     time.time(),
                     episode.wall_time_s,
                     episode_id,
@@ -734,13 +740,13 @@ class Store:
         """A turn from its row (old rows hold every value themselves; see `_turn_row`)."""
         strings = self._strings
         text = t[4] if t[13] is None else strings.text(t[13])
-        action = _l(t[5])
+        action = loads_or_none(t[5])
         if t[14] is not None:
             action = {**strings.json(t[14]), **(action or {})}
-        intervention = _l(t[6])
+        intervention = loads_or_none(t[6])
         if t[15] is not None:
             intervention = {**strings.json(t[15]), **(intervention or {})}
-        consensus = _l(t[7]) if t[16] is None else dict(strings.json(t[16]))
+        consensus = loads_or_none(t[7]) if t[16] is None else dict(strings.json(t[16]))
         return Turn.from_dict(
             {
                 "index": t[0],
@@ -748,14 +754,14 @@ class Store:
                 "speaker": t[2],
                 "role": t[3],
                 "text": text,
-                "action": _said(action, text),
-                "intervention": _said(intervention, text),
+                "action": said(action, text),
+                "intervention": said(intervention, text),
                 "consensus": consensus,
                 "latency_s": t[8],
-                "usage": _l(t[9]),
+                "usage": loads_or_none(t[9]),
                 "stage": t[10],
-                "delivered": _l(t[11]),
-                "turn_taking": _l(t[12]),
+                "delivered": loads_or_none(t[11]),
+                "turn_taking": loads_or_none(t[12]),
             }
         )
 
@@ -774,148 +780,6 @@ class Store:
 
 # The repeating part of moves and consensus vectors, already encoded, by value: most turns
 # repeat one seen before, and encoding it again was a third of a rule turn's store CPU.
-_ENCODED: dict[Any, str] = {}
-_ENCODED_LIMIT = 100_000
-_MOVE_FIELDS: dict[tuple[type, tuple[str, ...]], tuple[tuple[str, bool], ...]] = {}
-_NUMERIC = re.compile(r"\b(int|float|complex|bool|Any|object|Decimal)\b")
-
-
-class _Ref(Protocol):
-    def __call__(self, db: sqlite3.Connection, text: str, fresh: dict[str, int]) -> int | None: ...
-
-
-def _move(
-    db: sqlite3.Connection,
-    fresh: dict[str, int],
-    ref: _Ref,
-    move: Action | Intervention,
-    text: str,
-    own: tuple[str, ...],
-) -> tuple[str | None, int | None]:
-    """A move's column and string id: the id of its repeating part with the JSON of its
-    own fields (None when empty), or, the first time that part comes, no id and the JSON
-    of the whole move (without the utterance when that is the turn's text)."""
-    shared, mine = _split(move, text, own)
-    sid = ref(db, shared, fresh)
-    if sid is None:
-        return _j(_unsaid(move.to_dict(), text)), None
-    return mine, sid
-
-
-def _split(move: Action | Intervention, text: str, own: tuple[str, ...]) -> tuple[str, str | None]:
-    """A move as stored: the JSON of what repeats across turns (everything but the fields
-    named in `own`, and the utterance, which is the turn's text), and the JSON of the
-    fields it keeps to itself, None when they are empty."""
-    if own == ("thought",) and type(move) is Action and move.utterance == text:
-        # A party's move, said as the turn's text: its own part is its thought alone.
-        thought = '{"thought":' + _quoted(move.thought) + "}" if move.thought else None
-        return _shared_json(move, text, own), thought
-    mine: dict[str, Any] = {name: getattr(move, name) for name in own if getattr(move, name)}
-    if move.utterance != text:
-        mine["utterance"] = move.utterance
-    return _shared_json(move, text, own), (_own_json(mine) if mine else None)
-
-
-def _shared_json(move: Action | Intervention, text: str, own: tuple[str, ...]) -> str:
-    """The JSON of what repeats across turns in a move (see `_split`), remembered by
-    value."""
-    key = _action_key(move) if own == ("thought",) else _move_key(move, own)
-    try:
-        shared = None if key is None else _ENCODED.get(key)
-    except TypeError:  # a field that does not hash: encode it every time
-        key, shared = None, None
-    if shared is None:
-        d = _unsaid(move.to_dict(), text) or {}
-        for name in (*own, "utterance"):
-            d.pop(name, None)
-        shared = _j(d) or "{}"
-        if key is not None:
-            _remember(key, shared)
-    return shared
-
-
-def _own_json(mine: dict[str, Any]) -> str | None:
-    """`_j(mine)`; for text fields alone (a thought, an utterance: every turn has one)
-    without building a JSON encoder."""
-    if all(type(v) is str for v in mine.values()):
-        return "{" + ",".join(f'"{k}":{_quoted(v)}' for k, v in mine.items()) + "}"
-    return _j(mine)
-
-
-# The fields of an Action as `_action_key` knows them; another layout takes `_move_key`.
-_ACTION_LAYOUT = (
-    *("utterance", "stances", "signal", "thought"),
-    *("tone", "verdict", "offer", "clauses"),
-)
-_ACTION_KNOWN = tuple(f.name for f in fields(Action)) == _ACTION_LAYOUT
-
-
-def _action_key(move: Action | Intervention) -> tuple[Any, ...] | None:
-    """`_move_key(move, ("thought",))` for a party's move, in a third of the time: stances
-    (options and acceptable sets: text), signal, tone, verdict (text) and clauses hold no
-    numbers; an offer does, so a move with one is not memoised."""
-    if not (_ACTION_KNOWN and type(move) is Action):
-        return _move_key(move, ("thought",))
-    if move.offer:
-        return None
-    return (Action, tuple(move.stances.items()), move.signal, move.tone, move.verdict, move.clauses)
-
-
-def _move_key(move: Action | Intervention, own: tuple[str, ...]) -> tuple[Any, ...] | None:
-    """Every field of a move but its utterance and `own` ones, dicts as item tuples; None
-    when a field that may hold numbers holds some: numbers compare equal where their JSON
-    differs (1, 1.0 and True; 0.0 and -0.0), and the memo must never hand one value
-    another's encoding."""
-    kind = type(move)
-    plan = _MOVE_FIELDS.get((kind, own))
-    if plan is None:
-        plan = _MOVE_FIELDS[(kind, own)] = _fields_plan(kind, (*own, "utterance"))
-    key: list[Any] = [kind]
-    for name, numeric in plan:
-        value = getattr(move, name)
-        if numeric:
-            if value:
-                return None
-            value = repr(value)  # {}, None, 0.0 and -0.0 encode differently
-        elif isinstance(value, dict):
-            value = tuple(value.items())
-        key.append(value)
-    return tuple(key)
-
-
-def _fields_plan(kind: type, skip: tuple[str, ...]) -> tuple[tuple[str, bool], ...]:
-    """A move type's fields but `skip`, each with whether its declared type may hold a
-    number (an unknown type may)."""
-    try:
-        hints = {name: str(hint) for name, hint in get_type_hints(kind).items()}
-    except (NameError, TypeError):
-        hints = {}
-    return tuple(
-        (f.name, f.name not in hints or bool(_NUMERIC.search(hints[f.name])))
-        for f in fields(kind)
-        if f.name not in skip
-    )
-
-
-def _consensus_text(consensus: dict[str, float]) -> str:
-    """A consensus vector's JSON, by the exact bits of its values (see `_move_key`)."""
-    values = tuple(consensus.values())
-    if not all(type(v) is float for v in values):
-        return _j(consensus) or "{}"
-    key = (tuple(consensus), array("d", values).tobytes())
-    text = _ENCODED.get(key)
-    if text is None:
-        text = _j(consensus) or "{}"
-        _remember(key, text)
-    return text
-
-
-def _remember(key: Any, text: str) -> None:
-    if len(_ENCODED) >= _ENCODED_LIMIT:
-        _ENCODED.clear()
-    _ENCODED[key] = text
-
-
 # The columns of an episode's row that `_header` reads, in its order.
 _HEADER = (
     "run_id, arm, scenario_id, condition, protocol, agents, seed, matched_episode_id, status,"
@@ -944,33 +808,6 @@ def _score(r: Sequence[Any]) -> StoredScore:
     return StoredScore(r[0], r[1], r[2], r[3], value, r[5], json.loads(r[6]))
 
 
-def _unsaid(move: dict[str, Any] | None, text: str) -> dict[str, Any] | None:
-    """A move as stored: without its utterance when that is the turn's text, which the
-    turn row holds already (the utterance was a third of a rule episode's bytes), and
-    each stance as a pair [option, acceptable] rather than an object with both names."""
-    if move is None:
-        return None
-    out = {k: v for k, v in move.items() if not (k == "utterance" and v == text)}
-    if "stances" in out:
-        out["stances"] = {t: [s["option"], s["acceptable"]] for t, s in out["stances"].items()}
-    return out
-
-
-def _said(move: dict[str, Any] | None, text: str) -> dict[str, Any] | None:
-    """A stored move as `Action.from_dict` reads it: its utterance and stance objects
-    back (rows written before either was compacted carry their own)."""
-    if move is None:
-        return None
-    move.setdefault("utterance", text)
-    stances = move.get("stances")
-    if stances:
-        move["stances"] = {
-            t: {"option": s[0], "acceptable": s[1]} if isinstance(s, list) else s
-            for t, s in stances.items()
-        }
-    return move
-
-
 def _run_status(complete: int, failed: int, planned: int) -> str:
     """complete: every planned episode finished; failed: the rest failed; else partial."""
     if complete >= planned:
@@ -980,15 +817,6 @@ def _run_status(complete: int, failed: int, planned: int) -> str:
     return "partial"
 
 
-def _j(value: Any) -> str | None:
-    # No spaces after separators: a tenth of a stored turn's JSON was blanks.
-    return None if value is None else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def compact_json(data: Mapping[str, Any]) -> str:
     """A mapping's JSON as the store writes it (an episode's scenario, for one)."""
-    return _j(dict(data)) or "{}"
-
-
-def _l(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
+    return dumps_or_none(dict(data)) or "{}"
