@@ -164,7 +164,7 @@ def _failures(summary: Summary) -> None:
 
 def _print_plan(spec: ExperimentSpec, spec_path: Path) -> None:
     """The plan of a checked spec: the grid, its episodes and a bound on model calls."""
-    from disputelab.experiments.runner import dry_run
+    from disputelab.experiments.planning import dry_run
     from disputelab.experiments.spec import SpecError
 
     try:

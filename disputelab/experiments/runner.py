@@ -7,22 +7,15 @@ the same deterministic ids, so a killed run continues without duplicates.
 from __future__ import annotations
 
 import asyncio
-import json
-import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from pydantic import ValidationError
-
-from disputelab.agents.registry import sub_role
 from disputelab.episode import Episode
 from disputelab.evaluation.registry import EpisodeToScore, Evaluator, get_evaluator, warm_up
 from disputelab.experiments.collector import heap_set_aside
 from disputelab.experiments.episodes import (
-    Cast,
     EpisodePlan,
     ExtraScoring,
     profile_temperatures,
@@ -31,6 +24,8 @@ from disputelab.experiments.episodes import (
 )
 from disputelab.experiments.executors import Executor, LocalExecutor
 from disputelab.experiments.judging import evaluate_run, scoring_options
+from disputelab.experiments.planning import cast_of
+from disputelab.experiments.resume import check_resume, create_or_join
 from disputelab.experiments.spec import (
     ExperimentSpec,
     PlannedEpisode,
@@ -41,14 +36,12 @@ from disputelab.experiments.spec import (
 )
 from disputelab.legal.expertise import retrieved_bases
 from disputelab.llm.models import ModelHub
-from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS, get_protocol
-from disputelab.redact import redact, redact_deep
-from disputelab.registry import UnknownPluginError
+from disputelab.protocols.base import get_protocol
 from disputelab.scenario.behaviour import Behaviour
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.schema import Scenario
 from disputelab.store.leases import Claim, Leases
-from disputelab.store.sqlite import Store, StoreError
+from disputelab.store.sqlite import Store
 
 Progress = Callable[[str, PlannedEpisode, str | None], None]  # event, episode, error
 
@@ -67,66 +60,6 @@ class Summary:
     abandoned: int = 0  # episodes in flight when stopped: left incomplete, re-run on resume
     elsewhere: int = 0  # finished meanwhile by another process on the same store
     waited: int = 0  # episodes this process waited for while another process held them
-
-
-def changed_fields(stored: dict[str, Any], spec: ExperimentSpec) -> list[str]:
-    """Fields (protocol parameters by their own names) in which `spec` differs from the one
-    an experiment started with; concurrency may change on resume. A config from an older
-    version is read with today's defaults."""
-    try:
-        before = _flat(ExperimentSpec.model_validate(_old_defaults(_own_params_only(stored))))
-    except ValidationError:
-        return []  # written by a version whose fields we cannot compare; do not block it
-    now = redact_deep(_flat(spec))  # stored configs hold model URLs redacted
-    # Concurrency may change on resume, and ablations may be added to a finished grid:
-    # neither changes an episode of it.
-    free = ("concurrency", "ablate")
-    return [k for k in now if k not in free and before.get(k) != now[k]]
-
-
-# Defaults that changed: a config written before a parameter existed was played with the
-# old behaviour, which the parameter's value here names (rule parties broadcast their
-# acceptable sets until `disclosure` came, with `negotiator` as its default).
-_BEFORE_THEY_EXISTED = {"disclosure": "full"}
-
-
-def _old_defaults(stored: dict[str, Any]) -> dict[str, Any]:
-    """A stored config with each changed default it lacks set to the old behaviour."""
-    params = stored.get("params")
-    if not isinstance(params, dict):
-        return stored
-    try:
-        own = get_protocol(stored.get("protocol", DEFAULT_PROTOCOL)).Params.model_fields
-    except UnknownPluginError:
-        return stored
-    missing = {k: v for k, v in _BEFORE_THEY_EXISTED.items() if k in own and k not in params}
-    return {**stored, "params": {**params, **missing}} if missing else stored
-
-
-def _own_params_only(stored: dict[str, Any]) -> dict[str, Any]:
-    """A stored config without top-level parameters of other protocols: versions before
-    `params:` wrote every protocol's parameters (budget and rounds) into every config."""
-    try:
-        own = get_protocol(stored.get("protocol", DEFAULT_PROTOCOL)).Params.model_fields
-    except UnknownPluginError:
-        return stored
-    others = {f for _, p in PROTOCOLS.items() for f in p.Params.model_fields} - set(own)
-    return {k: v for k, v in stored.items() if k not in others}
-
-
-def _flat(spec: ExperimentSpec) -> dict[str, Any]:
-    """The spec's fields and every protocol parameter, at its default where left unset
-    (a config stored without a temperature was run at the default one)."""
-    d = spec.model_dump()
-    params = spec.protocol_params().model_dump()
-    return {**{k: v for k, v in d.items() if k != "params"}, **params}
-
-
-def cast_of(spec: ExperimentSpec) -> Cast:
-    """The spec's cast; each planned episode sets its own mediator."""
-    return Cast({"parties": spec.parties}, dict(spec.models)).for_protocol(
-        get_protocol(spec.protocol)
-    )
 
 
 def with_profile_temperatures(spec: ExperimentSpec, hub: ModelHub) -> ExperimentSpec:
@@ -164,7 +97,7 @@ async def run_experiment(
     conditioned = await condition_scenarios(spec, scenarios, hub)
     retrieved = _retrieval(spec, spec_dir, scenarios, conditioned)
     if not exists:
-        _create(store, spec, resume)
+        create_or_join(store, spec, resume)
     store.set_plan(spec.name, len(episodes), source)
     summary = Summary(spec.name, len(episodes))
     if on_plan is not None:
@@ -213,22 +146,6 @@ def extra_scoring(spec: ExperimentSpec) -> ExtraScoring:
     return ExtraScoring(tuple(quick), options, ",".join(judges))
 
 
-def _create(store: Store, spec: ExperimentSpec, resume: bool) -> None:
-    """Record the experiment; when another process recorded it first, a `--resume` joins
-    it (if the specs agree) and anything else is refused."""
-    try:
-        store.create_run(
-            "experiment", spec.name, json.loads(spec.model_dump_json()), run_id=spec.name
-        )
-    except sqlite3.IntegrityError:
-        if not resume:
-            raise StoreError(
-                f"experiment {spec.name!r} was started by another process a moment ago; "
-                "pass --resume to work on it alongside that process"
-            ) from None
-        check_resume(store, spec, resume)
-
-
 def scheduling_window(concurrency: int) -> int:
     """How many episodes `longest_first` sorts together: enough that the last window
     fills the concurrency with mediated episodes first, at least 64."""
@@ -252,27 +169,6 @@ def longest_first(episodes: Sequence[PlannedEpisode], window: int) -> list[Plann
         part = episodes[start : start + window]
         ordered += sorted(part, key=lambda ep: ep.baseline_id is None)
     return ordered
-
-
-def check_resume(store: Store, spec: ExperimentSpec, resume: bool) -> bool:
-    """Whether the experiment exists already; refuse to overwrite it, or to resume it with
-    a changed spec."""
-    exists = spec.name in {r["run_id"] for r in store.runs()}
-    if exists and not resume:
-        raise StoreError(
-            f"experiment {spec.name!r} already exists in {store.root}; pass "
-            "--resume to continue it, or give the spec a new name"
-        )
-    changed = changed_fields(store.run_info(spec.name)[1], spec) if exists else []
-    if changed:
-        raise SpecError(
-            "spec",
-            [
-                f"experiment {spec.name!r} was started with a different {', '.join(changed)}; "
-                "resume it with the spec it started with, or give the spec a new name"
-            ],
-        )
-    return exists
 
 
 class _Grid:
@@ -559,54 +455,3 @@ async def condition_scenarios(
 
 
 __all__ = ["SpecError", "Summary", "run_experiment"]
-
-
-@dataclass
-class PlanSummary:
-    """What an experiment would run, without running it."""
-
-    scenarios: int
-    conditions: int
-    mediators: list[str]
-    replicates: int
-    episodes: int
-    twins: bool
-    calls: dict[str, int]  # role -> first-attempt model calls at most
-    models: dict[str, str] = field(default_factory=dict)  # role -> the model it calls
-
-
-def dry_run(spec: ExperimentSpec, spec_dir: Path, library_dir: Path) -> PlanSummary:
-    """Resolve and plan `spec` as `run_experiment` would, and bound its model calls."""
-    scenarios = resolve_scenarios(spec, spec_dir, library_dir)
-    check_conditions(spec, scenarios)
-    episodes = plan(spec, list(scenarios))
-    protocol = get_protocol(spec.protocol)
-    params = spec.protocol_params()
-    cast = cast_of(spec)
-    calls: dict[str, int] = {}
-    models: dict[str, str] = {}
-    for ep in episodes:
-        bound = protocol.max_calls(params, len(scenarios[ep.scenario_id].parties))
-        for seat in protocol.seats:
-            if not seat.used(params):
-                continue
-            kind = ep.mediator if seat is protocol.mediator_seat else cast.seat_kind(seat)
-            if seat.needs_model(kind) and cast.model(seat.role) != "rule":
-                calls[seat.role] = calls.get(seat.role, 0) + bound.get(seat.role, 0)
-                models[seat.role] = redact(cast.model(seat.role))  # borrowed ones too
-                for call, m in cast.call_models(seat, kind).items():
-                    models[sub_role(seat.role, call)] = redact(m)  # counted with the seat
-    writer = spec.models.get("writer", "rule")
-    if writer != "rule":
-        calls["writer"] = len(scenarios) * len(spec.conditions)
-        models["writer"] = redact(writer)
-    return PlanSummary(
-        len(scenarios),
-        len(spec.conditions),
-        list(spec.mediators),
-        spec.replicates,
-        len(episodes),
-        protocol.plays_twin,
-        calls,
-        models,
-    )

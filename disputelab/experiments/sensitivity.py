@@ -37,12 +37,8 @@ from SALib.analyze import sobol as sobol_analyze
 from SALib.sample import morris as morris_sample
 from SALib.sample import sobol as sobol_sample
 
-from disputelab.experiments.runner import (
-    Progress,
-    check_resume,
-    run_experiment,
-    with_profile_temperatures,
-)
+from disputelab.experiments.resume import check_resume
+from disputelab.experiments.runner import Progress, run_experiment, with_profile_temperatures
 from disputelab.experiments.spec import ExperimentSpec, plan, resolve_scenarios
 from disputelab.llm.models import ModelHub
 from disputelab.protocols.base import NONE, get_protocol

@@ -16,7 +16,7 @@ from disputelab.experiments.ablation import (
     expand_targets,
     target_parameters,
 )
-from disputelab.experiments.runner import changed_fields
+from disputelab.experiments.resume import changed_fields
 from disputelab.experiments.spec import ExperimentSpec, SpecError, load_spec
 from disputelab.store.sqlite import Store
 
