@@ -33,26 +33,25 @@ def test_an_episode_claimed_by_one_process_is_busy_for_another(tmp_path: Path) -
     assert theirs.claim("e1")[0] is Claim.MINE
 
 
-def test_a_complete_episode_is_never_claimed_again(tmp_path: Path) -> None:
+def _claimed_then_finished(tmp_path: Path) -> tuple[Store, Leases]:
+    """A store whose episode e1 was claimed while incomplete, then finished."""
     store = _store(tmp_path)
-    run = store.create_run("experiment")
     ep = play(scenario())
-    store.start_episode("e1", run, ep, {})
+    store.start_episode("e1", store.create_run("experiment"), ep, {})
     leases = Leases(store.db)
     assert leases.claim("e1")[0] is Claim.MINE  # incomplete: runnable
     store.finish_episode("e1", ep)
+    return store, leases
+
+
+def test_a_complete_episode_is_never_claimed_again(tmp_path: Path) -> None:
+    store, _ = _claimed_then_finished(tmp_path)
     assert _other_process(store).claim("e1") == (Claim.DONE, None)
 
 
 def test_a_finished_episodes_lease_goes_with_the_next_claim(tmp_path: Path) -> None:
     """No transaction of its own: a complete episode cannot be taken meanwhile."""
-    store = _store(tmp_path)
-    run = store.create_run("experiment")
-    ep = play(scenario())
-    store.start_episode("e1", run, ep, {})
-    leases = Leases(store.db)
-    leases.claim("e1")
-    store.finish_episode("e1", ep)
+    store, leases = _claimed_then_finished(tmp_path)
     leases.release_finished("e1")
     held = "SELECT episode_id FROM leases ORDER BY episode_id"
     assert store.db.execute(held).fetchall() == [("e1",)]
