@@ -472,6 +472,7 @@ async def run_single(
     scores = await score_protocol(
         store, episode_id, EpisodeToScore(episode, scenario, baseline), proto
     )
+    hub.flush()  # a judge's replies too, though the caller may never close the hub
     return RunResult(
         run_id, episode, episode_id, baseline, baseline_id, scores, baseline_scores, hub
     )
