@@ -112,6 +112,7 @@ async def run_experiment(
             await grid.run_all(summary, concurrency or spec.concurrency, progress, stop)
     finally:
         await grid.executor.aclose()
+        hub.flush()  # what the cache holds reaches its file, closed hub or not
     if summary.interrupted:
         return summary
     await grid.score_rest()
@@ -122,6 +123,7 @@ async def run_experiment(
         await evaluate_run(
             store, spec.name, evaluator, hub, _judges(spec), bert_model=spec.bert_model or ""
         )
+    hub.flush()
     return summary
 
 

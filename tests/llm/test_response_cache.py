@@ -148,8 +148,8 @@ def _answer(body: dict[str, Any]) -> Scripted:
 def test_a_finished_episodes_replies_are_on_disk_before_the_episode_is(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With the timer out of the way, only the write before each episode's end can have
-    put the replies there by the time the run returns."""
+    """With the timer out of the way, and one episode at a time, every reply asked for so
+    far is on disk when an episode is reported done (it has been committed by then)."""
     monkeypatch.setattr(cache_module, "WRITE_DELAY_S", 3600.0)
     spec = ExperimentSpec(
         name="cached",
@@ -162,18 +162,24 @@ def test_a_finished_episodes_replies_are_on_disk_before_the_episode_is(
     )
     store = Store(tmp_path / "runs")
     cache = tmp_path / "cache.sqlite"
+    seen: list[tuple[int, int]] = []  # (replies on disk, calls made) at each episode's end
     with fake_openai(_answer) as server:
         hub = ModelHub(cache, {"stub": Profile(model="m", base_url=server.url)})
 
-        async def run() -> tuple[int, int]:
-            summary = await run_experiment(store, spec, tmp_path, hub)
-            written = _on_disk(cache)  # before the hub closes, which writes too
+        def progress(event: str, ep: object, error: str | None) -> None:
+            if event == "done":
+                seen.append((_on_disk(cache), hub.ledger.calls))
+
+        async def run() -> int:
+            summary = await run_experiment(
+                store, spec, tmp_path, hub, concurrency=1, progress=progress
+            )
             await hub.aclose()
-            return summary.done, written
+            return summary.done
 
         try:
-            done, written = asyncio.run(run())
+            done = asyncio.run(run())
         finally:
             store.close()
     assert done == 3
-    assert written == hub.ledger.calls == 9
+    assert seen == [(3, 3), (6, 6), (9, 9)]
