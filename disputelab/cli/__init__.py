@@ -33,6 +33,7 @@ from disputelab.cli.runs import list_runs
 from disputelab.cli.sensitivity import sensitivity
 from disputelab.cli.validate_judge import validate_judge
 from disputelab.cli.view import view
+from disputelab.llm.cache import CacheError
 from disputelab.store.health import StoreError, store_failure
 
 
@@ -43,7 +44,7 @@ class _Commands(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
-        except StoreError as exc:
+        except (StoreError, CacheError) as exc:
             fail(str(exc))
         except sqlite3.DatabaseError as exc:
             fail(str(store_failure(state.store_path, exc)))

@@ -164,7 +164,19 @@ def open_models(models: Iterable[str], concurrency: int | None = None) -> ModelH
     except ModelConfigError as exc:
         fail(str(exc))
     cache = open_store(writable=False).root / "cache.sqlite"  # the cache, not the runs
+    if set(models) - {"rule"}:
+        _check_cache(cache)
     return ModelHub(cache, profiles, timeout_s=state.timeout_s, concurrency=concurrency)
+
+
+def _check_cache(path: Path) -> None:
+    """A response cache that cannot be opened fails the command before anything runs."""
+    from disputelab.llm.cache import CacheError, ResponseCache
+
+    try:
+        ResponseCache(path).close()
+    except CacheError as exc:
+        fail(str(exc))
 
 
 def run_with_models(hub: ModelHub, work: Coroutine[Any, Any, T]) -> T:

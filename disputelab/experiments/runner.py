@@ -7,6 +7,7 @@ the same deterministic ids, so a killed run continues without duplicates.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -107,12 +108,7 @@ async def run_experiment(
     await asyncio.to_thread(warm_up, [*get_protocol(spec.protocol).evaluators, *spec.evaluators])
     extras = extra_scoring(spec)
     grid = _Grid(store, spec, hub, conditioned, retrieved, episodes, executor, extras)
-    try:
-        with heap_set_aside():
-            await grid.run_all(summary, concurrency or spec.concurrency, progress, stop)
-    finally:
-        await grid.executor.aclose()
-        hub.flush()  # what the cache holds reaches its file, closed hub or not
+    await _play_grid(grid, summary, concurrency or spec.concurrency, progress, stop)
     if summary.interrupted:
         return summary
     await grid.score_rest()
@@ -125,6 +121,29 @@ async def run_experiment(
         )
     hub.flush()
     return summary
+
+
+async def _play_grid(
+    grid: _Grid,
+    summary: Summary,
+    concurrency: int,
+    progress: Progress | None,
+    stop: threading.Event | None,
+) -> None:
+    """Play every episode; then close the executor and write what the response cache
+    holds, closed hub or not."""
+    try:
+        with heap_set_aside():
+            await grid.run_all(summary, concurrency, progress, stop)
+    except BaseException:
+        await grid.executor.aclose()
+        # The run's own error is what the caller must see; replies not written now stay
+        # pending for the hub's closing or the process's exit.
+        with contextlib.suppress(Exception):
+            grid.hub.flush()
+        raise
+    await grid.executor.aclose()
+    grid.hub.flush()
 
 
 def _judges(spec: ExperimentSpec) -> list[str]:
@@ -456,4 +475,4 @@ async def condition_scenarios(
     return out
 
 
-__all__ = ["SpecError", "Summary", "run_experiment"]
+__all__ = ["Progress", "SpecError", "Summary", "run_experiment", "with_profile_temperatures"]

@@ -70,6 +70,10 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
+class CacheError(ValueError):
+    """A response cache file that cannot be used; the message says what to do."""
+
+
 class ResponseCache:
     """Replies by request key in SQLite, so a re-run is free and replays exactly.
 
@@ -88,14 +92,23 @@ class ResponseCache:
         self._lock = threading.Lock()  # judges may score from threads of their own
         self._timer: asyncio.TimerHandle | None = None
         self._timer_loop: asyncio.AbstractEventLoop | None = None
-        # Worker processes share one cache file: a write waits up to 30 s for another's.
-        self.db = sqlite3.connect(
-            self.path, isolation_level=None, check_same_thread=False, timeout=30
-        )
+        try:
+            # Worker processes share one cache file: a write waits up to 30 s for another's.
+            self.db = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=30
+            )
+            self._open()
+        except sqlite3.DatabaseError as exc:  # not a database, damaged, unreadable
+            raise CacheError(
+                f"the response cache {self.path} cannot be used ({exc}); move it aside or "
+                "delete it: it only saves model calls, and every run is in the store"
+            ) from None
+
+    def _open(self) -> None:
         for attempt in range(OPEN_ATTEMPTS):
             try:
                 self._prepare()
-                break
+                return
             except sqlite3.OperationalError as exc:
                 # Switching to WAL takes the file's lock without waiting for it, so two
                 # processes opening a new cache at once can meet: try again shortly.

@@ -778,8 +778,6 @@ class Store:
         return [_score(r) for r in rows]
 
 
-# The repeating part of moves and consensus vectors, already encoded, by value: most turns
-# repeat one seen before, and encoding it again was a third of a rule turn's store CPU.
 # The columns of an episode's row that `_header` reads, in its order.
 _HEADER = (
     "run_id, arm, scenario_id, condition, protocol, agents, seed, matched_episode_id, status,"

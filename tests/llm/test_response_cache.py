@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from disputelab.cli import app
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm import cache as cache_module
 from disputelab.llm.base import ChatResponse
-from disputelab.llm.cache import ResponseCache
+from disputelab.llm.cache import CacheError, ResponseCache
 from disputelab.llm.models import ModelHub, Profile
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 from disputelab.store.sqlite import Store
@@ -183,3 +185,62 @@ def test_a_finished_episodes_replies_are_on_disk_before_the_episode_is(
             store.close()
     assert done == 3
     assert seen == [(3, 3), (6, 6), (9, 9)]
+
+
+def test_a_cache_file_that_is_not_a_database_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    path.write_bytes(b"not a database, " * 64)
+    with pytest.raises(CacheError, match=r"cannot be used .*move it aside or delete it"):
+        ResponseCache(path)
+
+
+def test_a_run_with_a_model_and_a_broken_cache_fails_before_anything_is_recorded(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "cache.sqlite").write_bytes(b"not a database, " * 64)
+    args = ["--store", str(runs), "run", "tenancy", "--model", "openai:m@http://127.0.0.1:9/v1"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert "the response cache" in result.output and "Traceback" not in result.output
+    store = Store(runs, writable=False)
+    try:
+        assert store.runs() == []
+    finally:
+        store.close()
+
+
+def test_a_judges_replies_are_on_disk_when_the_experiment_returns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judge scores after the last episode is committed: only the write at the run's
+    end can have put its replies there, the hub still open."""
+    monkeypatch.setattr(cache_module, "WRITE_DELAY_S", 3600.0)
+    spec = ExperimentSpec(
+        name="judged",
+        scenarios=["tenancy"],
+        mediators=["none"],
+        parties="llm",
+        models={"parties": "stub", "judge": "stub"},
+        evaluators=["outcome-judges"],
+        replicates=2,
+        params={"budget": 2},
+    )
+    store = Store(tmp_path / "runs")
+    cache = tmp_path / "cache.sqlite"
+    with fake_openai(_answer) as server:
+        hub = ModelHub(cache, {"stub": Profile(model="m", base_url=server.url)})
+
+        async def run() -> int:
+            await run_experiment(store, spec, tmp_path, hub)
+            written = _on_disk(cache)
+            await hub.aclose()
+            return written
+
+        try:
+            written = asyncio.run(run())
+        finally:
+            store.close()
+    assert hub.ledger.roles["judge"].calls > 0
+    assert written == hub.ledger.calls
