@@ -79,8 +79,8 @@ class ResponseCache:
 
     A reply is served from memory at once and reaches the file within `WRITE_DELAY_S`,
     or sooner: on `flush` or `close`, when another `ResponseCache` in this process opens
-    the file, and when the process exits. A process killed outright loses at most the last moment's
-    replies, which a resumed run asks for again."""
+    the file, and when the process exits. A process killed outright loses at most the
+    last moment's replies, which a resumed run asks for again."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
