@@ -147,21 +147,28 @@ def _answer(body: dict[str, Any]) -> Scripted:
     return Scripted(content=json.dumps(fill(requested_schema(body), text="Split the cost?")))
 
 
+def _llm_spec(name: str, replicates: int, budget: int, judge: str = "") -> ExperimentSpec:
+    """Unmediated tenancy episodes with LLM parties on the stub endpoint (and, given a
+    judge, the judged outcome evaluator, which calls it after the episodes)."""
+    return ExperimentSpec(
+        name=name,
+        scenarios=["tenancy"],
+        mediators=["none"],
+        parties="llm",
+        models={"parties": "stub", **({"judge": judge} if judge else {})},
+        evaluators=["outcome-judges"] if judge else [],
+        replicates=replicates,
+        params={"budget": budget},
+    )
+
+
 def test_a_finished_episodes_replies_are_on_disk_before_the_episode_is(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With the timer out of the way, and one episode at a time, every reply asked for so
     far is on disk when an episode is reported done (it has been committed by then)."""
     monkeypatch.setattr(cache_module, "WRITE_DELAY_S", 3600.0)
-    spec = ExperimentSpec(
-        name="cached",
-        scenarios=["tenancy"],
-        mediators=["none"],
-        parties="llm",
-        models={"parties": "stub"},
-        replicates=3,
-        params={"budget": 3},
-    )
+    spec = _llm_spec("cached", replicates=3, budget=3)
     store = Store(tmp_path / "runs")
     cache = tmp_path / "cache.sqlite"
     seen: list[tuple[int, int]] = []  # (replies on disk, calls made) at each episode's end
@@ -217,16 +224,7 @@ def test_a_judges_replies_are_on_disk_when_the_experiment_returns(
     """The judge scores after the last episode is committed: only the write at the run's
     end can have put its replies there, the hub still open."""
     monkeypatch.setattr(cache_module, "WRITE_DELAY_S", 3600.0)
-    spec = ExperimentSpec(
-        name="judged",
-        scenarios=["tenancy"],
-        mediators=["none"],
-        parties="llm",
-        models={"parties": "stub", "judge": "stub"},
-        evaluators=["outcome-judges"],
-        replicates=2,
-        params={"budget": 2},
-    )
+    spec = _llm_spec("judged", replicates=2, budget=2, judge="stub")
     store = Store(tmp_path / "runs")
     cache = tmp_path / "cache.sqlite"
     with fake_openai(_answer) as server:
