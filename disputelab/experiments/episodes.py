@@ -298,7 +298,6 @@ async def play_episode(
         plan.cast.describe(protocol, plan.params),
         plan.condition,
     )
-    parties, seated = seat_agents(plan, hub)
 
     def start() -> None:
         store.start_episode(
@@ -317,7 +316,8 @@ async def play_episode(
         if on_turn is not None:
             on_turn(turn)
 
-    try:
+    try:  # an agent that cannot be seated fails the episode on the record too
+        parties, seated = seat_agents(plan, hub)
         session = Session(plan.scenario, parties, episode, sink, protocol.keeps_silent_stances)
         session.store_dir = Path(store.root)
         session.finish(await protocol.play(session, seated, plan.params))

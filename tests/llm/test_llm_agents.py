@@ -156,6 +156,22 @@ def test_an_unusable_model_reply_fails_the_episode_with_one_line(
     assert store.load_episode(eid).status is Status.FAILED
 
 
+def test_an_agent_that_cannot_be_seated_leaves_a_failed_episode_not_an_empty_run(
+    tmp_path: Path,
+) -> None:
+    """Model names are checked before a command runs anything; a library caller can
+    still pass one the hub refuses while seating, after the run is recorded."""
+    store = Store(tmp_path / "runs")
+    cast = Cast({"parties": "llm"}, {"parties": "no-such-profile"})
+    with pytest.raises(ValueError, match="unknown model 'no-such-profile'"):
+        asyncio.run(run_single(store, scenario(), cast, 1, "roundtable", {"budget": 2}))
+    (run,) = store.runs()
+    assert (run["status"], run["failed"], run["complete"]) == ("failed", 1, 0)
+    (eid,) = store.episode_ids(run["run_id"])
+    record = store.load_episode(eid)
+    assert record.status is Status.FAILED and "no-such-profile" in (record.error or "")
+
+
 def test_the_api_key_never_reaches_the_store_logs_or_reports(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
