@@ -84,14 +84,8 @@ class FakeOpenAI:
         default: Responder | None = None,
         keep_alive: bool = True,
         hidden_limit: int | None = None,
-        record: bool = True,
     ) -> None:
         self.queue: deque[Scripted] = deque()
-        # A long benchmark would hold every request body in memory: it keeps counts only.
-        self.record = record
-        self.n_requests = 0
-        # What `GET /stats` answers, when set (the load target's counts).
-        self.stats: Callable[[], dict[str, Any]] | None = None
         self.default = default or (lambda body: Scripted(content='{"utterance": "fine"}'))
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
@@ -123,13 +117,11 @@ class FakeOpenAI:
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server.lock:
-                    server.n_requests += 1
-                    if server.record:
-                        server.connections.add(self.client_address[:2])
-                        server.requests.append(body)
-                        server.headers.append(dict(self.headers))
-                        server.paths.append(self.path)
-                        server.start_times.append(time.monotonic())
+                    server.connections.add(self.client_address[:2])
+                    server.requests.append(body)
+                    server.headers.append(dict(self.headers))
+                    server.paths.append(self.path)
+                    server.start_times.append(time.monotonic())
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
                     over = server.hidden_limit is not None and (
@@ -147,15 +139,6 @@ class FakeOpenAI:
                 finally:
                     with server.lock:
                         server.in_flight -= 1
-
-            def do_GET(self) -> None:
-                found = self.path.rstrip("/") == "/stats" and server.stats is not None
-                payload = json.dumps(server.stats() if server.stats else {}).encode()
-                self.send_response(200 if found else 404)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
 
             def _send(self, reply: Scripted, body: dict[str, Any]) -> None:
                 payload = reply_payload(reply, body)
@@ -186,7 +169,7 @@ class FakeOpenAI:
 
     @property
     def calls(self) -> int:
-        return self.n_requests
+        return len(self.requests)
 
 
 @contextmanager
@@ -194,9 +177,8 @@ def fake_openai(
     default: Responder | None = None,
     keep_alive: bool = True,
     hidden_limit: int | None = None,
-    record: bool = True,
 ) -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI(default, keep_alive, hidden_limit, record)
+    server = FakeOpenAI(default, keep_alive, hidden_limit)
     server.thread.start()
     try:
         yield server
