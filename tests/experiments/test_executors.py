@@ -157,14 +157,19 @@ def test_an_episode_that_fails_in_a_worker_is_recorded_under_its_own_error(
     assert len(errors) == 4 and all("bad request (400)" in e for e in errors)
 
 
-def test_a_relay_forwards_only_the_writes_an_episode_makes() -> None:
+def _relay_and_what_it_sends() -> tuple[RelayStore, list[Any]]:
+    """A relay for task 7 whose queue keeps what is put on it."""
     sent: list[Any] = []
 
     class Queue:
         def put(self, item: Any) -> None:
             sent.append(item)
 
-    relay = RelayStore(Queue(), 7, Path("/store"))
+    return RelayStore(Queue(), 7, Path("/store")), sent
+
+
+def test_a_relay_forwards_only_the_writes_an_episode_makes() -> None:
+    relay, sent = _relay_and_what_it_sends()
     relay.append_turns("e", [])
     assert sent[0][:2] == (7, "store") and relay.root == Path("/store")
     with pytest.raises(AttributeError, match="cannot load_episode"):
@@ -172,13 +177,7 @@ def test_a_relay_forwards_only_the_writes_an_episode_makes() -> None:
 
 
 def test_a_relays_batch_travels_as_one_message_and_nothing_of_a_failed_one() -> None:
-    sent: list[Any] = []
-
-    class Queue:
-        def put(self, item: Any) -> None:
-            sent.append(item)
-
-    relay = RelayStore(Queue(), 7, Path("/store"))
+    relay, sent = _relay_and_what_it_sends()
     turns: list[Any] = ["t0"]
     with relay.batch():
         relay.append_turns("e", turns)

@@ -165,18 +165,24 @@ def test_the_interval_comes_from_the_environment_and_is_checked(
             commit_interval()
 
 
-@pytest.mark.parametrize("turn_taking", ["cyclic", "motivated"])
-def test_scores_from_memory_equal_scores_from_the_reloaded_episodes(
-    tmp_path: Path, turn_taking: str
-) -> None:
-    spec = ExperimentSpec(
-        name="mem",
+def _small_grid(name: str, turn_taking: str, evaluators: list[str] | None = None) -> ExperimentSpec:
+    """Two scenarios x two conditions x two replicates, rule-mediated and twins."""
+    return ExperimentSpec(
+        name=name,
         scenarios=["tenancy", "workplace"],
         conditions=["general", "posture:competing"],
         mediators=["rule"],
         replicates=2,
+        evaluators=evaluators or [],
         params={"budget": 30, "turn_taking": turn_taking},
     )
+
+
+@pytest.mark.parametrize("turn_taking", ["cyclic", "motivated"])
+def test_scores_from_memory_equal_scores_from_the_reloaded_episodes(
+    tmp_path: Path, turn_taking: str
+) -> None:
+    spec = _small_grid("mem", turn_taking)
     store = Store(tmp_path / "runs")
     asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
     protocol = get_protocol(spec.protocol)
@@ -236,15 +242,7 @@ def _score_rows(store: Store, evaluators: tuple[str, ...]) -> dict[tuple[str, ..
 def test_quick_extra_evaluators_score_from_memory_what_a_pass_after_the_run_would(
     tmp_path: Path,
 ) -> None:
-    spec = ExperimentSpec(
-        name="extras",
-        scenarios=["tenancy", "workplace"],
-        conditions=["general", "posture:competing"],
-        mediators=["rule"],
-        replicates=2,
-        evaluators=["self-report", "turn-taking"],
-        params={"budget": 30, "turn_taking": "motivated"},
-    )
+    spec = _small_grid("extras", "motivated", evaluators=["self-report", "turn-taking"])
     assert extra_scoring(spec).evaluators == ("self-report", "turn-taking")
     store = Store(tmp_path / "runs")
     turn_reads: list[str] = []
