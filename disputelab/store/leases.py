@@ -103,12 +103,16 @@ class Leases:
 
     def _drop_finished(self, db: sqlite3.Connection) -> None:
         if self.finished:
-            db.executemany(
-                "DELETE FROM leases WHERE episode_id = ? AND token = ?",
-                [(e, self.token) for e in self.finished],
-            )
+            self._drop(db, self.finished)
             self.held.difference_update(self.finished)
             self.finished.clear()
+
+    def _drop(self, db: sqlite3.Connection, episode_ids: list[str]) -> None:
+        """Delete this object's leases on `episode_ids`, inside the caller's transaction."""
+        db.executemany(
+            "DELETE FROM leases WHERE episode_id = ? AND token = ?",
+            [(e, self.token) for e in episode_ids],
+        )
 
     def renew(self) -> None:
         """Push back the expiry of every claim still held."""
@@ -122,9 +126,7 @@ class Leases:
 
     def release(self, episode_id: str) -> None:
         with immediate(self.db) as db:
-            db.execute(
-                "DELETE FROM leases WHERE episode_id = ? AND token = ?", (episode_id, self.token)
-            )
+            self._drop(db, [episode_id])
         self.held.discard(episode_id)
 
     def release_all(self) -> None:
