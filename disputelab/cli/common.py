@@ -164,17 +164,18 @@ def open_models(models: Iterable[str], concurrency: int | None = None) -> ModelH
     except ModelConfigError as exc:
         fail(str(exc))
     cache = open_store(writable=False).root / "cache.sqlite"  # the cache, not the runs
+    hub = ModelHub(cache, profiles, timeout_s=state.timeout_s, concurrency=concurrency)
     if set(models) - {"rule"}:
-        _check_cache(cache)
-    return ModelHub(cache, profiles, timeout_s=state.timeout_s, concurrency=concurrency)
+        _open_cache(hub)
+    return hub
 
 
-def _check_cache(path: Path) -> None:
+def _open_cache(hub: ModelHub) -> None:
     """A response cache that cannot be opened fails the command before anything runs."""
-    from disputelab.llm.cache import CacheError, ResponseCache
+    from disputelab.llm.cache import CacheError
 
     try:
-        ResponseCache(path).close()
+        hub.open_cache()
     except CacheError as exc:
         fail(str(exc))
 

@@ -317,10 +317,9 @@ class ModelHub:
                 max_retry_after_s=ep.max_retry_after_s,
                 deadline_s=ep.call_deadline_s,
             )
-            if self.cache_path is not None:
-                if self._cache is None:
-                    self._cache = ResponseCache(self.cache_path)
-                stack = Cached(stack, self._cache)
+            cache = self.open_cache()
+            if cache is not None:
+                stack = Cached(stack, cache)
             self._stacks[spec] = (stack, ep.prices)
         stack, prices = self._stacks[spec]
         return Metered(stack, self.ledger, role, prices)
@@ -336,6 +335,13 @@ class ModelHub:
                 close = getattr(backend, "aclose", None)
                 if close is not None:
                     await close()
+
+    def open_cache(self) -> ResponseCache | None:
+        """The response cache every endpoint shares, opened on first use (None without a
+        cache path); a file that cannot be used raises `CacheError`."""
+        if self._cache is None and self.cache_path is not None:
+            self._cache = ResponseCache(self.cache_path)
+        return self._cache
 
     def flush(self) -> None:
         """Write the replies the cache holds in memory (it writes them in groups)."""
