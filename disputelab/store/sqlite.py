@@ -43,7 +43,7 @@ from disputelab.store.rows import (
     said,
 )
 from disputelab.store.strings import Strings
-from disputelab.store.tx import immediate
+from disputelab.store.tx import immediate, insert_rows
 
 __all__ = ["DB_NAME", "DamagedStoreError", "EpisodeRecord", "Store", "StoreError", "StoredScore"]
 
@@ -51,6 +51,18 @@ DB_NAME = "disputelab.sqlite"
 # 5: outcome amounts; 6: turns store the utterance once, compactly; 7: a table of distinct
 # strings that turns and episodes refer to (see `disputelab.store.strings`)
 SCHEMA_VERSION = 7
+
+# A turn's row as `Store._turn_row` builds it, and the columns whose default is NULL.
+_TURN_COLUMNS = (
+    *("episode_id", "idx", "party_turn", "speaker", "role", "text", "action"),
+    *("intervention", "consensus", "latency_s", "usage", "stage", "delivered"),
+    *("turn_taking", "text_ref", "action_ref", "intervention_ref", "consensus_ref"),
+)
+_TURN_NULLABLE = frozenset(
+    ("action", "intervention", "consensus", "usage", "delivered", "turn_taking")
+    + ("text_ref", "action_ref", "intervention_ref", "consensus_ref")
+)
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -458,13 +470,7 @@ class Store:
             return
         with self._interning() as (db, fresh):
             rows = [self._turn_row(db, fresh, episode_id, t) for t in turns]
-            db.executemany(
-                "INSERT INTO turns (episode_id, idx, party_turn, speaker, role, text, action,"
-                " intervention, consensus, latency_s, usage, stage, delivered, turn_taking,"
-                " text_ref, action_ref, intervention_ref, consensus_ref)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                rows,
-            )
+            insert_rows(db, "turns", _TURN_COLUMNS, _TURN_NULLABLE, rows)
 
     def _turn_row(
         self, db: sqlite3.Connection, fresh: dict[str, int], episode_id: str, turn: Turn

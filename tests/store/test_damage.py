@@ -356,9 +356,10 @@ def test_recover_of_a_store_whose_run_records_are_lost_keeps_their_episodes(
 
 
 def _plant(store: Path, sql: str, marker: str) -> None:
-    """Write `marker` into one turn with `sql`, then compact, so it is in the file once."""
+    """Write `marker` into one turn that has a move (a party's) with `sql`, then compact,
+    so it is in the file once."""
     db = sqlite3.connect(store / DB_NAME)
-    rowid = db.execute("SELECT max(rowid) FROM turns").fetchone()[0]
+    rowid = db.execute("SELECT max(rowid) FROM turns WHERE action IS NOT NULL").fetchone()[0]
     db.execute(sql, (marker, rowid))
     db.commit()
     db.execute("VACUUM")

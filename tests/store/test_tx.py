@@ -1,0 +1,59 @@
+"""Inserting rows without binding their None values."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from disputelab.store.tx import insert_rows
+
+COLUMNS = ("k", "a", "b", "c")
+NULLABLE = frozenset(("a", "b"))
+
+
+def _table() -> sqlite3.Connection:
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, a, b TEXT, c REAL NOT NULL DEFAULT 0)")
+    return db
+
+
+values = st.one_of(st.none(), st.integers(), st.text(max_size=5), st.floats(allow_nan=False))
+
+
+@given(st.lists(st.tuples(values, st.one_of(st.none(), st.text(max_size=5))), max_size=30))
+def test_every_row_reads_back_as_given_whichever_of_its_values_are_none(
+    cells: list[tuple[object, str | None]],
+) -> None:
+    db = _table()
+    rows = [(k, a, b, 1.5) for k, (a, b) in enumerate(cells)]
+    insert_rows(db, "t", COLUMNS, NULLABLE, rows)
+    assert db.execute("SELECT k, a, b, c FROM t ORDER BY k").fetchall() == rows
+
+
+def test_a_none_in_a_column_that_is_not_nullable_is_bound_and_refused() -> None:
+    db = _table()
+    with pytest.raises(sqlite3.IntegrityError, match="NOT NULL"):
+        insert_rows(db, "t", COLUMNS, NULLABLE, [(1, None, None, None)])
+
+
+def test_a_row_of_nothing_but_nones_takes_every_default() -> None:
+    db = _table()
+    insert_rows(db, "t", ("a", "b"), NULLABLE, [(None, None), (None, None)])
+    assert db.execute("SELECT a, b, c FROM t").fetchall() == [(None, None, 0.0)] * 2
+
+
+def test_a_none_in_a_nullable_column_is_never_bound() -> None:
+    db = _table()
+    seen: list[str] = []
+    db.set_trace_callback(seen.append)  # each statement with its bound values written in
+    rows = [(k, None if k % 2 else "x", None, 0.5) for k in range(6)]
+    insert_rows(db, "t", COLUMNS, NULLABLE, rows)
+    inserts = [s for s in seen if s.startswith("INSERT")]
+    assert len(inserts) == 6 and not any("NULL" in s for s in inserts)
+    assert {s.partition(" VALUES")[0] for s in inserts} == {
+        "INSERT INTO t (k, a, c)",
+        "INSERT INTO t (k, c)",
+    }
