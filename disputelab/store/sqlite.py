@@ -59,8 +59,10 @@ _TURN_COLUMNS = (
     *("turn_taking", "text_ref", "action_ref", "intervention_ref", "consensus_ref"),
 )
 _TURN_NULLABLE = frozenset(
-    ("action", "intervention", "consensus", "usage", "delivered", "turn_taking")
-    + ("text_ref", "action_ref", "intervention_ref", "consensus_ref")
+    (
+        *("action", "intervention", "consensus", "usage", "delivered", "turn_taking"),
+        *("text_ref", "action_ref", "intervention_ref", "consensus_ref"),
+    )
 )
 
 
