@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import secrets
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from disputelab.episode import Episode, Outcome, Status, Turn, Usage
+from disputelab.episode import Episode, Status, Turn, Usage
 from disputelab.redact import redact, redact_deep
 from disputelab.store.health import (
     DamagedStoreError,
@@ -35,6 +33,16 @@ from disputelab.store.health import (
     quick_check,
     store_failure,
 )
+from disputelab.store.records import (
+    HEADER,
+    EpisodeRecord,
+    PriceLike,
+    ScoreLike,
+    StoredScore,
+    episode_header,
+    run_status,
+    stored_score,
+)
 from disputelab.store.rows import (
     consensus_text,
     dumps_or_none,
@@ -42,208 +50,28 @@ from disputelab.store.rows import (
     move_columns,
     said,
 )
+from disputelab.store.schema import (
+    ADDED,
+    DB_NAME,
+    SCHEMA,
+    SCHEMA_VERSION,
+    TABLES,
+    TURN_COLUMNS,
+    TURN_NULLABLE,
+    create_database,
+)
 from disputelab.store.strings import Strings
-from disputelab.store.tx import immediate, insert_rows
+from disputelab.store.tx import immediate, insert_skipping_nulls
 
-__all__ = ["DB_NAME", "DamagedStoreError", "EpisodeRecord", "Store", "StoreError", "StoredScore"]
-
-DB_NAME = "disputelab.sqlite"
-# 5: outcome amounts; 6: turns store the utterance once, compactly; 7: a table of distinct
-# strings that turns and episodes refer to (see `disputelab.store.strings`)
-SCHEMA_VERSION = 7
-
-# A turn's row as `Store._turn_row` builds it, and the columns whose default is NULL.
-_TURN_COLUMNS = (
-    *("episode_id", "idx", "party_turn", "speaker", "role", "text", "action"),
-    *("intervention", "consensus", "latency_s", "usage", "stage", "delivered"),
-    *("turn_taking", "text_ref", "action_ref", "intervention_ref", "consensus_ref"),
-)
-_TURN_NULLABLE = frozenset(
-    (
-        *("action", "intervention", "consensus", "usage", "delivered", "turn_taking"),
-        *("text_ref", "action_ref", "intervention_ref", "consensus_ref"),
-    )
-)
-
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS strings (
-    id INTEGER PRIMARY KEY,
-    hash INTEGER NOT NULL,
-    text TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS strings_by_hash ON strings(hash);
-CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    label TEXT NOT NULL DEFAULT '',
-    created_at REAL NOT NULL,
-    config TEXT NOT NULL DEFAULT '{}',
-    planned INTEGER,
-    source TEXT NOT NULL DEFAULT ''
-);
-CREATE TABLE IF NOT EXISTS episodes (
-    episode_id TEXT PRIMARY KEY,
-    run_id TEXT NOT NULL REFERENCES runs(run_id),
-    arm TEXT NOT NULL DEFAULT '',
-    scenario_id TEXT NOT NULL,
-    scenario TEXT NOT NULL,
-    condition TEXT NOT NULL,
-    protocol TEXT NOT NULL,
-    agents TEXT NOT NULL,
-    seed INTEGER NOT NULL,
-    matched_episode_id TEXT,
-    status TEXT NOT NULL,
-    stop_reason TEXT NOT NULL DEFAULT '',
-    agreement TEXT NOT NULL DEFAULT '{}',
-    amounts TEXT,
-    initial_consensus TEXT,
-    error TEXT NOT NULL DEFAULT '',
-    started_at REAL NOT NULL,
-    finished_at REAL,
-    wall_time_s REAL,
-    scenario_ref INTEGER
-);
-CREATE INDEX IF NOT EXISTS episodes_by_run ON episodes(run_id);
-CREATE TABLE IF NOT EXISTS turns (
-    episode_id TEXT NOT NULL REFERENCES episodes(episode_id),
-    idx INTEGER NOT NULL,
-    party_turn INTEGER NOT NULL,
-    speaker TEXT NOT NULL,
-    role TEXT NOT NULL,
-    text TEXT NOT NULL,
-    action TEXT,
-    intervention TEXT,
-    consensus TEXT,
-    latency_s REAL NOT NULL DEFAULT 0,
-    usage TEXT,
-    stage TEXT NOT NULL DEFAULT '',
-    delivered TEXT,
-    turn_taking TEXT,
-    text_ref INTEGER,
-    action_ref INTEGER,
-    intervention_ref INTEGER,
-    consensus_ref INTEGER,
-    PRIMARY KEY (episode_id, idx)
-);
-CREATE TABLE IF NOT EXISTS scores (
-    episode_id TEXT NOT NULL REFERENCES episodes(episode_id),
-    evaluator TEXT NOT NULL,
-    version TEXT NOT NULL,
-    judge_model TEXT NOT NULL DEFAULT '',
-    metric TEXT NOT NULL,
-    value REAL,
-    explanation TEXT NOT NULL DEFAULT '',
-    detail TEXT NOT NULL DEFAULT '{}',
-    created_at REAL NOT NULL,
-    PRIMARY KEY (episode_id, evaluator, version, judge_model, metric)
-);
-CREATE TABLE IF NOT EXISTS usage (
-    episode_id TEXT NOT NULL REFERENCES episodes(episode_id),
-    role TEXT NOT NULL,
-    model TEXT NOT NULL,
-    calls INTEGER NOT NULL DEFAULT 0,
-    input_tokens INTEGER NOT NULL DEFAULT 0,
-    output_tokens INTEGER NOT NULL DEFAULT 0,
-    cost_usd REAL,
-    PRIMARY KEY (episode_id, role, model)
-);
-"""
-
-
-_TABLES = ("strings", "runs", "episodes", "turns", "scores", "usage")
-# Columns a newer schema added to a table, each with its declaration.
-_ADDED = {
-    "turns": {
-        "stage": "TEXT NOT NULL DEFAULT ''",  # version 1 had no stages
-        "delivered": "TEXT",  # version 2 delivered every turn as said
-        "turn_taking": "TEXT",  # version 3 seated parties in a fixed cycle only
-        # Version 6 held every value in the turn's own row.
-        "text_ref": "INTEGER",
-        "action_ref": "INTEGER",
-        "intervention_ref": "INTEGER",
-        "consensus_ref": "INTEGER",
-    },
-    "episodes": {
-        "amounts": "TEXT",  # version 4 negotiated no numeric terms
-        "scenario_ref": "INTEGER",  # version 6 held each episode's scenario in its row
-    },
-    "runs": {  # version 2 did not record an experiment's plan
-        "planned": "INTEGER",
-        "source": "TEXT NOT NULL DEFAULT ''",
-    },
-}
-
-
-class ScoreLike(Protocol):
-    """What the store needs of a score: a value (NaN allowed), why, and the numbers behind it."""
-
-    @property
-    def value(self) -> float: ...
-
-    @property
-    def explanation(self) -> str: ...
-
-    @property
-    def detail(self) -> dict[str, Any]: ...
-
-
-class PriceLike(Protocol):
-    def cost(self, input_tokens: int | None, output_tokens: int | None) -> float | None: ...
-
-
-@dataclass(frozen=True)
-class EpisodeRecord:
-    """An episode as stored: the episode itself plus where it sits in its run."""
-
-    episode_id: str
-    run_id: str
-    arm: str
-    status: Status
-    matched_episode_id: str | None
-    episode: Episode
-    scenario: dict[str, Any]
-    error: str
-
-    @property
-    def complete(self) -> bool:
-        return self.status not in (Status.INCOMPLETE, Status.FAILED)
-
-
-@dataclass(frozen=True)
-class StoredScore:
-    evaluator: str
-    version: str
-    judge_model: str
-    metric: str
-    value: float
-    explanation: str
-    detail: dict[str, Any]
-
-
-def _create(path: Path) -> None:
-    """Make a new store's database whole under a temporary name, then link it into place:
-    no process ever meets a half-made (say, empty) store file, and when another process
-    made the store first, that one is kept."""
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.new")
-    try:
-        db = sqlite3.connect(tmp, isolation_level=None)
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
-            db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        finally:
-            db.close()
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            pass  # another process made the store first
-        except OSError:  # a file system without hard links: not atomic, but rarely raced
-            if not path.exists():
-                os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+__all__ = [
+    "DB_NAME",
+    "SCHEMA_VERSION",
+    "DamagedStoreError",
+    "EpisodeRecord",
+    "Store",
+    "StoreError",
+    "StoredScore",
+]
 
 
 def new_run_id() -> str:
@@ -270,7 +98,7 @@ class Store:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             if not self.path.exists():
-                _create(self.path)
+                create_database(self.path)
             elif problem := file_problem(self.path):
                 raise StoreError(problem)
             self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
@@ -283,7 +111,7 @@ class Store:
             self._refuse_newer()
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(_SCHEMA)
+            self.db.executescript(SCHEMA)
             self._migrate()
         except sqlite3.Error as exc:
             self.db.close()
@@ -321,7 +149,7 @@ class Store:
         already up to date is not written to. Rows written before keep their values where
         they are (a turn's own columns), and read as they did: only new rows refer to the
         table of strings."""
-        for table, added in _ADDED.items():
+        for table, added in ADDED.items():
             columns = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
             for column, declaration in added.items():
                 if column not in columns:
@@ -386,7 +214,7 @@ class Store:
         transaction, and say how many went in: columns this schema lacks are dropped, and
         a row that breaks a constraint (a key already there) is left out. How `store
         recover` copies."""
-        if table not in _TABLES:
+        if table not in TABLES:
             raise StoreError(f"no table {table!r} in a store")
         columns = {str(r[1]) for r in self.db.execute(f"PRAGMA table_info({table})")}
         inserted = 0
@@ -472,7 +300,7 @@ class Store:
             return
         with self._interning() as (db, fresh):
             rows = [self._turn_row(db, fresh, episode_id, t) for t in turns]
-            insert_rows(db, "turns", _TURN_COLUMNS, _TURN_NULLABLE, rows)
+            insert_skipping_nulls(db, "turns", TURN_COLUMNS, TURN_NULLABLE, rows)
 
     def _turn_row(
         self, db: sqlite3.Connection, fresh: dict[str, int], episode_id: str, turn: Turn
@@ -654,7 +482,7 @@ class Store:
             d = dict(zip(keys, (*r[:5], r[5] or 0, r[6] or 0), strict=True))
             d["planned"] = r[7] if r[7] is not None else d["episodes"]
             d["source"] = r[8]
-            d["status"] = _run_status(d["complete"], d["failed"], d["planned"])
+            d["status"] = run_status(d["complete"], d["failed"], d["planned"])
             out.append(d)
         return out
 
@@ -703,11 +531,11 @@ class Store:
         every turn of every episode."""
         with self._decoding(f"episodes of run {run_id}"):
             rows = self.db.execute(
-                f"SELECT episode_id, {_HEADER} FROM episodes WHERE run_id=?"
+                f"SELECT episode_id, {HEADER} FROM episodes WHERE run_id=?"
                 " ORDER BY started_at, episode_id",
                 (run_id,),
             ).fetchall()
-            return [_header(str(r[0]), r[1:], {}) for r in rows]
+            return [episode_header(str(r[0]), r[1:], {}) for r in rows]
 
     def run_scores(self, run_id: str) -> dict[str, list[StoredScore]]:
         """The scores of every episode of a run, by episode, in one query."""
@@ -721,12 +549,12 @@ class Store:
             ).fetchall()
             out: dict[str, list[StoredScore]] = {}
             for r in rows:
-                out.setdefault(str(r[0]), []).append(_score(r[1:]))
+                out.setdefault(str(r[0]), []).append(stored_score(r[1:]))
             return out
 
     def _load_episode(self, episode_id: str) -> EpisodeRecord:
         row = self.db.execute(
-            f"SELECT {_HEADER}, scenario, scenario_ref FROM episodes WHERE episode_id=?",
+            f"SELECT {HEADER}, scenario, scenario_ref FROM episodes WHERE episode_id=?",
             (episode_id,),
         ).fetchone()
         if row is None:
@@ -740,7 +568,7 @@ class Store:
         strings = self._strings
         strings.load(self.db, [row[-1], *(r for t in rows for r in t[13:])])
         scenario = strings.text(row[-1]) if row[-1] is not None else row[-2]
-        rec = _header(episode_id, row[:-2], json.loads(scenario))
+        rec = episode_header(episode_id, row[:-2], json.loads(scenario))
         rec.episode.turns.extend(self._turn(t) for t in rows)
         return rec
 
@@ -783,44 +611,7 @@ class Store:
             " FROM scores WHERE episode_id=? ORDER BY evaluator, version, metric",
             (episode_id,),
         ).fetchall()
-        return [_score(r) for r in rows]
-
-
-# The columns of an episode's row that `_header` reads, in its order.
-_HEADER = (
-    "run_id, arm, scenario_id, condition, protocol, agents, seed, matched_episode_id, status,"
-    " stop_reason, agreement, initial_consensus, error, wall_time_s, amounts"
-)
-
-
-def _header(episode_id: str, row: Sequence[Any], scenario: dict[str, Any]) -> EpisodeRecord:
-    """An episode's record from its row (the `_HEADER` columns), without its turns."""
-    (run_id, arm, scenario_id, condition, protocol, agents, seed, matched, status) = row[:9]
-    stop_reason, agreement, initial, error, wall, amounts = row[9:]
-    ep = Episode(scenario_id, protocol, seed, json.loads(agents), condition)
-    ep.initial_consensus = json.loads(initial) if initial else None
-    ep.wall_time_s = wall or 0.0
-    st = Status(status)
-    if st not in (Status.INCOMPLETE, Status.FAILED):
-        ep.outcome = Outcome(
-            st, stop_reason, json.loads(agreement), json.loads(amounts) if amounts else {}
-        )
-    return EpisodeRecord(episode_id, run_id, arm, st, matched, ep, scenario, error)
-
-
-def _score(r: Sequence[Any]) -> StoredScore:
-    """A score from its row: evaluator, version, judge, metric, value, why, detail."""
-    value = math.nan if r[4] is None else float(r[4])
-    return StoredScore(r[0], r[1], r[2], r[3], value, r[5], json.loads(r[6]))
-
-
-def _run_status(complete: int, failed: int, planned: int) -> str:
-    """complete: every planned episode finished; failed: the rest failed; else partial."""
-    if complete >= planned:
-        return "complete"
-    if failed and complete + failed >= planned:
-        return "failed"
-    return "partial"
+        return [stored_score(r) for r in rows]
 
 
 def compact_json(data: Mapping[str, Any]) -> str:

@@ -25,7 +25,7 @@ def immediate(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     db.execute("COMMIT")
 
 
-def insert_rows(
+def insert_skipping_nulls(
     db: sqlite3.Connection,
     table: str,
     columns: tuple[str, ...],

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from disputelab.store.tx import insert_rows
+from disputelab.store.tx import insert_skipping_nulls
 
 COLUMNS = ("k", "a", "b", "c")
 NULLABLE = frozenset(("a", "b"))
@@ -20,7 +20,12 @@ def _table() -> sqlite3.Connection:
     return db
 
 
-values = st.one_of(st.none(), st.integers(), st.text(max_size=5), st.floats(allow_nan=False))
+values = st.one_of(
+    st.none(),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.text(max_size=5),
+    st.floats(allow_nan=False),
+)
 
 
 @given(st.lists(st.tuples(values, st.one_of(st.none(), st.text(max_size=5))), max_size=30))
@@ -29,19 +34,19 @@ def test_every_row_reads_back_as_given_whichever_of_its_values_are_none(
 ) -> None:
     db = _table()
     rows = [(k, a, b, 1.5) for k, (a, b) in enumerate(cells)]
-    insert_rows(db, "t", COLUMNS, NULLABLE, rows)
+    insert_skipping_nulls(db, "t", COLUMNS, NULLABLE, rows)
     assert db.execute("SELECT k, a, b, c FROM t ORDER BY k").fetchall() == rows
 
 
 def test_a_none_in_a_column_that_is_not_nullable_is_bound_and_refused() -> None:
     db = _table()
     with pytest.raises(sqlite3.IntegrityError, match="NOT NULL"):
-        insert_rows(db, "t", COLUMNS, NULLABLE, [(1, None, None, None)])
+        insert_skipping_nulls(db, "t", COLUMNS, NULLABLE, [(1, None, None, None)])
 
 
 def test_a_row_of_nothing_but_nones_takes_every_default() -> None:
     db = _table()
-    insert_rows(db, "t", ("a", "b"), NULLABLE, [(None, None), (None, None)])
+    insert_skipping_nulls(db, "t", ("a", "b"), NULLABLE, [(None, None), (None, None)])
     assert db.execute("SELECT a, b, c FROM t").fetchall() == [(None, None, 0.0)] * 2
 
 
@@ -50,7 +55,7 @@ def test_a_none_in_a_nullable_column_is_never_bound() -> None:
     seen: list[str] = []
     db.set_trace_callback(seen.append)  # each statement with its bound values written in
     rows = [(k, None if k % 2 else "x", None, 0.5) for k in range(6)]
-    insert_rows(db, "t", COLUMNS, NULLABLE, rows)
+    insert_skipping_nulls(db, "t", COLUMNS, NULLABLE, rows)
     inserts = [s for s in seen if s.startswith("INSERT")]
     assert len(inserts) == 6 and not any("NULL" in s for s in inserts)
     assert {s.partition(" VALUES")[0] for s in inserts} == {

@@ -1,0 +1,160 @@
+"""The store's tables, how its schema grew, and how a new database file is made."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sqlite3
+from pathlib import Path
+
+DB_NAME = "disputelab.sqlite"
+# 5: outcome amounts; 6: turns store the utterance once, compactly; 7: a table of distinct
+# strings that turns and episodes refer to (see `disputelab.store.strings`)
+SCHEMA_VERSION = 7
+
+# A turn's row as `Store._turn_row` builds it, and the columns whose default is NULL.
+TURN_COLUMNS = (
+    *("episode_id", "idx", "party_turn", "speaker", "role", "text", "action"),
+    *("intervention", "consensus", "latency_s", "usage", "stage", "delivered"),
+    *("turn_taking", "text_ref", "action_ref", "intervention_ref", "consensus_ref"),
+)
+TURN_NULLABLE = frozenset(
+    (
+        *("action", "intervention", "consensus", "usage", "delivered", "turn_taking"),
+        *("text_ref", "action_ref", "intervention_ref", "consensus_ref"),
+    )
+)
+
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS strings (
+    id INTEGER PRIMARY KEY,
+    hash INTEGER NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS strings_by_hash ON strings(hash);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    label TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL,
+    config TEXT NOT NULL DEFAULT '{}',
+    planned INTEGER,
+    source TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS episodes (
+    episode_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs(run_id),
+    arm TEXT NOT NULL DEFAULT '',
+    scenario_id TEXT NOT NULL,
+    scenario TEXT NOT NULL,
+    condition TEXT NOT NULL,
+    protocol TEXT NOT NULL,
+    agents TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    matched_episode_id TEXT,
+    status TEXT NOT NULL,
+    stop_reason TEXT NOT NULL DEFAULT '',
+    agreement TEXT NOT NULL DEFAULT '{}',
+    amounts TEXT,
+    initial_consensus TEXT,
+    error TEXT NOT NULL DEFAULT '',
+    started_at REAL NOT NULL,
+    finished_at REAL,
+    wall_time_s REAL,
+    scenario_ref INTEGER
+);
+CREATE INDEX IF NOT EXISTS episodes_by_run ON episodes(run_id);
+CREATE TABLE IF NOT EXISTS turns (
+    episode_id TEXT NOT NULL REFERENCES episodes(episode_id),
+    idx INTEGER NOT NULL,
+    party_turn INTEGER NOT NULL,
+    speaker TEXT NOT NULL,
+    role TEXT NOT NULL,
+    text TEXT NOT NULL,
+    action TEXT,
+    intervention TEXT,
+    consensus TEXT,
+    latency_s REAL NOT NULL DEFAULT 0,
+    usage TEXT,
+    stage TEXT NOT NULL DEFAULT '',
+    delivered TEXT,
+    turn_taking TEXT,
+    text_ref INTEGER,
+    action_ref INTEGER,
+    intervention_ref INTEGER,
+    consensus_ref INTEGER,
+    PRIMARY KEY (episode_id, idx)
+);
+CREATE TABLE IF NOT EXISTS scores (
+    episode_id TEXT NOT NULL REFERENCES episodes(episode_id),
+    evaluator TEXT NOT NULL,
+    version TEXT NOT NULL,
+    judge_model TEXT NOT NULL DEFAULT '',
+    metric TEXT NOT NULL,
+    value REAL,
+    explanation TEXT NOT NULL DEFAULT '',
+    detail TEXT NOT NULL DEFAULT '{}',
+    created_at REAL NOT NULL,
+    PRIMARY KEY (episode_id, evaluator, version, judge_model, metric)
+);
+CREATE TABLE IF NOT EXISTS usage (
+    episode_id TEXT NOT NULL REFERENCES episodes(episode_id),
+    role TEXT NOT NULL,
+    model TEXT NOT NULL,
+    calls INTEGER NOT NULL DEFAULT 0,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cost_usd REAL,
+    PRIMARY KEY (episode_id, role, model)
+);
+"""
+
+
+TABLES = ("strings", "runs", "episodes", "turns", "scores", "usage")
+# Columns a newer schema added to a table, each with its declaration.
+ADDED = {
+    "turns": {
+        "stage": "TEXT NOT NULL DEFAULT ''",  # version 1 had no stages
+        "delivered": "TEXT",  # version 2 delivered every turn as said
+        "turn_taking": "TEXT",  # version 3 seated parties in a fixed cycle only
+        # Version 6 held every value in the turn's own row.
+        "text_ref": "INTEGER",
+        "action_ref": "INTEGER",
+        "intervention_ref": "INTEGER",
+        "consensus_ref": "INTEGER",
+    },
+    "episodes": {
+        "amounts": "TEXT",  # version 4 negotiated no numeric terms
+        "scenario_ref": "INTEGER",  # version 6 held each episode's scenario in its row
+    },
+    "runs": {  # version 2 did not record an experiment's plan
+        "planned": "INTEGER",
+        "source": "TEXT NOT NULL DEFAULT ''",
+    },
+}
+
+
+def create_database(path: Path) -> None:
+    """Make a new store's database whole under a temporary name, then link it into place:
+    no process ever meets a half-made (say, empty) store file, and when another process
+    made the store first, that one is kept."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.new")
+    try:
+        db = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(SCHEMA)
+            db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        finally:
+            db.close()
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process made the store first
+        except OSError:  # a file system without hard links: not atomic, but rarely raced
+            if not path.exists():
+                os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
