@@ -7,16 +7,16 @@ from typing import Any
 
 import pytest
 
-from disputelab.agents.parties import rule, voice
+from disputelab.agents.parties import rule_memos, voice
 from disputelab.agents.utility import _build_table
 from disputelab.episode import Episode, Stance
 from tests.helpers import play, scenario
 
 
 def _clear_memos() -> None:
-    rule._READINGS.clear()
-    rule._STANCES.clear()
-    rule._WORTH_WORDS.clear()
+    rule_memos.READINGS.clear()
+    rule_memos.STANCES.clear()
+    rule_memos.WORTH_WORDS.clear()
     voice._PHRASES.clear()
     _build_table.cache_clear()  # the candidates and their memos hang on the tables
 
@@ -46,12 +46,12 @@ def test_an_episode_played_with_cold_memos_is_the_one_played_with_warm_ones(
 @pytest.mark.parametrize("worth", [0.0, -0.0, 0.5, 1 / 3, 0.99995, 1.0, 0.123456789])
 def test_worth_words_are_the_four_decimal_format(worth: float) -> None:
     for _ in range(2):  # the second call reads the memo
-        assert rule._worth_words(worth) == f"{worth:.4f}"
+        assert rule_memos.worth_words(worth) == f"{worth:.4f}"
 
 
 def test_pooled_stances_are_equal_to_the_stance_asked_for() -> None:
-    a = rule._shared(Stance("A", ("A", "B")))
-    b = rule._shared(Stance("A", ("A", "B")))
+    a = rule_memos.shared_stance(Stance("A", ("A", "B")))
+    b = rule_memos.shared_stance(Stance("A", ("A", "B")))
     assert a is b
     assert a == Stance("A", ("A", "B"))
-    assert rule._shared(Stance("A", ("A",))) != a
+    assert rule_memos.shared_stance(Stance("A", ("A",))) != a

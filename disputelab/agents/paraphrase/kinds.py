@@ -5,7 +5,8 @@ from __future__ import annotations
 from disputelab.agents.base import PartyAgent, PublicScenario
 from disputelab.agents.paraphrase.voice import ParaphraseVoice
 from disputelab.agents.parties.kinds import general_parties
-from disputelab.agents.parties.rule import ReadMemo, RuleParty
+from disputelab.agents.parties.rule import RuleParty
+from disputelab.agents.parties.rule_memos import ReadMemo
 from disputelab.agents.registry import PARTY, AgentKind, AgentSetup, register_kind
 from disputelab.agents.settings import Disclosure
 from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from disputelab.agents.base import PartyAgent
 from disputelab.agents.parties.llm import HybridParty, LLMParty
-from disputelab.agents.parties.rule import ReadMemo, RuleParty
+from disputelab.agents.parties.rule import RuleParty
+from disputelab.agents.parties.rule_memos import ReadMemo
 from disputelab.agents.registry import PARTY, AgentKind, AgentSetup, register_kind
 from disputelab.scenario.schema import Persona, Scenario
 

@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
 from disputelab.agents.parties.llm_thinking import llm_thoughts
 from disputelab.agents.parties.reflection import note_terms, reflection_text, self_check
-from disputelab.agents.parties.rule import ReadMemo, RuleParty
+from disputelab.agents.parties.rule import RuleParty
+from disputelab.agents.parties.rule_memos import ReadMemo
 from disputelab.agents.parties.verdicts import VerdictReply, ask_verdict_in_two
 from disputelab.agents.prompts import dialogue_block, party_system, texts
 from disputelab.agents.settings import DEFAULT_SETTINGS, AgentSettings

@@ -19,29 +19,34 @@ is false in the open, and the oracle reads its hidden stances.
 from __future__ import annotations
 
 import bisect
-import itertools
 import math
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
+from disputelab.agents.parties.rule_memos import (
+    READING_IDS,
+    READINGS,
+    Package,
+    Reading,
+    ReadMemo,
+    candidates,
+    shared_stance,
+    worth_words,
+)
 from disputelab.agents.parties.rule_thinking import rule_thoughts
 from disputelab.agents.parties.voice import Voice
 from disputelab.agents.settings import Disclosure
 from disputelab.agents.thinking import Mind, brief_sentences
 from disputelab.agents.utility import (
-    PreferenceTable,
     concession_target,
     culture_beta_factor,
     expressiveness,
     mediator_deference,
     preference_table,
-    self_weight,
     strategy_beta,
 )
 from disputelab.episode import (
@@ -56,119 +61,10 @@ from disputelab.episode import (
 )
 from disputelab.llm.embedding import Embedder
 from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour
-from disputelab.scenario.schema import Party, Scenario, Strategy
+from disputelab.scenario.schema import Party, Scenario
 
 # Every number that turns a persona into behaviour (concession speed, resentment,
 # deference, ...) is a named parameter of `disputelab.scenario.behaviour`.
-
-
-Package = tuple[int, ...]  # option index per topic, in the scenario's topic order
-MEMO_LIMIT = 200_000
-# A public turn as a rule party reads it: the option index each topic's stance backs, the
-# support it lends each option, and an id naming what was said (see `_read_stances`).
-Reading = tuple[tuple[int | None, ...], "npt.NDArray[np.float64]", int]
-# Parsed public turns by dialogue index. Parsing depends only on the turn and the
-# scenario's option layout, so the rule parties of one episode may share one memo.
-ReadMemo = dict[int, Reading]
-# Readings by what was said, per option layout (topic ids, option ids), shared by every
-# episode: the same stated positions recur across turns and episodes.
-_READINGS: dict[object, dict[object, Reading]] = {}
-# Ids of readings, unique across layouts and memo resets, so an id names one reading.
-_READING_IDS = itertools.count()
-# One instance of each distinct stance the memos below hold. A named tuple is never
-# untracked by the garbage collector as a plain tuple of strings is, so tens of thousands
-# of equal copies would be walked by every full collection; shared ones also compare by
-# identity first.
-_STANCES: dict[Stance, Stance] = {}
-
-
-# A package utility as its thought prints it ("0.5125"), by value: a party's offers are
-# worth one of a few values, and formatting a float costs more than looking it up.
-_WORTH_WORDS: dict[float, str] = {}
-
-
-def _worth_words(worth: float) -> str:
-    """`f"{worth:.4f}"`, memoised (zero, whose sign the memo could not tell, is not)."""
-    words = _WORTH_WORDS.get(worth)
-    if words is None:
-        words = f"{worth:.4f}"
-        if worth != 0.0:
-            if len(_WORTH_WORDS) >= MEMO_LIMIT:
-                _WORTH_WORDS.clear()
-            _WORTH_WORDS[worth] = words
-    return words
-
-
-def _shared(stance: Stance) -> Stance:
-    """The pooled instance equal to `stance`."""
-    known = _STANCES.get(stance)
-    if known is None:
-        if len(_STANCES) >= MEMO_LIMIT:
-            _STANCES.clear()
-        known = _STANCES[stance] = stance
-    return known
-
-
-@dataclass(frozen=True)
-class Candidates:
-    """A party's feasible packages by falling utility, with the fixed part of their score.
-
-    Packages worth at least the target are then always a prefix, and scoring them against
-    public support is one matrix-vector product per turn.
-    """
-
-    packages: list[tuple[int, ...]]
-    utility_desc: list[float]  # negated utilities, ascending, for bisect
-    onehot: npt.NDArray[np.float64]  # (F, n_options), scaled by how much to follow others
-    own_term: npt.NDArray[np.float64]
-    offsets: npt.NDArray[np.intp]  # where each topic's options start in the flat layout
-    utility_of: dict[tuple[int, ...], float]  # every feasible package's utility
-    # Memos of pure functions of this profile, shared by every episode that uses it.
-    choices: dict[object, tuple[int, ...]] = field(default_factory=dict)
-    stances: dict[object, dict[str, Stance]] = field(default_factory=dict)
-    # What a negotiator states, by (its stances' memo key, the concessions it has made).
-    public: dict[object, dict[str, Stance]] = field(default_factory=dict)
-
-    def remember(self, memo: dict[Any, Any], key: object, value: Any) -> Any:
-        if len(memo) >= MEMO_LIMIT:
-            memo.clear()  # crude but bounded; a long experiment never grows without limit
-        memo[key] = value
-        return value
-
-
-def candidates(
-    table: PreferenceTable, strategy: Strategy, b: Behaviour = DEFAULT_BEHAVIOUR
-) -> Candidates:
-    """Built once per party profile, strategy and behaviour, then shared by episodes."""
-    own_weight = self_weight(strategy, b)
-    logroll = b["logrolling.collaborating"] if strategy == "collaborating" else 0.0
-    key = f"{strategy}:{own_weight!r}:{logroll!r}"
-    cached = table.cache.get(key)
-    if isinstance(cached, Candidates):
-        return cached
-    feasible = np.flatnonzero(table.feasible)
-    order = feasible[np.argsort(-table.utility[feasible], kind="stable")]
-    top = max(table.w)
-    # Collaborators follow others most on the topics that matter least to them.
-    follow = np.repeat(
-        [1.0 + logroll * (0.5 - w / top) for w in table.w],
-        [len(o) for o in table.option_ids],
-    )
-    onehot = np.zeros((len(order), table.n_options))
-    np.put_along_axis(onehot, table.flat[order], 1.0, axis=1)
-    result = Candidates(
-        [tuple(int(i) for i in row) for row in table.packages[order]],
-        [-float(u) for u in table.utility[order]],
-        onehot * follow,
-        own_weight * table.utility[order],
-        np.cumsum([0] + [len(o) for o in table.option_ids[:-1]]).astype(np.intp),
-        {
-            tuple(int(i) for i in row): float(u)
-            for row, u in zip(table.packages[order], table.utility[order], strict=True)
-        },
-    )
-    table.cache[key] = result
-    return result
 
 
 class RuleParty(UsageReporter):
@@ -238,7 +134,7 @@ class RuleParty(UsageReporter):
         self.support: dict[str, npt.NDArray[np.float64]] = {}
         # The id of each other party's latest reading, in the order of `latest`.
         self.read_ids: dict[str, int] = {}
-        self._readings = _READINGS.setdefault((self.table.topic_ids, self.table.option_ids), {})
+        self._readings = READINGS.setdefault((self.table.topic_ids, self.table.option_ids), {})
         self.cand = candidates(self.table, self.strategy, b)
         # A seeded tie-break among equally scored packages.
         self.offer: Package = self.cand.packages[0]
@@ -291,7 +187,7 @@ class RuleParty(UsageReporter):
             made = tuple(o for o in self.conceded[j] if o in still)
             if s.option is not None and s.option not in made:
                 made = (s.option, *made)
-            out[topic] = _shared(Stance(s.option, made))
+            out[topic] = shared_stance(Stance(s.option, made))
         return out
 
     # ---- private caucus ----------------------------------------------------------------
@@ -508,7 +404,7 @@ class RuleParty(UsageReporter):
                     support[base + i] += 0.5
             backed.append(i)
             base += len(t.option_ids[j])
-        return tuple(backed), np.array(support), next(_READING_IDS)
+        return tuple(backed), np.array(support), next(READING_IDS)
 
     def _react_to(self, turn: PublicTurn, backed: tuple[int | None, ...]) -> None:
         """Hostility and unfavourable *moves* (not repeated positions) breed resentment."""
@@ -637,7 +533,7 @@ class RuleParty(UsageReporter):
             opts = t.option_ids[j]
             chosen = opts[pkg[j]]
             if dug_in:
-                out[topic] = _shared(Stance(chosen, (chosen,)))
+                out[topic] = shared_stance(Stance(chosen, (chosen,)))
                 continue
             w = t.w[j]
             rest = own - w * t.v[j][pkg[j]]
@@ -648,7 +544,7 @@ class RuleParty(UsageReporter):
                 if rest + w * value < floor:
                     break
                 count += 1
-            out[topic] = _shared(Stance(chosen, t.top_sets[j][count]))
+            out[topic] = shared_stance(Stance(chosen, t.top_sets[j][count]))
         return out
 
     def _finish(
@@ -678,7 +574,7 @@ class RuleParty(UsageReporter):
         if refused is not None:  # otherwise there is no reason to give
             utterance = self.voice.refusal(utterance, self._rejections(refused))
         thought = (
-            f"target {self.target:.4f}, offer worth {_worth_words(worth)}"
+            f"target {self.target:.4f}, offer worth {worth_words(worth)}"
             f"{self._fallback_words}{self.resentment:.2f}" + (", digging in" if dug_in else "")
         )
         return Action(utterance, stated, signal, thought, tone)
