@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -425,3 +426,26 @@ def test_a_dry_run_names_the_model_the_predictor_borrows(
     assert result.exit_code == 0, result.output
     text = flat(result.stdout)
     assert (f"model calls, turn-taking ({model}): at most 15 " in text) is line  # 3 x 5
+
+
+def _run_module(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "DISPUTELAB_STORE"}
+    return subprocess.run(
+        [sys.executable, "-m", "disputelab", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_python_dash_m_runs_the_same_command_line(tmp_path: Path) -> None:
+    store = str(tmp_path / "runs")
+    proc = _run_module(tmp_path, "--store", store, "run", "tenancy", "--mediator", "rule")
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    bad = _run_module(tmp_path, "--store", store, "run", "tenancy", "--seed", "x")
+    assert bad.returncode == 2
+    assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
