@@ -70,14 +70,16 @@ def update_consensus(
     speaker: str,
     new: dict[str, Stance],
 ) -> dict[str, float]:
-    """Oracle consensus after `speaker` moved, recomputing only the topics it changed."""
+    """Oracle consensus after `speaker` moved, recomputing only the topics it changed.
+    When nothing moved it is `previous` itself: turns share it (none changes it), and the
+    store writes a shared one once."""
     old = hidden.get(speaker, {})
     hidden[speaker] = new
     if previous is None:
         return consensus_by_topic(topic_ids, list(hidden.values()))
-    out = dict(previous)
     if old == new:  # most turns restate the same hidden position: nothing moved
-        return out
+        return previous
+    out = dict(previous)
     everyone = list(hidden.values())
     for t in topic_ids:
         if old.get(t) != new.get(t):

@@ -299,11 +299,19 @@ class Store:
         if not turns:
             return
         with self._interning() as (db, fresh):
-            rows = [self._turn_row(db, fresh, episode_id, t) for t in turns]
+            # The latest consensus written by id, and that id: turns share one consensus
+            # object while nothing moves, and its id serves them all.
+            last: list[Any] = [None, None]
+            rows = [self._turn_row(db, fresh, episode_id, t, last) for t in turns]
             insert_skipping_nulls(db, "turns", TURN_COLUMNS, TURN_NULLABLE, rows)
 
     def _turn_row(
-        self, db: sqlite3.Connection, fresh: dict[str, int], episode_id: str, turn: Turn
+        self,
+        db: sqlite3.Connection,
+        fresh: dict[str, int],
+        episode_id: str,
+        turn: Turn,
+        last: list[Any],
     ) -> tuple[Any, ...]:
         """A turn as its row stores it. The utterance, the part of its move that repeats
         across turns and its consensus are ids of strings once they repeat (the row holds
@@ -320,11 +328,15 @@ class Store:
             intervention, intervention_ref = move_columns(
                 db, fresh, ref, turn.intervention, text, ()
             )
-        if turn.consensus is not None:
-            consensus = consensus_text(turn.consensus)
+        shown = turn.consensus
+        if shown is not None and shown is last[0]:
+            consensus_ref = last[1]
+        elif shown is not None:
+            consensus = consensus_text(shown)
             consensus_ref = ref(db, consensus, fresh)
             if consensus_ref is not None:
                 consensus = None
+                last[:] = shown, consensus_ref
         return (
             episode_id,
             turn.index,

@@ -10,9 +10,9 @@ import pytest
 
 from disputelab.agents.base import TurnContext
 from disputelab.agents.registry import build_parties
-from disputelab.episode import Action, Episode, Intervention, Turn, Usage
+from disputelab.episode import Action, Episode, Intervention, Stance, Turn, Usage
 from disputelab.llm.models import ModelHub
-from disputelab.protocols.session import Session
+from disputelab.protocols.session import Session, update_consensus
 from disputelab.scenario.schema import Scenario
 from tests.helpers import scenario
 
@@ -123,3 +123,15 @@ def test_a_fork_of_llm_parties_shares_their_models(tmp_path: Path) -> None:
     for original, copy in zip(session.parties, fork.parties, strict=True):
         assert copy is not original
         assert copy.model is original.model  # type: ignore[attr-defined]
+
+
+def test_the_oracle_keeps_its_vector_while_nothing_moves_and_makes_a_new_one_when_it_does() -> None:
+    topics = ["rent", "repairs"]
+    a = {"rent": Stance("A", ("A",)), "repairs": Stance("X", ("X", "Y"))}
+    b = {"rent": Stance("B", ("B",)), "repairs": Stance("Y", ("Y",))}
+    hidden = {"p1": a, "p2": b}
+    first = update_consensus(None, topics, hidden, "p1", a)
+    assert update_consensus(first, topics, hidden, "p1", dict(a)) is first  # restated
+    moved = update_consensus(first, topics, hidden, "p1", {**a, "repairs": Stance("Y", ("Y",))})
+    assert moved is not first and first == {"rent": 0.0, "repairs": 0.5}  # left as it was
+    assert moved["repairs"] == 1.0 and moved["rent"] == first["rent"]

@@ -147,6 +147,27 @@ def test_numbers_that_compare_equal_keep_their_own_encoding(tmp_path: Path) -> N
     assert stored == [('{"rent":0.0}',), ('{"rent":-0.0}',)]
 
 
+def test_turns_sharing_one_consensus_name_one_string_and_each_reads_back_its_own(
+    tmp_path: Path,
+) -> None:
+    shared = {"rent": 0.5, "repairs": 1.0}
+    alike = dict(shared)  # equal, but not the same object
+    moved = {"rent": 1.0, "repairs": 1.0}
+    vectors = [shared, shared, shared, alike, moved, shared]
+    turns = [Turn(i, i, "a", "party", f"turn {i}", consensus=c) for i, c in enumerate(vectors)]
+    store = Store(tmp_path)
+    run_id = store.create_run("run")
+    for eid in ("first", "second"):  # the second names what the first held itself
+        _write(store, eid, turns, run_id)
+    refs = store.db.execute(
+        "SELECT consensus_ref FROM turns WHERE episode_id = 'second' ORDER BY idx"
+    ).fetchall()
+    assert len({r for (r,) in refs[:4]} | {refs[5][0]}) == 1 and refs[4] != refs[0]
+    for reader in (store, Store(tmp_path)):
+        for eid in ("first", "second"):
+            assert [t.consensus for t in reader.load_episode(eid).episode.turns] == vectors
+
+
 def test_what_repeats_is_stored_once(tmp_path: Path) -> None:
     """Across twenty episodes of one scenario, every string is in the table once, and a
     value is in a row of its own only the first time this process met it."""
