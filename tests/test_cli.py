@@ -449,3 +449,14 @@ def test_python_dash_m_runs_the_same_command_line(tmp_path: Path) -> None:
     bad = _run_module(tmp_path, "--store", store, "run", "tenancy", "--seed", "x")
     assert bad.returncode == 2
     assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
+
+
+def test_the_command_line_starts_without_the_load_targets_http_server() -> None:
+    """aiohttp's server is the bench's load target's, in a process of its own; loading it
+    cost every command a tenth of a second."""
+    probe = "import sys, disputelab.cli; print(sorted(m for m in sys.modules if 'aiohttp' in m))"
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"

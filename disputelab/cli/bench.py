@@ -15,7 +15,7 @@ import typer
 
 from disputelab.cli.common import fail, out, state
 from disputelab.cli.params import parse_pairs
-from disputelab.llm.load_target import LatencyShape, TargetSettings
+from disputelab.llm.load_settings import LatencyShape, TargetSettings
 from disputelab.protocols.base import (
     DEFAULT_PROTOCOL,
     PROTOCOLS,

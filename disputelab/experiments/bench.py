@@ -34,7 +34,7 @@ from typing import Any
 from disputelab.experiments.executors import ProcessExecutor, peak_rss_mb
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
-from disputelab.llm.load_target import TargetSettings
+from disputelab.llm.load_settings import TargetSettings
 from disputelab.llm.models import ModelHub, Profile
 from disputelab.protocols.base import DEFAULT_PROTOCOL, get_protocol
 from disputelab.store.sqlite import DB_NAME, Store
