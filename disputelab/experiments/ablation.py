@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from disputelab.scenario.behaviour import PARAMETERS, BehaviourError, neutral_overrides
 from disputelab.scenario.conditions import ConditionError, apply_condition, condition_parameters
-from disputelab.scenario.library import builtin_scenarios
+from disputelab.scenario.library import builtin_scenario
 
 if TYPE_CHECKING:
     from disputelab.experiments.spec import ExperimentSpec
@@ -33,7 +33,7 @@ def target_parameters(target: str) -> tuple[str, ...]:
         raise ValueError("ablate: an empty entry; name a parameter or a condition")
     try:
         # Applying it checks the condition's argument too (posture:nope, culture:XX-US).
-        apply_condition(builtin_scenarios()["tenancy"], target)
+        apply_condition(builtin_scenario("tenancy"), target)
         names = condition_parameters(target)
     except ConditionError as exc:
         if ":" not in target and "." in target:

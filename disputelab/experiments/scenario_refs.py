@@ -12,7 +12,7 @@ from disputelab.scenario.importers import FORMATS, read_cases
 from disputelab.scenario.importers import case_files as importer_files
 from disputelab.scenario.inputs import InputLimitError, glob_paths, path_kind
 from disputelab.scenario.io import ScenarioError
-from disputelab.scenario.library import builtin_scenarios, resolve_scenario
+from disputelab.scenario.library import builtin_ids, builtin_scenario, resolve_scenario
 from disputelab.scenario.schema import Scenario
 
 IMPORT_SOURCES = tuple(FORMATS)
@@ -62,15 +62,14 @@ class Found:
 def _resolve_ref(
     found: Found, i: int, ref: str, base: Path, library_dir: Path | None, many: bool
 ) -> None:
-    builtins = builtin_scenarios()
-    if ref in builtins:
+    if ref in builtin_ids():
         found.add(i, ref, [resolve_scenario(ref)])
         return
     if ref.startswith("builtin:"):
-        matched = fnmatch.filter(sorted(builtins), ref.removeprefix("builtin:"))
+        matched = fnmatch.filter(builtin_ids(), ref.removeprefix("builtin:"))
         if not matched:
             found.problems.append(f"scenarios[{i}]: {ref} matches no built-in scenario")
-        found.add(i, ref, [builtins[sid] for sid in matched])
+        found.add(i, ref, [builtin_scenario(sid) for sid in matched])
         return
     if library_dir is not None and path_kind(library_dir / f"{ref}.yaml") == "file":
         found.add(i, ref, [resolve_scenario(ref, library_dir)])

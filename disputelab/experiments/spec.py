@@ -58,7 +58,7 @@ from disputelab.scenario.inputs import (
     yaml_problem,
 )
 from disputelab.scenario.io import MAX_SEED, describe_validation_error, load_yaml
-from disputelab.scenario.library import builtin_scenarios
+from disputelab.scenario.library import builtin_scenario
 from disputelab.scenario.schema import MAX_ID_CHARS, Scenario
 
 # A scenario ref is at most a path (PATH_MAX is 4096 on Linux); a condition far shorter.
@@ -493,7 +493,7 @@ def _condition_problems(conditions: object) -> list[str]:
     """Unknown or malformed condition names, found on a built-in scenario."""
     if not isinstance(conditions, list) or len(conditions) > MAX_GRID_ENTRIES:
         return []  # validation says what is wrong with the list itself
-    probe = builtin_scenarios()["tenancy"]
+    probe = builtin_scenario("tenancy")
     problems = []
     for i, cond in enumerate(conditions):
         if not isinstance(cond, str):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import difflib
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from disputelab.scenario.inputs import path_kind
@@ -12,31 +13,45 @@ from disputelab.scenario.io import ScenarioError, load_scenario, parse_scenario_
 from disputelab.scenario.schema import Scenario
 
 
-def _library_files() -> dict[str, str]:
+def _library_files() -> dict[str, Traversable]:
     root = resources.files("disputelab.scenarios")
     return {
-        entry.name.rsplit(".", 1)[0]: entry.read_text(encoding="utf-8")
+        entry.name.rsplit(".", 1)[0]: entry
         for entry in root.iterdir()
         if entry.name.endswith(".yaml")
     }
 
 
 @lru_cache(maxsize=1)
+def builtin_ids() -> tuple[str, ...]:
+    """The built-in scenarios' ids, sorted (each file is named after its scenario's id)."""
+    return tuple(sorted(_library_files()))
+
+
+@cache
+def builtin_scenario(sid: str) -> Scenario:
+    """One built-in scenario, parsed once per process, and only when asked for: parsing
+    all of them was a quarter of a second of every command that named one. KeyError for
+    an id that is not built in."""
+    if sid not in builtin_ids():
+        raise KeyError(sid)
+    text = _library_files()[sid].read_text(encoding="utf-8")
+    scenario = parse_scenario_text(text, f"builtin:{sid}", "yaml")
+    if scenario.id != sid:  # the library's own test keeps this from shipping
+        raise ValueError(f"built-in scenario file {sid}.yaml holds id {scenario.id}")
+    return scenario
+
+
 def builtin_scenarios() -> dict[str, Scenario]:
-    """All built-in scenarios by id (parsed once per process)."""
-    out: dict[str, Scenario] = {}
-    for name, text in sorted(_library_files().items()):
-        scenario = parse_scenario_text(text, f"builtin:{name}", "yaml")
-        out[scenario.id] = scenario
-    return out
+    """All built-in scenarios by id."""
+    return {sid: builtin_scenario(sid) for sid in builtin_ids()}
 
 
 def resolve_scenario(ref: str, library_dir: Path | None = None) -> Scenario:
     """A built-in id, an id imported into `library_dir` (the store's library), or a path
     to a scenario file."""
-    library = builtin_scenarios()
-    if ref in library:
-        return library[ref].model_copy(deep=True)
+    if ref in builtin_ids():
+        return builtin_scenario(ref).model_copy(deep=True)
     imported = library_dir / f"{ref}.yaml" if library_dir is not None else None
     if imported is not None and "/" not in ref and path_kind(imported) == "file":
         return load_scenario(imported)
@@ -49,9 +64,9 @@ def resolve_scenario(ref: str, library_dir: Path | None = None) -> Scenario:
         if library_dir is not None
         else "a built-in scenario or a file"
     )
-    known = list(library)
+    known = list(builtin_ids())
     if library_dir is not None and path_kind(library_dir) == "dir":
         known += [p.stem for p in library_dir.glob("*.yaml")]
     near = difflib.get_close_matches(ref, known, n=1)
     hint = f"did you mean {near[0]}? " if near else ""
-    raise ScenarioError(ref, [f"not {kinds}; {hint}built-ins are {', '.join(sorted(library))}"])
+    raise ScenarioError(ref, [f"not {kinds}; {hint}built-ins are {', '.join(builtin_ids())}"])

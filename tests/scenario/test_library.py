@@ -20,6 +20,7 @@ from disputelab.agents.utility import preference_table
 from disputelab.episode import Episode, Status
 from disputelab.evaluation.socrates import score_episode
 from disputelab.scenario import Scenario, builtin_scenarios, load_scenario
+from disputelab.scenario.library import builtin_ids, builtin_scenario, resolve_scenario
 from disputelab.scenario.schema import SOCRATES_DOMAINS as DOMAINS
 from tests.helpers import play
 
@@ -75,6 +76,27 @@ def test_every_builtin_loads_from_its_own_file_and_validates(sid: str) -> None:
     for party in s.parties:
         assert sum(party.weights.values()) == 100
         assert 0.0 <= party.fallback.utility < 1.0
+
+
+def test_every_library_file_is_named_after_the_id_it_holds() -> None:
+    files = sorted(
+        entry.name.removesuffix(".yaml")
+        for entry in resources.files("disputelab.scenarios").iterdir()
+        if entry.name.endswith(".yaml")
+    )
+    assert list(builtin_ids()) == files
+    assert [s.id for s in builtin_scenarios().values()] == files
+
+
+def test_naming_one_builtin_parses_that_one_alone() -> None:
+    builtin_scenario.cache_clear()
+    try:
+        assert resolve_scenario("workplace").id == "workplace"
+        assert builtin_scenario.cache_info().currsize == 1
+        with pytest.raises(KeyError):
+            builtin_scenario("no-such-scenario")
+    finally:
+        builtin_scenario.cache_clear()
 
 
 def test_the_library_adds_at_least_sixteen_scenarios_two_per_domain() -> None:
