@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 from disputelab.agents.bilateral.market import Market
-from disputelab.scenario.library import builtin_scenarios
+from disputelab.scenario.library import builtin_scenario
 from disputelab.scenario.schema import Scenario
 
 TOPICS = ("product-sale", "housing-rent", "salary")
@@ -41,5 +41,6 @@ def variant(base: Scenario, index: int) -> Scenario:
 
 def tasks(per_topic: int, topics: tuple[str, ...] = TOPICS, start: int = 0) -> list[Scenario]:
     """`per_topic` variants of each topic, numbered from `start`, topic by topic."""
-    library = builtin_scenarios()
-    return [variant(library[t], i) for t in topics for i in range(start, start + per_topic)]
+    return [
+        variant(builtin_scenario(t), i) for t in topics for i in range(start, start + per_topic)
+    ]

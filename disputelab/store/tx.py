@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from itertools import compress, repeat
 from operator import is_not, or_
@@ -30,23 +30,31 @@ def insert_skipping_nulls(
     table: str,
     columns: tuple[str, ...],
     nullable: frozenset[str],
-    rows: Iterable[tuple[Any, ...]],
+    rows: Sequence[tuple[Any, ...]],
 ) -> None:
     """INSERT `rows` (values in the order of `columns`) into `table`, leaving a None in a
     `nullable` column (one whose default is NULL) out of the statement rather than binding
     it. CPython 3.11's sqlite3 looks up an adapter for every bound None, and fails to find
-    one, at about 0.4 us each: a rule turn has eight or so, and binding them was 7% of a
-    rule episode's CPU. A None elsewhere is bound, so a NOT NULL column still refuses it.
-    Rows are grouped by the columns they fill, one executemany per group, so their order
-    of insertion (rowid order) may differ from theirs: readers order by key."""
+    one: a rule turn has eight or so, and binding them was 1.6% of a rule episode's
+    instructions. A None elsewhere is bound, so a NOT NULL column still refuses it.
+
+    Rows are grouped by the columns they fill, one executemany per group, so they are not
+    inserted in their order, with one exception: the last row is inserted last, and gets
+    the largest rowid. `store check` and `store recover` rely on that: an episode's final
+    turn has the largest rowid of its turns (see `disputelab.store.integrity._Turns`)."""
     bound = tuple(name not in nullable for name in columns)
     groups: dict[tuple[bool, ...], list[tuple[Any, ...]]] = {}
+    filled: tuple[bool, ...] = ()
     for row in rows:
+        if len(row) != len(columns):
+            raise ValueError(f"a row of {len(row)} values for {len(columns)} columns of {table}")
         filled = tuple(map(or_, bound, map(is_not, row, _NONES)))
         group = groups.get(filled)
         if group is None:
             group = groups[filled] = []
         group.append(tuple(compress(row, filled)))
+    if groups:
+        groups[filled] = groups.pop(filled)  # the last row's group goes last
     for filled, values in groups.items():
         names = ", ".join(compress(columns, filled))
         if not names:

@@ -25,7 +25,11 @@ from typer.testing import CliRunner, Result
 
 from disputelab.cli import app
 from disputelab.cli.common import state
-from disputelab.episode import Turn
+from disputelab.episode import Episode, Outcome, Status, Turn
+from disputelab.scenario.io import scenario_to_data
+from disputelab.scenario.library import builtin_scenario
+from disputelab.store.integrity import _decoded, _Turns
+from disputelab.store.salvage import read_table
 from disputelab.store.sqlite import DB_NAME, Store
 
 Damage = Callable[[Path], None]
@@ -279,6 +283,39 @@ def test_recover_never_passes_a_shortened_transcript_off_as_whole(
     assert copied, "nothing was recovered"
     for episode, turns in copied.items():
         assert turns == original[episode], episode
+
+
+def test_an_episodes_lost_final_turn_is_noticed_however_its_turns_were_grouped(
+    tmp_path: Path,
+) -> None:
+    """The store writes a batch of turns grouped by the columns they fill, not in their
+    order; the final turn must still get the episode's largest rowid, which is what lets
+    a check without a readable turns index see that it is gone."""
+    store = Store(tmp_path)
+    run_id = store.create_run("run")
+    s = builtin_scenario("tenancy")
+    ep = Episode(s.id, "roundtable", 0, {"parties": "rule"})
+    store.start_episode("e", run_id, ep, scenario_to_data(s))
+    store.append_turns(
+        "e",
+        [  # the first and last fill the same columns; the middle one fills more
+            Turn(0, 1, "a", "party", "hello"),
+            Turn(1, 1, "mediator", "mediator", "hm", delivered={"a": "hm, a"}),
+            Turn(2, 2, "b", "party", "bye"),
+        ],
+    )
+    ep.outcome = Outcome(Status.RESOLVED, "deal", {}, {})
+    store.finish_episode("e", ep)
+    store.close()
+    db = sqlite3.connect(tmp_path / DB_NAME)
+    turns = read_table(db, "turns")
+    final = db.execute("SELECT rowid FROM turns WHERE idx = 2").fetchone()[0]
+    del turns.rows[final]  # its row does not read...
+    turns.unreadable.add(final)
+    episodes = _decoded("episodes", read_table(db, "episodes"))
+    no_index = sqlite3.connect(":memory:")  # ...and neither does the turns index
+    check = _Turns(no_index, turns, _decoded("turns", turns), episodes)
+    assert check.lost(next(iter(episodes.values()))) is not None
 
 
 def test_recover_of_a_file_cut_in_half_keeps_the_runs_in_the_first_half(

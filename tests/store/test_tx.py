@@ -16,7 +16,8 @@ NULLABLE = frozenset(("a", "b"))
 
 def _table() -> sqlite3.Connection:
     db = sqlite3.connect(":memory:")
-    db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, a, b TEXT, c REAL NOT NULL DEFAULT 0)")
+    # k is not the rowid: the order rows went in shows in their rowids
+    db.execute("CREATE TABLE t (k INTEGER, a, b TEXT, c REAL NOT NULL DEFAULT 0)")
     return db
 
 
@@ -36,6 +37,25 @@ def test_every_row_reads_back_as_given_whichever_of_its_values_are_none(
     rows = [(k, a, b, 1.5) for k, (a, b) in enumerate(cells)]
     insert_skipping_nulls(db, "t", COLUMNS, NULLABLE, rows)
     assert db.execute("SELECT k, a, b, c FROM t ORDER BY k").fetchall() == rows
+
+
+@given(st.lists(st.tuples(values, st.one_of(st.none(), st.text(max_size=5))), min_size=1))
+def test_the_last_row_is_inserted_last(cells: list[tuple[object, str | None]]) -> None:
+    """Rows go in grouped, out of their order, but the last always gets the largest rowid:
+    recovering a damaged store relies on an episode's final turn having it."""
+    db = _table()
+    rows = [(k, a, b, 1.5) for k, (a, b) in enumerate(cells)]
+    insert_skipping_nulls(db, "t", COLUMNS, NULLABLE, rows)
+    last = db.execute("SELECT k FROM t ORDER BY rowid DESC LIMIT 1").fetchone()
+    assert last == (len(rows) - 1,)
+
+
+def test_a_row_of_the_wrong_length_is_an_error_not_a_default() -> None:
+    db = _table()
+    for row in [(1, "a", "b"), (1, "a", "b", 1.5, "extra")]:
+        with pytest.raises(ValueError, match="values for 4 columns"):
+            insert_skipping_nulls(db, "t", COLUMNS, NULLABLE, [row])
+    assert db.execute("SELECT COUNT(*) FROM t").fetchone() == (0,)
 
 
 def test_a_none_in_a_column_that_is_not_nullable_is_bound_and_refused() -> None:
