@@ -302,9 +302,14 @@ def _script() -> str:
 
 
 def _run_script(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return _run_command([_script()], cwd, *args)
+
+
+def _run_command(command: list[str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`command ARGS` in `cwd`, without the user's DISPUTELAB_STORE."""
     env = {k: v for k, v in os.environ.items() if k != "DISPUTELAB_STORE"}
     return subprocess.run(
-        [_script(), *args],
+        [*command, *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -429,16 +434,7 @@ def test_a_dry_run_names_the_model_the_predictor_borrows(
 
 
 def _run_module(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "DISPUTELAB_STORE"}
-    return subprocess.run(
-        [sys.executable, "-m", "disputelab", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return _run_command([sys.executable, "-m", "disputelab"], cwd, *args)
 
 
 def test_python_dash_m_runs_the_same_command_line(tmp_path: Path) -> None:
