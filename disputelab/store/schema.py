@@ -12,19 +12,12 @@ DB_NAME = "disputelab.sqlite"
 # strings that turns and episodes refer to (see `disputelab.store.strings`)
 SCHEMA_VERSION = 7
 
-# A turn's row as `Store._turn_row` builds it, and the columns whose default is NULL.
+# A turn's row as `Store._turn_row` builds it.
 TURN_COLUMNS = (
     *("episode_id", "idx", "party_turn", "speaker", "role", "text", "action"),
     *("intervention", "consensus", "latency_s", "usage", "stage", "delivered"),
     *("turn_taking", "text_ref", "action_ref", "intervention_ref", "consensus_ref"),
 )
-TURN_NULLABLE = frozenset(
-    (
-        *("action", "intervention", "consensus", "usage", "delivered", "turn_taking"),
-        *("text_ref", "action_ref", "intervention_ref", "consensus_ref"),
-    )
-)
-
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

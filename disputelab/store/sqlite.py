@@ -57,11 +57,10 @@ from disputelab.store.schema import (
     SCHEMA_VERSION,
     TABLES,
     TURN_COLUMNS,
-    TURN_NULLABLE,
     create_database,
 )
 from disputelab.store.strings import Strings
-from disputelab.store.tx import immediate, insert_skipping_nulls
+from disputelab.store.tx import immediate, insert_skipping_nulls, nullable_columns
 
 __all__ = [
     "DB_NAME",
@@ -113,6 +112,8 @@ class Store:
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
             self._migrate()
+            # What a turn's None may be left out of, as this file's table declares it.
+            self._turn_nullable = nullable_columns(self.db, "turns")
         except sqlite3.Error as exc:
             self.db.close()
             raise store_failure(self.root, exc, writing=writable) from None
@@ -303,7 +304,7 @@ class Store:
             # object while nothing moves, and its id serves them all.
             last: list[Any] = [None, None]
             rows = [self._turn_row(db, fresh, episode_id, t, last) for t in turns]
-            insert_skipping_nulls(db, "turns", TURN_COLUMNS, TURN_NULLABLE, rows)
+            insert_skipping_nulls(db, "turns", TURN_COLUMNS, self._turn_nullable, rows)
 
     def _turn_row(
         self,

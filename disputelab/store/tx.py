@@ -25,6 +25,17 @@ def immediate(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     db.execute("COMMIT")
 
 
+def nullable_columns(db: sqlite3.Connection, table: str) -> frozenset[str]:
+    """The columns of `table` that may hold NULL and default to it, read from the table
+    itself (a store brought up from an older schema included): those a None may be left
+    out of an INSERT in."""
+    return frozenset(
+        str(name)
+        for _, name, _, notnull, default, _ in db.execute(f"PRAGMA table_info({table})")
+        if not notnull and (default is None or str(default).upper() == "NULL")
+    )
+
+
 def insert_skipping_nulls(
     db: sqlite3.Connection,
     table: str,
@@ -33,7 +44,7 @@ def insert_skipping_nulls(
     rows: Sequence[tuple[Any, ...]],
 ) -> None:
     """INSERT `rows` (values in the order of `columns`) into `table`, leaving a None in a
-    `nullable` column (one whose default is NULL) out of the statement rather than binding
+    `nullable` column (see `nullable_columns`) out of the statement rather than binding
     it. CPython 3.11's sqlite3 looks up an adapter for every bound None, and fails to find
     one: a rule turn has eight or so, and binding them was 1.6% of a rule episode's
     instructions. A None elsewhere is bound, so a NOT NULL column still refuses it.

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from disputelab.store.tx import insert_skipping_nulls
+from disputelab.store.sqlite import Store
+from disputelab.store.tx import insert_skipping_nulls, nullable_columns
 
 COLUMNS = ("k", "a", "b", "c")
 NULLABLE = frozenset(("a", "b"))
@@ -81,4 +83,20 @@ def test_a_none_in_a_nullable_column_is_never_bound() -> None:
     assert {s.partition(" VALUES")[0] for s in inserts} == {
         "INSERT INTO t (k, a, c)",
         "INSERT INTO t (k, c)",
+    }
+
+
+def test_the_nullable_columns_are_those_that_allow_null_and_default_to_it() -> None:
+    db = _table()
+    db.execute("ALTER TABLE t ADD COLUMN d TEXT DEFAULT NULL")
+    db.execute("ALTER TABLE t ADD COLUMN e TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE t ADD COLUMN f INTEGER DEFAULT 0")
+    assert nullable_columns(db, "t") == {"k", "a", "b", "d"}
+
+
+def test_a_stores_turns_leave_out_every_optional_column_and_nothing_else(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    assert nullable_columns(store.db, "turns") == {
+        *("action", "intervention", "consensus", "usage", "delivered", "turn_taking"),
+        *("text_ref", "action_ref", "intervention_ref", "consensus_ref"),
     }
