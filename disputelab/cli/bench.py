@@ -7,7 +7,6 @@ statsmodels, seconds of start-up that every other command would pay."""
 from __future__ import annotations
 
 import math
-import os
 import platform
 from typing import TYPE_CHECKING, Annotated, Any, cast, get_args
 
@@ -137,8 +136,9 @@ def _protocol(name: str, pairs: list[str]) -> tuple[DisputeProtocol, dict[str, s
 def _print(r: BenchResult) -> None:
     s = r.settings
     t = s["target"]
+    load = "" if r.load_average is None else f" (load average {r.load_average:.2f})"
     out.print(
-        f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
+        f"{platform.machine()}, {r.cpus} CPUs{load}, Python {platform.python_version()}; "
         f"{r.episodes} {s['protocol']} episodes of {s['scenario']}, C={s['concurrency']}, "
         f"L={t['latency_s'] * 1000:g} ms ({t['latency_shape']})",
         highlight=False,
@@ -155,6 +155,8 @@ def _print(r: BenchResult) -> None:
         ("faults injected", ", ".join(f"{k} {v}" for k, v in r.faults.items())),
         ("failed episodes", str(r.failed_episodes)),
     ]
+    if r.target_cpu_s is not None:
+        rows.append(("load target CPU", _target_cpu(r)))
     if r.raw_sdk_cpu_ms_per_call is not None and not math.isnan(r.raw_sdk_cpu_ms_per_call):
         rows.append(("raw SDK CPU per call", f"{r.raw_sdk_cpu_ms_per_call:.2f} ms (create)"))
     for name, value in rows:
@@ -167,3 +169,14 @@ def _workers_rss(r: BenchResult, workers: int) -> str:
     if r.workers_peak_rss_mb is None:
         return " (driver); not every worker reported its peak"
     return f" (driver); workers' peaks sum to {r.workers_peak_rss_mb:.0f} MB"
+
+
+def _target_cpu(r: BenchResult) -> str:
+    """The target's CPU, and how busy it and the run kept this machine's CPUs: near 1,
+    the machine rather than the endpoint bounded the run."""
+    assert r.target_cpu_s is not None
+    text = f"{r.target_cpu_s:.2f} s, on the run's machine"
+    if r.span_s > 0 and r.cpus > 0 and not math.isnan(r.cpu_ms_per_call):
+        busy = (r.cpu_ms_per_call * r.calls / 1000 + r.target_cpu_s) / (r.span_s * r.cpus)
+        text += f"; with the run's, {busy:.0%} of {r.cpus} CPUs over the span"
+    return text

@@ -13,6 +13,10 @@ latency. Efficiency is that bound over the measured span. CPU per call is this p
 CPU time over the run divided by the calls completed: prompts, cache keys, calls,
 parsing, validation, the store and scoring. The raw-SDK arm replays a request the run
 made through the `openai` SDK's `create`, at the same concurrency, as a baseline.
+
+The target runs on the same machine, so it competes with the run for the CPUs: the
+result gives its CPU over the measured run, the CPUs usable and the load average, so that
+a low efficiency can be told apart from a busy machine.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -78,6 +83,12 @@ class BenchResult:
     # With worker processes: the sum of each worker's peak (pages they share with their
     # server counted in each), beside `peak_rss_mb`, which is the driver's alone.
     workers_peak_rss_mb: float | None = None
+    # The machine the run shared: the load target's CPU seconds over the measured run (it
+    # competes with the run for the same CPUs), the CPUs this process may use, and the
+    # 1-minute load average as the measured run began (other work on the machine).
+    target_cpu_s: float | None = None
+    cpus: int = 0
+    load_average: float | None = None
     settings: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -189,6 +200,7 @@ def run_bench(s: BenchSettings) -> BenchResult:
             # Other seeds, so that the measured run's prompts are all new to the target.
             _run(url, s, s.warm_up, Path(tmp) / "warm", base_seed=WARM_UP_SEED)
         before = target_stats(url)
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
         root = Path(tmp) / "measured"
         span, cpu, calls, failed, workers_mb = _run(url, s, s.episodes, root)
         after = target_stats(url)
@@ -216,8 +228,26 @@ def run_bench(s: BenchSettings) -> BenchResult:
         failed_episodes=failed,
         raw_sdk_cpu_ms_per_call=raw,
         workers_peak_rss_mb=workers_mb,
+        target_cpu_s=_cpu_between(before, after),
+        cpus=usable_cpus(),
+        load_average=load,
         settings=asdict(s),
     )
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity), else the machine's count."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _cpu_between(before: dict[str, Any], after: dict[str, Any]) -> float | None:
+    """The target's CPU seconds between two snapshots (None from a target that does not
+    report it)."""
+    if "cpu_s" not in before or "cpu_s" not in after:
+        return None
+    return float(after["cpu_s"]) - float(before["cpu_s"])
 
 
 def _window_share(before: dict[str, Any], after: dict[str, Any]) -> float:

@@ -24,6 +24,7 @@ import json
 import random
 import sys
 import threading
+import time
 from dataclasses import asdict
 from typing import Any
 
@@ -148,6 +149,9 @@ class LoadTarget:
                 "prompt_chars": self.prefixes.total,
                 "repeated_chars": self.prefixes.repeated,
                 "prefix_share": self.prefixes.share,
+                # It shares the machine with the run it serves: its CPU is the bench's
+                # measure of how much it competed.
+                "cpu_s": time.process_time(),
                 "sample_request": self.sample,
                 "settings": asdict(self.settings),
             }

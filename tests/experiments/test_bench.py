@@ -42,6 +42,22 @@ def test_a_bench_counts_every_call_of_the_measured_run_only() -> None:
     assert r.cpu_ms_per_call > 0 and r.peak_rss_mb > 0 and r.store_bytes_per_episode > 0
 
 
+def test_the_machine_the_run_shared_is_reported_with_the_targets_cpu() -> None:
+    # The target answered every call of the measured run: it spent CPU on them.
+    r = run_bench(_tiny())
+    assert r.target_cpu_s is not None and r.target_cpu_s > 0
+    assert r.cpus >= 1
+    assert r.load_average is None or r.load_average >= 0
+
+
+def test_the_table_says_how_busy_the_target_and_the_run_kept_the_cpus() -> None:
+    args = "bench --episodes 2 --concurrency 2 --latency 0.01 --param budget=2"
+    result = CliRunner().invoke(app, args.split())
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())  # as wrapped to any terminal's width
+    assert "load target CPU" in text and "CPUs over the span" in text
+
+
 def test_with_workers_their_peak_memory_is_reported_beside_the_drivers() -> None:
     alone = run_bench(_tiny())
     spread = run_bench(replace(_tiny(), workers=2))
