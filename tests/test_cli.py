@@ -394,6 +394,27 @@ def test_cyclic_turns_stay_the_default_and_carry_no_turn_choice(
     assert all("turn_taking" not in t for t in ep["turns"])
 
 
+@pytest.mark.parametrize(
+    ("flag", "whole_budget"), [("--no-stop-on-consensus", True), ("--stop-on-consensus", False)]
+)
+def test_a_yes_no_parameter_has_a_flag_for_each_value(
+    tmp_path: Path, flag: str, whole_budget: bool
+) -> None:
+    # tenancy's rule parties agree well within 200 party turns: only with the early
+    # stop turned off do both episodes run the whole budget.
+    store = tmp_path / "runs"
+    result = invoke(store, "run", "tenancy", "--mediator", "rule", "--budget", "200", flag)
+    assert result.exit_code == 0, result.output
+    for ep in report_json(store)["episodes"]:
+        party_turns = sum(t["role"] == "party" for t in ep["turns"])
+        assert (party_turns == 200) is whole_budget, (ep["arm"], party_turns)
+
+
+def test_a_yes_no_flag_takes_no_value(tmp_path: Path) -> None:
+    result = invoke(tmp_path / "runs", "run", "tenancy", "--stop-on-consensus", "false")
+    assert_usage_failure(result)
+
+
 def test_bad_turn_taking_options_are_usage_errors(tmp_path: Path) -> None:
     store = tmp_path / "runs"
     assert_usage_failure(invoke(store, "run", "tenancy", "--turn-taking", "loud"))

@@ -24,6 +24,14 @@ def _option_name(field: str) -> str:
     return "--" + field.replace("_", "-")
 
 
+def _declaration(field: str, kind: Any) -> str:
+    """The option's name; a yes/no parameter gets both its flags (`--stop-on-consensus`,
+    `--no-stop-on-consensus`), so that either value can be given, a default of true
+    turned off, and a preset's value undone."""
+    name = _option_name(field)
+    return f"{name}/--no-{name.removeprefix('--')}" if kind is bool else name
+
+
 def param_fields() -> dict[str, tuple[Any, str]]:
     """Parameter name -> (type, help), across every registered protocol."""
     fields: dict[str, tuple[Any, str]] = {}
@@ -50,7 +58,9 @@ def with_param_options(func: Callable[..., None]) -> Callable[..., None]:
             field,
             inspect.Parameter.KEYWORD_ONLY,
             default=None,
-            annotation=Annotated[kind | None, typer.Option(_option_name(field), help=text)],
+            annotation=Annotated[
+                kind | None, typer.Option(_declaration(field, kind), help=text)
+            ],
         )
         for field, (kind, text) in param_fields().items()
         if field not in sig.parameters
