@@ -148,6 +148,8 @@ def test_protocols_list_names_each_protocol_with_its_parameters_and_seats() -> N
     assert "seat mediator [mediator, optional]: none, rule, generic, social" in flat
     assert "staged:" in flat and "rounds=5" in flat
     assert "seat mediator [staged-mediator]: rule, llm" in flat
+    # a parameter whose default is built per use shows that value, not pydantic's marker
+    assert "behaviour={}" in flat and "Undefined" not in flat
 
 
 def test_run_options_come_from_the_protocols_parameters() -> None:

@@ -59,7 +59,7 @@ class AgentSettings:
     behaviour: Behaviour = DEFAULT_BEHAVIOUR
     # What a rule party states in the open: `negotiator` (the option it backs and the
     # concessions it has made; its acceptable set stays private) or `full` (its whole
-    # acceptable set every turn, as before issue 14; kept for comparison).
+    # acceptable set every turn, as before rule parties negotiated; kept for comparison).
     disclosure: Disclosure = "negotiator"
 
     def window(self) -> int | None:

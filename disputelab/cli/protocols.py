@@ -32,7 +32,9 @@ def _params(p: DisputeProtocol) -> str:
     if not fields:
         return "none"
     return "; ".join(
-        f"{f}={info.default} ({(info.description or '').rstrip('.')})" for f, info in fields.items()
+        f"{f}={info.get_default(call_default_factory=True)} "
+        f"({(info.description or '').rstrip('.')})"
+        for f, info in fields.items()
     )
 
 

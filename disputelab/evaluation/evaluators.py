@@ -64,8 +64,7 @@ def tracker_scores(
     """Final consensus and the SoCRATES metrics on a tracker's trajectory."""
     s = traj.overall()
     if traj.failure or not s:
-        why = f"undefined: {traj.failure or 'empty dialogue'}"
-        return {"final_consensus": MetricResult(float("nan"), why)}
+        return {"final_consensus": MetricResult(float("nan"), _no_trajectory(traj, episode))}
     out = {"final_consensus": MetricResult(s[-1], f"tracker consensus after turn {len(s) - 1}")}
     if episode.agents.get("mediator", "none") != "none":
         out |= _timeliness_and_effectiveness(s, episode.intervention_positions())
@@ -76,6 +75,16 @@ def tracker_scores(
             else MetricResult(float("nan"), "undefined: no matched baseline scored")
         )
     return out
+
+
+def _no_trajectory(traj: Trajectory, episode: Episode) -> str:
+    """Why a tracker gave no consensus to score: it failed, the dialogue is empty, or the
+    case has no topics to agree on (a bilateral deal, a settlement's single sum)."""
+    if traj.failure:
+        return f"undefined: {traj.failure}"
+    if not traj.by_topic:
+        return "undefined: the case has no topics whose consensus a tracker could follow"
+    return "undefined: empty dialogue" if not episode.turns else "undefined: no turn was tracked"
 
 
 def _timeliness_and_effectiveness(

@@ -71,7 +71,8 @@ class AgentParams(ProtocolParams):
         default="negotiator",
         description="What a rule party says in the open: negotiator (the option it backs "
         "and the concessions it has made; its acceptable set stays private) or full (its "
-        "whole acceptable set every turn, the setting before issue 14).",
+        "whole acceptable set every turn, as rule parties did before they negotiated; kept "
+        "for comparison).",
     )
     behaviour: dict[str, float] = Field(
         default_factory=dict,

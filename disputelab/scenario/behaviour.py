@@ -271,7 +271,7 @@ for _key, (_r, _pts) in _CAUSES.items():
         )
     )
 
-# Private caucus turns (issue 14): what a rule party tells the mediator alone.
+# Private caucus turns: what a rule party tells the mediator alone.
 _TABLE += [
     Parameter(
         "disclosure.caucus_share",

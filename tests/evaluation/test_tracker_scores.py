@@ -56,3 +56,16 @@ def test_a_value_lost_mid_dialogue_leaves_both_undefined_with_the_reason() -> No
     scores = tracker_scores(Trajectory({"t": states}), _episode([1], 3), None)
     for m in ("intervention_timeliness", "intervention_effectiveness"):
         assert math.isnan(scores[m].value) and "mid-dialogue" in scores[m].explanation
+
+
+def test_no_consensus_to_score_says_whether_the_case_had_no_topics_or_no_dialogue() -> None:
+    # A bilateral deal has no topics: its dialogue is not empty, and is not called so.
+    no_topics = tracker_scores(Trajectory({}), _episode([], 4), None)["final_consensus"]
+    assert math.isnan(no_topics.value) and "no topics" in no_topics.explanation
+    silent = tracker_scores(Trajectory({"t": []}), _episode([], 0), None)["final_consensus"]
+    assert math.isnan(silent.value) and "empty dialogue" in silent.explanation
+    failed = Trajectory({"t": []}, failure="judge failed: timeout")
+    assert (
+        "judge failed"
+        in tracker_scores(failed, _episode([], 4), None)["final_consensus"].explanation
+    )
