@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 from disputelab.cli import app
 from disputelab.scenario.io import scenario_to_data
 from disputelab.scenario.library import builtin_scenarios
-from disputelab.store.sqlite import DB_NAME
+from disputelab.store.sqlite import DB_NAME, Store
 from tests.helpers import PROMEDIATE
 
 BUILTIN_IDS = ("tenancy", "workplace", "community-centre")
@@ -178,8 +178,19 @@ def test_report_last_csv_has_one_row_per_episode_with_metric_columns(
 
 
 def test_report_on_an_empty_store_exits_2_with_one_line(tmp_path: Path) -> None:
+    Store(tmp_path / "empty").close()  # a store with no runs in it
     result = invoke(tmp_path / "empty", "report")
     assert_one_error_line(result, "no runs")
+
+
+@pytest.mark.parametrize("command", [["report"], ["runs"], ["view"]])
+def test_a_reading_command_where_there_is_no_store_fails_and_leaves_none_behind(
+    tmp_path: Path, command: list[str]
+) -> None:
+    where = tmp_path / "mistyped" / "store"
+    result = invoke(where, *command)
+    assert_one_error_line(result, "no store at", "nothing has been run there")
+    assert not (tmp_path / "mistyped").exists()
 
 
 def test_report_on_an_unknown_run_id_exits_2_with_one_line(

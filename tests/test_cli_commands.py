@@ -81,8 +81,8 @@ def test_runs_lists_what_was_run(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["report", "last"], "no runs in store"),
-        (["report", "20990101-nope"], "no run '20990101-nope'"),
+        (["report", "last"], "no store at"),
+        (["report", "20990101-nope"], "no store at"),  # nothing run here yet
         (["run", "tenancy", "--mediator", "oracle"], "unknown mediator 'oracle'"),
         (["run", "tenancy", "--model", "gpt-9"], "unknown model 'gpt-9'"),
         (["run", "tenancy", "--protocol", "auction"], "unknown protocol 'auction'"),

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.scenario.io import ScenarioError
-from disputelab.store.sqlite import Store, StoreError
+from disputelab.store.sqlite import DB_NAME, Store, StoreError
 
 if TYPE_CHECKING:
     from disputelab.llm.models import ModelHub
@@ -122,10 +122,17 @@ def store_option() -> str:
     return "" if state.store_path == DEFAULT_STORE else f"--store {state.store_path} "
 
 
-def open_store(writable: bool = True) -> Store:
+def open_store(writable: bool = True, create: bool = True) -> Store:
     """The command's store, opened on first use and shared by the rest of the command.
     Commands that write check it for damage first (`writable`); read-only ones skip that
-    cost on a big store, and a damaged page they meet fails in one line all the same."""
+    cost on a big store, and a damaged page they meet fails in one line all the same.
+    A command that only reads runs (`create` False) fails where there is no store yet,
+    rather than leaving an empty one behind at a mistyped path."""
+    if not create and state.store is None and not (state.store_path / DB_NAME).exists():
+        fail(
+            f"no store at {state.store_path}: nothing has been run there yet "
+            "(--store or DISPUTELAB_STORE names another)"
+        )
     try:
         if state.store is None:
             state.store = Store(state.store_path, writable)

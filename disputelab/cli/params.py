@@ -58,9 +58,7 @@ def with_param_options(func: Callable[..., None]) -> Callable[..., None]:
             field,
             inspect.Parameter.KEYWORD_ONLY,
             default=None,
-            annotation=Annotated[
-                kind | None, typer.Option(_declaration(field, kind), help=text)
-            ],
+            annotation=Annotated[kind | None, typer.Option(_declaration(field, kind), help=text)],
         )
         for field, (kind, text) in param_fields().items()
         if field not in sig.parameters

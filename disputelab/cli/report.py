@@ -42,7 +42,7 @@ def report(
     """Print a run's transcript and metrics, or an experiment's tables."""
     from disputelab.report.render import rows_csv, run_json, run_markdown, run_rows
 
-    store = open_store(writable=False)
+    store = open_store(writable=False, create=False)
     try:
         run_id = store.resolve_run(run_ref)
     except StoreError as exc:

@@ -14,7 +14,7 @@ def list_runs(
 ) -> None:
     """List the runs in the store: episodes done of planned, failed, and status."""
     rows = []
-    for r in open_store(writable=False).runs():
+    for r in open_store(writable=False, create=False).runs():
         when = dt.datetime.fromtimestamp(r["created_at"]).strftime("%Y-%m-%d %H:%M")
         rows.append(
             {

@@ -28,7 +28,7 @@ def view(
 
     if not 0 <= port <= 65535:
         fail(f"--port must be from 0 to 65535, not {port}")
-    root = open_store(writable=False).root
+    root = open_store(writable=False, create=False).root
     if not is_loopback(host):
         err.print(
             f"warning: listening on {host}, not loopback: anyone who can reach this machine "

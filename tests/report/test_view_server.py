@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from disputelab.cli import app
 from disputelab.report import serve
 from disputelab.report.serve import ReportServer, is_loopback
+from disputelab.store.sqlite import Store
 from tests.report.pages import cli, embedded, motivated_run
 
 
@@ -115,6 +116,7 @@ def test_the_view_command_warns_when_it_listens_beyond_loopback(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(serve, "ReportServer", _FakeServer)
+    Store(tmp_path).close()
     quiet = CliRunner().invoke(app, ["--store", str(tmp_path), "view", "--port", "0"])
     assert quiet.exit_code == 0, quiet.output
     assert "http://127.0.0.1:43210/" in quiet.output and "warning" not in quiet.output

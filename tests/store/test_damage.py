@@ -481,10 +481,14 @@ def test_a_missing_database_is_still_a_new_store(where: str, tmp_path: Path) -> 
     root = tmp_path / "store"
     if where == "an empty directory":
         root.mkdir()
-    assert cli(root, "runs").exit_code == 0
+    # Not damage: a command that only reads finds nothing run there, and makes nothing...
+    assert_one_error_line(cli(root, "runs"), "no store at", "nothing has been run there")
+    assert not (root / DB_NAME).exists()
+    # ...and the first run starts a store there.
+    assert cli(root, "run", "tenancy").exit_code == 0
     result = cli(root, "store", "check")
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith(f"store {root} is healthy: 0 runs")
+    assert result.stdout.startswith(f"store {root} is healthy: 1 run")
 
 
 def test_check_with_no_store_at_all_is_a_usage_error(tmp_path: Path) -> None:
