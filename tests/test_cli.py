@@ -183,7 +183,7 @@ def test_report_on_an_empty_store_exits_2_with_one_line(tmp_path: Path) -> None:
     assert_one_error_line(result, "no runs")
 
 
-@pytest.mark.parametrize("command", [["report"], ["runs"], ["view"]])
+@pytest.mark.parametrize("command", [["report"], ["runs"], ["view"], ["evaluate", "last"]])
 def test_a_reading_command_where_there_is_no_store_fails_and_leaves_none_behind(
     tmp_path: Path, command: list[str]
 ) -> None:

@@ -104,7 +104,7 @@ def evaluate(
     needs = EVALUATORS.get(evaluator).requires_judge({"tracker": tracker})
     check_judges(needs, judges, f"evaluator {evaluator!r} needs")
     try:
-        run_id = open_store().resolve_run(run_ref)
+        run_id = open_store(create=False).resolve_run(run_ref)
     except StoreError as exc:
         fail(str(exc))
     hub = open_models(judges)
