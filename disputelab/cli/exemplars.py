@@ -187,7 +187,21 @@ def compare_command(
         highlight=False,
         soft_wrap=True,
     )
+    out.print(_retrieval_note(lexical), highlight=False)
     print_usage(hub)
+
+
+def _retrieval_note(lexical: bool) -> str:
+    """Which vectors retrieval ICL ranked the pool by: its numbers depend on it, and
+    without the `embed` extra the sentence model is not there to use."""
+    from disputelab.llm.embedding import Embedder, embedding_available
+
+    kind = Embedder(semantic=not lexical).kind
+    if lexical:
+        return f"retrieval ICL ranked the pool by {kind} vectors (--lexical)"
+    if kind == "lexical":
+        return f"retrieval ICL ranked the pool by lexical vectors: {embedding_available()}"
+    return f"retrieval ICL ranked the pool by {kind} sentence embeddings"
 
 
 @app.command("list")

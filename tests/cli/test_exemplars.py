@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from disputelab.cli import app
+from disputelab.llm import embedding
 
 
 def _cli(tmp_path: Path, *args: str) -> tuple[int, str]:
@@ -43,6 +45,25 @@ def test_a_selected_set_is_saved_listed_shown_and_used_by_name_in_a_run(tmp_path
     )
     assert code == 0, out
     assert "heard as" in out and "reward" in out
+
+
+def test_compare_says_which_vectors_retrieval_ranked_the_pool_by(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _cli(tmp_path, "exemplars", "select", "--name", "mine", *SMALL)[0] == 0
+    few = ("--tasks", "2", "--replicates", "1")
+    code, out = _cli(tmp_path, "exemplars", "compare", "mine", *few, "--lexical")
+    assert code == 0, out
+    assert "retrieval ICL ranked the pool by lexical vectors (--lexical)" in _flat(out)
+    # Without the sentence model, retrieval falls back to lexical vectors: said, and why.
+    monkeypatch.setattr(embedding, "embedding_available", lambda: "sentence_transformers gone")
+    code, out = _cli(tmp_path, "exemplars", "compare", "mine", *few)
+    assert code == 0, out
+    assert "ranked the pool by lexical vectors: sentence_transformers gone" in _flat(out)
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
 
 
 def test_a_pool_can_be_generated_and_named(tmp_path: Path) -> None:

@@ -98,8 +98,9 @@ def nearest(
     """The `k` pool items most similar to `query` (cosine), and the embedding used."""
     if not pool or k <= 0:
         return (), "none"
-    vectors, kind = _pool_vectors(tuple(e.query_text() for e in pool), semantic)
-    q = Embedder(semantic).vectors([query])[0]
+    embedder = Embedder(semantic)  # keyed by what it uses: the model may be missing
+    vectors, kind = _pool_vectors(tuple(e.query_text() for e in pool), embedder.semantic)
+    q = embedder.vectors([query])[0]
     scores = vectors @ q
     order = sorted(range(len(pool)), key=lambda i: (-float(scores[i]), pool[i].id))
     return tuple(pool[i] for i in order[:k]), kind
