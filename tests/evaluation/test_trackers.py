@@ -122,7 +122,7 @@ def test_evaluate_rescores_a_stored_run_and_keeps_the_old_scores(tmp_path: Path)
 def test_evaluate_and_validate_judge_refuse_bad_input_in_one_line(tmp_path: Path) -> None:
     runner = CliRunner()
     r = runner.invoke(app, ["--store", str(tmp_path), "evaluate", "last"])
-    assert r.exit_code == 2 and "no runs" in r.output
+    assert r.exit_code == 2 and "no store at" in r.output
     r = runner.invoke(app, ["validate-judge", "--tracker", "topic-localized"])
     assert r.exit_code == 2 and "need a judge" in r.output
     r = runner.invoke(app, ["validate-judge", "--tracker", "vibes"])
