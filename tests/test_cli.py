@@ -13,6 +13,7 @@ import itertools
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from disputelab.cli import app
+from disputelab.report import serve
 from disputelab.scenario.io import scenario_to_data
 from disputelab.scenario.library import builtin_scenarios
 from disputelab.store.sqlite import DB_NAME, Store
@@ -185,12 +187,54 @@ def test_report_on_an_empty_store_exits_2_with_one_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("command", [["report"], ["runs"], ["view"], ["evaluate", "last"]])
 def test_a_reading_command_where_there_is_no_store_fails_and_leaves_none_behind(
-    tmp_path: Path, command: list[str]
+    tmp_path: Path, command: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Were the check gone, `view` would serve the new empty store until stopped: this
+    # server stops at once, so the test fails rather than hangs.
+    monkeypatch.setattr(serve, "ReportServer", _StoppingServer)
     where = tmp_path / "mistyped" / "store"
     result = invoke(where, *command)
     assert_one_error_line(result, "no store at", "nothing has been run there")
     assert not (tmp_path / "mistyped").exists()
+
+
+class _StoppingServer:
+    url = "http://127.0.0.1:1/"
+
+    def __init__(self, *args: object) -> None:
+        pass
+
+    def serve_forever(self) -> None:
+        raise KeyboardInterrupt
+
+    def server_close(self) -> None:
+        pass
+
+
+def test_a_store_left_as_its_write_ahead_log_alone_is_still_read(tmp_path: Path) -> None:
+    # A copy that caught the write-ahead log but not the database file: opening the
+    # store replays the log, so a reading command must open it, not call it absent.
+    store = tmp_path / "runs"
+    assert invoke(store, "run", "tenancy").exit_code == 0
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    db = sqlite3.connect(store / DB_NAME, isolation_level=None)
+    try:
+        db.execute("PRAGMA wal_autocheckpoint = 0")
+        db.execute("VACUUM")  # in WAL mode every page of the database goes to the log
+        shutil.copy(store / f"{DB_NAME}-wal", moved / f"{DB_NAME}-wal")
+    finally:
+        db.close()
+    assert not (moved / DB_NAME).exists()
+    result = invoke(moved, "runs", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert "tenancy/none/seed0" in result.stdout
+
+
+def test_a_store_path_that_is_a_file_is_named_so(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    assert_one_error_line(invoke(afile, "runs"), "is a file")
 
 
 def test_report_on_an_unknown_run_id_exits_2_with_one_line(
@@ -419,6 +463,13 @@ def test_a_yes_no_parameter_has_a_flag_for_each_value(
     for ep in report_json(store)["episodes"]:
         party_turns = sum(t["role"] == "party" for t in ep["turns"])
         assert (party_turns == 200) is whole_budget, (ep["arm"], party_turns)
+
+
+def test_a_yes_no_flag_meant_for_another_protocol_is_named_as_given(tmp_path: Path) -> None:
+    args = ["run", "tenancy", "--protocol", "staged", "--no-stop-on-consensus"]
+    result = invoke(tmp_path / "runs", *args, "--rounds", "1")
+    assert result.exit_code == 0, result.output
+    assert "warning: --no-stop-on-consensus applies to roundtable" in flat(result.stderr)
 
 
 def test_a_yes_no_flag_takes_no_value(tmp_path: Path) -> None:

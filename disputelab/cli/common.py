@@ -122,13 +122,21 @@ def store_option() -> str:
     return "" if state.store_path == DEFAULT_STORE else f"--store {state.store_path} "
 
 
+def _no_store(root: Path) -> bool:
+    """Nothing at `root` a store could be opened from: no database, nor the write-ahead
+    log of one (which opening replays). A file at `root` is `Store`'s to refuse."""
+    if root.exists() and not root.is_dir():
+        return False
+    return not any((root / name).exists() for name in (DB_NAME, f"{DB_NAME}-wal"))
+
+
 def open_store(writable: bool = True, create: bool = True) -> Store:
     """The command's store, opened on first use and shared by the rest of the command.
     Commands that write check it for damage first (`writable`); read-only ones skip that
     cost on a big store, and a damaged page they meet fails in one line all the same.
     A command that only reads runs (`create` False) fails where there is no store yet,
     rather than leaving an empty one behind at a mistyped path."""
-    if not create and state.store is None and not (state.store_path / DB_NAME).exists():
+    if not create and state.store is None and _no_store(state.store_path):
         fail(
             f"no store at {state.store_path}: nothing has been run there yet "
             "(--store or DISPUTELAB_STORE names another)"

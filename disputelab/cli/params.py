@@ -100,8 +100,9 @@ def protocol_params(
         note = (limits and protocol.turn_limit_note()) or (
             f"the {protocol.name} protocol does not use it"
         )
+        given_as = _option_name(field if value is not False else f"no_{field}")
         err.print(
-            f"[yellow]warning:[/] {_option_name(field)} applies to {', '.join(users)}; {note}",
+            f"[yellow]warning:[/] {given_as} applies to {', '.join(users)}; {note}",
             highlight=False,
         )
     values.update(parse_pairs(pairs))

@@ -85,7 +85,7 @@ class BenchResult:
     workers_peak_rss_mb: float | None = None
     # The machine the run shared: the load target's CPU seconds over the measured run (it
     # competes with the run for the same CPUs), the CPUs this process may use, and the
-    # 1-minute load average as the measured run began (other work on the machine).
+    # 1-minute load average as the bench began (other work on the machine).
     target_cpu_s: float | None = None
     cpus: int = 0
     load_average: float | None = None
@@ -195,12 +195,12 @@ def _episode_calls(root: Path) -> list[int]:
 
 def run_bench(s: BenchSettings) -> BenchResult:
     """Warm up, then run and measure; the target's counts cover the measured run only."""
+    load = _load_average()  # before the target and the warm-up add their own
     with load_target(s.target) as url, tempfile.TemporaryDirectory() as tmp:
         if s.warm_up:
             # Other seeds, so that the measured run's prompts are all new to the target.
             _run(url, s, s.warm_up, Path(tmp) / "warm", base_seed=WARM_UP_SEED)
         before = target_stats(url)
-        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
         root = Path(tmp) / "measured"
         span, cpu, calls, failed, workers_mb = _run(url, s, s.episodes, root)
         after = target_stats(url)
@@ -233,6 +233,14 @@ def run_bench(s: BenchSettings) -> BenchResult:
         load_average=load,
         settings=asdict(s),
     )
+
+
+def _load_average() -> float | None:
+    """The 1-minute load average, where the system gives one."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
 
 
 def usable_cpus() -> int:

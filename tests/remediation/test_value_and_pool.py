@@ -19,6 +19,8 @@ from disputelab.agents.bilateral.exemplars import (
 from disputelab.agents.bilateral.library import builtin_pool_path, resolve
 from disputelab.agents.bilateral.norms import CATEGORIES
 from disputelab.agents.bilateral.remediators import nearest
+from disputelab.llm import embedding
+from disputelab.llm.embedding import embedding_available
 from disputelab.remediation.pool import generate_pool
 from disputelab.remediation.select import Budget, select_exemplars
 from disputelab.remediation.simulate import Cast, exactly, play_once
@@ -99,6 +101,20 @@ def test_retrieval_returns_the_k_nearest_and_names_its_embedding() -> None:
     query = pool[0].query_text()
     found, kind = nearest(query, pool, 3, semantic=False)
     assert kind == "lexical" and found[0] == pool[0] and len(found) == 3
+
+
+@pytest.mark.skipif(embedding_available() is not None, reason="needs the embed extra")
+def test_retrieval_asked_for_embeddings_without_the_model_ranks_all_by_lexical_vectors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The pool's vectors are remembered between calls: once by the sentence model, they
+    # must not be paired with a lexical query when the model is gone.
+    pool = load_exemplars(builtin_pool_path()).exemplars
+    query = pool[0].query_text()
+    assert nearest(query, pool, 3, semantic=True)[1] == "all-MiniLM-L6-v2"
+    monkeypatch.setattr(embedding, "embedding_available", lambda: "the model is gone")
+    found, kind = nearest(query, pool, 3, semantic=True)
+    assert kind == "lexical" and found == nearest(query, pool, 3, semantic=False)[0]
 
 
 def test_selection_is_reproducible_from_its_seed_and_records_its_cost() -> None:
