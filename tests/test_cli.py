@@ -539,3 +539,21 @@ def test_the_command_line_starts_without_the_load_targets_http_server() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("args", "hint"),
+    [
+        (["--stop-on-consensus", "false"], "--stop-on-consensus takes no value"),
+        (["--party-memory", "true"], "--no-party-memory off"),
+        (["--seed", "1", "0"], None),  # a stray number after a value is not a yes/no slip
+    ],
+)
+def test_a_value_after_a_yes_no_flag_is_explained(
+    tmp_path: Path, args: list[str], hint: str | None
+) -> None:
+    proc = _run_module(tmp_path, "--store", str(tmp_path / "runs"), "run", "tenancy", *args)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    line = flat(proc.stderr)
+    assert line.startswith("error: Got unexpected extra argument")
+    assert (hint in line) if hint else "takes no value" not in line

@@ -3,6 +3,8 @@ the registries (protocols, agent kinds, evaluators) rather than naming what is i
 
 from __future__ import annotations
 
+import itertools
+import re
 import sqlite3
 import sys
 from importlib import metadata
@@ -147,10 +149,28 @@ def _click_class(name: str) -> type[Exception]:
 _USAGE_ERROR = _click_class("UsageError")
 
 
+_YES_NO = re.compile(
+    r"unexpected extra argument(?:\(s\)|s)? \((?:true|false|yes|no|on|off|1|0)\)", re.I
+)
+
+
+def _hint(message: str, args: list[str]) -> str:
+    """What a usage error most likely means, where click's words leave it unsaid: a
+    value after a yes/no flag (`--stop-on-consensus false`, as older docs had it)."""
+    if not _YES_NO.search(message):
+        return ""
+    for flag, word in itertools.pairwise(args):
+        if flag.startswith("--") and f"({word})" in message:
+            name = flag.removeprefix("--no-").removeprefix("--")
+            return f"; --{name} takes no value: --{name} turns it on, --no-{name} off"
+    return ""
+
+
 def main() -> None:
     """Console entry point: every usage error is one line and exit status 2."""
+    args = hoist_global_options(sys.argv[1:])
     try:
-        code = app(args=hoist_global_options(sys.argv[1:]), standalone_mode=False)
+        code = app(args=args, standalone_mode=False)
     except _USAGE_ERROR as exc:
         ctx = getattr(exc, "ctx", None)
         if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:
@@ -159,7 +179,7 @@ def main() -> None:
         where = ctx.command_path if ctx is not None else "disputelab"
         message = str(getattr(exc, "format_message", exc.__str__)()).replace("Value error, ", "")
         err.print(
-            f"[bold red]error:[/] {message} (see `{where} --help`)",
+            f"[bold red]error:[/] {message}{_hint(message, args)} (see `{where} --help`)",
             highlight=False,
             soft_wrap=True,
         )
