@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from functools import cache, lru_cache
+from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -13,7 +13,9 @@ from disputelab.scenario.io import ScenarioError, load_scenario, parse_scenario_
 from disputelab.scenario.schema import Scenario
 
 
+@cache
 def _library_files() -> dict[str, Traversable]:
+    """The library's files by scenario id, listed once per process."""
     root = resources.files("disputelab.scenarios")
     return {
         entry.name.rsplit(".", 1)[0]: entry
@@ -22,7 +24,7 @@ def _library_files() -> dict[str, Traversable]:
     }
 
 
-@lru_cache(maxsize=1)
+@cache
 def builtin_ids() -> tuple[str, ...]:
     """The built-in scenarios' ids, sorted (each file is named after its scenario's id)."""
     return tuple(sorted(_library_files()))
