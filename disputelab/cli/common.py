@@ -19,7 +19,8 @@ from rich.table import Table
 
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.scenario.io import ScenarioError
-from disputelab.store.sqlite import DB_NAME, Store, StoreError
+from disputelab.store.schema import holds_store
+from disputelab.store.sqlite import Store, StoreError
 
 if TYPE_CHECKING:
     from disputelab.llm.models import ModelHub
@@ -123,11 +124,9 @@ def store_option() -> str:
 
 
 def _no_store(root: Path) -> bool:
-    """Nothing at `root` a store could be opened from: no database, nor the write-ahead
-    log of one (which opening replays). A file at `root` is `Store`'s to refuse."""
-    if root.exists() and not root.is_dir():
-        return False
-    return not any((root / name).exists() for name in (DB_NAME, f"{DB_NAME}-wal"))
+    """Nothing at `root` a store could be opened from (a file there is `Store`'s to
+    refuse, with its own message)."""
+    return (root.is_dir() or not root.exists()) and not holds_store(root)
 
 
 def open_store(writable: bool = True, create: bool = True) -> Store:

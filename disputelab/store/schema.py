@@ -129,6 +129,12 @@ ADDED = {
 }
 
 
+def holds_store(root: Path) -> bool:
+    """Whether the directory `root` holds a store: its database, or only the write-ahead
+    log of one (which opening the store replays)."""
+    return any((root / name).exists() for name in (DB_NAME, f"{DB_NAME}-wal"))
+
+
 def create_database(path: Path) -> None:
     """Make a new store's database whole under a temporary name, then link it into place:
     no process ever meets a half-made (say, empty) store file, and when another process
