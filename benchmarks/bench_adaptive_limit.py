@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import platform
 import statistics
 import subprocess
 import sys
 import time
+
+from machine import machine_line
 
 from disputelab.llm.base import ChatRequest, Message
 from disputelab.llm.openai_backend import OpenAICompatible
@@ -90,9 +90,10 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.1)
     args = ap.parse_args()
     print(
-        f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
-        f"{args.calls} calls, ceiling {args.ceiling}, hidden limit {args.hidden}, "
-        f"latency {args.latency * 1000:.0f} ms; server in its own process"
+        machine_line(
+            f"{args.calls} calls, ceiling {args.ceiling}, hidden limit {args.hidden}",
+            f"latency {args.latency * 1000:.0f} ms, server in its own process",
+        )
     )
     for adaptive in (False, True):
         one_arm(args, adaptive)

@@ -20,14 +20,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
-import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from machine import machine_line
 
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
@@ -97,9 +97,10 @@ def main() -> None:
     assert server.stdout is not None
     url = server.stdout.readline().strip()
     print(
-        f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
-        f"N={args.episodes} episodes, C={args.concurrency}, L={args.latency * 1000:.0f} ms, "
-        f"stub server in its own process at {url}"
+        machine_line(
+            f"N={args.episodes} episodes, C={args.concurrency}, L={args.latency * 1000:.0f} ms",
+            f"stub server in its own process at {url}",
+        )
     )
     try:
         run_once(url, 8, 8, None)  # warm-up: imports, first connections

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import platform
-import sqlite3
 import statistics
 import tempfile
 import time
 from pathlib import Path
+
+from machine import machine_line
 
 from disputelab.agents.registry import MEDIATOR, build_agent, build_parties
 from disputelab.episode import Episode, Turn
@@ -109,14 +108,7 @@ def main() -> None:
         ap.error("--repeats must be at least 1")
     replicates, n_turns = (5, 2_000) if args.quick else (50, 20_000)
     spec = grid(replicates)
-    print(
-        f"python {platform.python_version()} ({platform.python_implementation()}), "
-        f"sqlite {sqlite3.sqlite_version}, {platform.machine()}, "
-        f"{len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count()}"
-        f" cpus usable; store under {tempfile.gettempdir()} ({DB_NAME}, WAL)"
-    )
-    if hasattr(os, "getloadavg"):  # other work on the machine skews every number below
-        print("load average at start: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    print(machine_line(f"store under {tempfile.gettempdir()} ({DB_NAME}, WAL)"))
 
     time_experiment(grid(1))  # warm imports and memos outside the timed runs
     runs = [time_experiment(spec) for _ in range(args.repeats)]

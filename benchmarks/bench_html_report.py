@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import platform
 import shutil
 import statistics
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from machine import machine_line
 
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
@@ -111,10 +111,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.renders < 1 or args.loads < 1:
         ap.error("--renders and --loads must be at least 1")
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    print(f"python {platform.python_version()}, {platform.machine()}, {cpus} cpus usable")
-    if hasattr(os, "getloadavg"):  # other work on the machine skews every number below
-        print("load average at start: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    print(machine_line())
 
     with tempfile.TemporaryDirectory(prefix="bench-html-") as tmp:
         t0 = time.perf_counter()

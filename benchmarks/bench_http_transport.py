@@ -19,14 +19,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import platform
 import statistics
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import openai
+from machine import machine_line
 
 from disputelab.experiments.bench import load_target
 from disputelab.llm.base import ChatRequest, Message
@@ -128,9 +127,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     print(
-        f"# {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()},"
-        f" openai {openai.__version__}, load average {os.getloadavg()[0]:.1f};"
-        f" {args.calls} calls, {args.concurrency} in flight, median of {args.repeats}"
+        machine_line(
+            f"openai {openai.__version__}",
+            f"{args.calls} calls, {args.concurrency} in flight, median of {args.repeats}",
+        )
     )
     with load_target(TargetSettings(latency_s=0.05)) as url:
         runs: dict[str, list[float]] = {}

@@ -13,12 +13,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
-import os
-import platform
 import statistics
 import tempfile
 import time
 from pathlib import Path
+
+from machine import machine_line
 
 from disputelab.llm.base import ChatResponse
 from disputelab.llm.cache import ResponseCache
@@ -59,8 +59,7 @@ def main() -> None:
     parser.add_argument("--replies", type=int, default=3000)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    print(f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
-    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(machine_line())
     runs = [one_run(args.replies) for _ in range(args.repeats)]
     puts, gets = [r[0] for r in runs], [r[1] for r in runs]
     print(f"median of {args.repeats} runs of {args.replies} replies")

@@ -12,9 +12,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import platform
 import statistics
 import time
+
+from machine import machine_line
 
 from disputelab.agents.registry import MEDIATOR, build_agent, build_parties
 from disputelab.episode import Episode
@@ -42,12 +43,9 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--budget", type=int, default=60)
     args = ap.parse_args()
+    print(machine_line("pinned to one core"))
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
-    print(
-        f"python {platform.python_version()} on {platform.machine()}, "
-        f"{os.cpu_count()} cpus visible, pinned to one core"
-    )
     for mediator in ("none", "rule"):
         asyncio.run(_batch(mediator, 20, args.budget))  # warm caches
         runs = [

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import platform
 import sqlite3
 import statistics
 import tempfile
 from pathlib import Path
+
+from machine import machine_line
 
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
@@ -37,10 +37,7 @@ def main() -> None:
     ap.add_argument("--budget", type=int, default=100)
     ap.add_argument("--repeats", type=int, default=1)
     args = ap.parse_args()
-    machine = f"{platform.machine()}, {os.cpu_count()} cpus"
-    print(f"python {platform.python_version()}, sqlite {sqlite3.sqlite_version}, {machine}")
-    if hasattr(os, "getloadavg"):
-        print("load average at start: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    print(machine_line())
     sizes = [measure(args, verbose=n == 0) for n in range(args.repeats)]
     if args.repeats > 1:
         print(

@@ -21,12 +21,13 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import statistics
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from machine import machine_line
 
 from disputelab.agents.registry import MEDIATOR, TURN_PREDICTOR, build_agent, build_parties
 from disputelab.episode import Episode
@@ -99,7 +100,7 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=100)
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
-    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cpus")
+    print(machine_line("pinned to one core"))
 
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
