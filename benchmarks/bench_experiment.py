@@ -6,7 +6,10 @@
    every turn committed to a fresh SQLite store in a temp directory, then the SoCRATES
    scoring pass. Wall-clock time and CPU time (this process's) per run; the median over
    repeats. Episodes per CPU-second is the figure issue 16 sets a target for (>= 250).
-2. *Store writes*: `Store.start_episode` / `append_turn` / `finish_episode`, called the
+2. *Play alone*: the same grid's episodes (same cells, seeds 0..R-1, twin and rule
+   mediator) played in memory through `play`, with no store, no scoring and no runner: the
+   ceiling the runner and store work under. CPU seconds; the median.
+3. *Store writes*: `Store.start_episode` / `append_turn` / `finish_episode`, called the
    way the runner calls them, on turns taken from a real rule episode (so the JSON
    payloads have realistic sizes), into a fresh store. Turns per second; the median.
 
@@ -31,7 +34,7 @@ from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
 from disputelab.protocols.play import play
 from disputelab.scenario import builtin_scenarios
-from disputelab.scenario.conditions import SOCRATES_CONDITIONS
+from disputelab.scenario.conditions import SOCRATES_CONDITIONS, apply_condition
 from disputelab.scenario.io import scenario_to_data
 from disputelab.store.sqlite import DB_NAME, Store
 
@@ -78,6 +81,29 @@ def sample_turns() -> tuple[Episode, list[Turn]]:
     return ep, list(ep.turns)
 
 
+def time_play_alone(spec: ExperimentSpec) -> tuple[float, int]:
+    """CPU seconds to play the grid's episodes in memory only, and how many were played."""
+    scenarios = builtin_scenarios()
+    cells = [apply_condition(scenarios[s], c) for s in spec.scenarios for c in spec.conditions]
+
+    async def play_all() -> int:
+        played = 0
+        for s in cells:
+            for seed in range(spec.replicates):
+                for mediated in (False, True):
+                    mediator = build_agent(MEDIATOR, "rule", s, seed) if mediated else None
+                    seated = {"mediator": mediator} if mediator is not None else {}
+                    ep = Episode(s.id, "roundtable", seed, {})
+                    parties = build_parties(s, "rule", seed)
+                    await play("roundtable", s, parties, seated, {"budget": BUDGET}, ep)
+                    played += 1
+        return played
+
+    c0 = time.process_time()
+    played = asyncio.run(play_all())
+    return time.process_time() - c0, played
+
+
 def time_store_writes(n_turns: int, episode: Episode, turns: list[Turn]) -> float:
     """Turns per second into a fresh store, episodes started and finished as the runner does."""
     scenario = scenario_to_data(builtin_scenarios()["workplace"])
@@ -115,6 +141,7 @@ def main() -> None:
     seconds = [s for s, _, _, _ in runs]
     cpus = [c for _, c, _, _ in runs]
     episodes, turns = runs[0][2], runs[0][3]
+    alone = [time_play_alone(spec) for _ in range(args.repeats)]
     ep, sample = sample_turns()
     rates = [time_store_writes(n_turns, ep, sample) for _ in range(args.repeats)]
 
@@ -128,6 +155,11 @@ def main() -> None:
             f"{episodes / max(cpus):.0f}-{episodes / min(cpus):.0f}",
         ),
         ("experiment turns/s", f"{turns / wall:.0f}", f"{turns} turns committed"),
+        (
+            "play alone episodes/CPU-s",
+            f"{alone[0][1] / statistics.median(c for c, _ in alone):.0f}",
+            f"{alone[0][1]} episodes in memory: no store, no scoring, no runner",
+        ),
         (
             "store append_turn turns/s",
             f"{statistics.median(rates):.0f}",
