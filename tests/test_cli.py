@@ -211,24 +211,51 @@ class _StoppingServer:
         pass
 
 
-def test_a_store_left_as_its_write_ahead_log_alone_is_still_read(tmp_path: Path) -> None:
-    # A copy that caught the write-ahead log but not the database file: opening the
-    # store replays the log, so a reading command must open it, not call it absent.
+def _log_alone(tmp_path: Path, whole: bool) -> Path:
+    """A store directory holding only the write-ahead log of a store with one run: a copy
+    that caught the log but not the database file. After a VACUUM the log holds every
+    page of the store; after one small write, only the pages it changed."""
     store = tmp_path / "runs"
     assert invoke(store, "run", "tenancy").exit_code == 0
     moved = tmp_path / "moved"
     moved.mkdir()
     db = sqlite3.connect(store / DB_NAME, isolation_level=None)
     try:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         db.execute("PRAGMA wal_autocheckpoint = 0")
-        db.execute("VACUUM")  # in WAL mode every page of the database goes to the log
+        if whole:
+            db.execute("VACUUM")  # in WAL mode every page of the database goes to the log
+        else:
+            db.execute("UPDATE runs SET label = 'renamed'")
         shutil.copy(store / f"{DB_NAME}-wal", moved / f"{DB_NAME}-wal")
     finally:
         db.close()
     assert not (moved / DB_NAME).exists()
+    return moved
+
+
+def test_a_store_left_as_its_whole_write_ahead_log_is_still_read(tmp_path: Path) -> None:
+    # Opening the store replays the log over a new file and rebuilds it, so a reading
+    # command opens it rather than calling it absent; `store check` says how to.
+    moved = _log_alone(tmp_path, whole=True)
+    check = invoke(moved, "store", "check")
+    assert_one_error_line(check, "holds only the write-ahead log", "rebuilds")
     result = invoke(moved, "runs", "--format", "csv")
     assert result.exit_code == 0, result.output
     assert "tenancy/none/seed0" in result.stdout
+
+
+@pytest.mark.parametrize("command", [("runs",), ("store", "check"), ("run", "tenancy")])
+def test_a_partial_write_ahead_log_alone_is_refused_and_kept(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    # SQLite would replay it over a new, empty file and leave a store that is neither
+    # the old one nor a new one; the log is all that is left of the old one.
+    moved = _log_alone(tmp_path, whole=False)
+    log = (moved / f"{DB_NAME}-wal").read_bytes()
+    assert_one_error_line(invoke(moved, *command), "holds only part of the store")
+    assert sorted(p.name for p in moved.iterdir()) == [f"{DB_NAME}-wal"]
+    assert (moved / f"{DB_NAME}-wal").read_bytes() == log
 
 
 def test_a_store_path_that_is_a_file_is_named_so(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from disputelab.store.health import quick_check as _sqlite_check
 from disputelab.store.salvage import TableRead, read_index, read_table
 from disputelab.store.sqlite import DB_NAME, Store
 from disputelab.store.strings import string_hash
+from disputelab.store.wal import orphaned_log_problem
 
 Row = dict[str, Any]
 
@@ -407,7 +408,15 @@ def _reading_damage(db: sqlite3.Connection) -> None:
 def _database(root: Path) -> Path:
     path = root / DB_NAME
     if not path.is_file():
-        raise StoreError(f"no store at {root}: it holds no {DB_NAME}")
+        wal = root / f"{DB_NAME}-wal"
+        problem = orphaned_log_problem(root, DB_NAME)
+        if problem is None and wal.is_file():
+            problem = (
+                f"{root} holds only the write-ahead log of a store ({wal.name}), which holds "
+                f"all of it: a command that opens the store, such as `disputelab runs`, "
+                f"rebuilds {DB_NAME} from it; check again after"
+            )
+        raise StoreError(problem or f"no store at {root}: it holds no {DB_NAME}")
     return path
 
 

@@ -61,6 +61,7 @@ from disputelab.store.schema import (
 )
 from disputelab.store.strings import Strings
 from disputelab.store.tx import immediate, insert_skipping_nulls, nullable_columns
+from disputelab.store.wal import orphaned_log_problem
 
 __all__ = [
     "DB_NAME",
@@ -97,6 +98,8 @@ class Store:
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             if not self.path.exists():
+                if problem := orphaned_log_problem(self.root, DB_NAME):
+                    raise StoreError(problem)
                 create_database(self.path)
             elif problem := file_problem(self.path):
                 raise StoreError(problem)
