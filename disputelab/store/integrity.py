@@ -114,7 +114,7 @@ def check(root: Path) -> Diagnosis:
     path = _database(root)
     if problem := file_problem(path):
         return Diagnosis((problem,), None)
-    db = sqlite3.connect(path)
+    db = _snapshot(path)
     try:
         problems = tuple(_sqlite_check(db, thorough=True))
         try:
@@ -135,7 +135,7 @@ def recover(root: Path, out: Path) -> Salvage:
     path = _database(root)
     if problem := file_problem(path):
         raise StoreError(f"nothing to recover: {problem}")
-    db = sqlite3.connect(path)
+    db = _snapshot(path)
     try:
         _reading_damage(db)
         _identify(db, path)
@@ -394,6 +394,16 @@ def _bare_run(run_id: str, whole: list[Row]) -> Row:
         "created_at": min(started, default=0.0),
         "config": "{}",
     }
+
+
+def _snapshot(path: Path) -> sqlite3.Connection:
+    """A connection whose reads all see the store as of its first one: one read
+    transaction for the whole check. Read one table at a time, a store that a running
+    experiment writes to meanwhile would show turns of episodes it never listed, and look
+    damaged when it is not."""
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("BEGIN")  # deferred: the snapshot is taken at the first read
+    return db
 
 
 def _reading_damage(db: sqlite3.Connection) -> None:

@@ -546,6 +546,36 @@ def test_check_passes_a_healthy_store(store: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("command", ["check", "recover"])
+def test_a_run_that_lands_while_the_store_is_read_is_no_damage(
+    store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    # An experiment that keeps writing while `store check` reads: a whole run lands
+    # (committed by another connection) after the episodes are read and before the
+    # turns are. The check sees the store as of its first read, healthy, not a store
+    # whose turns belong to episodes it never listed.
+    before = _counts(store)
+    tables_read: list[str] = []
+
+    def read_then_write(db: sqlite3.Connection, table: str) -> object:
+        tables_read.append(table)
+        if table == "turns":
+            other = cli(store, "run", "workplace", "--mediator", "rule", "--seed", "3")
+            assert other.exit_code == 0, other.output
+        return read_table(db, table)
+
+    monkeypatch.setattr("disputelab.store.integrity.read_table", read_then_write)
+    args = ["store", "check"] if command == "check" else ["store", "recover", str(tmp_path / "c")]
+    result = cli(store, *args)
+    assert "turns" in tables_read and tables_read.index("episodes") < tables_read.index("turns")
+    assert result.exit_code == 0, result.output
+    if command == "check":
+        assert "is healthy: 3 runs, 6 episodes" in result.stdout
+    else:
+        assert _counts(tmp_path / "c") == before
+    assert len(run_ids(store)) == 4  # the run that landed is in the store all the same
+
+
 def test_recover_copies_a_healthy_store_exactly(store: Path, tmp_path: Path) -> None:
     out = tmp_path / "copy"
     result = cli(store, "store", "recover", str(out))
