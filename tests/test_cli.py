@@ -258,6 +258,17 @@ def test_a_partial_write_ahead_log_alone_is_refused_and_kept(
     assert (moved / f"{DB_NAME}-wal").read_bytes() == log
 
 
+def test_a_title_with_brackets_is_printed_as_written(tmp_path: Path) -> None:
+    # Imported and curated titles carry brackets; the console must not read them as markup.
+    data = scenario_to_data(builtin_scenarios()["tenancy"])
+    data["title"] = "Flat [repairs] and rent [red]X"
+    path = tmp_path / "bracketed.json"
+    path.write_text(json.dumps(data))
+    result = invoke(tmp_path / "runs", "run", str(path), "--budget", "6")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0].startswith("Flat [repairs] and rent [red]X (tenancy)")
+
+
 def test_a_store_path_that_is_a_file_is_named_so(tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("")

@@ -251,7 +251,7 @@ def print_undefined(scores: Mapping[str, Mapping[str, MetricResult]]) -> None:
         for name, r in results.items():
             if not r.defined:
                 label = f"{prefix} {name}" if prefix else name
-                out.print(f"  [dim]{label}: {r.explanation}[/]")
+                out.print(f"  [dim]{escape(label)}: {escape(r.explanation)}[/]")
 
 
 class ListFormat(StrEnum):

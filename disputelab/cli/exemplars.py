@@ -185,9 +185,10 @@ def compare_command(
     out.print(
         comparison_markdown(result, ["random ICL", "retrieval ICL", "zero-shot"]),
         highlight=False,
+        markup=False,
         soft_wrap=True,
     )
-    out.print(_retrieval_note(lexical), highlight=False)
+    out.print(_retrieval_note(lexical), highlight=False, markup=False)
     print_usage(hub)
 
 
@@ -233,6 +234,7 @@ def show_command(
         if key != "single_value_impact":
             out.print(f"  {key}: {escape(str(value))}", highlight=False, soft_wrap=True)
     for e in f.exemplars:
-        out.print(f"[cyan]{escape(e.id)}[/] [{e.category}{', ' + e.style if e.style else ''}]")
+        kind = escape(f"[{e.category}{', ' + e.style if e.style else ''}]")
+        out.print(f"[cyan]{escape(e.id)}[/] {kind}", highlight=False)
         out.print(f"  said:  {escape(e.violation)}", highlight=False, soft_wrap=True)
         out.print(f"  fixed: {escape(e.remediation)}", highlight=False, soft_wrap=True)

@@ -350,7 +350,10 @@ def _print_result(sc: Scenario, proto: DisputeProtocol, cast: Cast, result: RunR
     seat = proto.mediator_seat
     mediator = cast.kind(seat.role, seat.default) if seat else NONE
     names = {p.id: p.name for p in sc.parties} | {"mediator": "Mediator"}
-    out.print(f"[bold]{sc.title}[/] ([green]{sc.id}[/]), run [magenta]{result.run_id}[/]")
+    out.print(
+        f"[bold]{escape(sc.title)}[/] ([green]{escape(sc.id)}[/]), run [magenta]{result.run_id}[/]",
+        highlight=False,
+    )
     if result.baseline is not None:
         print_summary(result.baseline, names, "unmediated")
     print_summary(
@@ -385,8 +388,8 @@ def print_summary(ep: Episode, names: dict[str, str], label: str, excerpt: int =
             f"{escape(text)}",
             highlight=False,
         )
-    out.print(f"  [bold]stop:[/] {outcome.status.value}: {outcome.stop_reason}")
+    out.print(f"  [bold]stop:[/] {outcome.status.value}: {escape(outcome.stop_reason)}")
     if outcome.agreement and any(outcome.agreement.values()):
         agreed = ", ".join(f"{t}={o or '-'}" for t, o in outcome.agreement.items())
         label = "agreement" if outcome.status.value == "resolved" else "common ground"
-        out.print(f"  [bold]{label}:[/] {agreed}")
+        out.print(f"  [bold]{label}:[/] {escape(agreed)}", highlight=False)

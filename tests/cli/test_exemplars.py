@@ -60,6 +60,10 @@ def test_compare_says_which_vectors_retrieval_ranked_the_pool_by(
     code, out = _cli(tmp_path, "exemplars", "compare", "mine", *few)
     assert code == 0, out
     assert "ranked the pool by lexical vectors: sentence_transformers gone" in _flat(out)
+    # The reason is printed as written, brackets and all (an install hint names an extra).
+    monkeypatch.setattr(embedding, "embedding_available", lambda: "pip install 'x[embed]'")
+    code, out = _cli(tmp_path, "exemplars", "compare", "mine", *few)
+    assert code == 0 and "pip install 'x[embed]'" in _flat(out), out
 
 
 def _flat(text: str) -> str:
@@ -72,6 +76,9 @@ def test_a_pool_can_be_generated_and_named(tmp_path: Path) -> None:
     assert "12 candidates" in out
     code, out = _cli(tmp_path, "exemplars", "show", "p")
     assert code == 0 and out.count("fixed:") == 12
+    # Each exemplar's category (and style) in brackets, shown as text, not read as markup.
+    ids = [line for line in out.splitlines() if line and not line.startswith(" ")][1:]
+    assert len(ids) == 12 and all(line.rstrip().endswith("]") for line in ids), out
 
 
 def test_an_unknown_set_fails_in_one_line(tmp_path: Path) -> None:
