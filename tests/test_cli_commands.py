@@ -83,7 +83,18 @@ def test_runs_lists_what_was_run(tmp_path: Path) -> None:
     [
         (["report", "last"], "no store at"),
         (["report", "20990101-nope"], "no store at"),  # nothing run here yet
-        (["run", "tenancy", "--mediator", "oracle"], "unknown mediator 'oracle'"),
+        (
+            ["run", "tenancy", "--mediator", "oracle"],
+            "unknown mediator 'oracle'; the roundtable protocol takes none, rule, generic, social",
+        ),
+        (
+            ["run", "tenancy", "--mediator", "generic"],
+            "mediator 'generic' needs a model: pass --model or --mediator-model",
+        ),
+        (  # the settlement protocol's other seat is counsel; --mediator-model fills it
+            ["run", "settle-unpaid-overtime", "--protocol", "settlement", "--mediator", "llm-mcts"],
+            "counsel 'llm-mcts' needs a model: pass --model or --mediator-model",
+        ),
         (["run", "tenancy", "--model", "gpt-9"], "unknown model 'gpt-9'"),
         (["run", "tenancy", "--protocol", "auction"], "unknown protocol 'auction'"),
         (["run", "tenancy", "--protocol", "settlement"], "tenancy has no numeric term"),

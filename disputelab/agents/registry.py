@@ -176,7 +176,7 @@ def build_agent(
     `call_models` gives calls of the kind's `calls` a model of their own."""
     k = get_kind(interface, kind)
     if k.needs_model and model is None:
-        raise UnknownAgentError(f"{role} {kind!r} needs a model: pass --model or --{role}-model")
+        raise UnknownAgentError(f"{role} {kind!r} needs a model, and its seat was given none")
     own = MappingProxyType(dict(call_models or {}))
     built = k.build(AgentSetup(scenario, seed, model, tuple(retrieved), settings, own))
     assert not isinstance(built, Sequence)

@@ -212,13 +212,17 @@ def _cast(
         llm = models.get(seat.role, model) != "rule"
         kind = given or (seat.default_with_model if llm else seat.default)
         known = mediator_kinds() if not seat.per_party else seat.kinds()
-        if kind not in known:
+        if kind not in known:  # a kind of no protocol: name the ones this seat takes
             what = "party kind" if seat.per_party else seat.role
-            fail(f"unknown {what} {kind!r}; available: {', '.join(known)}")
+            takes = ", ".join(seat.kinds())
+            fail(f"unknown {what} {kind!r}; the {proto.name} protocol takes {takes}")
         try:
             proto.check_seat(seat.role, kind)
         except UnknownPluginError as exc:
             fail(str(exc))
+        if not seat.per_party and seat.needs_model(kind) and models.get(seat.role) == "rule":
+            # --mediator-model fills this seat whatever its role is called (counsel, ...)
+            fail(f"{seat.role} {kind!r} needs a model: pass --model or --mediator-model")
         kinds[seat.role] = kind
     return Cast(kinds, models).for_protocol(proto)
 

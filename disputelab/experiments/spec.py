@@ -230,11 +230,17 @@ class ExperimentSpec(BaseModel):
 
     @field_validator("mediators")
     @classmethod
-    def _known_mediators(cls, v: list[str]) -> list[str]:
+    def _known_mediators(cls, v: list[str], info: ValidationInfo) -> list[str]:
         known = mediator_kinds()
         bad = [m for m in v if m not in known]
-        if bad:
-            raise ValueError(f"unknown mediator {', '.join(bad)}; use {', '.join(known)}")
+        if bad:  # kinds of no protocol: name the ones this spec's protocol takes
+            try:
+                seat = get_protocol(str(info.data.get("protocol"))).mediator_seat
+            except UnknownPluginError:
+                seat = None  # the protocol's own check names that problem
+            takes = f"the {info.data['protocol']} protocol takes " if seat else "use "
+            kinds = seat.kinds() if seat else known
+            raise ValueError(f"unknown mediator {', '.join(bad)}; {takes}{', '.join(kinds)}")
         return v
 
     @field_validator("evaluators")

@@ -50,7 +50,8 @@ def test_the_plan_shares_one_unmediated_twin_across_mediators() -> None:
     [
         (
             "name: g\nscenarios: [tenancy]\nmediators: [oracle]\n",
-            "mediators: Value error, unknown mediator oracle",
+            "mediators: Value error, unknown mediator oracle; the roundtable protocol takes "
+            "none, rule, generic, social",
         ),
         ("name: g\nscenarios: [tenancy]\nreplicas: 3\n", "replicas: unknown field"),
         (
