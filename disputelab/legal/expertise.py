@@ -34,8 +34,9 @@ def build_index(corpus: Path | None, cases: Iterable[Scenario]) -> StatuteIndex:
     legal = [c for c in cases if c.legal is not None and c.legal.legal_bases]
     if not legal:
         raise ExpertiseError(
-            "the expertise condition needs a statute corpus: pass a corpus file, or run it on "
-            "imported legal cases (their legal bases become the corpus)"
+            "the expertise condition needs a statute corpus: pass a corpus file (--corpus, or "
+            "corpus: in an experiment spec), or run it on imported legal cases (their legal "
+            "bases become the corpus)"
         )
     return StatuteIndex.from_cases(legal)
 
@@ -75,7 +76,8 @@ def retrieve_for(index: StatuteIndex | None, scenario: Scenario) -> tuple[str, .
     if not found:
         raise ExpertiseError(
             f"{scenario.id}: the statute corpus has nothing to retrieve for this case (its "
-            "own legal bases are left out); pass a corpus file or add more cases beside it"
+            "own legal bases are left out); pass a corpus file (--corpus, or corpus: in an "
+            "experiment spec) or add more cases beside it"
         )
     return tuple(found)
 

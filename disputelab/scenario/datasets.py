@@ -96,6 +96,12 @@ def fetch(name: str, source: str | None = None, root: Path | None = None) -> Pat
     """Clone the dataset's repository (or `source`) and lay out its case files; returns the
     folder that holds them."""
     d = get_dataset(name)
+    if source is not None and Path(source).is_dir() and not (Path(source) / ".git").exists():
+        raise DatasetError(
+            f"{source} is a folder but not a git clone: --from takes a repository (a URL or a "
+            f"local clone); name a folder of case files directly instead ({name}:{source} in "
+            f"a spec, or `disputelab scenarios import --from {name} {source}`)"
+        )
     target = folder(name, root)
     repo = target / "repository"
     # Clone beside the old copy and swap only on success: a failed fetch keeps what was there.

@@ -117,6 +117,18 @@ def test_without_a_reachable_source_get_fails_in_one_line(tmp_path: Path, data: 
     assert "check the network, or pass --from a mirror or a local clone" in out
 
 
+def test_a_plain_folder_given_as_the_source_is_named_as_one(tmp_path: Path, data: Path) -> None:
+    # A downloaded copy of the cases is not a repository: say how to use it instead.
+    folder = tmp_path / "downloaded"
+    folder.mkdir()
+    (folder / "flagship.json").write_text("{}")
+    code, out = _cli(tmp_path, "datasets", "get", "promediate", "--from", str(folder))
+    flat = " ".join(out.split())
+    assert code == 2 and "is a folder but not a git clone" in flat, out
+    assert "`disputelab scenarios import --from promediate" in flat, out
+    assert not (data / "promediate").exists()  # nothing fetched, nothing laid out
+
+
 def test_a_failed_fetch_keeps_the_dataset_fetched_before(tmp_path: Path, data: Path) -> None:
     am = SHARED / "agentmediation"
     url = _bare_repository(

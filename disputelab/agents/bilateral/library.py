@@ -49,6 +49,7 @@ def resolve(ref: str, store: Path | None = None) -> ExemplarFile:
         listed = ", ".join(saved[:12]) or "none"
         raise ValueError(
             f"no exemplars named {ref!r} in {folder} (saved there: {listed}); "
-            "give a .json path, or save one with `disputelab exemplars select`"
+            "give a .json path, or save one with `disputelab exemplars select` (a set) or "
+            "`disputelab exemplars pool` (a pool)"
         )
     return load_exemplars(candidate)
