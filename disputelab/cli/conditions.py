@@ -37,13 +37,14 @@ def conditions_list(
 
 @app.command("parameters")
 def conditions_parameters(fmt: FormatOption = ListFormat.table) -> None:
-    """List every behaviour parameter of the rule agents: default, neutral, source."""
+    """List every behaviour parameter of the rule agents: default, neutral value, the
+    range `disputelab sensitivity` samples, what it does and its source."""
     from disputelab.scenario.behaviour import PARAMETERS
 
     rows = [_parameter_row(name) for name in PARAMETERS]
     print_rows(
         rows,
-        ("parameter", "default", "neutral", "what it does", "source"),
+        ("parameter", "default", "neutral", "range sampled", "what it does", "source"),
         fmt,
         prose=("what it does", "source"),
     )
@@ -58,6 +59,7 @@ def _parameter_row(name: str) -> dict[str, str]:
         "parameter": p.name,
         "default": f"{p.default:g}",
         "neutral": neutral,
+        "range sampled": f"{p.low:g} to {p.high:g}",
         "what it does": p.what,
         "source": p.source,
     }

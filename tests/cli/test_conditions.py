@@ -25,6 +25,10 @@ def test_parameters_lists_the_whole_table(tmp_path: Path) -> None:
     assert {r["neutral"] for r in rows if r["parameter"] == "resentment.walk_away"} == {
         "none (a level)"
     }
+    # The range `disputelab sensitivity` samples, as the behaviour table declares it.
+    walk_away = PARAMETERS["resentment.walk_away"]
+    ranges = {r["parameter"]: r["range sampled"] for r in rows}
+    assert ranges["resentment.walk_away"] == f"{walk_away.low:g} to {walk_away.high:g}"
 
 
 def test_show_names_the_parameters_and_the_change_per_party(tmp_path: Path) -> None:
