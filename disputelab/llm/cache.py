@@ -137,7 +137,17 @@ class ResponseCache:
             ).fetchone()
         if row is None:
             return None
-        return ChatResponse(row[2], row[1], row[3], row[4], cached=True)
+        _, model, text, tokens_in, tokens_out, _ = row
+        if not (
+            isinstance(text, str)
+            and isinstance(model, str)
+            and all(n is None or isinstance(n, int) for n in (tokens_in, tokens_out))
+        ):
+            raise CacheError(
+                f"{self.path}: a cached reply is damaged (its text or token counts are not "
+                "what a reply holds); delete the cache file to call the model again"
+            )
+        return ChatResponse(text, model, tokens_in, tokens_out, cached=True)
 
     def put(self, key: str, response: ChatResponse) -> None:
         row = (

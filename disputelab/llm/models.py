@@ -128,9 +128,20 @@ def load_profiles(path: Path | None = None) -> dict[str, Profile]:
         raise ModelConfigError(f"{p}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ModelConfigError(f"{p}: cannot read: {exc}") from None
+    models = data.get("models", {})
+    if not isinstance(models, dict):
+        raise ModelConfigError(
+            f"{p}: models: a table of profiles ([models.NAME] sections), not "
+            f"{type(models).__name__} {str(models)[:40]!r}"
+        )
     out: dict[str, Profile] = {}
-    for name, body in (data.get("models") or {}).items():
-        if isinstance(body, dict) and "api_key" in body:
+    for name, body in models.items():
+        if not isinstance(body, dict):
+            raise ModelConfigError(
+                f"{p}: models.{name}: a table of settings ([models.{name}]), not "
+                f"{type(body).__name__} {str(body)[:40]!r}"
+            )
+        if "api_key" in body:
             raise ModelConfigError(
                 f"{p}: models.{name}.api_key: keys do not belong in files; put the key in an "
                 "environment variable and name it with api_key_env"

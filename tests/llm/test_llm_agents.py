@@ -235,6 +235,24 @@ def test_keys_in_the_config_file_are_refused(
     assert "sk-123" not in result.output
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("models = 5\n", "models: a table of profiles ([models.NAME] sections), not int"),
+        ("models = [1, 2]\n", "models: a table of profiles ([models.NAME] sections), not list"),
+        ("[models]\nx = 3\n", "models.x: a table of settings ([models.x]), not int"),
+    ],
+)
+def test_a_config_file_of_the_wrong_shape_is_a_one_line_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "disputelab.toml").write_text(text)
+    result = CliRunner().invoke(app, ["--store", str(tmp_path / "runs"), "run", "tenancy"])
+    assert result.exit_code == 2, result.output
+    assert f"error: disputelab.toml: {message}" in " ".join(result.output.split())
+
+
 def test_an_unknown_model_name_is_a_one_line_error() -> None:
     result = CliRunner().invoke(app, ["run", "tenancy", "--model", "gpt-9"])
     assert result.exit_code == 2

@@ -201,6 +201,29 @@ def test_a_cache_file_that_is_not_a_database_is_refused_with_what_to_do(tmp_path
         ResponseCache(path)
 
 
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [("text", b"\xff\xfe\x00"), ("input_tokens", "ten"), ("output_tokens", 1.5)],
+)
+def test_a_damaged_cached_reply_is_refused_with_what_to_do(
+    tmp_path: Path, column: str, value: object
+) -> None:
+    # A reply whose text is bytes (or whose counts are not numbers) was never a reply:
+    # served, it would break the run far from here, in a traceback.
+    path = tmp_path / "cache.sqlite"
+    cache = ResponseCache(path)
+    cache.put("k", _reply(1))
+    cache.close()
+    with sqlite3.connect(path) as db:
+        db.execute(f"UPDATE responses SET {column} = ?", (value,))
+    cache = ResponseCache(path)
+    try:
+        with pytest.raises(CacheError, match=r"cached reply is damaged.*delete the cache file"):
+            cache.get("k")
+    finally:
+        cache.close()
+
+
 def test_a_run_with_a_model_and_a_broken_cache_fails_before_anything_is_recorded(
     tmp_path: Path,
 ) -> None:
