@@ -42,6 +42,11 @@ _JSON_COLUMNS = {
     "scores": ("detail",),
     "usage": (),
 }
+# JSON columns written as objects always: any other value there is damage.
+_OBJECTS = {
+    "runs": ("config",),
+    "episodes": ("scenario", "agents", "agreement"),
+}
 # The numbers recovery reckons with, which must be numbers (None: may be missing).
 _NUMBERS = {
     "strings": {"id": False},
@@ -186,7 +191,9 @@ def _decoded(table: str, read: TableRead) -> dict[int, Row]:
         try:
             for column in _JSON_COLUMNS[table]:
                 if row.get(column) is not None and not _named(table, column, row):
-                    json.loads(row[column])
+                    value = json.loads(row[column])
+                    if column in _OBJECTS.get(table, ()) and not isinstance(value, dict):
+                        raise ValueError(f"{column} is not a JSON object")
             for ref in _REFS.get(table, {}):
                 if not isinstance(row.get(ref), int | None):
                     raise ValueError(f"{ref} is not a number")

@@ -535,7 +535,12 @@ class Store:
         """A run's kind and its stored configuration."""
         row = self.db.execute("SELECT kind, config FROM runs WHERE run_id=?", (run_id,)).fetchone()
         with self._decoding(f"run {run_id}"):
-            return (str(row[0]), json.loads(row[1])) if row else ("", {})
+            if row is None:
+                return "", {}
+            config = json.loads(row[1])
+            if not isinstance(config, dict):  # every run's config is written as an object
+                raise ValueError(f"its configuration is a JSON {type(config).__name__}")
+            return str(row[0]), config
 
     def load_episode(self, episode_id: str) -> EpisodeRecord:
         with self._decoding(f"episode {episode_id}"):

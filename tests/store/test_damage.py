@@ -435,6 +435,21 @@ def test_json_that_no_longer_parses_fails_report_in_one_line(store: Path, tmp_pa
     assert "1 of " in result.stdout and "turns unreadable" in result.stdout
 
 
+@pytest.mark.parametrize("args", [("report", "RUN"), ("report", "RUN", "--format", "html")])
+def test_a_config_that_parses_but_is_no_object_is_damage(
+    store: Path, args: tuple[str, ...]
+) -> None:
+    # Valid JSON of the wrong shape reads as damage, in one line, like JSON that does not
+    # parse; `store check` counts the run's record as lost.
+    last = run_ids(store)[-1]
+    with sqlite3.connect(store / DB_NAME) as db:
+        db.execute("UPDATE runs SET config = '[1, 2]' WHERE run_id = ?", (last,))
+    result = cli(store, *(last if a == "RUN" else a for a in args))
+    assert_one_error_line(result, "is damaged", "configuration is a JSON list")
+    check = cli(store, "store", "check")
+    assert check.exit_code == 1 and "rows that do not read: runs 1" in check.stdout
+
+
 # ---- files that are not stores -------------------------------------------------------
 
 
