@@ -269,6 +269,37 @@ def test_a_title_with_brackets_is_printed_as_written(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[0].startswith("Flat [repairs] and rent [red]X (tenancy)")
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("scenarios", "import", "SOCRATES", "--from", "socrates", "--out", "FILE"),
+        ("curate", "SEEDS", "--model", "local", "--out", "FILE"),
+    ],
+)
+def test_an_output_folder_that_is_a_file_is_one_line(tmp_path: Path, args: tuple[str, ...]) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("mine")
+    here = Path(__file__).parent
+    paths = {
+        "FILE": str(afile),
+        "SEEDS": str(here.parent / "examples" / "curation-seeds"),
+        "SOCRATES": str(here / "scenario" / "data" / "socrates" / "downtown-general.json"),
+    }
+    given = [paths.get(a, a) for a in args]
+    assert_one_error_line(invoke(tmp_path / "runs", *given), f"--out {afile}: is a file")
+    assert afile.read_text() == "mine"
+
+
+def test_a_data_folder_that_is_a_file_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("mine")
+    monkeypatch.setenv("DISPUTELAB_DATA", str(afile))
+    result = invoke(tmp_path / "runs", "datasets", "get", "agentmediation")
+    assert_one_error_line(result, "part of the path is a file", "$DISPUTELAB_DATA")
+
+
 def test_a_store_path_that_is_a_file_is_named_so(tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("")

@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from disputelab.cli.common import err, fail, open_models, out, print_usage, run_with_models
-from disputelab.scenario.inputs import path_kind
+from disputelab.scenario.inputs import UserFileError, make_user_dir, path_kind
 
 if TYPE_CHECKING:
     from disputelab.curation import Accepted, Rejected
@@ -45,6 +45,10 @@ def curate(
     missing = [str(p) for p in paths if path_kind(p) == "missing"]
     if missing:
         fail(f"no such seed file or folder: {', '.join(missing)}")
+    try:
+        make_user_dir(out_dir)
+    except UserFileError as exc:
+        fail(f"--out {exc.path}: {exc}")
     hub = open_models([model])
 
     config = CurationConfig(concurrency=concurrency, min_unresolved=keep_if_unresolved)

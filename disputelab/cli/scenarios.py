@@ -35,7 +35,7 @@ from disputelab.scenario.importers import (
     case_files,
     read_cases,
 )
-from disputelab.scenario.inputs import path_kind, read_user_file
+from disputelab.scenario.inputs import UserFileError, make_user_dir, path_kind, read_user_file
 from disputelab.scenario.io import (
     ScenarioError,
     dump_scenario,
@@ -171,7 +171,10 @@ def scenarios_import(
         fail(f"{path}: no {source} case files in this folder")
     readings = _model_readings(files, model) if model else {}
     target = out_dir or library()
-    target.mkdir(parents=True, exist_ok=True)
+    try:
+        make_user_dir(target)
+    except UserFileError as exc:
+        fail(f"--out {exc.path}: {exc}")
     bad = 0
     written: dict[str, Path] = {}  # scenario id -> the file it came from, in this import
     for f in files:

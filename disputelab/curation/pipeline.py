@@ -26,6 +26,7 @@ from disputelab.episode import Episode, Status
 from disputelab.llm.base import ChatModel
 from disputelab.protocols.base import DEFAULT_PROTOCOL
 from disputelab.protocols.play import play
+from disputelab.scenario.inputs import make_user_dir
 from disputelab.scenario.io import save_scenario
 from disputelab.scenario.schema import Scenario
 
@@ -150,8 +151,7 @@ async def curate(
     `on_verdict` sees each outcome as it is decided.
     """
     config = config or CurationConfig()
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = make_user_dir(out_dir)
     result = CurationResult(out)
     with (out / REJECTED_LOG).open("w", encoding="utf-8") as log:
 

@@ -14,6 +14,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from disputelab.scenario.inputs import UserFileError, make_user_dir
+
 
 class DatasetError(ValueError):
     """A dataset that cannot be fetched or found; the message says what to do."""
@@ -108,7 +110,10 @@ def fetch(name: str, source: str | None = None, root: Path | None = None) -> Pat
     fresh = target / "repository.new"
     if fresh.exists():
         shutil.rmtree(fresh)
-    target.mkdir(parents=True, exist_ok=True)
+    try:
+        make_user_dir(target)
+    except UserFileError as exc:
+        raise DatasetError(f"{exc.path}: {exc} (--to, or $DISPUTELAB_DATA, names it)") from None
     url = source or d.url
     try:
         done = subprocess.run(

@@ -119,6 +119,21 @@ def read_user_file(
         ) from None
 
 
+def make_user_dir(path: str | Path) -> Path:
+    """The folder at `path`, made with its parents where missing; UserFileError when it
+    cannot be (a file is in the way, or it may not be written)."""
+    p = Path(path)
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise UserFileError(p, "is a file; give a folder") from None
+    except NotADirectoryError:
+        raise UserFileError(p, "cannot be made: part of the path is a file") from None
+    except (OSError, ValueError) as exc:
+        raise UserFileError(p, f"cannot be made: {_why(exc)}") from None
+    return p
+
+
 def _why(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
