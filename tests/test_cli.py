@@ -300,6 +300,20 @@ def test_a_data_folder_that_is_a_file_is_one_line(
     assert_one_error_line(result, "part of the path is a file", "$DISPUTELAB_DATA")
 
 
+@pytest.mark.parametrize("name", [DB_NAME, f"{DB_NAME}-wal", "cache.sqlite", "elsewhere.db"])
+def test_a_report_never_overwrites_a_database(tmp_path: Path, name: str) -> None:
+    store = tmp_path / "runs"
+    assert invoke(store, "run", "tenancy", "--budget", "4").exit_code == 0
+    target = (tmp_path if name == "elsewhere.db" else store) / name
+    if name == "elsewhere.db":  # anyone's database, not only the store's
+        sqlite3.connect(target).execute("CREATE TABLE t (x)").connection.close()
+    before = target.read_bytes() if target.exists() else None
+    result = invoke(store, "report", "last", "--format", "csv", "--out", str(target))
+    assert_one_error_line(result, "is a database", "write the report to another file")
+    assert (target.read_bytes() if target.exists() else None) == before
+    assert invoke(store, "runs", "--format", "csv").exit_code == 0
+
+
 def test_a_store_path_that_is_a_file_is_named_so(tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("")

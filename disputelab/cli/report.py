@@ -12,7 +12,7 @@ import typer
 
 from disputelab.cli.common import err, fail, open_store, store_option
 from disputelab.registry import UnknownPluginError
-from disputelab.store.sqlite import Store, StoreError
+from disputelab.store.sqlite import DB_NAME, Store, StoreError
 
 
 class ReportFormat(StrEnum):
@@ -43,6 +43,8 @@ def report(
     from disputelab.report.render import rows_csv, run_json, run_markdown, run_rows
 
     store = open_store(writable=False, create=False)
+    if out_path is not None:
+        _refuse_to_overwrite_data(out_path, Path(store.root))
     try:
         run_id = store.resolve_run(run_ref)
     except StoreError as exc:
@@ -77,6 +79,24 @@ def report(
     except OSError as exc:
         fail(f"cannot write {out_path}: {exc.strerror}")
     err.print(f"wrote {out_path}")
+
+
+def _refuse_to_overwrite_data(out_path: Path, store_root: Path) -> None:
+    """A report never overwrites a database (the store, a response cache, anyone's) nor
+    one of the store's own files: a slip of `--out` would otherwise lose every run."""
+    try:
+        with out_path.open("rb") as f:
+            is_database = f.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        is_database = False  # not there (or not readable): writing will say so
+    own = out_path.resolve().parent == store_root.resolve() and out_path.name.startswith(
+        (DB_NAME, "cache.sqlite")
+    )
+    if is_database or own:
+        fail(
+            f"--out {out_path} is a database{' of the store' if own else ''}; a report would "
+            "overwrite it: write the report to another file"
+        )
 
 
 def experiment_tables(store: Store, run_id: str, config: dict[str, Any]) -> str:
