@@ -96,6 +96,7 @@ def test_runs_lists_what_was_run(tmp_path: Path) -> None:
             "counsel 'llm-mcts' needs a model: pass --model or --mediator-model",
         ),
         (["run", "tenancy", "--model", "gpt-9"], "unknown model 'gpt-9'"),
+        (["run", "tenancy", "--model", "openai:m@"], "model 'openai:m@' names no URL after '@'"),
         (["run", "tenancy", "--protocol", "auction"], "unknown protocol 'auction'"),
         (["run", "tenancy", "--protocol", "settlement"], "tenancy has no numeric term"),
         (

@@ -28,6 +28,9 @@ def view(
 
     if not 0 <= port <= 65535:
         fail(f"--port must be from 0 to 65535, not {port}")
+    if not host.strip():
+        # An empty address binds every interface: say it, never do it by accident.
+        fail("--host is empty; give an address (0.0.0.0 listens on every interface)")
     root = open_store(writable=False, create=False).root
     if not is_loopback(host):
         err.print(

@@ -249,9 +249,11 @@ def parse_model(
             adaptive=p.adaptive,
         )
     if spec.startswith("openai:") and len(spec) > len("openai:"):
-        model, _, url = spec.removeprefix("openai:").partition("@")
+        model, at, url = spec.removeprefix("openai:").partition("@")
         if not model:
             raise ModelConfigError(f"model {shown!r} names no model before '@'")
+        if at and not url.strip():  # not the OpenAI API by default: the URL was meant
+            raise ModelConfigError(f"model {shown!r} names no URL after '@'")
         if url:
             _check_url(shown, url)
         # The OpenAI API always needs the key; a server of one's own may need none.

@@ -130,6 +130,19 @@ def test_the_view_command_refuses_a_port_out_of_range(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "--port must be from 0 to 65535" in r.output
 
 
+@pytest.mark.parametrize("host", ["", "  "])
+def test_the_view_command_refuses_an_empty_host(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host: str
+) -> None:
+    # An empty address would bind every interface, silently.
+    monkeypatch.setattr(serve, "ReportServer", _FakeServer)
+    Store(tmp_path).close()
+    made = len(_FakeServer.made)
+    r = CliRunner().invoke(app, ["--store", str(tmp_path), "view", "--host", host])
+    assert r.exit_code == 2 and "--host is empty" in r.output
+    assert len(_FakeServer.made) == made
+
+
 def test_report_writes_the_html_page_with_format_html(
     store_with_a_run: tuple[Path, str], tmp_path: Path
 ) -> None:
