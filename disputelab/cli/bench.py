@@ -11,6 +11,7 @@ import platform
 from typing import TYPE_CHECKING, Annotated, Any, cast, get_args
 
 import typer
+from pydantic import ValidationError
 
 from disputelab.cli.common import fail, out, state
 from disputelab.cli.params import parse_pairs
@@ -23,9 +24,20 @@ from disputelab.protocols.base import (
     get_protocol,
 )
 from disputelab.registry import UnknownPluginError
+from disputelab.scenario.io import describe_validation_error
+from disputelab.scenario.library import builtin_ids
 
 if TYPE_CHECKING:
-    from disputelab.experiments.bench import BenchResult
+    from disputelab.experiments.bench import BenchResult, BenchSettings
+
+
+# Bounded: an endless latency (inf) would run the bench for ever and then report NaN.
+Latency = Annotated[
+    float, typer.Option(min=0.0, max=60.0, help="Target latency in seconds (at most 60).")
+]
+Hang = Annotated[
+    float, typer.Option(min=0.0, max=600.0, help="Seconds a hanging reply takes (at most 600).")
+]
 
 
 def bench(
@@ -39,7 +51,7 @@ def bench(
     param: Annotated[
         list[str] | None, typer.Option(help="A protocol parameter: KEY=VALUE.")
     ] = None,
-    latency: Annotated[float, typer.Option(min=0.0, help="Target latency in seconds.")] = 0.2,
+    latency: Latency = 0.2,
     latency_shape: Annotated[
         str, typer.Option(help="fixed, uniform (0 to 2L) or exponential (mean L).")
     ] = "fixed",
@@ -47,7 +59,7 @@ def bench(
         list[str] | None,
         typer.Option(help="KIND=RATE, a share of replies that fail: 429, 500, timeout, malformed."),
     ] = None,
-    hang: Annotated[float, typer.Option(min=0.0, help="Seconds a hanging reply takes.")] = 5.0,
+    hang: Hang = 5.0,
     hidden_limit: Annotated[
         int | None, typer.Option(min=1, help="Calls the target serves at once; 429 past it.")
     ] = None,
@@ -65,7 +77,9 @@ def bench(
         latency_shape, latency_s=latency, hang_s=hang, hidden_limit=hidden_limit, **rates
     )
     proto, params = _protocol(protocol, param or [])
-    from disputelab.experiments.bench import BenchSettings, run_bench  # see the docstring
+    if scenario not in builtin_ids():
+        fail(f"--scenario {scenario!r}: not a built-in scenario; use {', '.join(builtin_ids())}")
+    from disputelab.experiments.bench import BenchSettings  # see the docstring
 
     settings = BenchSettings(
         protocol=proto.name,
@@ -79,14 +93,23 @@ def bench(
         workers=workers,
         timeout_s=state.timeout_s,
     )
-    try:
-        result = run_bench(settings)
-    except ValueError as exc:  # a spec the runner refuses (unknown scenario, mediator)
-        fail(str(exc).splitlines()[-1].strip())
+    result = _measured(settings)
     if as_json:
         out.print_json(result.to_json())
         return
     _print(result)
+
+
+def _measured(settings: BenchSettings) -> BenchResult:
+    """The bench's result, or its refusal in one line."""
+    from disputelab.experiments.bench import run_bench
+
+    try:
+        return run_bench(settings)
+    except ValidationError as exc:  # a spec the runner refuses (unknown mediator, ...)
+        fail("; ".join(describe_validation_error(exc)))
+    except ValueError as exc:  # a scenario the protocol cannot play
+        fail(str(exc).splitlines()[0].strip())
 
 
 _FAULTS = ("429", "500", "timeout", "malformed")

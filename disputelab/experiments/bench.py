@@ -133,8 +133,9 @@ def target_stats(url: str) -> dict[str, Any]:
 
 
 def _spec(s: BenchSettings, episodes: int, base_seed: int = 0) -> ExperimentSpec:
-    models = {"parties": PROFILE, "mediator": PROFILE}
-    seat = get_protocol(s.protocol).mediator_seat
+    proto = get_protocol(s.protocol)
+    seat = proto.mediator_seat  # the mediator, or settlement's counsel: every seat, a model
+    models = {proto.party_seat.role: PROFILE} | ({seat.role: PROFILE} if seat else {})
     mediator = s.mediator or (seat.default_with_model if seat is not None else "none")
     return ExperimentSpec(
         name="bench",

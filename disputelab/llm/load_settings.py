@@ -29,8 +29,9 @@ class TargetSettings:
         rates = (self.rate_429, self.rate_500, self.rate_timeout, self.rate_malformed)
         if any(not 0 <= r <= 1 for r in rates) or sum(rates) > 1:
             raise ValueError("fault rates must each be from 0 to 1, and sum to at most 1")
-        if self.latency_s < 0 or self.hang_s < 0 or self.retry_after_s < 0:
-            raise ValueError("latency, hang and Retry-After must not be negative")
+        times = (self.latency_s, self.hang_s, self.retry_after_s)
+        if any(not 0 <= t < float("inf") for t in times):  # NaN fails too
+            raise ValueError("latency, hang and Retry-After must be finite and not negative")
         if self.hidden_limit is not None and self.hidden_limit < 1:
             raise ValueError("the hidden concurrency limit must be at least 1")
 

@@ -90,9 +90,25 @@ def test_the_command_prints_one_json_object_with_the_headline_keys() -> None:
         (["--param", "budgt=2"], "--param budgt: not a parameter"),
         (["--protocol", "nope"], "unknown protocol 'nope'"),
         (["--latency-shape", "gamma"], "--latency-shape takes fixed, uniform or exponential"),
+        # An endless latency or hang would run for ever and then report NaN.
+        (["--latency", "inf"], "--latency"),
+        (["--hang", "inf"], "--hang"),
+        (["--scenario", "nosuch"], "--scenario 'nosuch': not a built-in scenario; use "),
+        # What the runner refuses is said, not only where pydantic documents it.
+        (["--mediator", "bogus"], "unknown mediator bogus; the roundtable protocol takes"),
     ],
 )
 def test_bad_bench_options_are_one_line_and_exit_2(args: list[str], message: str) -> None:
-    result = CliRunner().invoke(app, ["bench", *args])
+    result = CliRunner().invoke(app, ["bench", "--episodes", "1", "--latency", "0.01", *args])
     assert result.exit_code == 2
     assert message in result.output and "Traceback" not in result.output
+    assert "errors.pydantic.dev" not in result.output
+
+
+def test_a_protocol_whose_other_seat_is_not_a_mediator_can_be_benched() -> None:
+    # Settlement's non-party seat is counsel: it gets the target's model too.
+    args = "bench --json --protocol settlement --scenario settle-gym-slip --episodes 1"
+    result = CliRunner().invoke(app, [*args.split(), "--concurrency", "1", "--latency", "0.01"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["failed_episodes"] == 0 and data["calls"] > 0
