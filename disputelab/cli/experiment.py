@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
 import signal
 import threading
@@ -70,6 +71,7 @@ def experiment(
 
     overrides = {"replicates": replicates, "limit_scenarios": limit_scenarios, "ablate": ablate}
     given = {k: v for k, v in overrides.items() if v is not None}
+    where = _executor(executor, workers, address)  # before anything is made or recorded
     try:
         spec = load_spec(spec_path, given, library())
     except SpecError as exc:
@@ -80,7 +82,6 @@ def experiment(
         _print_plan(spec, spec_path)
         return
     hub = open_models(spec.models.values(), concurrency or spec.concurrency)
-    where = _executor(executor, workers, address)
     # The handlers stay in place until the interrupt has been reported: a second signal
     # while it is written must still quit with 130, not with Python's default handler.
     failed = 0
@@ -130,6 +131,9 @@ def _executor(name: str, workers: int | None, address: str | None) -> Executor |
             fail("--workers applies to --executor processes or ray")
         return None
     count = workers or os.cpu_count() or 2
+    if name == "ray" and importlib.util.find_spec("ray") is None:
+        # Said before anything is recorded, not as every episode's failure.
+        fail("--executor ray needs Ray: pip install 'disputelab[ray]'")
     return ProcessExecutor(count) if name == "processes" else RayExecutor(count, address)
 
 

@@ -243,6 +243,25 @@ def test_executor_options_that_do_not_fit_are_one_line_and_exit_2(
     assert result.exit_code == 2 and message in result.output
 
 
+def test_ray_that_is_not_installed_is_said_before_anything_is_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As if the ray extra were absent (CI installs it): a setup error, not every
+    # episode failing under it and a partial experiment left in the store.
+    import importlib.util
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "ray" else found(name, *a)
+    )
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("name: w\nscenarios: [tenancy]\nreplicates: 1\n")
+    result = _cli(tmp_path / "runs", "experiment", str(spec), "--executor", "ray")
+    assert result.exit_code == 2
+    assert "--executor ray needs Ray: pip install 'disputelab[ray]'" in result.output
+    assert not (tmp_path / "runs").exists()
+
+
 def test_episodes_of_a_worker_that_dies_fail_with_a_reason_instead_of_hanging(
     tmp_path: Path,
 ) -> None:
