@@ -91,6 +91,10 @@ def test_runs_lists_what_was_run(tmp_path: Path) -> None:
             ["run", "tenancy", "--mediator", "generic"],
             "mediator 'generic' needs a model: pass --model or --mediator-model",
         ),
+        (
+            ["run", "salary", "--protocol", "bilateral", "--parties", "llm"],
+            "llm parties need a model: pass --model or --parties-model",
+        ),
         (  # the settlement protocol's other seat is counsel; --mediator-model fills it
             ["run", "settle-unpaid-overtime", "--protocol", "settlement", "--mediator", "llm-mcts"],
             "counsel 'llm-mcts' needs a model: pass --model or --mediator-model",
@@ -123,6 +127,9 @@ def test_bad_input_exits_2_with_a_message_and_no_traceback(
     assert code == 2, out
     assert message in _flat(out)
     assert "Traceback" not in out
+    # Rejected input leaves nothing behind: no failed run to find in `runs`.
+    listed = _run(tmp_path, "runs", "--format", "csv")
+    assert listed[0] == 2 or listed[1].strip().count("\n") == 0, listed[1]
 
 
 @pytest.mark.parametrize(

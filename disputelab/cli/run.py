@@ -220,8 +220,11 @@ def _cast(
             proto.check_seat(seat.role, kind)
         except UnknownPluginError as exc:
             fail(str(exc))
-        if not seat.per_party and seat.needs_model(kind) and models.get(seat.role) == "rule":
-            # --mediator-model fills this seat whatever its role is called (counsel, ...)
+        if seat.needs_model(kind) and models.get(seat.role) == "rule":
+            # Said before the run is recorded. --mediator-model fills the non-party seat
+            # whatever its role is called (counsel, ...).
+            if seat.per_party:
+                fail(f"{kind} parties need a model: pass --model or --parties-model")
             fail(f"{seat.role} {kind!r} needs a model: pass --model or --mediator-model")
         kinds[seat.role] = kind
     return Cast(kinds, models).for_protocol(proto)
