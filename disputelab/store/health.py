@@ -54,10 +54,24 @@ def damage_reason(exc: Exception) -> str:
     return first if len(first) <= 200 else first[:199] + "…"
 
 
+def is_read_only_failure(exc: sqlite3.Error) -> bool:
+    """Whether SQLite failed because it may not write (the file, or the folder where a WAL
+    database keeps its shared-memory file), not because anything is damaged."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return (code is not None and code & 0xFF == sqlite3.SQLITE_READONLY) or (
+        "readonly database" in str(exc)
+    )
+
+
 def store_failure(root: Path, exc: sqlite3.Error, writing: bool = False) -> StoreError:
     """The error to raise for an SQLite failure on the store at `root`."""
     if is_damage(exc):
         return DamagedStoreError(root, damage_reason(exc), writing)
+    if is_read_only_failure(exc):
+        return StoreError(
+            f"store {root} cannot be written by this user (read-only); "
+            "give a --store you may write to"
+        )
     return StoreError(f"cannot use store at {root}: {damage_reason(exc)}")
 
 

@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from disputelab.episode import Status
-from disputelab.store.health import StoreError, damage_reason, file_problem, identify
+from disputelab.store.health import (
+    StoreError,
+    damage_reason,
+    file_problem,
+    identify,
+    is_read_only_failure,
+)
 from disputelab.store.health import quick_check as _sqlite_check
 from disputelab.store.salvage import TableRead, read_index, read_table
 from disputelab.store.sqlite import DB_NAME, Store
@@ -409,6 +415,18 @@ def _snapshot(path: Path) -> sqlite3.Connection:
     experiment writes to meanwhile would show turns of episodes it never listed, and look
     damaged when it is not."""
     db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    except sqlite3.OperationalError as exc:
+        if not is_read_only_failure(exc):
+            db.close()
+            raise
+        # A store this user may not write: read the file as it is (see Store).
+        db.close()
+        uri = f"{path.resolve().as_uri()}?immutable=1"
+        db = sqlite3.connect(uri, uri=True, isolation_level=None)
+    except sqlite3.DatabaseError:
+        pass  # damage: the checks that follow say what it is
     db.execute("BEGIN")  # deferred: the snapshot is taken at the first read
     return db
 

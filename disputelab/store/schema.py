@@ -129,6 +129,16 @@ ADDED = {
 }
 
 
+def schema_is_current(db: sqlite3.Connection) -> bool:
+    """Whether the store's tables are this version's, so reading it needs no migration."""
+    for table, added in ADDED.items():
+        columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        if not columns >= set(added):
+            return False
+    version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return bool(version == (str(SCHEMA_VERSION),))
+
+
 def holds_store(root: Path) -> bool:
     """Whether the directory `root` holds a store: its database, or only the write-ahead
     log of one (which opening the store replays)."""

@@ -30,6 +30,7 @@ from disputelab.store.health import (
     damage_reason,
     file_problem,
     identify,
+    is_read_only_failure,
     quick_check,
     store_failure,
 )
@@ -58,6 +59,7 @@ from disputelab.store.schema import (
     TABLES,
     TURN_COLUMNS,
     create_database,
+    schema_is_current,
 )
 from disputelab.store.strings import Strings
 from disputelab.store.tx import immediate, insert_skipping_nulls, nullable_columns
@@ -107,14 +109,12 @@ class Store:
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open store at {self.root}: {exc}") from None
         try:
-            identify(self.db, self.path)
-            if writable:
-                self.check_writable()
-            self._refuse_newer()
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(SCHEMA)
-            self._migrate()
+            try:
+                self._prepare(writable)
+            except sqlite3.OperationalError as exc:
+                if writable or not is_read_only_failure(exc):
+                    raise
+                self._open_immutable()
             # What a turn's None may be left out of, as this file's table declares it.
             self._turn_nullable = nullable_columns(self.db, "turns")
         except sqlite3.Error as exc:
@@ -123,6 +123,31 @@ class Store:
         except StoreError:
             self.db.close()
             raise
+
+    def _prepare(self, writable: bool) -> None:
+        identify(self.db, self.path)
+        if writable:
+            self.check_writable()
+        self._refuse_newer()
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+        self._migrate()
+
+    def _open_immutable(self) -> None:
+        """Read a store this user may not write (a published one, or on a read-only
+        disk): SQLite cannot make the shared-memory file a WAL database is read through,
+        so the file is opened as immutable, which nobody is writing to while we read."""
+        self.db.close()
+        uri = f"{self.path.resolve().as_uri()}?immutable=1"
+        self.db = sqlite3.connect(uri, uri=True, isolation_level=None)
+        identify(self.db, self.path)
+        self._refuse_newer()
+        if not schema_is_current(self.db):
+            raise StoreError(
+                f"store {self.root} cannot be written and was made by an older disputelab: "
+                "copy it to a folder you may write to, and open the copy"
+            )
 
     def check_writable(self) -> None:
         """Refuse to write into a damaged database (PRAGMA quick_check, once per open)."""
