@@ -118,6 +118,10 @@ def test_runs_lists_what_was_run(tmp_path: Path) -> None:
         (["run", "tenancy", "--seed", "notanumber"], "--seed"),
         (["scenarios", "show", "nope"], "not a built-in scenario"),
         (["scenarios", "show", "tenancy", "--format", "xml"], "unknown format 'xml'"),
+        # Empty values are slips, never quietly a default (".", "general", any run).
+        (["run", ""], "scenario: empty; give a built-in id"),
+        (["run", "tenancy", "--condition", ""], "condition '' is empty"),
+        (["run", "tenancy", "--condition", "general,,culture:US-CN"], "has an empty part"),
     ],
 )
 def test_bad_input_exits_2_with_a_message_and_no_traceback(
@@ -287,3 +291,11 @@ def test_the_store_option_may_follow_the_command() -> None:
     ]  # fmt: skip
     assert hoist_global_options(["report", "--store=y"]) == ["--store=y", "report"]
     assert hoist_global_options(["--store", "z", "runs"]) == ["--store", "z", "runs"]
+
+
+def test_an_empty_store_or_run_is_refused(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["--store", "", "runs"])
+    assert result.exit_code == 2 and "--store: is empty" in _flat(result.output)
+    assert _run(tmp_path, "run", "tenancy", "--budget", "2")[0] == 0
+    code, out = _run(tmp_path, "report", "")
+    assert code == 2 and "give a run: its id" in _flat(out)

@@ -75,9 +75,13 @@ def _show_version(value: bool) -> None:
 
 @app.callback()
 def main_options(
+    # Text, not a Path: an empty value must be told from "." (which a Path makes of it).
     store: Annotated[
-        Path, typer.Option("--store", help="Directory of the run store.", envvar="DISPUTELAB_STORE")
-    ] = DEFAULT_STORE,
+        str,
+        typer.Option(
+            "--store", metavar="PATH", help="Directory of the run store.", envvar="DISPUTELAB_STORE"
+        ),
+    ] = str(DEFAULT_STORE),
     timeout: Annotated[
         float | None,
         typer.Option(
@@ -93,7 +97,9 @@ def main_options(
         typer.Option("--version", is_eager=True, callback=_show_version, help="Print the version."),
     ] = False,
 ) -> None:
-    state.begin(store, timeout)
+    if not store.strip():
+        raise typer.BadParameter("is empty; name the store's folder", param_hint="--store")
+    state.begin(Path(store), timeout)
 
 
 GLOBAL_OPTIONS = ("--store", "--timeout")

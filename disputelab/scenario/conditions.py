@@ -340,7 +340,10 @@ SOCRATES_CONDITIONS = (
 
 def _parts(spec: str) -> list[tuple[Condition, str]]:
     out = []
-    for part in [p.strip() for p in spec.split(",") if p.strip()] or ["general"]:
+    parts = [p.strip() for p in spec.split(",")]
+    if not all(parts):  # '' or 'a,,b': a slip, not a quiet 'general'
+        raise ConditionError(f"condition {spec!r} is empty or has an empty part; use general")
+    for part in parts:
         name, _, arg = part.partition(":")
         if name not in CONDITIONS:
             raise ConditionError(

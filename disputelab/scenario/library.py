@@ -52,6 +52,8 @@ def builtin_scenarios() -> dict[str, Scenario]:
 def resolve_scenario(ref: str, library_dir: Path | None = None) -> Scenario:
     """A built-in id, an id imported into `library_dir` (the store's library), or a path
     to a scenario file."""
+    if not ref.strip():
+        raise ScenarioError("scenario", ["empty; give a built-in id, an imported one or a file"])
     if ref in builtin_ids():
         return builtin_scenario(ref).model_copy(deep=True)
     imported = library_dir / f"{ref}.yaml" if library_dir is not None else None

@@ -479,6 +479,8 @@ class Store:
     # ---- reading ---------------------------------------------------------------------
     def resolve_run(self, ref: str) -> str:
         """A run id, a unique prefix of one, or `last`."""
+        if not ref.strip():
+            raise StoreError("give a run: its id, a unique prefix of it, its label or last")
         if ref == "last":
             row = self.db.execute(
                 "SELECT run_id FROM runs ORDER BY created_at DESC, run_id DESC LIMIT 1"
