@@ -25,6 +25,7 @@ from disputelab.cli.common import (
 )
 from disputelab.cli.experiment import stop_on_signals
 from disputelab.cli.progress import ticker
+from disputelab.scenario.inputs import path_kind
 from disputelab.store.sqlite import StoreError
 
 if TYPE_CHECKING:
@@ -89,6 +90,9 @@ def sensitivity(
     from disputelab.experiments.sensitivity import DEFAULT_SAMPLES
 
     spec = _load(spec_path)
+    folder = out_dir or Path("sensitivity") / spec.name
+    if path_kind(folder) not in ("dir", "missing"):  # said now, not after the whole design
+        fail(f"--out {folder}: not a folder; give a folder for the table and plot")
     n = DEFAULT_SAMPLES.get(method, 4) if samples is None else samples
     design = _design(spec, param or [], method, n, seed)
     specs, size = _points(spec, spec_path, design, resume)
@@ -97,7 +101,7 @@ def sensitivity(
     found = _evaluate(spec, spec_path, specs, size, hub, wanted)
     if found.interrupted:
         _interrupted(found, _again(spec_path, param, method, samples, metric, out_dir, seed))
-    _report(spec, design, found, size, wanted, out_dir or Path("sensitivity") / spec.name)
+    _report(spec, design, found, size, wanted, folder)
     if found.failed:
         warn(spec.name, f"{found.failed} episode(s) failed; the means leave them out")
         raise typer.Exit(1)
@@ -240,7 +244,10 @@ def _evaluate(
             missing = unknown_metrics(wanted, means)
             if missing:
                 known = ", ".join(sorted({m for _, m in means}))
-                fail(f"no metric {', '.join(missing)} in this grid's scores; it has: {known}")
+                fail(
+                    f"no metric {', '.join(missing)} in this grid's scores; it has: {known} "
+                    "(what was played is kept: run again with --resume and one of those)"
+                )
 
         hooks = Hooks(lambda e, ep, error: progress.advance(failed=e == "failed"), skipped, point)
 

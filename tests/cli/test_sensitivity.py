@@ -105,6 +105,19 @@ def test_an_unknown_metric_is_one_line_listing_the_known_ones(tmp_path: Path) ->
     assert code == 2
     assert "no metric socrates-oracle:nope" in text and "party_turns" in text
     assert "Traceback" not in text
+    # What was played is kept, and the message says how to go on from it.
+    assert "run again with --resume" in " ".join(text.split())
+    code, text = _cli(tmp_path, *args, "--metric", "socrates-oracle:party_turns", "--resume")
+    assert code == 0, text
+
+
+def test_an_out_that_is_a_file_is_refused_before_anything_is_played(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("mine")
+    args = ["sensitivity", _spec(tmp_path), "--param", "beta.competing", "--samples", "1"]
+    code, text = _cli(tmp_path, *args, "--out", str(afile))
+    assert code == 2 and "--out" in text and "not a folder" in text
+    assert not (tmp_path / "runs").exists() and afile.read_text() == "mine"
 
 
 def test_a_missing_spec_is_one_line(tmp_path: Path) -> None:
