@@ -41,7 +41,6 @@ from disputelab.scenario.io import (
     dump_scenario,
     load_scenario,
     load_yaml,
-    save_scenario,
 )
 from disputelab.scenario.library import builtin_scenarios, resolve_scenario
 
@@ -158,6 +157,14 @@ def scenarios_import(
             "case's options); the rules still read everything else.",
         ),
     ] = None,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="Replace scenario files that differ from what this import writes (edited "
+            "since, say); without it they are kept and named.",
+        ),
+    ] = False,
 ) -> None:
     """Convert external cases into scenario files, warning about anything assumed."""
     if source not in FORMATS:
@@ -179,7 +186,7 @@ def scenarios_import(
     written: dict[str, Path] = {}  # scenario id -> the file it came from, in this import
     for f in files:
         found = read_cases(source, f, len(files) > 1, lenient, readings.get(f), model or "")
-        bad += _import_file(source, f, found, target, written)
+        bad += _import_file(source, f, found, target, written, overwrite)
     if bad:
         raise typer.Exit(2)
 
@@ -204,11 +211,17 @@ def _model_readings(files: list[Path], model: str) -> dict[Path, dict[tuple[str,
 
 
 def _import_file(
-    source: str, f: Path, found: CaseFile, target: Path, written: dict[str, Path]
+    source: str,
+    f: Path,
+    found: CaseFile,
+    target: Path,
+    written: dict[str, Path],
+    overwrite: bool = False,
 ) -> int:
     """Save what `found` read from `f` into `target`; returns the number of problems."""
     saved: list[Path] = []
     clashes = 0
+    kept: list[Path] = []
     for s in found.scenarios:
         if s.id in written:
             print_problem(
@@ -217,8 +230,20 @@ def _import_file(
             clashes += 1
             continue
         written[s.id] = f
-        saved.append(target / f"{s.id}.yaml")
-        save_scenario(s, saved[-1])
+        path = target / f"{s.id}.yaml"
+        text = dump_scenario(s, "yaml")
+        if not overwrite and path_kind(path) == "file" and path.read_bytes() != text.encode():
+            kept.append(path)  # edited since it was imported, or another case's: keep it
+            continue
+        path.write_text(text, encoding="utf-8")
+        saved.append(path)
+    if kept:
+        names = ", ".join(p.name for p in kept[:5]) + (" ..." if len(kept) > 5 else "")
+        warn(
+            str(f),
+            f"kept {len(kept)} scenario file(s) that differ from what this import writes "
+            f"(edited since?): {names}; --overwrite replaces them",
+        )
     for where, why in found.problems[:MAX_PROBLEM_LINES]:
         print_problem(where, why)
     if len(found.problems) > MAX_PROBLEM_LINES:
@@ -233,7 +258,7 @@ def _import_file(
     if source not in ONE_CASE_PER_FILE:
         skipped = f", {len(found.problems)} skipped" if found.problems else ""
         out.print(
-            f"[green]imported[/] {len(found.scenarios)} case(s) from {escape(str(f))} -> "
+            f"[green]imported[/] {len(saved)} case(s) from {escape(str(f))} -> "
             f"{escape(str(target))}{skipped}",
             highlight=False,
         )

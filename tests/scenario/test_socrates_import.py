@@ -57,6 +57,24 @@ def test_scenarios_import_from_socrates(tmp_path: Path) -> None:
     assert load_scenario(written).id == "socrates-downtown-general"
 
 
+def test_importing_again_keeps_a_file_edited_since_unless_told_to_overwrite(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "lib"
+    args = ["--store", str(tmp_path / "runs"), "scenarios", "import", "--from", "socrates"]
+    again = [*args, str(DATA), "--out", str(out)]
+    assert CliRunner().invoke(app, again).exit_code == 0
+    (written,) = out.glob("*.yaml")
+    pristine = written.read_text()
+    assert CliRunner().invoke(app, again).exit_code == 0  # the same text: written again
+    written.write_text(pristine + "# my notes\n")
+    kept = CliRunner().invoke(app, again)
+    assert kept.exit_code == 0 and "kept 1 scenario file(s)" in " ".join(kept.output.split())
+    assert written.read_text().endswith("# my notes\n")
+    assert CliRunner().invoke(app, [*again, "--overwrite"]).exit_code == 0
+    assert written.read_text() == pristine
+
+
 def test_a_spec_can_name_the_released_scenarios_as_a_source(tmp_path: Path) -> None:
     spec = ExperimentSpec(name="x", scenarios=[f"socrates:{DATA}"], preset="socrates")
     found = resolve_scenarios(spec, tmp_path, tmp_path)
