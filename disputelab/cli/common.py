@@ -23,7 +23,7 @@ from disputelab.store.schema import holds_store
 from disputelab.store.sqlite import Store, StoreError
 
 if TYPE_CHECKING:
-    from disputelab.llm.models import ModelHub
+    from disputelab.llm.models import ModelHub, Profile
 
 T = TypeVar("T")
 
@@ -152,16 +152,24 @@ def open_store(writable: bool = True, create: bool = True) -> Store:
 
 def open_models(models: Iterable[str], concurrency: int | None = None) -> ModelHub:
     """A model hub over the store's response cache, after checking every model name, so
-    a typo fails before anything is simulated. `concurrency` is the run's: endpoints
-    without a limit of their own take it, and one whose profile sets a lower limit is
-    named in a warning, since it holds the whole run back."""
-    from disputelab.llm.models import (
-        CONFIG_NAME,
-        ModelConfigError,
-        ModelHub,
-        load_profiles,
-        parse_model,
-    )
+    a typo fails before anything is simulated (`check_models`)."""
+    from disputelab.llm.models import ModelHub
+
+    models = list(models)
+    profiles = check_models(models, concurrency)
+    cache = open_store(writable=False).root / "cache.sqlite"  # the cache, not the runs
+    hub = ModelHub(cache, profiles, timeout_s=state.timeout_s, concurrency=concurrency)
+    if set(models) - {"rule"}:
+        _open_cache(hub)
+    return hub
+
+
+def check_models(models: Iterable[str], concurrency: int | None = None) -> dict[str, Profile]:
+    """The profiles, after checking that every model name can be used (exit 2 when one
+    cannot). `concurrency` is the run's: endpoints without a limit of their own take it,
+    and one whose profile sets a lower limit is named in a warning, since it holds the
+    whole run back."""
+    from disputelab.llm.models import CONFIG_NAME, ModelConfigError, load_profiles, parse_model
     from disputelab.redact import redact
 
     try:
@@ -177,11 +185,7 @@ def open_models(models: Iterable[str], concurrency: int | None = None) -> ModelH
                 )
     except ModelConfigError as exc:
         fail(str(exc))
-    cache = open_store(writable=False).root / "cache.sqlite"  # the cache, not the runs
-    hub = ModelHub(cache, profiles, timeout_s=state.timeout_s, concurrency=concurrency)
-    if set(models) - {"rule"}:
-        _open_cache(hub)
-    return hub
+    return profiles
 
 
 def _open_cache(hub: ModelHub) -> None:

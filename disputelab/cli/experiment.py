@@ -16,6 +16,7 @@ import typer
 from rich.markup import escape
 
 from disputelab.cli.common import (
+    check_models,
     err,
     fail,
     fail_problems,
@@ -79,6 +80,7 @@ def experiment(
     for warning in spec.warnings:  # repeats dropped from the grid, say
         warn(str(spec_path), warning)
     if dry_run:
+        check_models(spec.models.values(), concurrency or spec.concurrency)  # as a run would
         _print_plan(spec, spec_path)
         return
     hub = open_models(spec.models.values(), concurrency or spec.concurrency)

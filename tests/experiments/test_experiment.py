@@ -190,6 +190,28 @@ def test_a_dry_run_prints_the_plan_and_runs_nothing(tmp_path: Path) -> None:
     assert not (store / "disputelab.sqlite").exists()
 
 
+@pytest.mark.parametrize(
+    ("models", "message"),
+    [
+        ('{mediator: "openai:"}', "unknown model 'openai:'"),
+        ('{mediator: "openai:x@ftp://foo"}', "must be an http:// or https:// URL"),
+        (
+            '{mediator: "openai:m@http://127.0.0.1:9/v1", judge: "nonsense"}',
+            "unknown model 'nonsense'",
+        ),
+    ],
+)
+def test_a_dry_run_checks_the_model_names_a_run_would_refuse(
+    tmp_path: Path, models: str, message: str
+) -> None:
+    text = f"name: g\nscenarios: [tenancy]\nmediators: [generic]\nmodels: {models}\n"
+    spec = _write(tmp_path, text)
+    store = tmp_path / "s"
+    r = CliRunner().invoke(app, ["--store", str(store), "experiment", str(spec), "--dry-run"])
+    assert r.exit_code == 2 and message in " ".join(r.output.split()), r.output
+    assert not store.exists()
+
+
 def test_overrides_make_a_quick_trial_that_resumes_with_the_same_overrides(
     tmp_path: Path,
 ) -> None:
