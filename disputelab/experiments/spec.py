@@ -129,10 +129,11 @@ class ExperimentSpec(BaseModel):
         "scenarios for LLM-written conditions), and per call where a kind offers one a model "
         "of its own (mediator.when: the generic and social mediators' when-call).",
     )
-    replicates: int = Field(default=3, ge=1, le=10_000)
+    # Strict: `replicates: true` (or yes) is a slip, not one replicate.
+    replicates: int = Field(default=3, ge=1, le=10_000, strict=True)
     # Episode seeds become backend seeds (x 1000 + the turn) and SQLite integers: bounded
     # so that neither overflows, and exact in JSON.
-    base_seed: int = Field(default=0, ge=0, le=MAX_SEED)
+    base_seed: int = Field(default=0, ge=0, le=MAX_SEED, strict=True)
     corpus: str | None = Field(
         default=None,
         description="Statute corpus for the expertise condition (JSONL or YAML of citation and "
@@ -163,9 +164,12 @@ class ExperimentSpec(BaseModel):
         description="BERTScore model for the points-bertscore evaluator: a directory or a "
         "name in the local Hugging Face cache (bert-base-chinese for AgentMediation).",
     )
-    concurrency: int = Field(default=4, ge=1, le=1024)
+    concurrency: int = Field(default=4, ge=1, le=1024, strict=True)
     limit_scenarios: int | None = Field(
-        default=None, ge=1, description="Use only the first N scenarios (quick trials)."
+        default=None,
+        ge=1,
+        strict=True,
+        description="Use only the first N scenarios (quick trials).",
     )
     # What validation changed and the user should hear about (a repeated grid entry
     # dropped), one line each; not a field, so a spec file cannot set it.

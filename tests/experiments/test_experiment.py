@@ -54,6 +54,10 @@ def test_the_plan_shares_one_unmediated_twin_across_mediators() -> None:
             "none, rule, generic, social",
         ),
         ("name: g\nscenarios: [tenancy]\nreplicas: 3\n", "replicas: unknown field"),
+        (  # a yes/no is a slip, not one replicate
+            "name: g\nscenarios: [tenancy]\nreplicates: true\n",
+            "replicates: Input should be a valid integer (got True)",
+        ),
         (
             "name: g\nscenarios: [tenancy]\nconditions: [posture:angry]\n",
             "conditions[0]: posture:angry: use one of competing, avoiding, accommodating",
