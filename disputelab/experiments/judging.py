@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from pydantic import ValidationError
+
 from disputelab.episode import Usage
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext, get_evaluator
 from disputelab.llm.models import ModelHub
+from disputelab.scenario.io import describe_validation_error
 from disputelab.scenario.schema import Scenario
 from disputelab.store.sqlite import EpisodeRecord, Store
 
@@ -25,9 +28,18 @@ def scoring_options(
 
 def _to_score(rec: EpisodeRecord, by_id: Mapping[str, EpisodeRecord]) -> EpisodeToScore:
     twin = by_id.get(rec.matched_episode_id or "")
+    try:
+        scenario = Scenario.model_validate(rec.scenario)
+    except ValidationError as exc:  # it validated when the episode was played
+        problems = describe_validation_error(exc)
+        raise ValueError(
+            f"episode {rec.episode_id}: its stored scenario does not validate ({problems[0]}"
+            f"{f', and {len(problems) - 1} more' if len(problems) > 1 else ''}); the store "
+            "may be damaged: see `disputelab store check`"
+        ) from None
     return EpisodeToScore(
         rec.episode,
-        Scenario.model_validate(rec.scenario),
+        scenario,
         twin.episode if twin is not None else None,
         rec.episode_id,
         twin.episode_id if twin is not None else None,

@@ -450,6 +450,19 @@ def test_a_config_that_parses_but_is_no_object_is_damage(
     assert check.exit_code == 1 and "rows that do not read: runs 1" in check.stdout
 
 
+def test_a_stored_scenario_that_no_longer_validates_fails_evaluate_in_one_line(
+    store: Path,
+) -> None:
+    last = run_ids(store)[-1]
+    with sqlite3.connect(store / DB_NAME) as db:
+        db.execute(
+            "UPDATE episodes SET scenario = '{\"id\": 5}', scenario_ref = NULL WHERE run_id = ?",
+            (last,),
+        )
+    result = cli(store, "evaluate", last, "--evaluator", "self-report")
+    assert_one_error_line(result, "its stored scenario does not validate", "store check")
+
+
 # ---- files that are not stores -------------------------------------------------------
 
 
