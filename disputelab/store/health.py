@@ -4,6 +4,7 @@ bytes and tables, and the one-line errors that name `store check` and `store rec
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import sqlite3
@@ -54,20 +55,38 @@ def damage_reason(exc: Exception) -> str:
     return first if len(first) <= 200 else first[:199] + "…"
 
 
-def is_read_only_failure(exc: sqlite3.Error) -> bool:
-    """Whether SQLite failed because it may not write (the file, or the folder where a WAL
-    database keeps its shared-memory file), not because anything is damaged."""
+def is_read_only_failure(exc: sqlite3.Error, folder: Path) -> bool:
+    """Whether SQLite failed on a database in `folder` because it may not write (the
+    file, or the folder where a WAL database keeps its shared-memory file), not because
+    anything is damaged: a read-only error, or any failure in a folder this user may not
+    write."""
     code = getattr(exc, "sqlite_errorcode", None)
-    return (code is not None and code & 0xFF == sqlite3.SQLITE_READONLY) or (
+    read_only = (code is not None and code & 0xFF == sqlite3.SQLITE_READONLY) or (
         "readonly database" in str(exc)
     )
+    return read_only or not os.access(folder, os.W_OK)
+
+
+def immutable_uri(path: Path) -> str:
+    """The URI that reads the database at `path` as an immutable file: for a store this
+    user may not write, where SQLite cannot make the shared-memory file it reads a WAL
+    database through. An immutable read ignores the write-ahead log, so a log that holds
+    anything is refused rather than silently left out."""
+    wal = path.with_name(f"{path.name}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise StoreError(
+            f"store {path.parent} cannot be written by this user, and its latest runs are "
+            f"still in its write-ahead log ({wal.name}), which only a user who may write "
+            "the folder can read; copy the folder somewhere writable and open the copy"
+        )
+    return f"{path.resolve().as_uri()}?immutable=1"
 
 
 def store_failure(root: Path, exc: sqlite3.Error, writing: bool = False) -> StoreError:
     """The error to raise for an SQLite failure on the store at `root`."""
     if is_damage(exc):
         return DamagedStoreError(root, damage_reason(exc), writing)
-    if is_read_only_failure(exc):
+    if is_read_only_failure(exc, root):
         return StoreError(
             f"store {root} cannot be written by this user (read-only); "
             "give a --store you may write to"

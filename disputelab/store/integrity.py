@@ -28,6 +28,7 @@ from disputelab.store.health import (
     damage_reason,
     file_problem,
     identify,
+    immutable_uri,
     is_read_only_failure,
 )
 from disputelab.store.health import quick_check as _sqlite_check
@@ -418,13 +419,12 @@ def _snapshot(path: Path) -> sqlite3.Connection:
     try:
         db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
     except sqlite3.OperationalError as exc:
-        if not is_read_only_failure(exc):
+        if not is_read_only_failure(exc, path.parent):
             db.close()
             raise
         # A store this user may not write: read the file as it is (see Store).
         db.close()
-        uri = f"{path.resolve().as_uri()}?immutable=1"
-        db = sqlite3.connect(uri, uri=True, isolation_level=None)
+        db = sqlite3.connect(immutable_uri(path), uri=True, isolation_level=None)
     except sqlite3.DatabaseError:
         pass  # damage: the checks that follow say what it is
     db.execute("BEGIN")  # deferred: the snapshot is taken at the first read

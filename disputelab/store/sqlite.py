@@ -30,6 +30,7 @@ from disputelab.store.health import (
     damage_reason,
     file_problem,
     identify,
+    immutable_uri,
     is_read_only_failure,
     quick_check,
     store_failure,
@@ -112,7 +113,7 @@ class Store:
             try:
                 self._prepare(writable)
             except sqlite3.OperationalError as exc:
-                if writable or not is_read_only_failure(exc):
+                if writable or not is_read_only_failure(exc, self.root):
                     raise
                 self._open_immutable()
             # What a turn's None may be left out of, as this file's table declares it.
@@ -139,8 +140,7 @@ class Store:
         disk): SQLite cannot make the shared-memory file a WAL database is read through,
         so the file is opened as immutable, which nobody is writing to while we read."""
         self.db.close()
-        uri = f"{self.path.resolve().as_uri()}?immutable=1"
-        self.db = sqlite3.connect(uri, uri=True, isolation_level=None)
+        self.db = sqlite3.connect(immutable_uri(self.path), uri=True, isolation_level=None)
         identify(self.db, self.path)
         self._refuse_newer()
         if not schema_is_current(self.db):

@@ -88,3 +88,27 @@ def test_writing_into_a_read_only_store_says_why_it_cannot(read_only_store: Path
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot be written by this user (read-only)" in lines[0]
     assert sorted(p.name for p in read_only_store.iterdir()) == [DB_NAME]
+
+
+def test_a_read_only_store_with_a_write_ahead_log_is_refused_not_read_stale(
+    read_only_store: Path,
+) -> None:
+    # Read as an immutable file, the store would leave out what the log holds: refused,
+    # and the user told how to read it all.
+    read_only_store.chmod(0o755)
+    (read_only_store / DB_NAME).chmod(0o644)
+    with sqlite3.connect(read_only_store / DB_NAME, isolation_level=None) as db:
+        db.execute("PRAGMA wal_autocheckpoint = 0")
+        db.execute("INSERT INTO meta VALUES ('note', 'written after the last checkpoint')")
+        shutil.copy(read_only_store / f"{DB_NAME}-wal", read_only_store / "kept-wal")
+    db.close()
+    for extra in read_only_store.glob(f"{DB_NAME}-*"):
+        extra.unlink()
+    (read_only_store / "kept-wal").rename(read_only_store / f"{DB_NAME}-wal")
+    for path in read_only_store.iterdir():
+        path.chmod(0o444)
+    read_only_store.chmod(0o555)
+    for args in (("runs",), ("store", "check")):
+        result = _disputelab(read_only_store, *args)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert "still in its write-ahead log" in result.stderr
