@@ -25,7 +25,7 @@ from disputelab.cli.common import (
 )
 from disputelab.cli.experiment import stop_on_signals
 from disputelab.cli.progress import ticker
-from disputelab.scenario.inputs import path_kind
+from disputelab.scenario.inputs import UserFileError, make_user_dir
 from disputelab.store.sqlite import StoreError
 
 if TYPE_CHECKING:
@@ -91,8 +91,10 @@ def sensitivity(
 
     spec = _load(spec_path)
     folder = out_dir or Path("sensitivity") / spec.name
-    if path_kind(folder) not in ("dir", "missing"):  # said now, not after the whole design
-        fail(f"--out {folder}: not a folder; give a folder for the table and plot")
+    try:  # said now, not after the whole design has been played
+        make_user_dir(folder)
+    except UserFileError as exc:
+        fail(f"--out {exc.path}: {exc}")
     n = DEFAULT_SAMPLES.get(method, 4) if samples is None else samples
     design = _design(spec, param or [], method, n, seed)
     specs, size = _points(spec, spec_path, design, resume)

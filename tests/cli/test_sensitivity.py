@@ -107,7 +107,8 @@ def test_an_unknown_metric_is_one_line_listing_the_known_ones(tmp_path: Path) ->
     assert "Traceback" not in text
     # What was played is kept, and the message says how to go on from it.
     assert "run again with --resume" in " ".join(text.split())
-    code, text = _cli(tmp_path, *args, "--metric", "socrates-oracle:party_turns", "--resume")
+    out = ["--out", str(tmp_path / "table")]  # never the working directory
+    code, text = _cli(tmp_path, *args, "--metric", "socrates-oracle:party_turns", "--resume", *out)
     assert code == 0, text
 
 
@@ -116,7 +117,9 @@ def test_an_out_that_is_a_file_is_refused_before_anything_is_played(tmp_path: Pa
     afile.write_text("mine")
     args = ["sensitivity", _spec(tmp_path), "--param", "beta.competing", "--samples", "1"]
     code, text = _cli(tmp_path, *args, "--out", str(afile))
-    assert code == 2 and "--out" in text and "not a folder" in text
+    assert code == 2 and "--out" in text and "is a file" in text
+    code, text = _cli(tmp_path, *args, "--out", str(afile / "under"))
+    assert code == 2 and "--out" in text and "part of the path is a file" in text
     assert not (tmp_path / "runs").exists() and afile.read_text() == "mine"
 
 
