@@ -314,6 +314,24 @@ def test_a_report_never_overwrites_a_database(tmp_path: Path, name: str) -> None
     assert invoke(store, "runs", "--format", "csv").exit_code == 0
 
 
+def test_a_report_to_a_pipe_is_written_not_read_from(tmp_path: Path) -> None:
+    # The database guard reads a regular file's first bytes only: reading a FIFO (or
+    # /dev/stdout in a pipeline) would wait for ever.
+    import threading
+
+    store = tmp_path / "runs"
+    assert invoke(store, "run", "tenancy", "--budget", "4").exit_code == 0
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    result = invoke(store, "report", "last", "--out", str(fifo))
+    reader.join(timeout=30)
+    assert result.exit_code == 0, result.output
+    assert got and got[0].startswith(b"# Run ")
+
+
 def test_a_store_path_that_is_a_file_is_named_so(tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("")

@@ -45,11 +45,11 @@ def curate(
     missing = [str(p) for p in paths if path_kind(p) == "missing"]
     if missing:
         fail(f"no such seed file or folder: {', '.join(missing)}")
+    hub = open_models([model])  # a refused model leaves no --out folder behind
     try:
         make_user_dir(out_dir)
     except UserFileError as exc:
         fail(f"--out {exc.path}: {exc}")
-    hub = open_models([model])
 
     config = CurationConfig(concurrency=concurrency, min_unresolved=keep_if_unresolved)
     try:

@@ -94,11 +94,18 @@ def case_files(name: str, root: Path | None = None) -> list[Path]:
     return found
 
 
+def _is_repository(folder: Path) -> bool:
+    """A clone (with .git) or a bare repository (a mirror: HEAD and objects/ at its top)."""
+    return (folder / ".git").exists() or (
+        (folder / "HEAD").is_file() and (folder / "objects").is_dir()
+    )
+
+
 def fetch(name: str, source: str | None = None, root: Path | None = None) -> Path:
     """Clone the dataset's repository (or `source`) and lay out its case files; returns the
     folder that holds them."""
     d = get_dataset(name)
-    if source is not None and Path(source).is_dir() and not (Path(source) / ".git").exists():
+    if source is not None and Path(source).is_dir() and not _is_repository(Path(source)):
         raise DatasetError(
             f"{source} is a folder but not a git clone: --from takes a repository (a URL or a "
             f"local clone); name a folder of case files directly instead ({name}:{source} in "

@@ -58,13 +58,14 @@ def damage_reason(exc: Exception) -> str:
 def is_read_only_failure(exc: sqlite3.Error, folder: Path) -> bool:
     """Whether SQLite failed on a database in `folder` because it may not write (the
     file, or the folder where a WAL database keeps its shared-memory file), not because
-    anything is damaged: a read-only error, or any failure in a folder this user may not
-    write."""
+    anything is damaged: a read-only error, or a failure to open in a folder this user
+    may not write."""
     code = getattr(exc, "sqlite_errorcode", None)
-    read_only = (code is not None and code & 0xFF == sqlite3.SQLITE_READONLY) or (
-        "readonly database" in str(exc)
-    )
-    return read_only or not os.access(folder, os.W_OK)
+    primary = code & 0xFF if code is not None else None
+    read_only = primary == sqlite3.SQLITE_READONLY or "readonly database" in str(exc)
+    # Not a lock or an I/O error: those are what they say, in any folder.
+    cannot_open = primary == sqlite3.SQLITE_CANTOPEN or "unable to open" in str(exc)
+    return read_only or (cannot_open and not os.access(folder, os.W_OK))
 
 
 def immutable_uri(path: Path) -> str:
@@ -125,8 +126,11 @@ def identify(db: sqlite3.Connection, path: Path) -> bool:
 
 def file_problem(path: Path) -> str | None:
     """Why an existing database file cannot be a store, judged by its first bytes."""
-    with path.open("rb") as f:
-        head = f.read(len(_SQLITE_MAGIC))
+    try:
+        with path.open("rb") as f:
+            head = f.read(len(_SQLITE_MAGIC))
+    except OSError as exc:  # no permission to read it, say
+        return f"{path} cannot be read: {exc.strerror or exc}"
     if not head:
         return f"{path} is empty (0 bytes), not a disputelab store; remove it to start anew"
     if head != _SQLITE_MAGIC:

@@ -129,6 +129,16 @@ def test_a_plain_folder_given_as_the_source_is_named_as_one(tmp_path: Path, data
     assert not (data / "promediate").exists()  # nothing fetched, nothing laid out
 
 
+def test_a_bare_mirror_given_as_a_path_is_fetched_from(tmp_path: Path, data: Path) -> None:
+    am = SHARED / "agentmediation"
+    files = {"data/case_back.json": am / "cases.jsonl", "data/data_resource.json": am / "raw.jsonl"}
+    _bare_repository(tmp_path, files, lines=3)
+    path = str(tmp_path / "mirror.git")  # a path, not a URL: a bare repository has no .git
+    code, out = _cli(tmp_path, "datasets", "get", "agentmediation", "--from", path)
+    assert code == 0, out
+    assert (data / "agentmediation" / "cases.jsonl").is_file()
+
+
 def test_a_failed_fetch_keeps_the_dataset_fetched_before(tmp_path: Path, data: Path) -> None:
     am = SHARED / "agentmediation"
     url = _bare_repository(
