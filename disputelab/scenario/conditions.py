@@ -338,11 +338,16 @@ SOCRATES_CONDITIONS = (
 )
 
 
-def _parts(spec: str) -> list[tuple[Condition, str]]:
+def _parts(spec: str, strict: bool = True) -> list[tuple[Condition, str]]:
+    """The conditions of `spec`. `strict` (what a user types) refuses an empty one or an
+    empty part; otherwise (conditions read back from runs stored before that rule) an
+    empty part is left out and an empty condition is general."""
     out = []
     parts = [p.strip() for p in spec.split(",")]
-    if not all(parts):  # '' or 'a,,b': a slip, not a quiet 'general'
-        raise ConditionError(f"condition {spec!r} is empty or has an empty part; use general")
+    if not all(parts):
+        if strict:  # '' or 'a,,b': a slip, not a quiet 'general'
+            raise ConditionError(f"condition {spec!r} is empty or has an empty part; use general")
+        parts = [p for p in parts if p] or ["general"]
     for part in parts:
         name, _, arg = part.partition(":")
         if name not in CONDITIONS:
@@ -366,6 +371,6 @@ def condition_parameters(spec: str) -> tuple[str, ...]:
     """The behaviour parameters a (composed) condition acts through and moves away from
     neutral, in table order; () for a structural condition such as parties:+1."""
     names: set[str] = set()
-    for condition, arg in _parts(spec):
+    for condition, arg in _parts(spec, strict=False):  # stored conditions come here too
         names.update(condition.acts_through(arg))
     return tuple(p.name for p in PARAMETERS.values() if p.name in names and p.default != p.neutral)

@@ -122,3 +122,15 @@ def test_a_run_records_its_condition(tmp_path: object) -> None:
 def test_conditions_list_shows_the_fifteen() -> None:
     r = CliRunner().invoke(app, ["conditions", "list"])
     assert r.exit_code == 0 and "culture:CN-KR" in r.output
+
+
+def test_an_empty_condition_is_refused_as_input_but_read_back_from_old_runs() -> None:
+    # Runs stored before the rule may name "" or a trailing comma; reports still read them.
+    from disputelab.scenario.conditions import ConditionError, apply_condition
+    from disputelab.scenario.conditions import condition_parameters as moved
+    from disputelab.scenario.library import builtin_scenario
+
+    with pytest.raises(ConditionError, match="empty"):
+        apply_condition(builtin_scenario("tenancy"), "posture:competing,")
+    assert moved("posture:competing,") == moved("posture:competing")
+    assert moved("") == moved("general") == ()
