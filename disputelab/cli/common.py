@@ -164,18 +164,32 @@ def open_models(models: Iterable[str], concurrency: int | None = None) -> ModelH
     return hub
 
 
-def check_models(models: Iterable[str], concurrency: int | None = None) -> dict[str, Profile]:
+def check_models(
+    models: Iterable[str], concurrency: int | None = None, keys: bool = True
+) -> dict[str, Profile]:
     """The profiles, after checking that every model name can be used (exit 2 when one
     cannot). `concurrency` is the run's: endpoints without a limit of their own take it,
     and one whose profile sets a lower limit is named in a warning, since it holds the
-    whole run back."""
-    from disputelab.llm.models import CONFIG_NAME, ModelConfigError, load_profiles, parse_model
+    whole run back. Without `keys` (a plan, not a run) a missing API key is a warning."""
+    from disputelab.llm.models import (
+        CONFIG_NAME,
+        MissingKeyError,
+        ModelConfigError,
+        load_profiles,
+        parse_model,
+    )
     from disputelab.redact import redact
 
     try:
         profiles = load_profiles()
         for spec in sorted(set(models) - {"rule"}):
-            endpoint = parse_model(spec, profiles, state.timeout_s, concurrency)
+            try:
+                endpoint = parse_model(spec, profiles, state.timeout_s, concurrency)
+            except MissingKeyError as exc:
+                if keys:
+                    raise
+                warn(redact(spec), f"{exc}; the run will need it")
+                continue
             if spec in profiles and endpoint.caps(concurrency):
                 warn(
                     redact(spec),

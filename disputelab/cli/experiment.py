@@ -80,7 +80,8 @@ def experiment(
     for warning in spec.warnings:  # repeats dropped from the grid, say
         warn(str(spec_path), warning)
     if dry_run:
-        check_models(spec.models.values(), concurrency or spec.concurrency)  # as a run would
+        # As a run would, but a key may be set later: a plan is often sized first.
+        check_models(spec.models.values(), concurrency or spec.concurrency, keys=False)
         _print_plan(spec, spec_path)
         return
     hub = open_models(spec.models.values(), concurrency or spec.concurrency)

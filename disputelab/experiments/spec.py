@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import yaml
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     PrivateAttr,
@@ -85,6 +86,18 @@ def _protocol_param_names() -> set[str]:
     return {f for _, p in PROTOCOLS.items() for f in p.Params.model_fields}
 
 
+def _no_yes_no(value: Any) -> Any:
+    """A bool is an int to Python (and to pydantic's lax mode); as a count, it is a slip."""
+    if isinstance(value, bool):
+        raise ValueError(f"a whole number, not {str(value).lower()}")
+    return value
+
+
+# An integer that is not a yes/no; other numbers convert as pydantic converts them (3.0,
+# a NumPy integer).
+Count = Annotated[int, BeforeValidator(_no_yes_no)]
+
+
 class ExperimentSpec(BaseModel):
     """An experiment: scenarios x conditions x mediators x replicates under one protocol.
 
@@ -129,11 +142,11 @@ class ExperimentSpec(BaseModel):
         "scenarios for LLM-written conditions), and per call where a kind offers one a model "
         "of its own (mediator.when: the generic and social mediators' when-call).",
     )
-    # Strict: `replicates: true` (or yes) is a slip, not one replicate.
-    replicates: int = Field(default=3, ge=1, le=10_000, strict=True)
+    # Counts and seeds take no yes/no: `replicates: true` is a slip, not one replicate.
+    replicates: Count = Field(default=3, ge=1, le=10_000)
     # Episode seeds become backend seeds (x 1000 + the turn) and SQLite integers: bounded
     # so that neither overflows, and exact in JSON.
-    base_seed: int = Field(default=0, ge=0, le=MAX_SEED, strict=True)
+    base_seed: Count = Field(default=0, ge=0, le=MAX_SEED)
     corpus: str | None = Field(
         default=None,
         description="Statute corpus for the expertise condition (JSONL or YAML of citation and "
@@ -164,7 +177,7 @@ class ExperimentSpec(BaseModel):
         description="BERTScore model for the points-bertscore evaluator: a directory or a "
         "name in the local Hugging Face cache (bert-base-chinese for AgentMediation).",
     )
-    concurrency: int = Field(default=4, ge=1, le=1024, strict=True)
+    concurrency: Count = Field(default=4, ge=1, le=1024)
     limit_scenarios: int | None = Field(
         default=None,
         ge=1,

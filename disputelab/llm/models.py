@@ -40,6 +40,10 @@ class ModelConfigError(ValueError):
     """A model name or profile that cannot be used; the message says how to fix it."""
 
 
+class MissingKeyError(ModelConfigError):
+    """A model whose API key is not in the environment (yet)."""
+
+
 # The highest sampling temperature a profile may set (the protocols' parameters agree).
 MAX_TEMPERATURE = 2.0
 
@@ -301,7 +305,7 @@ def _need_key(spec: str, env: str | None, required: bool) -> None:
     """Fail before any call when the key a model needs is not in the environment."""
     if required and not os.environ.get(env or "OPENAI_API_KEY"):
         name = env or "OPENAI_API_KEY"
-        raise ModelConfigError(
+        raise MissingKeyError(
             f"model {spec!r} needs an API key: set {name} in the environment (keys are "
             "read from there and never stored); a local server takes openai:MODEL@URL"
         )

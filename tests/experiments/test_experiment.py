@@ -56,7 +56,7 @@ def test_the_plan_shares_one_unmediated_twin_across_mediators() -> None:
         ("name: g\nscenarios: [tenancy]\nreplicas: 3\n", "replicas: unknown field"),
         (  # a yes/no is a slip, not one replicate
             "name: g\nscenarios: [tenancy]\nreplicates: true\n",
-            "replicates: Input should be a valid integer (got True)",
+            "replicates: a whole number, not true",
         ),
         (
             "name: g\nscenarios: [tenancy]\nconditions: [posture:angry]\n",
@@ -214,6 +214,23 @@ def test_a_dry_run_checks_the_model_names_a_run_would_refuse(
     r = CliRunner().invoke(app, ["--store", str(store), "experiment", str(spec), "--dry-run"])
     assert r.exit_code == 2 and message in " ".join(r.output.split()), r.output
     assert not store.exists()
+
+
+def test_a_dry_run_plans_a_model_whose_key_is_not_set_yet_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    spec = _write(
+        tmp_path,
+        "name: g\nscenarios: [tenancy]\nmediators: [generic]\nmodels: {mediator: openai:gpt-4o}\n",
+    )
+    base = ["--store", str(tmp_path / "s"), "experiment", str(spec)]
+    plan = CliRunner().invoke(app, [*base, "--dry-run"])
+    assert plan.exit_code == 0, plan.output
+    flat = " ".join(plan.output.split())
+    assert "needs an API key" in flat and "the run will need it" in flat and "6 episodes" in flat
+    run = CliRunner().invoke(app, base)
+    assert run.exit_code == 2 and "needs an API key" in run.output
 
 
 def test_overrides_make_a_quick_trial_that_resumes_with_the_same_overrides(
