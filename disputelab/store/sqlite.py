@@ -138,7 +138,8 @@ class Store:
     def _open_immutable(self) -> None:
         """Read a store this user may not write (a published one, or on a read-only
         disk): SQLite cannot make the shared-memory file a WAL database is read through,
-        so the file is opened as immutable, which nobody is writing to while we read."""
+        so the file is opened as immutable. That assumes nobody writes it meanwhile, which
+        a folder this user may not write makes likely but does not ensure."""
         self.db.close()
         self.db = sqlite3.connect(immutable_uri(self.path), uri=True, isolation_level=None)
         identify(self.db, self.path)

@@ -87,6 +87,11 @@ def orphaned_log_problem(root: Path, db_name: str) -> str | None:
     wal = root / f"{db_name}-wal"
     if (root / db_name).exists() or not wal.is_file() or log_rebuilds_database(wal):
         return None
+    try:
+        if committed_pages(wal.read_bytes())[1] == 0:
+            return None  # it commits nothing: replaying it changes nothing, a store may start
+    except OSError:
+        pass
     return (
         f"{root} holds the write-ahead log of a store ({wal.name}) but not its database "
         f"({db_name}), and the log holds only part of the store: restore {db_name} beside "

@@ -83,3 +83,12 @@ def test_only_a_partial_log_without_its_database_is_a_problem(tmp_path: Path) ->
     assert problem is not None and "holds only part of the store" in problem
     (root / DB).write_bytes(b"")  # with its database beside it, the log is SQLite's to read
     assert orphaned_log_problem(root, DB) is None
+
+
+def test_a_log_that_commits_nothing_is_no_problem(tmp_path: Path) -> None:
+    # Empty, or cut before its first commit: replaying it changes nothing, so a new store
+    # may start beside it as before.
+    root = tmp_path / "store"
+    root.mkdir()
+    (root / f"{DB}-wal").write_bytes(b"")
+    assert orphaned_log_problem(root, DB) is None
