@@ -28,6 +28,7 @@ from disputelab.cli.common import (
     warn,
 )
 from disputelab.scenario.checks import unsettlable
+from disputelab.scenario.import_record import ImportRecord
 from disputelab.scenario.importers import (
     FORMATS,
     ONE_CASE_PER_FILE,
@@ -222,6 +223,7 @@ def _import_file(
     saved: list[Path] = []
     clashes = 0
     kept: list[Path] = []
+    record = ImportRecord(target)
     for s in found.scenarios:
         if s.id in written:
             print_problem(
@@ -232,17 +234,20 @@ def _import_file(
         written[s.id] = f
         path = target / f"{s.id}.yaml"
         text = dump_scenario(s, "yaml")
-        if not overwrite and path_kind(path) == "file" and path.read_bytes() != text.encode():
-            kept.append(path)  # edited since it was imported, or another case's: keep it
+        if not overwrite and not record.may_write(path, text):
+            kept.append(path)  # edited since it was imported, or not an import's: keep it
             continue
         path.write_text(text, encoding="utf-8")
+        record.wrote(path, text)
         saved.append(path)
+    if saved:
+        record.save()
     if kept:
         names = ", ".join(p.name for p in kept[:5]) + (" ..." if len(kept) > 5 else "")
         warn(
             str(f),
-            f"kept {len(kept)} scenario file(s) that differ from what this import writes "
-            f"(edited since?): {names}; --overwrite replaces them",
+            f"kept {len(kept)} scenario file(s) edited since an import wrote them (or not "
+            f"written by one): {names}; --overwrite replaces them",
         )
     for where, why in found.problems[:MAX_PROBLEM_LINES]:
         print_problem(where, why)

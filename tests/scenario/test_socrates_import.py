@@ -75,6 +75,25 @@ def test_importing_again_keeps_a_file_edited_since_unless_told_to_overwrite(
     assert written.read_text() == pristine
 
 
+def test_importing_a_corrected_case_again_rewrites_the_file_the_import_wrote(
+    tmp_path: Path,
+) -> None:
+    # What changed is the source, not the file: the import's own file is rewritten.
+    source = tmp_path / "downtown-general.json"
+    data = json.loads(FILE.read_text())
+    source.write_text(json.dumps(data))
+    out = tmp_path / "lib"
+    args = ["--store", str(tmp_path / "runs"), "scenarios", "import", "--from", "socrates"]
+    again = [*args, str(source), "--out", str(out)]
+    assert CliRunner().invoke(app, again).exit_code == 0
+    data["title"] = data["title"] + " (corrected)"
+    source.write_text(json.dumps(data))
+    result = CliRunner().invoke(app, again)
+    assert result.exit_code == 0 and "kept" not in result.output
+    (written,) = out.glob("*.yaml")
+    assert "(corrected)" in written.read_text()
+
+
 def test_a_spec_can_name_the_released_scenarios_as_a_source(tmp_path: Path) -> None:
     spec = ExperimentSpec(name="x", scenarios=[f"socrates:{DATA}"], preset="socrates")
     found = resolve_scenarios(spec, tmp_path, tmp_path)
