@@ -35,7 +35,7 @@ from disputelab.store.health import quick_check as _sqlite_check
 from disputelab.store.salvage import TableRead, read_index, read_table
 from disputelab.store.sqlite import DB_NAME, Store
 from disputelab.store.strings import string_hash
-from disputelab.store.wal import orphaned_log_problem
+from disputelab.store.wal import log_rebuilds_database, orphaned_log_problem
 
 Row = dict[str, Any]
 
@@ -445,7 +445,7 @@ def _database(root: Path) -> Path:
     if not path.is_file():
         wal = root / f"{DB_NAME}-wal"
         problem = orphaned_log_problem(root, DB_NAME)
-        if problem is None and wal.is_file():
+        if problem is None and wal.is_file() and log_rebuilds_database(wal):
             problem = (
                 f"{root} holds only the write-ahead log of a store ({wal.name}), which holds "
                 f"all of it: a command that opens the store, such as `disputelab runs`, "
