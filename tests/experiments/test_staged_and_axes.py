@@ -154,7 +154,9 @@ def test_agentmediation_import_names_bad_lines_and_imports_the_rest(tmp_path: Pa
     assert code == 2
     assert f"{src}:2: not valid JSON" in flat
     assert "imported 2 case(s)" in flat and "1 skipped" in flat
-    assert sorted(p.name for p in (tmp_path / "cases").iterdir()) == ["am-001.yaml", "am-003.yaml"]
+    written = sorted(p.name for p in (tmp_path / "cases").iterdir())
+    # The two cases read, and the import's record of what it wrote (for importing again).
+    assert written == [".imported.json", "am-001.yaml", "am-003.yaml"]
     code, out = _cli(
         tmp_path, "run", str(tmp_path / "cases" / "am-001.yaml"), "--protocol", "staged"
     )
