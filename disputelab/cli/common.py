@@ -153,11 +153,12 @@ def open_store(writable: bool = True, create: bool = True) -> Store:
 def open_models(models: Iterable[str], concurrency: int | None = None) -> ModelHub:
     """A model hub over the store's response cache, after checking every model name, so
     a typo fails before anything is simulated (`check_models`)."""
+    from disputelab.llm.cache import CACHE_NAME
     from disputelab.llm.models import ModelHub
 
     models = list(models)
     profiles = check_models(models, concurrency)
-    cache = open_store(writable=False).root / "cache.sqlite"  # the cache, not the runs
+    cache = open_store(writable=False).root / CACHE_NAME  # the cache, not the runs
     hub = ModelHub(cache, profiles, timeout_s=state.timeout_s, concurrency=concurrency)
     if set(models) - {"rule"}:
         _open_cache(hub)

@@ -11,8 +11,9 @@ from typing import Annotated, Any
 import typer
 
 from disputelab.cli.common import err, fail, open_store, store_option
+from disputelab.llm.cache import CACHE_NAME
 from disputelab.registry import UnknownPluginError
-from disputelab.scenario.inputs import path_kind
+from disputelab.store.health import is_sqlite_file
 from disputelab.store.sqlite import DB_NAME, Store, StoreError
 
 
@@ -85,17 +86,10 @@ def report(
 def _refuse_to_overwrite_data(out_path: Path, store_root: Path) -> None:
     """A report never overwrites a database (the store, a response cache, anyone's) nor
     one of the store's own files: a slip of `--out` would otherwise lose every run."""
-    is_database = False  # not there, not a regular file (a pipe, /dev/stdout), unreadable
-    if path_kind(out_path) == "file":  # never read a FIFO or a terminal: it would wait
-        try:
-            with out_path.open("rb") as f:
-                is_database = f.read(16) == b"SQLite format 3\x00"
-        except OSError:
-            pass  # writing will say what is wrong
     own = out_path.resolve().parent == store_root.resolve() and out_path.name.startswith(
-        (DB_NAME, "cache.sqlite")
+        (DB_NAME, CACHE_NAME)
     )
-    if is_database or own:
+    if is_sqlite_file(out_path) or own:
         fail(
             f"--out {out_path} is a database{' of the store' if own else ''}; a report would "
             "overwrite it: write the report to another file"

@@ -39,6 +39,7 @@ from typing import Any
 from disputelab.experiments.executors import ProcessExecutor, peak_rss_mb
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
+from disputelab.llm.cache import CACHE_NAME
 from disputelab.llm.load_settings import TargetSettings
 from disputelab.llm.models import ModelHub, Profile
 from disputelab.protocols.base import DEFAULT_PROTOCOL, get_protocol
@@ -158,7 +159,7 @@ def _run(
     RSS (None without workers) of one experiment."""
     store = Store(root / "runs")
     profiles = {PROFILE: Profile(model="m", base_url=url, timeout=s.timeout_s)}
-    hub = ModelHub(root / "cache.sqlite", profiles, concurrency=s.concurrency)
+    hub = ModelHub(root / CACHE_NAME, profiles, concurrency=s.concurrency)
 
     executor = ProcessExecutor(s.workers) if s.workers else None
 

@@ -22,6 +22,7 @@ from disputelab.episode import Episode, Turn, Usage
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext, get_evaluator
 from disputelab.llm.base import ChatModel
+from disputelab.llm.cache import CACHE_NAME
 from disputelab.llm.models import ModelConfigError, ModelHub, Profile
 from disputelab.llm.wrappers import Prices
 from disputelab.protocols.agent_params import agent_settings, temperature_params, with_fallbacks
@@ -443,7 +444,7 @@ async def run_single(
     retrieved = tuple(retrieved)
     cast = (cast or Cast()).for_protocol(proto)
     p = params if isinstance(params, ProtocolParams) else proto.params(params)
-    hub = hub or ModelHub(Path(store.root) / "cache.sqlite")
+    hub = hub or ModelHub(Path(store.root) / CACHE_NAME)
     p = profile_temperatures(p, cast, hub.profiles)  # before the config is recorded
     seat = proto.mediator_seat
     mediator = cast.kind(seat.role, seat.default) if seat else NONE

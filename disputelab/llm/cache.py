@@ -70,6 +70,9 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return None
 
 
+CACHE_NAME = "cache.sqlite"  # the response cache's file in a store's folder
+
+
 class CacheError(ValueError):
     """A response cache file that cannot be used; the message says what to do."""
 

@@ -8,6 +8,7 @@ import os
 import re
 import shlex
 import sqlite3
+import stat
 from pathlib import Path
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -122,6 +123,18 @@ def identify(db: sqlite3.Connection, path: Path) -> bool:
         return True
     shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
     raise StoreError(f"{path} is not a disputelab store: it holds SQLite tables ({shown})")
+
+
+def is_sqlite_file(path: Path) -> bool:
+    """Whether `path` is a regular file that begins as an SQLite database does. Nothing
+    but a regular file is read: a FIFO or a terminal would wait for ever."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with path.open("rb") as f:
+            return f.read(len(_SQLITE_MAGIC)) == _SQLITE_MAGIC
+    except (OSError, ValueError):
+        return False
 
 
 def file_problem(path: Path) -> str | None:
