@@ -178,11 +178,8 @@ class ExperimentSpec(BaseModel):
         "name in the local Hugging Face cache (bert-base-chinese for AgentMediation).",
     )
     concurrency: Count = Field(default=4, ge=1, le=1024)
-    limit_scenarios: int | None = Field(
-        default=None,
-        ge=1,
-        strict=True,
-        description="Use only the first N scenarios (quick trials).",
+    limit_scenarios: Count | None = Field(
+        default=None, ge=1, description="Use only the first N scenarios (quick trials)."
     )
     # What validation changed and the user should hear about (a repeated grid entry
     # dropped), one line each; not a field, so a spec file cannot set it.

@@ -58,6 +58,7 @@ def test_the_plan_shares_one_unmediated_twin_across_mediators() -> None:
             "name: g\nscenarios: [tenancy]\nreplicates: true\n",
             "replicates: a whole number, not true",
         ),
+        ("name: g\nscenarios: [tenancy]\nlimit_scenarios: yes\n", "a whole number, not true"),
         (
             "name: g\nscenarios: [tenancy]\nconditions: [posture:angry]\n",
             "conditions[0]: posture:angry: use one of competing, avoiding, accommodating",
