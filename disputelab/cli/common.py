@@ -323,3 +323,16 @@ def check_judges(needs_judge: bool, judges: Sequence[str], who_needs: str) -> No
     """Fail when a judge is needed and none was given; `who_needs` is e.g. "X needs"."""
     if needs_judge and not judges:
         fail(f"{who_needs} a judge: pass --judge-model (e.g. local)")
+
+
+def fail_if_judges_silent(hub: ModelHub, reasons: Iterable[str]) -> None:
+    """Exit status 2 when judges were asked and not one answered (no reply from a model,
+    none from the cache) and scores are undefined for it. Each score stays NaN with its
+    reason, as the evaluation contract has it, but a pass whose judge never answered
+    scored nothing: a script must not take it for a result."""
+    asked = [u for role, u in hub.ledger.roles.items() if role.split(":")[0] == "judge"]
+    if not asked or any(u.calls or u.cached for u in asked):
+        return
+    why = next((r for r in reasons if "judge" in r), None)
+    if why is not None:
+        fail(f"the judge never answered, so its scores are NaN: {why.removeprefix('undefined: ')}")

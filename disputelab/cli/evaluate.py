@@ -13,6 +13,7 @@ from disputelab.cli.common import (
     check_judges,
     err,
     fail,
+    fail_if_judges_silent,
     open_models,
     open_store,
     out,
@@ -127,6 +128,8 @@ def evaluate(
     _print_results(results, run_id, evaluator, fmt)
     if fmt is ListFormat.table:
         print_usage(hub)
+    undefined = (r for scores in results.values() for r in scores.values() if not r.defined)
+    fail_if_judges_silent(hub, (r.explanation for r in undefined))
 
 
 def _print_results(

@@ -12,6 +12,7 @@ from disputelab.cli.common import (
     ListFormat,
     check_judges,
     fail,
+    fail_if_judges_silent,
     fail_scenario,
     library,
     open_models,
@@ -27,6 +28,7 @@ from disputelab.scenario.library import resolve_scenario
 
 if TYPE_CHECKING:
     from disputelab.experiments.validation import ValidationPlan, ValidationReport
+    from disputelab.llm.models import ModelHub
     from disputelab.scenario.schema import Scenario
 
 # Three library scenarios with two, three and four parties.
@@ -89,15 +91,17 @@ def validate_judge(
     plan = ValidationPlan(
         ids, tuple(names), tuple(judges), voice.value, speaker, episodes, budget, mediator, seed
     )
-    show(_run(plan, scenarios), fmt)
+    hub = open_models([*plan.judge_models, *([plan.voice_model] if plan.voice_model else [])])
+    report = _run(plan, scenarios, hub)
+    show(report, fmt)
+    fail_if_judges_silent(hub, (why for fit in report.fits for why in fit.failures))
 
 
-def _run(plan: ValidationPlan, scenarios: list[Scenario]) -> ValidationReport:
+def _run(plan: ValidationPlan, scenarios: list[Scenario], hub: ModelHub) -> ValidationReport:
     """Run the validation with a progress bar; a model or input error is one line."""
     from disputelab.experiments.validation import validate_judge as run_validation
     from disputelab.llm.base import ModelError
 
-    hub = open_models([*plan.judge_models, *([plan.voice_model] if plan.voice_model else [])])
     with ticker("validate-judge: episodes and trackers", hub) as progress:
 
         def step(done: int, total: int) -> None:

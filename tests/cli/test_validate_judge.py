@@ -96,3 +96,20 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], messa
     r = _invoke(tmp_path, "validate-judge", *args)
     assert r.exit_code == 2 and message in r.output
     assert "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_a_judge_that_never_answers_is_an_error_after_the_table(tmp_path: Path) -> None:
+    closed = "openai:j@http://127.0.0.1:9/v1"  # port 9 (discard) is closed on the test hosts
+    r = runner.invoke(
+        app,
+        [
+            *("--store", str(tmp_path), "--timeout", "1", "validate-judge"),
+            *("--judge-model", closed, "--scenario", "tenancy", "--episodes", "1"),
+            *("--budget", "6"),
+        ],
+    )
+    assert r.exit_code == 2, r.output
+    lines = r.output.strip().splitlines()
+    assert lines[-1].startswith("error: the judge never answered, so its scores are NaN: ")
+    assert "topic-localized failed: judge failed" in r.output  # the table came first
+    assert "Traceback" not in r.output
