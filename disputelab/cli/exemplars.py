@@ -54,6 +54,23 @@ def _checked_name(name: str) -> str:
     return name
 
 
+def _new_file(name: str, overwrite: bool) -> Path:
+    """Where a set saved as `name` goes; refused up front (before any simulation) when one
+    is saved there already and `--overwrite` was not given."""
+    path = _folder() / f"{name}.json"
+    if path.exists() and not overwrite:
+        fail(
+            f"exemplars {name!r} are saved already ({path}); pass --overwrite to replace "
+            "them, or another --name"
+        )
+    return path
+
+
+OverwriteOption = Annotated[
+    bool, typer.Option("--overwrite", help="Replace a set already saved under the name.")
+]
+
+
 def _reference(name: str) -> str:
     """What to pass as --exemplars or --pool: runs in this store find saved names."""
     return name
@@ -98,14 +115,15 @@ def pool_command(
     seed: SeedOption = 0,
     model: ModelOption = "rule",
     max_rounds: Annotated[int, typer.Option(min=1, max=100, help="Rounds per dialogue.")] = 10,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Simulate dialogues and save their violations, each with a silver remediation."""
-    _checked_name(name)
+    target = _new_file(_checked_name(name), overwrite)
     params = {"max_rounds": max_rounds}
     from disputelab.remediation.pool import generate_pool
 
     made, hub = _run([model], lambda h: generate_pool(name, size, seed, _cast(h, model, params)))
-    path = save_exemplars(made, _folder() / f"{name}.json")
+    path = save_exemplars(made, target)
     out.print(
         f"[green]saved[/] pool {name}: {len(made.exemplars)} candidates in {escape(str(path))}"
     )
@@ -131,12 +149,13 @@ def select_command(
     judge_model: Annotated[
         str | None, typer.Option(help="Judge of trust and relationship (default: rule state).")
     ] = None,
+    overwrite: OverwriteOption = False,
 ) -> None:
     """Choose K exemplars by value impact (stage 1 ranking, stage 2 search) and save them."""
     from disputelab.remediation.select import Budget, select_exemplars
 
-    _checked_name(name)
     source = _load(pool)
+    target = _new_file(_checked_name(name), overwrite)
     sizes = Budget(k, candidates, rollouts, patience, budget)
     models = [model] + ([judge_model] if judge_model else [])
 
@@ -145,7 +164,7 @@ def select_command(
         return await select_exemplars(source, name, seed, _cast(hub, model, {}), sizes, judges)
 
     chosen, hub = _run(models, job)
-    path = save_exemplars(chosen, _folder() / f"{name}.json")
+    path = save_exemplars(chosen, target)
     meta = chosen.meta
     out.print(
         f"[green]saved[/] set {name}: value impact {meta['value_impact']:+.4f} (top-{k} of "

@@ -310,6 +310,14 @@ def _cross_field_problems(s: Scenario) -> list[tuple[str, str]]:
         dupes = _repeated(ids)
         if dupes:
             problems.append((field, f"ids must be unique, repeated: {_listing(dupes)}"))
+    # Names are how parties address one another and how transcripts and prompts tell
+    # them apart; two parties of one name (whatever its case or spacing) cannot be told.
+    names = [" ".join(p.name.casefold().split()) for p in s.parties]
+    repeated = [p.name for p, n in zip(s.parties, names, strict=True) if names.count(n) > 1]
+    if repeated:
+        problems.append(
+            ("parties", f"names must tell the parties apart, repeated: {_listing(repeated)}")
+        )
     topics = {t.id: t for t in s.topics}
     for i, party in enumerate(s.parties):
         base = f"parties[{i}]"

@@ -107,3 +107,18 @@ def test_bad_names_fail_in_one_line(tmp_path: Path) -> None:
     assert code == 2 and "name" in out
     code, out = _cli(tmp_path, "exemplars", "show", "missing")
     assert code == 2 and "no exemplars named" in out
+
+
+def test_a_saved_name_is_replaced_only_with_overwrite(tmp_path: Path) -> None:
+    saved = tmp_path / "runs" / "exemplars" / "p.json"
+    assert _cli(tmp_path, "exemplars", "pool", "--name", "p", "--size", "4")[0] == 0
+    before = saved.read_text("utf-8")
+    code, out = _cli(tmp_path, "exemplars", "pool", "--name", "p", "--size", "5", "--seed", "1")
+    assert code == 2 and "exemplars 'p' are saved already" in out and "--overwrite" in out
+    assert len(out.strip().splitlines()) == 1 and saved.read_text("utf-8") == before
+    # select into the pool's own name would replace the pool it reads: refused the same way
+    code, out = _cli(tmp_path, "exemplars", "select", "--name", "p", "--pool", "p", *SMALL)
+    assert code == 2 and "saved already" in out and saved.read_text("utf-8") == before
+    code, out = _cli(tmp_path, "exemplars", "pool", "--name", "p", "--size", "5", "--overwrite")
+    assert code == 0, out
+    assert "5 candidates" in out and saved.read_text("utf-8") != before

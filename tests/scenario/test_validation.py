@@ -110,6 +110,10 @@ def _option_neither_ranked_nor_unacceptable(d: dict[str, Any]) -> None:
     d["parties"][0]["preferences"]["lease"]["ranking"] = ["B", "C"]  # A left out
 
 
+def _same_name_but_case_and_spacing(d: dict[str, Any]) -> None:
+    d["parties"][1]["name"] = "  " + d["parties"][0]["name"].upper().replace(" ", "  ")
+
+
 RULES: list[tuple[str, Edit, str]] = [
     (
         "a party without objective",
@@ -152,6 +156,11 @@ RULES: list[tuple[str, Edit, str]] = [
         _option_neither_ranked_nor_unacceptable,
         "parties[0].preferences.lease: option A neither ranked nor unacceptable; "
         "list it in one of them",
+    ),
+    (
+        "two parties of one name",
+        _same_name_but_case_and_spacing,
+        "parties: names must tell the parties apart, repeated: Mira Okafor,   MIRA  OKAFOR",
     ),
 ]
 
