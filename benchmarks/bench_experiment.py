@@ -64,7 +64,9 @@ def time_experiment(spec: ExperimentSpec) -> tuple[float, float, int, int]:
         t0, c0 = time.perf_counter(), time.process_time()
         summary = asyncio.run(run_experiment(store, spec, Path(tmp), hub))
         seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-        turns = int(store.db.execute("SELECT COUNT(*) FROM turns").fetchone()[0])
+        turns = int(
+            store.db.execute("SELECT COALESCE(SUM(count), 0) FROM turn_chunks").fetchone()[0]
+        )
         store.close()
     if summary.failed:
         raise SystemExit(f"benchmark run had {summary.failed} failed episodes: {summary.errors[0]}")

@@ -3,8 +3,8 @@
 Runs a rule experiment through the real runner into a fresh store (by default
 `workplace`, budget 100, rule mediator and its unmediated twin, 50 replicates: 100
 episodes), checkpoints the write-ahead log into the database file, and prints the file's
-size per episode, with the bytes of each turn column, of the table of distinct strings
-(store schema 7) and the pages of each table. `--repeats R` builds the store R times and
+size per episode, with the bytes of the turn chunks (store schema 8), of the table of
+distinct strings and the pages of each table. `--repeats R` builds the store R times and
 prints the median file size (the sizes vary only with the bytes of timings).
 
 Usage: python benchmarks/bench_store_size.py [--scenario ID] [--replicates N] [--budget B]
@@ -18,6 +18,7 @@ import asyncio
 import sqlite3
 import statistics
 import tempfile
+import zlib
 from pathlib import Path
 
 from machine import machine_line
@@ -26,8 +27,6 @@ from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
 from disputelab.store.sqlite import DB_NAME, Store
-
-COLUMNS = ("text", "action", "intervention", "consensus", "usage", "delivered", "turn_taking")
 
 
 def main() -> None:
@@ -72,19 +71,25 @@ def measure(args: argparse.Namespace, verbose: bool) -> float:
 
 
 def describe(db: sqlite3.Connection, args: argparse.Namespace, episodes: int) -> None:
-    """The bytes of each turn column and of the strings, and the pages of each table."""
-    turns = db.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
-    print(f"{episodes} episodes, {turns} turns ({args.scenario}, budget {args.budget})")
-    for column in COLUMNS:
-        total = db.execute(f"SELECT SUM(LENGTH({column})) FROM turns").fetchone()[0] or 0
-        print(f"  turns.{column:12s} {total / episodes / 1024:7.1f} KB per episode")
-    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'strings'").fetchone():
-        count, size = db.execute("SELECT COUNT(*), SUM(LENGTH(text)) FROM strings").fetchone()
-        named = db.execute("SELECT COUNT(*) FROM turns WHERE text_ref IS NOT NULL").fetchone()
-        print(
-            f"  strings.text       {(size or 0) / episodes / 1024:7.1f} KB per episode"
-            f" ({count} distinct strings; {named[0]} of {turns} turns name their text)"
-        )
+    """The bytes of the turn chunks (compressed, and their JSON before compression), of
+    the strings, and the pages of each table."""
+    chunks, turns, stored = db.execute(
+        "SELECT COUNT(*), COALESCE(SUM(count), 0), COALESCE(SUM(LENGTH(data)), 0) FROM turn_chunks"
+    ).fetchone()
+    raw = sum(len(zlib.decompress(d[4:])) for (d,) in db.execute("SELECT data FROM turn_chunks"))
+    print(
+        f"{episodes} episodes, {turns} turns in {chunks} chunks"
+        f" ({args.scenario}, budget {args.budget})"
+    )
+    print(
+        f"  turn_chunks.data   {stored / episodes / 1024:7.1f} KB per episode"
+        f" ({raw / episodes / 1024:.1f} KB of JSON before compression)"
+    )
+    count, size = db.execute("SELECT COUNT(*), SUM(LENGTH(text)) FROM strings").fetchone()
+    print(
+        f"  strings.text       {(size or 0) / episodes / 1024:7.1f} KB per episode"
+        f" ({count} strings)"
+    )
     for name, size in db.execute(
         "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 6"
     ):

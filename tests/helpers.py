@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 
 from disputelab.agents.registry import MEDIATOR, build_agent, build_parties
 from disputelab.agents.settings import AgentSettings, Disclosure
-from disputelab.episode import Episode
+from disputelab.episode import Episode, Turn
 from disputelab.experiments.episodes import Cast, RunResult, run_single
 from disputelab.protocols.play import play as play_protocol
 from disputelab.scenario import Scenario, builtin_scenarios
 from disputelab.scenario.schema import Strategy
+from disputelab.store.chunks import decode_turns
 from disputelab.store.sqlite import Store
 
 # Real data nobody here wrote lies beside the project, never inside it; tests that read it
@@ -60,3 +62,25 @@ def play(
     parties = build_parties(s, "rule", seed, settings=settings)
     params = {"budget": budget, "disclosure": disclosure}
     return asyncio.run(play_protocol("roundtable", s, parties, {"mediator": med}, params, ep))
+
+
+def stored_turns(db: sqlite3.Connection, episode_id: str | None = None) -> list[tuple[str, int]]:
+    """(episode id, turn index) of every committed turn, in order, read with SQL alone
+    (as a test reads a store another process is writing): chunks of schema 8 name the
+    turns they hold by their first index and count."""
+    where, args = ("WHERE episode_id = ?", (episode_id,)) if episode_id else ("", ())
+    rows = db.execute(
+        f"SELECT episode_id, first_idx, count FROM turn_chunks {where}", args
+    ).fetchall()
+    return sorted((str(e), i) for e, first, n in rows for i in range(first, first + n))
+
+
+def stored_turn_records(db: sqlite3.Connection) -> dict[str, list[Turn]]:
+    """Every committed turn by episode, in order, decoded from its chunk with SQL and the
+    chunk codec alone (no Store: a test reads a store another process is writing)."""
+    out: dict[str, list[Turn]] = {}
+    for eid, data in db.execute(
+        "SELECT episode_id, data FROM turn_chunks ORDER BY episode_id, first_idx"
+    ):
+        out.setdefault(str(eid), []).extend(decode_turns(data))
+    return out

@@ -83,7 +83,12 @@ def _print_salvage(found: Salvage, verb: str) -> None:
 
 
 def _counts(found: Salvage) -> str:
-    counts = ((len(found.rows[t]), t) for t in ("runs", "episodes", "turns", "scores"))
+    counts = (
+        (len(found.rows["runs"]), "runs"),
+        (len(found.rows["episodes"]), "episodes"),
+        (found.turns, "turns"),
+        (len(found.rows["scores"]), "scores"),
+    )
     return ", ".join(f"{n} {t if n != 1 else t.removesuffix('s')}" for n, t in counts)
 
 

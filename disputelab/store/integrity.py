@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from disputelab.episode import Status
+from disputelab.store.chunks import decode_turns
 from disputelab.store.health import (
     StoreError,
     damage_reason,
@@ -33,6 +34,7 @@ from disputelab.store.health import (
 )
 from disputelab.store.health import quick_check as _sqlite_check
 from disputelab.store.salvage import TableRead, read_index, read_table
+from disputelab.store.schema import has_table
 from disputelab.store.sqlite import DB_NAME, Store
 from disputelab.store.strings import string_hash
 from disputelab.store.wal import log_rebuilds_database, orphaned_log_problem
@@ -46,6 +48,7 @@ _JSON_COLUMNS = {
     "runs": ("config",),
     "episodes": ("scenario", "agents", "agreement", "amounts", "initial_consensus"),
     "turns": ("action", "intervention", "consensus", "usage", "delivered", "turn_taking"),
+    "turn_chunks": (),  # its record is checked whole: see `_chunk_problem`
     "scores": ("detail",),
     "usage": (),
 }
@@ -60,6 +63,7 @@ _NUMBERS = {
     "runs": {"created_at": False},
     "episodes": {"started_at": False, "finished_at": True},
     "turns": {"idx": False},
+    "turn_chunks": {"first_idx": False, "count": False},
 }
 # The columns that name a string, with the column that holds the value in rows written
 # before the table of strings (empty, or NULL, in rows that name one), and whether the
@@ -99,6 +103,11 @@ class Salvage:
     lost_rows: dict[str, int]  # rows known to have existed that do not read, per table
     damaged: list[str]  # tables with pages that do not read (their row counts are unknown)
     rows: dict[str, list[Row]] = field(repr=False)
+
+    @property
+    def turns(self) -> int:
+        """The turns to copy: rows of schema 7 and before, and those in chunks since."""
+        return len(self.rows["turns"]) + sum(int(c["count"]) for c in self.rows["turn_chunks"])
 
     @property
     def whole(self) -> bool:
@@ -166,9 +175,16 @@ def recover(root: Path, out: Path) -> Salvage:
 
 def salvage(db: sqlite3.Connection) -> Salvage:
     """Read every table row by row and decide, run by run, what can be copied whole."""
-    reads = {t: read_table(db, t) for t in _JSON_COLUMNS}
+    # A store of schema 7 or before, read as it is, has no chunks of turns to read.
+    reads = {
+        t: read_table(db, t) if t != "turn_chunks" or has_table(db, t) else TableRead(t)
+        for t in _JSON_COLUMNS
+    }
     good = {t: _decoded(t, read) for t, read in reads.items()}
-    turns = _Turns(db, reads["turns"], good["turns"], good["episodes"])
+    turns = _EitherTurns(
+        _Turns(db, reads["turn_chunks"], good["turn_chunks"], good["episodes"]),
+        _Turns(db, reads["turns"], good["turns"], good["episodes"]),
+    )
     strings = _Strings(good["strings"], good["turns"])
     whole, lost = _episodes(db, reads["episodes"], good["episodes"], turns, strings)
     records = {str(r["run_id"]): r for r in good["runs"].values()}
@@ -183,7 +199,7 @@ def salvage(db: sqlite3.Connection) -> Salvage:
         ],
         "episodes": whole,
     }
-    for table in ("turns", "scores", "usage"):
+    for table in ("turns", "turn_chunks", "scores", "usage"):
         rows[table] = [r for r in good[table].values() if str(r["episode_id"]) in kept]
     lost_rows = {t: _lost_rows(db, t, reads[t], good[t]) for t in reads}
     damaged = [t for t, read in reads.items() if read.damaged]
@@ -212,10 +228,21 @@ def _decoded(table: str, read: TableRead) -> dict[int, Row]:
                 Status(row["status"])
             if table == "strings" and not isinstance(row.get("text"), str):
                 raise ValueError("a string that is not text")
-        except (ValueError, TypeError, KeyError):
+            if table == "turn_chunks":
+                _check_chunk(row)
+        except (ValueError, TypeError, KeyError, IndexError):
             continue
         good[rowid] = row
     return good
+
+
+def _check_chunk(row: Row) -> None:
+    """A chunk of turns reads only whole: its record decodes, and holds `count` turns
+    numbered on from `first_idx`."""
+    turns = decode_turns(row["data"])
+    first = int(row["first_idx"])
+    if [t.index for t in turns] != list(range(first, first + int(row["count"]))):
+        raise ValueError("a chunk whose turns are not the ones its row names")
 
 
 def _named(table: str, column: str, row: Row) -> bool:
@@ -287,7 +314,7 @@ def _episodes(
     db: sqlite3.Connection,
     read: TableRead,
     episodes: dict[int, Row],
-    turns: _Turns,
+    turns: _EitherTurns,
     strings: _Strings,
 ) -> tuple[list[Row], dict[str, list[str]]]:
     """The episodes that read whole, and, run by run, why each other one is lost."""
@@ -328,11 +355,19 @@ class _Turns:
         episodes: dict[int, Row],
     ) -> None:
         self.rowids: dict[str, dict[int, int]] = defaultdict(dict)  # episode -> idx -> rowid
+        chunks = read.name == "turn_chunks"  # a row of it holds turns first_idx, ... on
+        first = "first_idx" if chunks else "idx"
         for rowid, turn in good.items():
-            self.rowids[str(turn["episode_id"])][int(turn["idx"])] = rowid
+            count = int(turn["count"]) if chunks else 1
+            for idx in range(int(turn[first]), int(turn[first]) + count):
+                self.rowids[str(turn["episode_id"])][idx] = rowid
         self.known: dict[str, set[int]] = defaultdict(set)  # also the turns that do not read
-        entries, whole_index = read_index(db, "turns", "episode_id, idx")
-        entries += [(t["episode_id"], t["idx"]) for t in read.rows.values()]
+        entries, whole_index = (
+            read_index(db, read.name, f"episode_id, {first}") if not read.error else ([], True)
+        )
+        entries += [(t["episode_id"], t[first]) for t in read.rows.values()]
+        # A lost row of turns is one turn; a lost chunk held an unknown number of them.
+        self.exact = not chunks
         for episode_id, idx in entries:
             if isinstance(idx, int):
                 self.known[str(episode_id)].add(idx)
@@ -349,6 +384,10 @@ class _Turns:
         self.starts = [-start for start, _ in firsts]
         self.first_turns = list(itertools.accumulate((f for _, f in firsts), min))
 
+    def holds(self, episode_id: str) -> bool:
+        """Whether this table holds (or held) any of the episode's turns."""
+        return bool(self.rowids[episode_id] or self.known[episode_id])
+
     def lost(self, episode: Row) -> str | None:
         """Why not every turn of the episode reads, or None when they all do."""
         eid = str(episode["episode_id"])
@@ -356,6 +395,9 @@ class _Turns:
         count = max(self.known[eid] | set(have), default=-1) + 1
         missing = count - len(set(have) & set(range(count)))
         if missing:
+            if not self.exact:  # how many turns the lost chunk held is lost with it
+                gone = min(set(range(count)) - set(have))
+                return f"its turns from number {gone} on are unreadable (a lost chunk of turns)"
             return f"{missing} of {'' if self.witnessed else 'at least '}{count} turns unreadable"
         if self.witnessed or self._before_damage(episode, max(have.values(), default=None)):
             return None
@@ -374,6 +416,22 @@ class _Turns:
         """The least rowid of a turn of an episode that started after `time`."""
         n = bisect.bisect_left(self.starts, -time)  # starts that are later than `time`
         return self.first_turns[n - 1] if n else None
+
+
+@dataclass(frozen=True)
+class _EitherTurns:
+    """An episode's turns are chunks (schema 8) or rows (before): it is judged by the
+    table that holds them, and one that holds none by both."""
+
+    chunks: _Turns
+    rows: _Turns
+
+    def lost(self, episode: Row) -> str | None:
+        eid = str(episode["episode_id"])
+        for table in (self.chunks, self.rows):
+            if table.holds(eid):
+                return table.lost(episode)
+        return self.chunks.lost(episode) or self.rows.lost(episode)
 
 
 def _runs(

@@ -1,21 +1,21 @@
-"""A turn as its row stores it: a move split into the part that repeats across turns
-(shared through the table of strings) and the part that is its own, with the encodings
-the store writes and reads back.
+"""A turn's move split into the part that repeats across turns and the part that is its
+own, with the encodings the store writes and reads back.
 
 A rule episode's moves repeat (the same stances, signal and tone turn after turn), so
-what repeats is encoded once per value and remembered; what is a turn's own (a party's
-private reasoning, an utterance other than the turn's text) is always in the row.
+what repeats is encoded once per value and remembered, and a chunk of turns (see
+`disputelab.store.chunks`) holds each such value once; what is a turn's own (a party's
+private reasoning, an utterance other than the turn's text) is kept with the turn.
+Stores of schema 7 held the same split in a turn's row, the repeating part in the table
+of strings; `said` reads those back too.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from array import array
 from dataclasses import fields
-from json.encoder import encode_basestring as _quoted
-from typing import Any, Protocol, get_type_hints
+from typing import Any, get_type_hints
 
 from disputelab.episode import Action, Intervention
 
@@ -27,45 +27,9 @@ _MOVE_FIELDS: dict[tuple[type, tuple[str, ...]], tuple[tuple[str, bool], ...]] =
 _NUMERIC = re.compile(r"\b(int|float|complex|bool|Any|object|Decimal)\b")
 
 
-class _Ref(Protocol):
-    def __call__(self, db: sqlite3.Connection, text: str, fresh: dict[str, int]) -> int | None: ...
-
-
-def move_columns(
-    db: sqlite3.Connection,
-    fresh: dict[str, int],
-    ref: _Ref,
-    move: Action | Intervention,
-    text: str,
-    own: tuple[str, ...],
-) -> tuple[str | None, int | None]:
-    """A move's column and string id: the id of its repeating part with the JSON of its
-    own fields (None when empty), or, the first time that part comes, no id and the JSON
-    of the whole move (without the utterance when that is the turn's text)."""
-    shared, mine = _split(move, text, own)
-    sid = ref(db, shared, fresh)
-    if sid is None:
-        return dumps_or_none(unsaid(move.to_dict(), text)), None
-    return mine, sid
-
-
-def _split(move: Action | Intervention, text: str, own: tuple[str, ...]) -> tuple[str, str | None]:
-    """A move as stored: the JSON of what repeats across turns (everything but the fields
-    named in `own`, and the utterance, which is the turn's text), and the JSON of the
-    fields it keeps to itself, None when they are empty."""
-    if own == ("thought",) and type(move) is Action and move.utterance == text:
-        # A party's move, said as the turn's text: its own part is its thought alone.
-        thought = '{"thought":' + _quoted(move.thought) + "}" if move.thought else None
-        return _shared_json(move, text, own), thought
-    mine: dict[str, Any] = {name: getattr(move, name) for name in own if getattr(move, name)}
-    if move.utterance != text:
-        mine["utterance"] = move.utterance
-    return _shared_json(move, text, own), (_own_json(mine) if mine else None)
-
-
-def _shared_json(move: Action | Intervention, text: str, own: tuple[str, ...]) -> str:
-    """The JSON of what repeats across turns in a move (see `_split`), remembered by
-    value."""
+def shared_json(move: Action | Intervention, text: str, own: tuple[str, ...]) -> str:
+    """The JSON of what repeats across turns in a move: all of it but its utterance (the
+    turn's text holds that) and the fields named in `own`; remembered by value."""
     key = _action_key(move) if own == ("thought",) else _move_key(move, own)
     try:
         shared = None if key is None else _ENCODED.get(key)
@@ -79,14 +43,6 @@ def _shared_json(move: Action | Intervention, text: str, own: tuple[str, ...]) -
         if key is not None:
             _remember(key, shared)
     return shared
-
-
-def _own_json(mine: dict[str, Any]) -> str | None:
-    """`dumps_or_none(mine)`; for text fields alone (a thought, an utterance: every turn has one)
-    without building a JSON encoder."""
-    if all(type(v) is str for v in mine.values()):
-        return "{" + ",".join(f'"{k}":{_quoted(v)}' for k, v in mine.items()) + "}"
-    return dumps_or_none(mine)
 
 
 # The fields of an Action as `_action_key` knows them; another layout takes `_move_key`.

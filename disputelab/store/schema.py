@@ -9,15 +9,10 @@ from pathlib import Path
 
 DB_NAME = "disputelab.sqlite"
 # 5: outcome amounts; 6: turns store the utterance once, compactly; 7: a table of distinct
-# strings that turns and episodes refer to (see `disputelab.store.strings`)
-SCHEMA_VERSION = 7
-
-# A turn's row as `Store._turn_row` builds it.
-TURN_COLUMNS = (
-    *("episode_id", "idx", "party_turn", "speaker", "role", "text", "action"),
-    *("intervention", "consensus", "latency_s", "usage", "stage", "delivered"),
-    *("turn_taking", "text_ref", "action_ref", "intervention_ref", "consensus_ref"),
-)
+# strings that turns and episodes refer to (see `disputelab.store.strings`); 8: turns
+# written a commit's group at a time, one row of `turn_chunks` each (see
+# `disputelab.store.chunks`); the `turns` table keeps the rows older versions wrote
+SCHEMA_VERSION = 8
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -80,6 +75,13 @@ CREATE TABLE IF NOT EXISTS turns (
     consensus_ref INTEGER,
     PRIMARY KEY (episode_id, idx)
 );
+CREATE TABLE IF NOT EXISTS turn_chunks (
+    episode_id TEXT NOT NULL REFERENCES episodes(episode_id),
+    first_idx INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (episode_id, first_idx)
+);
 CREATE TABLE IF NOT EXISTS scores (
     episode_id TEXT NOT NULL REFERENCES episodes(episode_id),
     evaluator TEXT NOT NULL,
@@ -105,7 +107,7 @@ CREATE TABLE IF NOT EXISTS usage (
 """
 
 
-TABLES = ("strings", "runs", "episodes", "turns", "scores", "usage")
+TABLES = ("strings", "runs", "episodes", "turns", "turn_chunks", "scores", "usage")
 # Columns a newer schema added to a table, each with its declaration.
 ADDED = {
     "turns": {
@@ -129,14 +131,30 @@ ADDED = {
 }
 
 
+# The oldest schema this version reads without migrating it: 7 lacks only `turn_chunks`,
+# which a reader of such a store finds empty.
+READS_AS_IS = 7
+
+
 def schema_is_current(db: sqlite3.Connection) -> bool:
-    """Whether the store's tables are this version's, so reading it needs no migration."""
+    """Whether the store's tables read as they are, without a migration (which a store
+    opened read-only cannot have)."""
     for table, added in ADDED.items():
         columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
         if not columns >= set(added):
             return False
     version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    return bool(version == (str(SCHEMA_VERSION),))
+    return version is not None and str(version[0]) in {
+        str(v) for v in range(READS_AS_IS, SCHEMA_VERSION + 1)
+    }
+
+
+def has_table(db: sqlite3.Connection, name: str) -> bool:
+    return bool(
+        db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+        ).fetchone()
+    )
 
 
 def holds_store(root: Path) -> bool:

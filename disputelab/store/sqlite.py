@@ -1,7 +1,8 @@
 """The SQLite store: runs, episodes, turns, scores and usage, committed as they happen.
 
 WAL mode, and turns committed as they come (the runner groups an episode's turns, at
-least once a second), mean a killed process keeps what it finished. An episode row is
+least once a second, and each group is one record: `disputelab.store.chunks`), mean a
+killed process keeps what it finished. An episode row is
 written as `incomplete` before its first turn and only changes status when the protocol
 finishes it, so a half-run episode is never read as complete.
 
@@ -24,6 +25,7 @@ from typing import Any
 
 from disputelab.episode import Episode, Status, Turn, Usage
 from disputelab.redact import redact, redact_deep
+from disputelab.store.chunks import decode_turns, encode_turns
 from disputelab.store.health import (
     DamagedStoreError,
     StoreError,
@@ -46,10 +48,8 @@ from disputelab.store.records import (
     stored_score,
 )
 from disputelab.store.rows import (
-    consensus_text,
     dumps_or_none,
     loads_or_none,
-    move_columns,
     said,
 )
 from disputelab.store.schema import (
@@ -58,12 +58,12 @@ from disputelab.store.schema import (
     SCHEMA,
     SCHEMA_VERSION,
     TABLES,
-    TURN_COLUMNS,
     create_database,
+    has_table,
     schema_is_current,
 )
 from disputelab.store.strings import Strings
-from disputelab.store.tx import immediate, insert_skipping_nulls, nullable_columns
+from disputelab.store.tx import immediate
 from disputelab.store.wal import orphaned_log_problem
 
 __all__ = [
@@ -116,8 +116,8 @@ class Store:
                 if writable or not is_read_only_failure(exc, self.root):
                     raise
                 self._open_immutable()
-            # What a turn's None may be left out of, as this file's table declares it.
-            self._turn_nullable = nullable_columns(self.db, "turns")
+            # A read-only store of schema 7 has no table of turn chunks (and none to read).
+            self._chunks = has_table(self.db, "turn_chunks")
         except sqlite3.Error as exc:
             self.db.close()
             raise store_failure(self.root, exc, writing=writable) from None
@@ -299,6 +299,7 @@ class Store:
         with self._interning() as (db, fresh):
             scenario_ref = self._strings.ref(db, scenario_text, fresh)
             db.execute("DELETE FROM turns WHERE episode_id = ?", (episode_id,))
+            db.execute("DELETE FROM turn_chunks WHERE episode_id = ?", (episode_id,))
             db.execute(
                 "INSERT OR REPLACE INTO episodes (episode_id, run_id, arm, scenario_id, scenario,"
                 " condition, protocol, agents, seed, matched_episode_id, status, started_at,"
@@ -325,68 +326,16 @@ class Store:
         self.append_turns(episode_id, [turn])
 
     def append_turns(self, episode_id: str, turns: Sequence[Turn]) -> None:
-        """Commit finished turns together, in one transaction."""
+        """Commit finished turns together, in one transaction and one record (a chunk: see
+        `disputelab.store.chunks`), numbered from the first turn's index."""
         if not turns:
             return
-        with self._interning() as (db, fresh):
-            # The latest consensus written by id, and that id: turns share one consensus
-            # object while nothing moves, and its id serves them all.
-            last: list[Any] = [None, None]
-            rows = [self._turn_row(db, fresh, episode_id, t, last) for t in turns]
-            insert_skipping_nulls(db, "turns", TURN_COLUMNS, self._turn_nullable, rows)
-
-    def _turn_row(
-        self,
-        db: sqlite3.Connection,
-        fresh: dict[str, int],
-        episode_id: str,
-        turn: Turn,
-        last: list[Any],
-    ) -> tuple[Any, ...]:
-        """A turn as its row stores it. The utterance, the part of its move that repeats
-        across turns and its consensus are ids of strings once they repeat (the row holds
-        them itself the first time, as rows did before the table of strings); what is its
-        own (a party's private reasoning, an utterance other than the turn's text) is
-        always in the row."""
-        ref = self._strings.ref
-        text = turn.text
-        text_ref = ref(db, text, fresh)
-        action = action_ref = intervention = intervention_ref = consensus = consensus_ref = None
-        if turn.action is not None:
-            action, action_ref = move_columns(db, fresh, ref, turn.action, text, ("thought",))
-        if turn.intervention is not None:
-            intervention, intervention_ref = move_columns(
-                db, fresh, ref, turn.intervention, text, ()
+        data = encode_turns(turns)
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO turn_chunks (episode_id, first_idx, count, data) VALUES (?,?,?,?)",
+                (episode_id, turns[0].index, len(turns), data),
             )
-        shown = turn.consensus
-        if shown is not None and shown is last[0]:
-            consensus_ref = last[1]
-        elif shown is not None:
-            consensus = consensus_text(shown)
-            consensus_ref = ref(db, consensus, fresh)
-            if consensus_ref is not None:
-                consensus = None
-                last[:] = shown, consensus_ref
-        return (
-            episode_id,
-            turn.index,
-            turn.party_turn,
-            turn.speaker,
-            turn.role,
-            text if text_ref is None else "",
-            action,
-            intervention,
-            consensus,
-            turn.latency_s,
-            None if turn.usage is None else dumps_or_none(turn.usage.to_dict()),
-            turn.stage,
-            dumps_or_none(turn.delivered),
-            None if turn.choice is None else dumps_or_none(turn.choice.to_dict()),
-            text_ref,
-            action_ref,
-            intervention_ref,
-            consensus_ref,
-        )
 
     def finish_episode(self, episode_id: str, episode: Episode) -> None:
         if episode.outcome is None:
@@ -608,6 +557,7 @@ class Store:
         ).fetchone()
         if row is None:
             raise StoreError(f"no episode {episode_id!r}")
+        # Rows of schema 7 and before; an episode written since has none.
         rows = self.db.execute(
             "SELECT idx, party_turn, speaker, role, text, action, intervention, consensus,"
             " latency_s, usage, stage, delivered, turn_taking, text_ref, action_ref,"
@@ -618,11 +568,23 @@ class Store:
         strings.load(self.db, [row[-1], *(r for t in rows for r in t[13:])])
         scenario = strings.text(row[-1]) if row[-1] is not None else row[-2]
         rec = episode_header(episode_id, row[:-2], json.loads(scenario))
-        rec.episode.turns.extend(self._turn(t) for t in rows)
+        turns = [self._turn(t) for t in rows]
+        if self._chunks:
+            chunks = self.db.execute(
+                "SELECT data FROM turn_chunks WHERE episode_id=? ORDER BY first_idx",
+                (episode_id,),
+            ).fetchall()
+            for (data,) in chunks:
+                turns.extend(decode_turns(data))
+            if rows and chunks:  # an episode of schema 7 resumed by a newer version
+                turns.sort(key=lambda t: t.index)
+        rec.episode.turns.extend(turns)
         return rec
 
     def _turn(self, t: Sequence[Any]) -> Turn:
-        """A turn from its row (old rows hold every value themselves; see `_turn_row`)."""
+        """A turn from a row of schema 7 or before: the utterance, the repeating part of
+        its move and its consensus named in the table of strings, or (the first time a
+        process wrote them, and in every row before schema 7) held in the row itself."""
         strings = self._strings
         text = t[4] if t[13] is None else strings.text(t[13])
         action = loads_or_none(t[5])

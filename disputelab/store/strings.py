@@ -1,10 +1,10 @@
-"""A table of distinct strings: each stored once, turns and episodes refer to it by number.
+"""A table of distinct strings: each stored once, episodes refer to it by number.
 
-A rule episode's utterances come from template phrase banks, its stances, consensus and
-mediator moves from a few options, and every episode of a cell carries the same scenario;
-so most of what a turn holds repeats across turns and episodes. The store keeps each
-value that repeats once in `strings` (an integer id, a 64-bit hash to find it by, the
-text) and a row names it by id.
+Every episode of a cell carries the same scenario, so the store keeps each value that
+repeats once in `strings` (an integer id, a 64-bit hash to find it by, the text) and an
+episode's row names it by id. Stores of schema 7 named a turn's utterance, the repeating
+part of its move and its consensus here too; since schema 8 a chunk of turns holds its
+own values (`disputelab.store.chunks`), and those older rows are only read.
 
 A value is written into its own row the first time a process meets it, as rows were
 before the table existed, and into the table only when it comes again (or when the table

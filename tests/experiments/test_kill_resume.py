@@ -32,6 +32,7 @@ from disputelab.protocols.base import get_protocol
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.library import builtin_scenarios
 from disputelab.store.sqlite import DB_NAME, Store
+from tests.helpers import stored_turn_records
 
 SCENARIOS = ["tenancy", "workplace"]
 CONDITIONS = ["general", "posture:competing"]
@@ -60,7 +61,7 @@ MEDIATED_METRICS = UNMEDIATED_METRICS | {
 }
 COMPLETE = ("resolved", "impasse", "budget")
 COUNT_COMPLETE = f"SELECT COUNT(*) FROM episodes WHERE status IN {COMPLETE}"
-COUNT_TURNS = "SELECT COUNT(*) FROM turns"
+COUNT_TURNS = "SELECT COALESCE(SUM(count), 0) FROM turn_chunks"
 ROUND_TIMEOUT_S = 120.0  # only a hung child gets near this
 
 
@@ -136,10 +137,8 @@ def _check_store(db: Path, planned: list[PlannedEpisode], final: bool) -> dict[s
             " started_at, finished_at FROM episodes WHERE run_id = 'chaos'"
         ).fetchall()
         turns: dict[str, list[tuple[int, int, str]]] = {}
-        for eid, idx, party_turn, role in conn.execute(
-            "SELECT episode_id, idx, party_turn, role FROM turns ORDER BY episode_id, idx"
-        ):
-            turns.setdefault(eid, []).append((idx, party_turn, role))
+        for eid, said in stored_turn_records(conn).items():
+            turns[eid] = [(t.index, t.party_turn, t.role) for t in said]
         scores: dict[str, dict[str, float | None]] = {}
         for eid, metric, value in conn.execute(
             "SELECT episode_id, metric, value FROM scores WHERE evaluator = ? AND version = ?",
@@ -210,12 +209,8 @@ def _replay(planned: PlannedEpisode, where: Path) -> list[tuple[int, str, str]]:
 
 def _stored_turns(db: Path, eid: str) -> list[tuple[int, str, str]]:
     with closing(sqlite3.connect(db)) as conn:
-        rows = conn.execute(  # the text is the turn's own, or a string it names
-            "SELECT party_turn, speaker, COALESCE(s.text, t.text) FROM turns t LEFT JOIN strings s"
-            " ON s.id = t.text_ref WHERE episode_id = ? ORDER BY idx",
-            (eid,),
-        ).fetchall()
-    return [(int(a), str(b), str(c)) for a, b, c in rows]
+        said = stored_turn_records(conn).get(eid, [])
+    return [(t.party_turn, t.speaker, t.text) for t in said]
 
 
 def test_repeated_sigkills_then_resume_leave_every_episode_once_and_whole(
@@ -256,7 +251,7 @@ def test_repeated_sigkills_then_resume_leave_every_episode_once_and_whole(
             interrupted |= {
                 r[0]
                 for r in conn.execute(
-                    "SELECT DISTINCT episode_id FROM turns JOIN episodes USING (episode_id)"
+                    "SELECT DISTINCT episode_id FROM turn_chunks JOIN episodes USING (episode_id)"
                     " WHERE status = 'incomplete'"
                 )
             }

@@ -36,13 +36,11 @@ from disputelab.protocols.base import get_protocol
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.io import scenario_to_data
 from disputelab.store.sqlite import Store, compact_json
-from tests.helpers import play, scenario
+from tests.helpers import play, scenario, stored_turns
 
 
 def _stored_turns(store: Store, eid: str) -> int:
-    return int(
-        store.db.execute("SELECT COUNT(*) FROM turns WHERE episode_id=?", (eid,)).fetchone()[0]
-    )
+    return len(stored_turns(store.db, eid))
 
 
 def _started(tmp_path: Path) -> tuple[Store, list[Turn], Callable[[], None]]:
@@ -95,7 +93,8 @@ def _transactions(statements: list[str]) -> list[list[str]]:
 def test_a_played_episode_is_written_in_one_transaction_and_scored_in_another(
     tmp_path: Path,
 ) -> None:
-    """Start, turns, usage and end of a rule episode go in one commit, its scores in one."""
+    """Start, turns (one chunk), usage and end of a rule episode go in one commit, its
+    scores in one."""
     store = Store(tmp_path / "runs")
     statements: list[str] = []
     store.db.set_trace_callback(statements.append)
@@ -105,11 +104,12 @@ def test_a_played_episode_is_written_in_one_transaction_and_scored_in_another(
     asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
     store.db.set_trace_callback(None)
     txs = _transactions(statements)
-    writes = ("INTO turns", "INTO episodes", "UPDATE episodes")
+    writes = ("INTO turn", "INTO episodes", "UPDATE episodes")
     episode = [t for t in txs if any(w in s for s in t for w in writes)]
     assert len(episode) == 1
     assert any("INSERT OR REPLACE INTO episodes" in s for s in episode[0])
-    assert sum("INSERT INTO turns" in s for s in episode[0]) == 20
+    assert sum("INSERT INTO turn_chunks" in s for s in episode[0]) == 1
+    assert not any("INTO turns" in s or "INTO strings" in s for s in episode[0])
     assert any(s.startswith("UPDATE episodes SET status") for s in episode[0])
     assert sum(any("INTO scores" in s for s in t) for t in txs) == 1
 
@@ -247,7 +247,7 @@ def test_quick_extra_evaluators_score_from_memory_what_a_pass_after_the_run_woul
     store = Store(tmp_path / "runs")
     turn_reads: list[str] = []
     store.db.set_trace_callback(
-        lambda sql: turn_reads.append(sql) if "SELECT" in sql and "FROM turns" in sql else None
+        lambda sql: turn_reads.append(sql) if "SELECT" in sql and "FROM turn" in sql else None
     )
     asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
     store.db.set_trace_callback(None)

@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 
 from disputelab.cli import app, hoist_global_options
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
+from tests.helpers import stored_turns
 
 FAULT_RATE = 0.2
 CHAT = {"id": "x", "object": "chat.completion", "created": 0, "model": "m"}
@@ -88,7 +89,7 @@ def _episodes(store: Path) -> list[tuple[str, str, str]]:
 def _turn_indices(store: Path) -> dict[str, list[int]]:
     with closing(sqlite3.connect(store / "disputelab.sqlite")) as db:
         out: dict[str, list[int]] = {}
-        for eid, idx in db.execute("SELECT episode_id, idx FROM turns ORDER BY episode_id, idx"):
+        for eid, idx in stored_turns(db):
             out.setdefault(eid, []).append(idx)
     return out
 

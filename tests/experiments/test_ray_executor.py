@@ -16,6 +16,7 @@ from disputelab.llm.models import ModelHub, Profile
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 from disputelab.store.sqlite import Store
 from tests.experiments.test_executors import RULE_GRID, _llm_spec, _run, _stored
+from tests.helpers import stored_turns
 
 ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'disputelab[ray]'")
 
@@ -53,4 +54,4 @@ def test_llm_episodes_on_ray_are_counted_and_cached(tmp_path: Path) -> None:
     assert server.calls == 12 + retried
     assert again.ledger.calls == 0
     store = Store(tmp_path / "runs", writable=False)
-    assert store.db.execute("SELECT COUNT(*) FROM turns").fetchone()[0] == 24
+    assert len(stored_turns(store.db)) == 24

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from disputelab.llm.testing import Scripted, fake_openai
 from tests.experiments.test_provider_faults import _good
+from tests.helpers import stored_turns
 
 CLI = [sys.executable, "-c", "from disputelab.cli import main; main()"]
 SUMMARY = re.compile(r"(\d+) episodes planned, (\d+) run, (\d+) already done")
@@ -46,9 +47,10 @@ def _check_every_episode_once(store: Path, run_id: str, planned: int) -> None:
         rows = db.execute(
             "SELECT status, error FROM episodes WHERE run_id = ?", (run_id,)
         ).fetchall()
-        turns = db.execute(
-            "SELECT episode_id, COUNT(*), MAX(idx) FROM turns GROUP BY episode_id"
-        ).fetchall()
+        indices: dict[str, list[int]] = {}
+        for eid, idx in stored_turns(db):
+            indices.setdefault(eid, []).append(idx)
+        turns = [(eid, len(found), max(found)) for eid, found in indices.items()]
         leases = db.execute("SELECT COUNT(*) FROM leases").fetchone()[0]
     assert len(rows) == planned
     assert all(status not in ("failed", "incomplete") and not error for status, error in rows)

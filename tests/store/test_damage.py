@@ -10,6 +10,7 @@ depends on where random bytes happen to land.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import re
@@ -154,11 +155,11 @@ def smash(path: Path, page: int) -> None:
 
 
 def _last_turns_page(store: Path) -> None:
-    smash(store / DB_NAME, _leaf(store / DB_NAME, "turns", rightmost=True))
+    smash(store / DB_NAME, _leaf(store / DB_NAME, "turn_chunks", rightmost=True))
 
 
 def _first_turns_page(store: Path) -> None:
-    smash(store / DB_NAME, _leaf(store / DB_NAME, "turns", rightmost=False))
+    smash(store / DB_NAME, _leaf(store / DB_NAME, "turn_chunks", rightmost=False))
 
 
 def _runs_page(store: Path) -> None:
@@ -180,9 +181,22 @@ def _last_page(store: Path) -> None:
 
 
 def _truncated_to_half(store: Path) -> None:
+    """The file cut short halfway through the pages of its turns (which a compacted store
+    lays out after the runs and episodes, before the scores): what lies before the cut
+    reads, what lies after is gone."""
     path = store / DB_NAME
+    db = sqlite3.connect(path)
+    try:
+        first, last = db.execute(
+            "SELECT min(pageno), max(pageno) FROM dbstat"
+            " WHERE name = 'turn_chunks' AND pagetype != 'internal'"
+        ).fetchone()
+    except sqlite3.OperationalError:
+        pytest.skip("this SQLite has no dbstat table to find the pages of turns with")
+    finally:
+        db.close()
     with path.open("r+b") as f:
-        f.truncate(path.stat().st_size // 2)
+        f.truncate((first + last) // 2 * _page_size(path))
 
 
 DAMAGE: dict[str, Damage] = {
@@ -285,37 +299,42 @@ def test_recover_never_passes_a_shortened_transcript_off_as_whole(
         assert turns == original[episode], episode
 
 
-def test_an_episodes_lost_final_turn_is_noticed_however_its_turns_were_grouped(
+def test_an_episodes_lost_final_chunk_is_noticed_without_an_index_to_witness_it(
     tmp_path: Path,
 ) -> None:
-    """The store writes a batch of turns grouped by the columns they fill, not in their
-    order; the final turn must still get the episode's largest rowid, which is what lets
-    a check without a readable turns index see that it is gone."""
+    """A lost last chunk leaves no gap in the turn numbers; with the index of chunks
+    unreadable too, only time witnesses it: chunks get ever larger rowids, and the
+    damage lies past the episode's last chunk that reads."""
     store = Store(tmp_path)
     run_id = store.create_run("run")
     s = builtin_scenario("tenancy")
     ep = Episode(s.id, "roundtable", 0, {"parties": "rule"})
     store.start_episode("e", run_id, ep, scenario_to_data(s))
-    store.append_turns(
-        "e",
-        [  # the first and last fill the same columns; the middle one fills more
-            Turn(0, 1, "a", "party", "hello"),
-            Turn(1, 1, "mediator", "mediator", "hm", delivered={"a": "hm, a"}),
-            Turn(2, 2, "b", "party", "bye"),
-        ],
-    )
+    for group in (
+        [Turn(0, 1, "a", "party", "hello")],
+        [Turn(1, 1, "mediator", "mediator", "hm", delivered={"a": "hm, a"})],
+        [Turn(2, 2, "b", "party", "bye")],
+    ):
+        store.append_turns("e", group)
     ep.outcome = Outcome(Status.RESOLVED, "deal", {}, {})
     store.finish_episode("e", ep)
     store.close()
     db = sqlite3.connect(tmp_path / DB_NAME)
-    turns = read_table(db, "turns")
-    final = db.execute("SELECT rowid FROM turns WHERE idx = 2").fetchone()[0]
-    del turns.rows[final]  # its row does not read...
-    turns.unreadable.add(final)
+    chunks = read_table(db, "turn_chunks")
+    final = db.execute("SELECT rowid FROM turn_chunks WHERE first_idx = 2").fetchone()[0]
+    del chunks.rows[final]  # its row does not read...
+    chunks.unreadable.add(final)
     episodes = _decoded("episodes", read_table(db, "episodes"))
-    no_index = sqlite3.connect(":memory:")  # ...and neither does the turns index
-    check = _Turns(no_index, turns, _decoded("turns", turns), episodes)
+    no_index = sqlite3.connect(":memory:")  # ...and neither does the index of chunks
+    check = _Turns(no_index, chunks, _decoded("turn_chunks", chunks), episodes)
     assert check.lost(next(iter(episodes.values()))) is not None
+    whole = read_table(db, "turn_chunks")
+    assert (
+        _Turns(no_index, whole, _decoded("turn_chunks", whole), episodes).lost(
+            next(iter(episodes.values()))
+        )
+        is None
+    )
 
 
 def test_recover_of_a_file_cut_in_half_keeps_the_runs_in_the_first_half(
@@ -328,7 +347,8 @@ def test_recover_of_a_file_cut_in_half_keeps_the_runs_in_the_first_half(
     assert result.exit_code == 1, result.output
     assert f"run {first} (experiment): 2 of 2 episodes copied" in result.stdout
     assert f"run {last} (run): 0 of 2 episodes copied" in result.stdout
-    assert "its last turns may lie on a page that does not read" in result.stdout
+    # The index of turn chunks (a page before the cut) names the chunks that are gone.
+    assert "its turns from number 0 on are unreadable (a lost chunk of turns)" in result.stdout
     # The scores sat in the lost half; the experiment's transcripts did not.
     assert re.search(r"rows that do not read: .*scores \d+", result.stdout)
     kept = {e: t for e, t in _transcripts(pristine).items() if e.startswith(f"{first}/")}
@@ -354,7 +374,7 @@ def test_recover_keeps_every_run_whose_pages_are_intact(
     assert f"run {first} (experiment): 2 of 2 episodes copied" in result.stdout
     assert f"run {middle} (run): 2 of 2 episodes copied" in result.stdout
     assert f"run {last} (run): 1 of 2 episodes copied" in result.stdout
-    assert "turns unreadable" in result.stdout
+    assert "are unreadable (a lost chunk of turns)" in result.stdout
     assert run_ids(out) == [first, middle, last]
     for run in (first, middle):
         assert _report(out, run) == _report(pristine, run)
@@ -363,16 +383,24 @@ def test_recover_keeps_every_run_whose_pages_are_intact(
 def test_a_recovered_experiment_resumes_and_reruns_the_episodes_it_lost(
     pristine: Path, store: Path, tmp_path: Path
 ) -> None:
-    _first_turns_page(store)  # the experiment's first episode loses turns
+    _first_turns_page(store)  # the experiment's first episodes lose turns
     out = tmp_path / "rescued"
-    assert cli(store, "store", "recover", str(out)).exit_code == 1
+    first = run_ids(pristine)[0]
+    recovered = cli(store, "store", "recover", str(out))
+    assert recovered.exit_code == 1
+    kept = re.search(rf"run {first} \(experiment\): (\d) of 2 episodes copied", recovered.stdout)
+    assert kept is not None and int(kept[1]) < 2, recovered.stdout
     spec = pristine.parent / "small.yaml"
     resumed = cli(out, "experiment", str(spec), "--resume")
     assert resumed.exit_code == 0, resumed.output
-    assert "1 run, 1 already done" in resumed.stdout
+    assert f"{2 - int(kept[1])} run, {kept[1]} already done" in resumed.stdout
 
     def said(store: Path) -> dict[str, list[tuple[object, ...]]]:  # all but timings
-        return {e: [t[:5] for t in turns] for e, turns in _transcripts(store).items()}
+        return {
+            e: [t[:5] for t in turns]
+            for e, turns in _transcripts(store).items()
+            if e.startswith(f"{first}/")  # the experiment's (a run's lost ones stay lost)
+        }
 
     assert said(out) == said(pristine)
 
@@ -390,6 +418,16 @@ def test_recover_of_a_store_whose_run_records_are_lost_keeps_their_episodes(
 
 
 # ---- damage inside a value -----------------------------------------------------------
+
+
+@pytest.fixture
+def rows7(tmp_path: Path) -> Path:
+    """A store of schema 7 (a row per turn; see tests/store/data), to damage inside a row."""
+    root = tmp_path / "rows7"
+    root.mkdir()
+    data = Path(__file__).parent / "data" / "schema7.sqlite.gz"
+    (root / DB_NAME).write_bytes(gzip.decompress(data.read_bytes()))
+    return root
 
 
 def _plant(store: Path, sql: str, marker: str) -> None:
@@ -410,28 +448,28 @@ def _overwrite(store: Path, marker: str, replacement: bytes) -> None:
     (store / DB_NAME).write_bytes(data.replace(marker.encode(), replacement))
 
 
-def test_text_that_is_no_longer_utf8_fails_report_in_one_line(store: Path) -> None:
+def test_text_that_is_no_longer_utf8_fails_report_in_one_line(rows7: Path) -> None:
     marker = "MARKER-0123456789"
-    _plant(store, "UPDATE turns SET text = ? WHERE rowid = ?", marker)
-    _overwrite(store, marker, b"\xff" * len(marker))
-    last = run_ids(store)[-1]
-    assert_one_error_line(cli(store, "report", last), "not UTF-8", "store recover")
-    check = cli(store, "store", "check")
+    _plant(rows7, "UPDATE turns SET text = ? WHERE rowid = ?", marker)
+    _overwrite(rows7, marker, b"\xff" * len(marker))
+    last = run_ids(rows7)[-1]
+    assert_one_error_line(cli(rows7, "report", last), "not UTF-8", "store recover")
+    check = cli(rows7, "store", "check")
     assert check.exit_code == 1 and "rows that do not read: turns 1" in check.stdout
 
 
-def test_json_that_no_longer_parses_fails_report_in_one_line(store: Path, tmp_path: Path) -> None:
+def test_json_that_no_longer_parses_fails_report_in_one_line(rows7: Path, tmp_path: Path) -> None:
     marker = "MARKER-0123456789"
     _plant(
-        store, "UPDATE turns SET action = json_set(action, '$.thought', ?) WHERE rowid = ?", marker
+        rows7, "UPDATE turns SET action = json_set(action, '$.thought', ?) WHERE rowid = ?", marker
     )
-    _overwrite(store, marker, b'"' * len(marker))
-    last = run_ids(store)[-1]
-    assert_one_error_line(cli(store, "report", last), "is damaged", "store recover")
+    _overwrite(rows7, marker, b'"' * len(marker))
+    last = run_ids(rows7)[-1]
+    assert_one_error_line(cli(rows7, "report", last), "is damaged", "store recover")
     out = tmp_path / "rescued"
-    result = cli(store, "store", "recover", str(out))
+    result = cli(rows7, "store", "recover", str(out))
     assert result.exit_code == 1
-    assert f"run {last} (run): 1 of 2 episodes copied" in result.stdout
+    assert f"run {last} (run): 2 of 3 episodes copied" in result.stdout
     assert "1 of " in result.stdout and "turns unreadable" in result.stdout
 
 
@@ -559,8 +597,11 @@ def _fields(turn: Turn) -> tuple[object, ...]:
 def _counts(store: Path) -> dict[str, int]:
     db = sqlite3.connect(store / DB_NAME)
     try:
-        tables = ("runs", "episodes", "turns", "scores", "usage")
-        return {t: db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
+        tables = ("runs", "episodes", "scores", "usage")
+        counts = {t: db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
+        rows = db.execute("SELECT count(*) FROM turns").fetchone()[0]
+        chunked = db.execute("SELECT coalesce(sum(count), 0) FROM turn_chunks").fetchone()[0]
+        return {**counts, "turns": rows + chunked}
     finally:
         db.close()
 

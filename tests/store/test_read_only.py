@@ -112,3 +112,31 @@ def test_a_read_only_store_with_a_write_ahead_log_is_refused_not_read_stale(
         result = _disputelab(read_only_store, *args)
         assert result.returncode == 2, result.stdout + result.stderr
         assert "still in its write-ahead log" in result.stderr
+
+
+def test_a_read_only_store_of_schema_7_reads_without_being_migrated() -> None:
+    """A published store from before turn chunks (schema 8) cannot be brought up to date
+    where it lies; it is read as it is."""
+    import gzip
+
+    base = Path(tempfile.mkdtemp(prefix="ro-store7-"))
+    base.chmod(0o755)
+    store = base / "store"
+    store.mkdir()
+    data = Path(__file__).parent / "data" / "schema7.sqlite.gz"
+    (store / DB_NAME).write_bytes(gzip.decompress(data.read_bytes()))
+    (store / DB_NAME).chmod(0o444)
+    store.chmod(0o555)
+    try:
+        report = _disputelab(store, "report", "every-field", "--format", "json")
+        assert report.returncode == 0, report.stderr
+        assert "I can pay 1,200." in report.stdout
+        check = _disputelab(store, "store", "check")
+        assert check.returncode == 0, check.stdout + check.stderr
+        with sqlite3.connect(f"file:{store / DB_NAME}?mode=ro", uri=True) as db:
+            assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
+                "7",
+            )
+    finally:
+        store.chmod(0o755)
+        shutil.rmtree(base)

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from disputelab.episode import Action, Episode, Outcome, Status, Turn
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.report.render import rows_csv, run_markdown, run_rows
 from disputelab.store.sqlite import DB_NAME, SCHEMA_VERSION, Store, StoreError
-from tests.helpers import run_matched, scenario
+from tests.helpers import run_matched, scenario, stored_turns
 
 
 def test_a_run_round_trips_through_the_store(tmp_path: Path) -> None:
@@ -90,7 +91,7 @@ def test_a_killed_process_keeps_every_finished_turn(tmp_path: Path) -> None:
         time.sleep(0.1)
         if db.exists():
             try:
-                count = sqlite3.connect(db).execute("SELECT COUNT(*) FROM turns").fetchone()[0]
+                count = len(stored_turns(sqlite3.connect(db)))
             except sqlite3.OperationalError:
                 continue
             if count >= 10:
@@ -198,14 +199,13 @@ def test_a_turn_stores_its_utterance_once_and_reads_back_whole(tmp_path: Path) -
     store = Store(tmp_path)
     result = run_matched(store, scenario("tenancy"), "rule", seed=2, budget=12)
     played = store.load_episode(result.episode_id).episode.turns
-    # The utterance sits in the table of strings, once; neither part of the move repeats it.
-    rows = store.db.execute(
-        "SELECT said.text, COALESCE(t.action, ''), move.text FROM turns t"
-        " JOIN strings said ON said.id = t.text_ref JOIN strings move ON move.id = t.action_ref"
-        " WHERE t.episode_id=? AND t.text = ''",
-        (result.episode_id,),
-    ).fetchall()
-    assert rows and all(text not in own + shared for text, own, shared in rows)
+    # The utterance is held once in the episode's chunk; neither part of the move repeats it.
+    (data,) = store.db.execute(
+        "SELECT data FROM turn_chunks WHERE episode_id=?", (result.episode_id,)
+    ).fetchone()
+    _, values, rows = json.loads(zlib.decompress(data[4:]))
+    moves = [(values[r[4]], values[r[5]], json.dumps(r[6] or {})) for r in rows if r[5] is not None]
+    assert moves and all(text not in shared + own for text, shared, own in moves)
     assert all(a.action is None or a.action.utterance == a.text for a in played)
     assert any(a.action is not None and a.action.stances for a in played)
 
