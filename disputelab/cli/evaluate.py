@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -27,6 +27,9 @@ from disputelab.evaluation.outcomes import ROUGE_STYLES
 from disputelab.evaluation.registry import EVALUATORS, get_evaluator, on_demand_evaluators
 from disputelab.evaluation.trackers import TRACKERS
 from disputelab.store.sqlite import StoreError
+
+if TYPE_CHECKING:
+    from disputelab.llm.models import ModelHub
 
 
 def _evaluator_help() -> str:
@@ -123,6 +126,18 @@ def evaluate(
             results = run_with_models(hub, work)
         except (ModelError, ValueError) as exc:
             fail(str(exc).splitlines()[0])
+    _conclude(results, run_id, evaluator, fmt, hub)
+
+
+def _conclude(
+    results: dict[str, dict[str, MetricResult]],
+    run_id: str,
+    evaluator: str,
+    fmt: ListFormat,
+    hub: ModelHub,
+) -> None:
+    """Print the scores (and, as a table, the models' usage); fail in one line when there
+    was nothing to score or no judge ever answered."""
     if not results:
         fail(f"run {run_id} has no complete episode to evaluate")
     _print_results(results, run_id, evaluator, fmt)

@@ -5,6 +5,7 @@ beside it; where it cannot, the store is read as an immutable file."""
 
 from __future__ import annotations
 
+import gzip
 import os
 import shutil
 import sqlite3
@@ -117,8 +118,6 @@ def test_a_read_only_store_with_a_write_ahead_log_is_refused_not_read_stale(
 def test_a_read_only_store_of_schema_7_reads_without_being_migrated() -> None:
     """A published store from before turn chunks (schema 8) cannot be brought up to date
     where it lies; it is read as it is."""
-    import gzip
-
     base = Path(tempfile.mkdtemp(prefix="ro-store7-"))
     base.chmod(0o755)
     store = base / "store"
