@@ -9,16 +9,20 @@ value once (a speaker, an utterance, the repeating part of a move, a consensus v
 then one compact list per turn naming them by position, the whole compressed. A chunk
 names nothing outside itself, so it reads, or is lost, on its own.
 
-The layout, version 1, before compression (`_MAGIC` first, then zlib of UTF-8 JSON):
+The layout, version 1: `_MAGIC`, then zlib of (a 4-byte big-endian length, a header of
+that many bytes of UTF-8 JSON, and the values' text, UTF-8, one after another):
 
-    [1, [value, ...], [[index, party_turn, speaker#, role, text#, action#, action_own,
-      intervention#, intervention_own, consensus#, latency_s, usage, stage, delivered,
-      turn_taking], ...]]
+    header: [1, [length of each value in code points, ...],
+             [[index, party_turn, speaker#, role, text#, action#, action_own,
+               intervention#, intervention_own, consensus#, latency_s, usage, stage,
+               delivered, turn_taking], ...]]
 
-`#` fields are positions in the value list (or null); a move's repeating part is its JSON
-as `disputelab.store.rows` shares it (without the utterance when that is the turn's text),
-and `_own` holds what is the turn's alone (a party's private reasoning, an utterance that
-differs from the text).
+Every value is text; `#` fields are positions in the value list (or null). A move's
+repeating part is its JSON as `disputelab.store.rows` shares it (without the utterance
+when that is the turn's text), and `_own` holds what is the turn's alone (a party's
+private reasoning, an utterance that differs from the text). The values travel outside
+the JSON because they are most of a chunk (a rule episode's utterances): escaping them
+into JSON and back cost more than everything else a chunk does.
 """
 
 from __future__ import annotations
@@ -41,39 +45,41 @@ _LEVEL = 1
 
 def encode_turns(turns: Sequence[Turn]) -> bytes:
     """The record of `turns` (in their order) as `turn_chunks.data` holds it."""
-    values: dict[Any, int] = {}
-
-    def at(value: Any) -> int:
-        found = values.get(value)
-        if found is None:
-            found = values[value] = len(values)
-        return found
-
+    values: dict[str, int] = {}  # each distinct value, by its position
+    at = values.setdefault  # at(value, len(values)): its position, added if new
     rows: list[list[Any]] = []
     last_consensus: object = None
     last_at: int | None = None
     for t in turns:
         text = t.text
         action_at = action_own = intervention_at = intervention_own = None
-        if t.action is not None:
-            action_at, action_own = _move(t.action, text, ("thought",), at)
+        action = t.action
+        if action is not None:
+            shared = shared_json(action, text, ("thought",))
+            action_at = at(shared, len(values))
+            if action.utterance == text:  # a party's own part is its private reasoning
+                action_own = {"thought": action.thought} if action.thought else None
+            else:
+                action_own = _own(action, text, ("thought",))
         if t.intervention is not None:
-            intervention_at, intervention_own = _move(t.intervention, text, (), at)
+            shared = shared_json(t.intervention, text, ())
+            intervention_at = at(shared, len(values))
+            intervention_own = _own(t.intervention, text, ())
         consensus = t.consensus
         if consensus is None:
             consensus_at = None
         elif consensus is last_consensus:  # turns share one object while nothing moves
             consensus_at = last_at
         else:
-            consensus_at = last_at = at(consensus_text(consensus))
+            consensus_at = last_at = at(consensus_text(consensus), len(values))
             last_consensus = consensus
         rows.append(
             [
                 t.index,
                 t.party_turn,
-                at(t.speaker),
+                at(t.speaker, len(values)),
                 t.role,
-                at(text),
+                at(text, len(values)),
                 action_at,
                 action_own,
                 intervention_at,
@@ -86,44 +92,59 @@ def encode_turns(turns: Sequence[Turn]) -> bytes:
                 None if t.choice is None else t.choice.to_dict(),
             ]
         )
-    body = json.dumps([_VERSION, list(values), rows], ensure_ascii=False, separators=(",", ":"))
-    return _MAGIC + zlib.compress(body.encode("utf-8", "surrogatepass"), _LEVEL)
+    texts = list(values)
+    header = json.dumps(
+        [_VERSION, [len(v) for v in texts], rows], ensure_ascii=False, separators=(",", ":")
+    ).encode("utf-8", "surrogatepass")
+    body = len(header).to_bytes(4, "big") + header + "".join(texts).encode("utf-8", "surrogatepass")
+    return _MAGIC + zlib.compress(body, _LEVEL)
 
 
-def _move(
-    move: Action | Intervention, text: str, own: tuple[str, ...], at: Any
-) -> tuple[int, dict[str, Any] | None]:
-    """A move's repeating part (by position) and its own part (None when empty)."""
+def _own(move: Action | Intervention, text: str, own: tuple[str, ...]) -> dict[str, Any] | None:
+    """What of a move is the turn's alone: the fields named in `own` that are set, and
+    the utterance when it differs from the turn's text; None when nothing is."""
     mine: dict[str, Any] = {name: getattr(move, name) for name in own if getattr(move, name)}
     if move.utterance != text:
         mine["utterance"] = move.utterance
-    return at(shared_json(move, text, own)), (mine or None)
+    return mine or None
 
 
-def decode_turns(data: bytes) -> list[Turn]:
-    """The turns of a record `encode_turns` made; ValueError (or TypeError, KeyError,
-    IndexError) when it does not decode: the store reports that as damage."""
+def unpack(data: bytes) -> tuple[list[str], list[Any]]:
+    """A chunk's values and its turns' rows, as `encode_turns` laid them out; ValueError
+    (or TypeError) when the record is not such a chunk."""
     if not isinstance(data, bytes) or not data.startswith(_MAGIC):
         raise ValueError("a chunk of turns that is not in a known layout")
     try:
         body = zlib.decompress(data[len(_MAGIC) :])
     except zlib.error as exc:
         raise ValueError(f"a chunk of turns that does not decompress ({exc})") from None
-    parsed = json.loads(body.decode("utf-8", "surrogatepass"))
+    size = int.from_bytes(body[:4], "big")
+    parsed = json.loads(body[4 : 4 + size].decode("utf-8", "surrogatepass"))
     if not (isinstance(parsed, list) and len(parsed) == 3 and parsed[0] == _VERSION):
         raise ValueError("a chunk of turns in an unknown layout")
-    values, rows = parsed[1], parsed[2]
-    if not (isinstance(values, list) and isinstance(rows, list)):
+    lengths, rows = parsed[1], parsed[2]
+    if not (isinstance(lengths, list) and isinstance(rows, list)):
         raise ValueError("a chunk of turns without its values or turns")
-    moves: dict[int, dict[str, Any]] = {}  # each distinct move part parsed once
+    text = body[4 + size :].decode("utf-8", "surrogatepass")
+    if sum(lengths) != len(text):
+        raise ValueError("a chunk of turns whose values are not the text it holds")
+    values: list[str] = []
+    at = 0
+    for n in lengths:
+        values.append(text[at : at + n])
+        at += n
+    return values, rows
+
+
+def decode_turns(data: bytes) -> list[Turn]:
+    """The turns of a record `encode_turns` made; ValueError (or TypeError, KeyError,
+    IndexError) when it does not decode: the store reports that as damage."""
+    values, rows = unpack(data)
 
     def move(i: int | None, own: dict[str, Any] | None, text: str) -> dict[str, Any] | None:
         if i is None:
             return None
-        shared = moves.get(i)
-        if shared is None:
-            shared = moves[i] = json.loads(values[i])
-        return said({**shared, **(own or {})}, text)
+        return said({**_parsed(values[i]), **(own or {})}, text)
 
     turns = []
     for r in rows:
@@ -140,7 +161,7 @@ def decode_turns(data: bytes) -> list[Turn]:
                     "text": text,
                     "action": move(r[5], r[6], text),
                     "intervention": move(r[7], r[8], text),
-                    "consensus": None if r[9] is None else dict(json.loads(values[r[9]])),
+                    "consensus": None if r[9] is None else dict(_parsed(values[r[9]])),
                     "latency_s": r[10],
                     "usage": r[11],
                     "stage": r[12],
@@ -150,3 +171,19 @@ def decode_turns(data: bytes) -> list[Turn]:
             )
         )
     return turns
+
+
+# The repeating parts of moves and consensus vectors, parsed, by their JSON: they repeat
+# across the chunks of a run as they do within one, and reading a run parsed each again
+# for every episode. Callers copy what they change; the memo starts over when full.
+_PARSED: dict[str, Any] = {}
+_PARSED_LIMIT = 100_000
+
+
+def _parsed(text: str) -> Any:
+    found = _PARSED.get(text)
+    if found is None:
+        if len(_PARSED) >= _PARSED_LIMIT:
+            _PARSED.clear()
+        found = _PARSED[text] = json.loads(text)
+    return found

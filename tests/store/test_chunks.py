@@ -28,7 +28,7 @@ from disputelab.episode import (
     Verdict,
 )
 from disputelab.scenario.io import scenario_to_data
-from disputelab.store.chunks import decode_turns, encode_turns
+from disputelab.store.chunks import decode_turns, encode_turns, unpack
 from disputelab.store.sqlite import Store
 from tests.helpers import play, scenario, stored_turns
 from tests.store.test_damage import assert_one_error_line, cli
@@ -99,11 +99,10 @@ def write(store: Store, eid: str, groups: list[list[Turn]], run_id: str) -> None
     store.finish_episode(eid, ep)
 
 
-def _body(data: bytes) -> list[object]:
-    """A chunk's record, decompressed and parsed: [layout, values, turns]."""
-    parsed = json.loads(zlib.decompress(data[4:]))
-    assert isinstance(parsed, list)
-    return parsed
+def _body(data: bytes) -> tuple[int, list[str], list[list[object]]]:
+    """A chunk's layout version, values and rows."""
+    values, rows = unpack(data)
+    return 1, values, rows
 
 
 def _played_after(turns: list[Turn]) -> list[Turn]:
@@ -219,8 +218,9 @@ def test_a_party_moves_own_text_reads_back_exactly_whatever_it_holds(
     [
         b"DLT1" + b"\x78\x01" + b"\xff" * 40,  # does not decompress
         b"DLT9" + zlib.compress(b"[9, [], []]"),  # a layout this version does not know
-        b"DLT1" + zlib.compress(b"[1, [], [[0, 1]]]"),  # a turn with fields missing
-        b"DLT1" + zlib.compress(b'{"turns": []}'),  # not a chunk at all
+        b"DLT1" + zlib.compress(b"\x00\x00\x00\x11[1, [], [[0, 1]]]"),  # a turn lacks fields
+        b"DLT1" + zlib.compress(b'\x00\x00\x00\x0d{"turns": []}'),  # not a chunk at all
+        b"DLT1" + zlib.compress(b"\x00\x00\x00\x0c[1, [5], []]abc"),  # values cut short
         "text, not bytes",
     ],
 )

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import zlib
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ import pytest
 from disputelab.episode import Action, Episode, Outcome, Status, Turn
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.report.render import rows_csv, run_markdown, run_rows
+from disputelab.store.chunks import unpack
 from disputelab.store.sqlite import DB_NAME, SCHEMA_VERSION, Store, StoreError
 from tests.helpers import run_matched, scenario, stored_turns
 
@@ -203,7 +203,7 @@ def test_a_turn_stores_its_utterance_once_and_reads_back_whole(tmp_path: Path) -
     (data,) = store.db.execute(
         "SELECT data FROM turn_chunks WHERE episode_id=?", (result.episode_id,)
     ).fetchone()
-    _, values, rows = json.loads(zlib.decompress(data[4:]))
+    values, rows = unpack(data)
     moves = [(values[r[4]], values[r[5]], json.dumps(r[6] or {})) for r in rows if r[5] is not None]
     assert moves and all(text not in shared + own for text, shared, own in moves)
     assert all(a.action is None or a.action.utterance == a.text for a in played)
