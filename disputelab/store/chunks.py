@@ -38,8 +38,8 @@ from disputelab.store.rows import consensus_text, said, shared_json
 _MAGIC = b"DLT1"  # disputelab turns, layout 1
 _VERSION = 1
 _WIDTH = 15  # fields per turn
-# zlib's fastest level: a rule episode's chunk compresses to a seventh of its JSON here,
-# at about a tenth of the CPU the default level takes (benchmarks/bench_store_size.py).
+# zlib's fastest level: a rule episode's chunk compresses to a seventh of its size here
+# (benchmarks/bench_store_size.py), at about a quarter of the CPU the default level takes.
 _LEVEL = 1
 
 
