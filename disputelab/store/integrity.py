@@ -34,7 +34,7 @@ from disputelab.store.health import (
 )
 from disputelab.store.health import quick_check as _sqlite_check
 from disputelab.store.salvage import TableRead, read_index, read_table
-from disputelab.store.schema import has_table
+from disputelab.store.schema import has_table, lost_table_problem
 from disputelab.store.sqlite import DB_NAME, Store
 from disputelab.store.strings import string_hash
 from disputelab.store.wal import log_rebuilds_database, orphaned_log_problem
@@ -143,6 +143,8 @@ def check(root: Path) -> Diagnosis:
             _identify(db, path)
         except StoreError as exc:
             return Diagnosis((*problems, str(exc)), None)
+        if lost := lost_table_problem(db):
+            problems = (*problems, f"the store is damaged: {lost}")
         return Diagnosis(problems, salvage(db))
     finally:
         db.close()
@@ -175,9 +177,12 @@ def recover(root: Path, out: Path) -> Salvage:
 
 def salvage(db: sqlite3.Connection) -> Salvage:
     """Read every table row by row and decide, run by run, what can be copied whole."""
-    # A store of schema 7 or before, read as it is, has no chunks of turns to read.
+    # A store of schema 7 or before, read as it is, has no chunks of turns to read; one of
+    # schema 8 without them has lost them.
     reads = {
-        t: read_table(db, t) if t != "turn_chunks" or has_table(db, t) else TableRead(t)
+        t: read_table(db, t)
+        if t != "turn_chunks" or has_table(db, t)
+        else TableRead(t, error=lost_table_problem(db) or "")
         for t in _JSON_COLUMNS
     }
     good = {t: _decoded(t, read) for t, read in reads.items()}
@@ -357,10 +362,15 @@ class _Turns:
         self.rowids: dict[str, dict[int, int]] = defaultdict(dict)  # episode -> idx -> rowid
         chunks = read.name == "turn_chunks"  # a row of it holds turns first_idx, ... on
         first = "first_idx" if chunks else "idx"
+        self.overlapping: set[str] = set()  # episodes with a turn in two chunks
+        self.table_lost = read.error if chunks else ""
         for rowid, turn in good.items():
             count = int(turn["count"]) if chunks else 1
+            held = self.rowids[str(turn["episode_id"])]
             for idx in range(int(turn[first]), int(turn[first]) + count):
-                self.rowids[str(turn["episode_id"])][idx] = rowid
+                if idx in held:
+                    self.overlapping.add(str(turn["episode_id"]))
+                held[idx] = rowid
         self.known: dict[str, set[int]] = defaultdict(set)  # also the turns that do not read
         entries, whole_index = (
             read_index(db, read.name, f"episode_id, {first}") if not read.error else ([], True)
@@ -391,6 +401,10 @@ class _Turns:
     def lost(self, episode: Row) -> str | None:
         """Why not every turn of the episode reads, or None when they all do."""
         eid = str(episode["episode_id"])
+        if self.table_lost:
+            return "its turns are gone with the table that held them (turn_chunks)"
+        if eid in self.overlapping:
+            return "two chunks of its turns hold the same turn"
         have = self.rowids[eid]
         count = max(self.known[eid] | set(have), default=-1) + 1
         missing = count - len(set(have) & set(range(count)))

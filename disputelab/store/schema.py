@@ -185,3 +185,15 @@ def create_database(path: Path) -> None:
                 os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def lost_table_problem(db: sqlite3.Connection) -> str | None:
+    """Why a store is damaged when it lacks a table its schema version always has: a
+    store of schema 8 or later without `turn_chunks` has lost its turns (a new empty table
+    must not quietly stand in for them)."""
+    if not has_table(db, "meta"):
+        return None
+    version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if version is None or not str(version[0]).isdigit() or int(version[0]) < 8:
+        return None
+    return None if has_table(db, "turn_chunks") else "its table of turns (turn_chunks) is gone"

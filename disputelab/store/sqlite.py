@@ -60,6 +60,7 @@ from disputelab.store.schema import (
     TABLES,
     create_database,
     has_table,
+    lost_table_problem,
     schema_is_current,
 )
 from disputelab.store.strings import Strings
@@ -130,6 +131,8 @@ class Store:
         if writable:
             self.check_writable()
         self._refuse_newer()
+        if problem := lost_table_problem(self.db):
+            raise DamagedStoreError(self.root, problem, writing=writable)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
@@ -144,6 +147,8 @@ class Store:
         self.db = sqlite3.connect(immutable_uri(self.path), uri=True, isolation_level=None)
         identify(self.db, self.path)
         self._refuse_newer()
+        if problem := lost_table_problem(self.db):
+            raise DamagedStoreError(self.root, problem, writing=False)
         if not schema_is_current(self.db):
             raise StoreError(
                 f"store {self.root} cannot be written and was made by an older disputelab: "
@@ -236,7 +241,7 @@ class Store:
         """A stored value that does not decode (JSON, a status) means a damaged store."""
         try:
             yield
-        except (ValueError, TypeError, KeyError) as exc:
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
             raise DamagedStoreError(self.root, f"{what}: {damage_reason(exc)}") from None
 
     def insert_rows(self, table: str, rows: Iterable[Mapping[str, Any]]) -> int:
@@ -331,10 +336,23 @@ class Store:
         if not turns:
             return
         data = encode_turns(turns)
+        first, count = turns[0].index, len(turns)
         with self._tx() as db:
+            # A turn is stored once (as rows were, by their key): a chunk may not hold a
+            # turn that one stored already holds, as a writer that lost its lease and
+            # commits after another process restarted the episode would.
+            if db.execute(
+                "SELECT 1 FROM turn_chunks WHERE episode_id = ? AND first_idx < ?"
+                " AND first_idx + count > ? LIMIT 1",
+                (episode_id, first + count, first),
+            ).fetchone():
+                raise sqlite3.IntegrityError(
+                    f"turns {first} to {first + count - 1} of episode {episode_id} are "
+                    "stored already"
+                )
             db.execute(
                 "INSERT INTO turn_chunks (episode_id, first_idx, count, data) VALUES (?,?,?,?)",
-                (episode_id, turns[0].index, len(turns), data),
+                (episode_id, first, count, data),
             )
 
     def finish_episode(self, episode_id: str, episode: Episode) -> None:

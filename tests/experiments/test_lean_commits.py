@@ -247,7 +247,11 @@ def test_quick_extra_evaluators_score_from_memory_what_a_pass_after_the_run_woul
     store = Store(tmp_path / "runs")
     turn_reads: list[str] = []
     store.db.set_trace_callback(
-        lambda sql: turn_reads.append(sql) if "SELECT" in sql and "FROM turn" in sql else None
+        lambda sql: (
+            turn_reads.append(sql)
+            if sql.startswith("SELECT") and ("FROM turns" in sql or "data FROM turn_chunks" in sql)
+            else None
+        )
     )
     asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
     store.db.set_trace_callback(None)

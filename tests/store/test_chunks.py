@@ -275,3 +275,73 @@ def test_a_chunk_that_holds_other_turns_than_its_row_names_is_damage(tmp_path: P
     db.close()
     check = cli(root, "store", "check")
     assert check.exit_code == 1 and "rows that do not read: turn_chunks 1" in check.stdout
+
+
+def test_a_turn_is_stored_once_however_the_commits_are_cut(tmp_path: Path) -> None:
+    """A writer whose lease lapsed may commit turns that another process has stored since
+    (with other commit boundaries): refused, as a second row for a turn was."""
+    store = Store(tmp_path)
+    turns = [Turn(i, i, "a", "party", f"turn {i}") for i in range(8)]
+    s = scenario("tenancy")
+    store.start_episode("e", store.create_run("run"), Episode(s.id, "roundtable", 0, {}), {})
+    store.append_turns("e", turns[0:5])
+    with pytest.raises(sqlite3.IntegrityError, match="turns 3 to 7 of episode e"):
+        store.append_turns("e", turns[3:8])
+    store.append_turns("e", turns[5:8])
+    assert [t.index for t in store.load_episode("e").episode.turns] == list(range(8))
+
+
+def test_chunks_that_hold_one_turn_twice_are_damage(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    _, last = _two_runs(root)
+    db = sqlite3.connect(root / "disputelab.sqlite")
+    (data, count) = db.execute(
+        "SELECT data, count FROM turn_chunks WHERE episode_id = ?", (f"{last}-rule",)
+    ).fetchone()
+    again = encode_turns(decode_turns(data)[-2:])  # its last two turns, in a chunk of their own
+    db.execute("INSERT INTO turn_chunks VALUES (?, ?, 2, ?)", (f"{last}-rule", count - 2, again))
+    db.commit()
+    db.close()
+    check = cli(root, "store", "check")
+    assert check.exit_code == 1
+    assert "two chunks of its turns hold the same turn" in check.stdout
+
+
+def test_a_chunk_that_names_a_value_it_lacks_fails_report_in_one_line(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    _, last = _two_runs(root)
+    db = sqlite3.connect(root / "disputelab.sqlite")
+    (data,) = db.execute(
+        "SELECT data FROM turn_chunks WHERE episode_id = ?", (f"{last}-rule",)
+    ).fetchone()
+    values, rows = unpack(data)
+    header = json.dumps([1, [len(v) for v in values], [[*rows[0][:4], len(values), *rows[0][5:]]]])
+    body = header.encode()
+    bad = b"DLT1" + zlib.compress(len(body).to_bytes(4, "big") + body + "".join(values).encode())
+    db.execute(
+        "UPDATE turn_chunks SET data = ?, count = 1 WHERE episode_id = ?", (bad, f"{last}-rule")
+    )
+    db.commit()
+    db.close()
+    assert_one_error_line(cli(root, "report", last), "is damaged", "store recover")
+    check = cli(root, "store", "check")
+    assert check.exit_code == 1 and "rows that do not read: turn_chunks 1" in check.stdout
+
+
+def test_a_store_that_lost_its_table_of_turns_is_damaged_not_empty(tmp_path: Path) -> None:
+    """A store of schema 8 without `turn_chunks` has lost its turns: no command takes it
+    for a store of no turns (nor makes a new, empty table in its place)."""
+    root = tmp_path / "store"
+    _two_runs(root)
+    with sqlite3.connect(root / "disputelab.sqlite") as db:
+        db.execute("DROP TABLE turn_chunks")
+    for args in (("runs",), ("report", "last"), ("run", "tenancy")):
+        assert_one_error_line(cli(root, *args), "turn_chunks) is gone", "store recover")
+    with sqlite3.connect(root / "disputelab.sqlite") as db:
+        assert not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'turn_chunks'").fetchone()
+    check = cli(root, "store", "check")
+    assert check.exit_code == 1 and "its table of turns (turn_chunks) is gone" in check.stdout
+    out = tmp_path / "rescued"
+    result = cli(root, "store", "recover", str(out))
+    assert result.exit_code == 1
+    assert result.stdout.count("its turns are gone with the table that held them") == 4
