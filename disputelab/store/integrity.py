@@ -143,7 +143,7 @@ def check(root: Path) -> Diagnosis:
             _identify(db, path)
         except StoreError as exc:
             return Diagnosis((*problems, str(exc)), None)
-        if lost := lost_table_problem(db):
+        if lost := _lost_table(db):
             problems = (*problems, f"the store is damaged: {lost}")
         return Diagnosis(problems, salvage(db))
     finally:
@@ -175,6 +175,16 @@ def recover(root: Path, out: Path) -> Salvage:
     return found
 
 
+def _lost_table(db: sqlite3.Connection) -> str | None:
+    """lost_table_problem, or None when the schema version itself does not read: SQLite's
+    own check reports that damage, and the episodes whose turns do not read are lost on
+    their own account."""
+    try:
+        return lost_table_problem(db)
+    except sqlite3.DatabaseError:
+        return None
+
+
 def salvage(db: sqlite3.Connection) -> Salvage:
     """Read every table row by row and decide, run by run, what can be copied whole."""
     # A store of schema 7 or before, read as it is, has no chunks of turns to read; one of
@@ -182,7 +192,7 @@ def salvage(db: sqlite3.Connection) -> Salvage:
     reads = {
         t: read_table(db, t)
         if t != "turn_chunks" or has_table(db, t)
-        else TableRead(t, error=lost_table_problem(db) or "")
+        else TableRead(t, error=_lost_table(db) or "")
         for t in _JSON_COLUMNS
     }
     good = {t: _decoded(t, read) for t, read in reads.items()}
