@@ -18,6 +18,7 @@ from typing import Any
 from disputelab.evaluation.inference import Key, paired_scenario_test, scenario_pairs
 from disputelab.evaluation.stats import TestResult, adjust
 from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS
+from disputelab.report.cells import averaged_value
 from disputelab.scenario.conditions import condition_parameters
 from disputelab.store.sqlite import Store
 
@@ -35,7 +36,7 @@ def grid_values(store: Store, run_id: str, wanted: tuple[str, ...]) -> Values:
         for s in store.scores(eid):
             name = f"{s.evaluator}:{s.metric}"
             if not wanted or name in wanted:
-                out[(cond, med, name)][key] = s.value
+                out[(cond, med, name)][key] = averaged_value(s)[0]
     return out
 
 

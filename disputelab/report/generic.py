@@ -11,7 +11,13 @@ from collections import defaultdict
 from typing import Any
 
 from disputelab.evaluation.inference import Key
-from disputelab.report.cells import NOT_SCORED, Undefined, estimate, estimate_text, reason_of
+from disputelab.report.cells import (
+    NOT_SCORED,
+    Undefined,
+    averaged_value,
+    estimate,
+    estimate_text,
+)
 from disputelab.store.sqlite import Store
 
 NOTE = (
@@ -30,9 +36,9 @@ def experiment_markdown(store: Store, run_id: str, config: dict[str, Any]) -> st
         key = (rec.episode.scenario_id, i)  # the scenario is the cluster; i keeps keys apart
         values = {}
         for s in store.scores(eid):
-            values[s.metric] = s.value
-            if math.isnan(s.value):
-                why[key][s.metric] = reason_of(s.explanation)
+            values[s.metric], reason = averaged_value(s)
+            if reason is not None:
+                why[key][s.metric] = reason
         metrics += [m for m in values if m not in metrics]
         cells[(rec.episode.condition, rec.episode.agents.get("mediator", "-"))][key] = values
     protocol = config.get("protocol", "")

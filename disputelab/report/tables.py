@@ -21,9 +21,9 @@ from disputelab.report.cells import (
     NOT_SCORED,
     Markers,
     Undefined,
+    averaged_value,
     estimate,
     estimate_text,
-    reason_of,
 )
 from disputelab.report.socrates_tables import (
     BEHAVIOUR,
@@ -43,14 +43,6 @@ METRICS = (
 SCALE = {"final_consensus": 100.0, "resolved": 100.0}  # shown as percentages
 DECIMALS = {"speaking_gini": 2, "quietest_share": 2, "spoken_motivation": 2}  # else 1
 BINARY = {"resolved"}  # tested with McNemar where each scenario has one replicate
-# Consensus gain is a normalised gain, except where the unmediated twin already reached
-# full consensus and the metric falls back to the raw change: a different scale, so that
-# episode is left out of the gain's mean (and counted as undefined) rather than mixed in.
-RAW_CHANGE = (
-    "the unmediated twin was already at full consensus, so the gain is a raw change, "
-    "not averaged with normalised gains"
-)
-
 TURN_TAKING_METRICS = (
     "speaking_gini",
     "quietest_share",
@@ -106,12 +98,9 @@ def experiment_scores(store: Store, run_id: str, evaluators: tuple[str, ...]) ->
         for s in store.scores(eid):
             if s.evaluator not in values:
                 continue
-            value = s.value
-            if s.metric == "consensus_gain" and s.detail.get("rule") == "raw_change":
-                value = math.nan
-                out[s.evaluator].why[(cond, med)][key][s.metric] = RAW_CHANGE
-            elif math.isnan(value):
-                out[s.evaluator].why[(cond, med)][key][s.metric] = reason_of(s.explanation)
+            value, why = averaged_value(s)
+            if why is not None:
+                out[s.evaluator].why[(cond, med)][key][s.metric] = why
             values[s.evaluator][s.metric] = value
         for e in evaluators:
             out[e].values[(cond, med)][key] = values[e]

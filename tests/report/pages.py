@@ -11,6 +11,8 @@ from typing import Any
 from typer.testing import CliRunner
 
 from disputelab.cli import app
+from disputelab.evaluation import socrates
+from disputelab.evaluation.metrics import MetricResult
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
@@ -97,3 +99,20 @@ def episodes(html: str) -> list[dict[str, Any]]:
         out += embedded(html, f"episodes-{i}")
         i += 1
     return out
+
+
+def store_with_gains(tmp_path: Path, gains: list[MetricResult]) -> Store:
+    """A roundtable grid over the first len(gains) built-in scenarios, its mediated
+    episodes given these consensus gains in scenario order."""
+    store = Store(tmp_path)
+    spec = ExperimentSpec(
+        name="g",
+        scenarios=["tenancy", "workplace", "boundary-wall"][: len(gains)],
+        replicates=1,
+        budget=12,
+    )
+    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
+    mediated = sorted(e for e in store.complete_episode_ids("g") if "/rule/" in e)
+    for eid, gain in zip(mediated, gains, strict=True):
+        store.add_scores(eid, socrates.EVALUATOR, socrates.VERSION, {"consensus_gain": gain})
+    return store

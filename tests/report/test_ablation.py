@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
-from disputelab.report.ablation import effects, reading
+from disputelab.evaluation import socrates
+from disputelab.evaluation.metrics import consensus_gain
+from disputelab.report.ablation import effects, grid_values, reading
 from disputelab.scenario.conditions import condition_parameters
+from tests.report.pages import store_with_gains
 
 OWN = condition_parameters("posture:competing")
 
@@ -46,3 +50,18 @@ def test_no_pair_gives_an_undefined_effect() -> None:
     values = {("general", "rule", "m"): {("a", 0): 1.0}, ("x", "rule", "m"): {("b", 0): 2.0}}
     (e,) = effects(values, "general", ())
     assert math.isnan(e.delta) and math.isnan(e.test.p_value)
+
+
+def test_effects_leave_out_raw_changes_as_the_tables_do(tmp_path: Path) -> None:
+    # Mediated episodes take the gains in episode-id order: boundary-wall, tenancy, then
+    # workplace, whose twin had already reached consensus, so its gain is a raw change
+    # on another scale: the tables leave it out, and so must the effects beside them.
+    gains = [consensus_gain(0.75, 0.5), consensus_gain(0.85, 0.5), consensus_gain(0.95, 1.0)]
+    store = store_with_gains(tmp_path, gains)
+    values = grid_values(store, "g", (f"{socrates.EVALUATOR}:consensus_gain",))
+    (cell,) = values.values()
+    assert sorted(cell) == [("boundary-wall", 0), ("tenancy", 0), ("workplace", 0)]
+    by_scenario = {sid: v for (sid, _), v in cell.items()}
+    assert by_scenario["boundary-wall"] == pytest.approx(50.0)
+    assert by_scenario["tenancy"] == pytest.approx(70.0)
+    assert math.isnan(by_scenario["workplace"])

@@ -6,22 +6,18 @@ rule agents happen to do."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from disputelab.evaluation import socrates
-from disputelab.evaluation.metrics import MetricResult, consensus_gain
-from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
-from disputelab.llm.models import ModelHub
+from disputelab.evaluation.metrics import consensus_gain
+from disputelab.report.cells import RAW_CHANGE
 from disputelab.report.tables import (
-    RAW_CHANGE,
     Scores,
     axis_markdown,
     experiment_scores,
     metric_table,
 )
-from disputelab.store.sqlite import Store
+from tests.report.pages import store_with_gains
 
 
 def _scores(cells: dict[tuple[str, str], dict[tuple[str, int], float]]) -> Scores:
@@ -65,27 +61,12 @@ def test_a_condition_is_tested_on_scenario_means_and_marked_after_holm() -> None
     assert "Holm's adjustment across the 2 tests of this table" in notes[0]
 
 
-def _store_with_gains(tmp_path: Path, gains: list[MetricResult]) -> Store:
-    store = Store(tmp_path)
-    spec = ExperimentSpec(
-        name="g",
-        scenarios=["tenancy", "workplace", "boundary-wall"][: len(gains)],
-        replicates=1,
-        budget=12,
-    )
-    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
-    mediated = sorted(e for e in store.complete_episode_ids("g") if "/rule/" in e)
-    for eid, gain in zip(mediated, gains, strict=True):
-        store.add_scores(eid, socrates.EVALUATOR, socrates.VERSION, {"consensus_gain": gain})
-    return store
-
-
 def test_raw_changes_are_not_averaged_with_normalised_gains(tmp_path: Path) -> None:
     # Two normalised gains (50 and 70) and one episode whose unmediated twin had already
     # reached consensus, where the metric falls back to a raw change of -5.
     gains = [consensus_gain(0.75, 0.5), consensus_gain(0.85, 0.5), consensus_gain(0.95, 1.0)]
     assert [g.detail["rule"] for g in gains] == ["normalised", "normalised", "raw_change"]
-    store = _store_with_gains(tmp_path, gains)
+    store = store_with_gains(tmp_path, gains)
     scores = experiment_scores(store, "g", (socrates.EVALUATOR,))[socrates.EVALUATOR]
     table, notes = metric_table(scores, ["general"], ("consensus_gain",))
     cell = _row(table, "general", "rule").split("|")[4].strip()
