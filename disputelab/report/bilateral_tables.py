@@ -80,7 +80,7 @@ def _examples(ep: Any, have: int) -> list[str]:
             continue
         heard = next(iter(t.delivered.values()))
         out.append(
-            f"- {ep.scenario_id}, turn {t.index} ({t.stage}):\n  - said: {t.text}\n"
+            f"- {ep.scenario_id}, party turn {t.party_turn} ({t.stage}):\n  - said: {t.text}\n"
             f"  - heard: {heard}"
         )
     return out

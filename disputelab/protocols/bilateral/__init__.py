@@ -137,7 +137,7 @@ class Bilateral(DisputeProtocol):
             labels = [x for x in t.stage.split() if x.startswith((VIOLATION, DETECTED))]
             if not labels:
                 continue
-            lines.append((f"turn {t.index} {' '.join(labels)}", t.text))
+            lines.append((f"party turn {t.party_turn} {' '.join(labels)}", t.text))
             heard = next(iter((t.delivered or {}).values()), None)
             if heard is not None:
                 how = next((x for x in t.stage.split() if x.startswith(REMEDIATED)), "")

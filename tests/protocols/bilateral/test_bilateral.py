@@ -197,3 +197,14 @@ def test_the_report_view_shows_the_label_the_rewrite_and_what_the_buyer_heard() 
     assert notes["heard by buyer"] == ep.turns[first].delivered["buyer"]
     assert "norm violation (label)" in notes and "rewritten by" in notes
     assert all(v.group == "" for v in view.turns)
+
+
+def test_the_run_summary_numbers_violations_as_the_transcript_numbers_turns() -> None:
+    ep, _ = _play(scenario("product-sale"), 2, violation_prob=1.0, max_rounds=3)
+    details = get_protocol("bilateral").details(ep)
+    labelled = [t for t in ep.turns if VIOLATION in t.stage]
+    headings = [h for h, _ in details if not h.startswith(" ")]
+    assert labelled and len(headings) == len(labelled)
+    for heading, t in zip(headings, labelled, strict=True):
+        assert heading.startswith(f"party turn {t.party_turn} ")
+        assert t.party_turn == t.index + 1  # no mediator turn in between: 1-based
