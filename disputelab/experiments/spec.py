@@ -439,13 +439,11 @@ def load_spec(
         _scenario_problems(data.get("scenarios"), p.parent, library_dir),
     ]
     for extra in extras:
-        for x in extra:
-            # The model's own check may have said the same at the top level already.
-            top = f"(top level): {x}"
-            if top in problems:
-                problems[problems.index(top)] = x
-            elif x not in problems:
-                problems.append(x)
+        # The model's own check may have said the same at the top level already, as one
+        # line of all of them: each is said on its own line in its place.
+        top = f"(top level): {'; '.join(extra)}"
+        at = problems.index(top) if extra and top in problems else len(problems)
+        problems[at : at + 1] = [x for x in extra if x not in problems]
     raise SpecError(str(p), problems)
 
 
@@ -469,6 +467,9 @@ def with_shorthand_params(data: dict[str, Any]) -> dict[str, Any]:
     given = data.get("params", {})
     if not moved or not isinstance(given, dict):
         return data
+    if twice := sorted(set(moved) & set(given)):
+        # Neither place is the obvious winner, so neither is chosen silently.
+        raise ValueError(f"{', '.join(twice)} given both at the top level and in params; keep one")
     rest = {k: v for k, v in data.items() if k not in moved}
     return {**rest, "params": {**moved, **given}}
 
@@ -499,13 +500,16 @@ def apply_preset(data: dict[str, Any]) -> dict[str, Any]:
 def _params_problems(data: dict[str, Any]) -> list[str]:
     """The protocol's verdict on its parameters, whatever else in the spec is wrong."""
     protocol = data.get("protocol", DEFAULT_PROTOCOL)
-    params = with_shorthand_params(data).get("params", {})
+    try:
+        params = with_shorthand_params(data).get("params", {})
+    except ValueError as exc:
+        return [str(exc)]
     if not isinstance(protocol, str) or protocol not in PROTOCOLS or not isinstance(params, dict):
         return []
     try:
         get_protocol(protocol).params(params)
     except ParamsError as exc:
-        return [str(exc)]
+        return exc.problems
     return []
 
 

@@ -37,7 +37,12 @@ class ProtocolParams(BaseModel):
 
 
 class ParamsError(ValueError):
-    """Parameters that do not fit a protocol; the message is one line."""
+    """Parameters that do not fit a protocol: every problem found, one line each in
+    `problems`; the message joins them into one line."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
 
 
 @dataclass(frozen=True)
@@ -117,13 +122,15 @@ class DisputeProtocol(ABC):
         try:
             return self.Params.model_validate(dict(values or {}))
         except ValidationError as exc:
-            e = exc.errors(include_url=False)[0]
-            where = ".".join(str(x) for x in e["loc"]) or "params"
-            msg = str(e["msg"]).replace("Value error, ", "")
-            if e["type"] == "extra_forbidden":
-                known = ", ".join(self.Params.model_fields) or "none"
-                msg = f"not a parameter of the {self.name} protocol (its parameters: {known})"
-            raise ParamsError(f"{where}: {msg}") from None
+            raise ParamsError([self._problem(e) for e in exc.errors(include_url=False)]) from None
+
+    def _problem(self, e: Any) -> str:
+        where = ".".join(str(x) for x in e["loc"]) or "params"
+        msg = str(e["msg"]).replace("Value error, ", "")
+        if e["type"] == "extra_forbidden":
+            known = ", ".join(self.Params.model_fields) or "none"
+            msg = f"not a parameter of the {self.name} protocol (its parameters: {known})"
+        return f"{where}: {msg}"
 
     def seat(self, role: str) -> Seat:
         for s in self.seats:

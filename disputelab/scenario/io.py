@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -107,7 +108,56 @@ def parse_scenario_text(text: str, source: str, fmt: str) -> Scenario:
     try:
         return Scenario.model_validate(data)
     except ValidationError as exc:
-        raise ScenarioError(source, describe_validation_error(exc)) from None
+        raise ScenarioError(source, all_problems(data, exc)) from None
+
+
+def all_problems(data: dict[str, Any], err: ValidationError) -> list[str]:
+    """Every problem of a scenario in one pass. pydantic checks across fields (weights
+    summing to 100, rankings naming real options) only once every field is valid, so the
+    fields at fault are dropped to their defaults and the rest checked again; a cross-field
+    problem found then is added unless it is about a field already reported."""
+    problems = describe_validation_error(err)
+    faulty = [format_loc(tuple(e["loc"])) for e in err.errors(include_url=False)]
+    repaired = copy.deepcopy(data)
+    if not all(_drop(repaired, tuple(e["loc"])) for e in err.errors(include_url=False)):
+        return problems
+    try:
+        Scenario.model_validate(repaired)
+    except ValidationError as again:
+        for e in again.errors(include_url=False):
+            found = (e.get("ctx") or {}).get("error")
+            if not isinstance(found, ScenarioProblems):
+                continue
+            for path, msg in found.problems:
+                line = f"{path}: {msg}"
+                if line not in problems and not any(_overlap(path, f) for f in faulty):
+                    problems.append(line)
+    return problems
+
+
+def _drop(data: Any, loc: tuple[int | str, ...]) -> bool:
+    """Remove the key at `loc` (its default then applies); False where `loc` is not a
+    key of a mapping (a list item, or the top level), which cannot be dropped safely."""
+    if not loc or not isinstance(loc[-1], str):
+        return False
+    parent = data
+    for part in loc[:-1]:
+        try:
+            parent = parent[part]
+        except (KeyError, IndexError, TypeError):
+            return False
+    if isinstance(parent, dict):
+        parent.pop(loc[-1], None)
+        return True
+    return False
+
+
+def _overlap(a: str, b: str) -> bool:
+    """Whether one path is the other or lies inside it."""
+    inside = (a.startswith(b) and a[len(b) : len(b) + 1] in ("", ".", "[")) or (
+        b.startswith(a) and b[len(a) : len(a) + 1] in ("", ".", "[")
+    )
+    return a == b or inside
 
 
 def load_scenario(path: str | Path) -> Scenario:

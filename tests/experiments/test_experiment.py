@@ -295,3 +295,34 @@ def test_a_bad_protocol_parameter_is_reported_once(tmp_path: Path) -> None:
     )
     assert r.exit_code == 2
     assert r.output.count("budget:") == 1, r.output
+
+
+@pytest.mark.parametrize("replicates", [0, 1])  # with and without a field error beside them
+def test_every_bad_protocol_parameter_is_reported_on_its_own_line(
+    tmp_path: Path, replicates: int
+) -> None:
+    text = (
+        f"name: x\nscenarios: [tenancy]\nreplicates: {replicates}\nbudget: -5\n"
+        "params:\n  rounds: 3\n  turn_taking: sideways\n"
+    )
+    r = CliRunner().invoke(
+        app, ["--store", str(tmp_path / "s"), "experiment", str(_write(tmp_path, text))]
+    )
+    assert r.exit_code == 2
+    lines = [line for line in r.stderr.splitlines() if line.startswith("error:")]
+    params = [line for line in lines if "replicates:" not in line]
+    assert len(params) == 3, r.stderr
+    assert any("budget: turn budget must be at least 1" in line for line in params)
+    assert any("turn_taking: Input should be 'cyclic' or 'motivated'" in line for line in params)
+    assert any("rounds: not a parameter of the roundtable protocol" in line for line in params)
+    assert len(lines) == 3 + (replicates == 0)
+
+
+def test_a_parameter_given_at_the_top_level_and_in_params_is_refused(tmp_path: Path) -> None:
+    text = "name: x\nscenarios: [tenancy]\nbudget: 40\nparams:\n  budget: 20\n"
+    r = CliRunner().invoke(
+        app, ["--store", str(tmp_path / "s"), "experiment", str(_write(tmp_path, text))]
+    )
+    assert r.exit_code == 2
+    assert "budget given both at the top level and in params; keep one" in r.stderr
+    assert r.stderr.count("error:") == 1

@@ -319,6 +319,30 @@ def test_several_field_problems_are_all_reported_in_one_pass(tmp_path: Path) -> 
     assert_cli_reports(path, expected)
 
 
+def test_a_bad_field_value_does_not_hide_a_bad_weight_sum(tmp_path: Path) -> None:
+    def edit(d: dict[str, Any]) -> None:
+        d["parties"][0]["persona"]["reactivity"] = 2.0
+        _add_unknown_top_level_field(d)
+        _weights_sum_to_90(d)
+
+    path = edited(tmp_path, edit)
+    expected = [
+        "parties[0].persona.reactivity: Input should be less than or equal to 1 (got 2.0)",
+        "colour: unknown field; remove it or check its spelling",
+        "parties[1].weights: sum is 90, must be 100",
+    ]
+    assert sorted(problems_of(path)) == sorted(expected)
+    assert_cli_reports(path, expected)
+
+
+def test_a_bad_weight_is_reported_once_not_again_as_a_missing_weight(tmp_path: Path) -> None:
+    def edit(d: dict[str, Any]) -> None:
+        d["parties"][1]["weights"]["repairs"] = "many"
+
+    problems = problems_of(edited(tmp_path, edit))
+    assert len(problems) == 1 and problems[0].startswith("parties[1].weights.repairs: ")
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="KNOWN LIMITATION: cross-field checks run after field validation succeeds, so a "
