@@ -50,6 +50,8 @@ class _Commands(TyperGroup):
             fail(str(exc))
         except sqlite3.DatabaseError as exc:
             fail(str(store_failure(state.store_path, exc)))
+        finally:
+            state.close()
 
 
 app = typer.Typer(

@@ -47,6 +47,14 @@ class _State:
         self.interrupt_reported = False
         self.timeout_s = timeout_s
 
+    def close(self) -> None:
+        """Close the command's store. The last connection to close folds SQLite's
+        write-ahead log into the database file and removes it, so that the file alone
+        holds every run (a copy of `disputelab.sqlite` taken after a command is whole)."""
+        if self.store is not None:
+            store, self.store = self.store, None
+            store.close()
+
 
 state = _State()
 
