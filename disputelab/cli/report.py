@@ -140,6 +140,12 @@ def _plots(store: Store, run_id: str, kind: str, config: dict[str, Any], folder:
         written = write_plots(store, run_id, spec_conditions(config), folder)
     except OSError as exc:
         fail(f"cannot write plots to {folder}: {exc.strerror}")
+    if not written:
+        protocol = config.get("protocol", "roundtable")
+        fail(
+            f"no plots for {run_id}: its {protocol} episodes track no consensus over topics, "
+            "which every plot draws (the tables in the report still apply)"
+        )
     for p in written:
         err.print(f"wrote {p}")
     if len(written) == 1 and len(spec_conditions(config)) > 1:

@@ -214,12 +214,14 @@ def axis_gain_figure(grid: Grid, conditions: list[str]) -> Figure:
 def experiment_figures(
     store: Store, run_id: str, conditions: list[str], curves: Curves | None = None
 ) -> list[tuple[str, Figure]]:
-    """The experiment's figures by name: always the trajectories; the gain shifts when
-    there are several conditions and consensus gains to compare. `curves` saves reading
-    every episode again when the caller has already filed them."""
+    """The experiment's figures by name: the trajectories when episodes track consensus
+    turn by turn (the protocols over topics); the gain shifts when there are several
+    conditions and consensus gains to compare. None for a protocol that tracks neither
+    (a price bargained, a settlement). `curves` saves reading every episode again when
+    the caller has already filed them."""
     if curves is None:
         curves = trajectory_curves(store, run_id)
-    out = [("trajectories", trajectories_figure(curves, conditions))]
+    out = [("trajectories", trajectories_figure(curves, conditions))] if curves else []
     grid = experiment_rows(store, run_id)
     gains = any("consensus_gain" in v for cell in grid.values() for v in cell.values())
     if len(conditions) > 1 and gains:
@@ -229,6 +231,9 @@ def experiment_figures(
 
 
 def write_plots(store: Store, run_id: str, conditions: list[str], folder: Path) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
+    """The experiment's figures as PNG files in `folder`; none (and no folder made) when
+    no figure applies to the run."""
     figures = experiment_figures(store, run_id, conditions)
+    if figures:
+        folder.mkdir(parents=True, exist_ok=True)
     return [_save_png(fig, folder / f"{name}.png") for name, fig in figures]
