@@ -182,8 +182,10 @@ def check_models(
     whole run back. Without `keys` (a plan, not a run) a missing API key is a warning."""
     from disputelab.llm.models import (
         CONFIG_NAME,
+        MissingExtraError,
         MissingKeyError,
         ModelConfigError,
+        check_installed,
         load_profiles,
         parse_model,
     )
@@ -193,8 +195,9 @@ def check_models(
         profiles = load_profiles()
         for spec in sorted(set(models) - {"rule"}):
             try:
+                check_installed(spec)
                 endpoint = parse_model(spec, profiles, state.timeout_s, concurrency)
-            except MissingKeyError as exc:
+            except (MissingKeyError, MissingExtraError) as exc:
                 if keys:
                     raise
                 warn(redact(spec), f"{exc}; the run will need it")

@@ -44,6 +44,22 @@ class MissingKeyError(ModelConfigError):
     """A model whose API key is not in the environment (yet)."""
 
 
+class MissingExtraError(ModelConfigError):
+    """A model whose optional package is not installed here (yet): the embedded model
+    without the `local` extra (`check_installed`)."""
+
+
+def check_installed(spec: str) -> None:
+    """Raise MissingExtraError when `spec` names a model this installation cannot run.
+    Commands call it before they store anything, so that no run is left behind that
+    could only fail; a model hub itself does not, since a cached run may never need to
+    load the model."""
+    from disputelab.llm.local import local_available
+
+    if spec == "local" and (reason := local_available()) is not None:
+        raise MissingExtraError(f"model 'local': {reason}")
+
+
 # The highest sampling temperature a profile may set (the protocols' parameters agree).
 MAX_TEMPERATURE = 2.0
 
