@@ -90,6 +90,8 @@ def sensitivity(
     from disputelab.experiments.sensitivity import DEFAULT_SAMPLES
 
     spec = _load(spec_path)
+    wanted = tuple(metric or []) or _headline(spec)
+    _check_metrics(spec, wanted)
     folder = out_dir or Path("sensitivity") / spec.name
     try:  # said now, not after the whole design has been played
         make_user_dir(folder)
@@ -98,7 +100,6 @@ def sensitivity(
     n = DEFAULT_SAMPLES.get(method, 4) if samples is None else samples
     design = _design(spec, param or [], method, n, seed)
     specs, size = _points(spec, spec_path, design, resume)
-    wanted = tuple(metric or []) or _headline(spec)
     hub = open_models(spec.models.values(), spec.concurrency)
     found = _evaluate(spec, spec_path, specs, size, hub, wanted)
     if found.interrupted:
@@ -214,6 +215,29 @@ def _points(
         soft_wrap=True,
     )
     return specs, size
+
+
+def _check_metrics(spec: ExperimentSpec, wanted: tuple[str, ...]) -> None:
+    """Refuse, before anything is played, a metric no evaluator of this grid stores. The
+    metric's own name is checked once the first point is scored: evaluators do not list
+    their metrics ahead of time."""
+    from disputelab.evaluation.registry import get_evaluator
+    from disputelab.protocols.base import get_protocol
+
+    proto = get_protocol(spec.protocol)
+    names = dict.fromkeys([*proto.evaluators, *proto.judged_evaluators, *spec.evaluators])
+    stems = [(e.stored_as or e.name).split("{")[0] for e in map(get_evaluator, names)]
+
+    def stored(evaluator: str) -> bool:
+        return any(evaluator == s or (s.endswith(":") and evaluator.startswith(s)) for s in stems)
+
+    for name in wanted:
+        evaluator, _, metric = name.rpartition(":")
+        if not evaluator or not metric or not stored(evaluator):
+            fail(
+                f"--metric {name}: not a metric this grid scores; give EVALUATOR:METRIC for "
+                f"one of its evaluators ({', '.join(s.rstrip(':') for s in stems)})"
+            )
 
 
 def _headline(spec: ExperimentSpec) -> tuple[str, ...]:

@@ -112,6 +112,18 @@ def test_an_unknown_metric_is_one_line_listing_the_known_ones(tmp_path: Path) ->
     assert code == 0, text
 
 
+@pytest.mark.parametrize("metric", ["bogus", "promediate:cc", "socrates-oracle:", "nope:final"])
+def test_a_metric_of_no_evaluator_of_the_grid_is_refused_before_anything_is_played(
+    tmp_path: Path, metric: str
+) -> None:
+    args = ["sensitivity", _spec(tmp_path), "--param", "beta.competing", "--samples", "1"]
+    code, text = _cli(tmp_path, *args, "--metric", metric, "--out", str(tmp_path / "out"))
+    assert code == 2 and len(text.strip().splitlines()) == 1
+    assert f"--metric {metric}: not a metric this grid scores" in text
+    assert "socrates-oracle" in text  # the evaluators it could name
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "out").exists()
+
+
 def test_an_out_that_is_a_file_is_refused_before_anything_is_played(tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("mine")
