@@ -658,3 +658,19 @@ def test_a_value_after_a_yes_no_flag_is_explained(
     line = flat(proc.stderr)
     assert line.startswith("error: Got unexpected extra argument")
     assert (hint in line) if hint else "takes no value" not in line
+
+
+def test_run_help_lists_the_kinds_each_option_can_take_and_no_other() -> None:
+    from disputelab.protocols.base import PROTOCOLS
+
+    text = " ".join(
+        CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "1000"}).output.split()
+    )
+    seats = [p.mediator_seat for _, p in PROTOCOLS.items()]
+    mediators = {k for s in seats if s is not None for k in s.kinds()}
+    parties = {k for _, p in PROTOCOLS.items() for k in p.party_seat.kinds()}
+    assert "lexicon" not in mediators and "lexicon" not in text  # the detector's seat
+    mediator_help = text.split("Mediator: ", 1)[1].split(" (default", 1)[0]
+    assert set(mediator_help.split(", ")) == mediators
+    party_help = text.split("Party agents: ", 1)[1].split(", as the protocol", 1)[0]
+    assert set(party_help.split(", ")) == parties >= {"paraphrase", "boulware", "redteam"}

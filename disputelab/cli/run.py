@@ -32,6 +32,7 @@ from disputelab.protocols.base import (
     DisputeProtocol,
     get_protocol,
     mediator_kinds,
+    party_kinds,
     retrieval_protocols,
 )
 from disputelab.registry import UnknownPluginError
@@ -103,7 +104,8 @@ def run(
     parties: Annotated[
         str | None,
         typer.Option(
-            help="Party agents: rule, llm or hybrid (default: rule without a model, llm with one)."
+            help=f"Party agents: {', '.join(party_kinds())}, as the protocol takes them "
+            "(default: rule without a model, llm with one)."
         ),
     ] = None,
     model: Annotated[str, typer.Option(help=f"Model for every LLM role: {MODEL_HELP}")] = "rule",

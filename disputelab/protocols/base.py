@@ -214,6 +214,13 @@ def retrieval_protocols() -> Sequence[str]:
 
 
 def mediator_kinds() -> tuple[str, ...]:
-    """Every kind any protocol's mediator seat takes, each once (for help and errors)."""
-    kinds = (k for _, p in PROTOCOLS.items() for s in p.seats if not s.per_party for k in s.kinds())
+    """Every kind any protocol's mediator seat (the one `--mediator` fills) takes, each
+    once, for help and errors; a further seat's kinds (a detector's) are not listed."""
+    seats = (p.mediator_seat for _, p in PROTOCOLS.items())
+    return tuple(dict.fromkeys(k for s in seats if s is not None for k in s.kinds()))
+
+
+def party_kinds() -> tuple[str, ...]:
+    """Every kind any protocol's party seat takes, each once (for help)."""
+    kinds = (k for _, p in PROTOCOLS.items() for k in p.party_seat.kinds())
     return tuple(dict.fromkeys(kinds))
