@@ -73,6 +73,11 @@ def clip(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def counted(n: int, noun: str) -> str:
+    """ "1 episode", "3 episodes": a count with its noun in the right number."""
+    return f"{n} {noun if n == 1 else noun + 's'}"
+
+
 def fail(message: str) -> NoReturn:
     """One line on stderr, exit status 2: the contract for every bad input."""
     line = clip(message.splitlines()[0] if message else "", MAX_LINE_CHARS)

@@ -11,6 +11,7 @@ from rich.markup import escape
 from disputelab.cli.common import (
     ListFormat,
     check_judges,
+    counted,
     err,
     fail,
     fail_if_judges_silent,
@@ -213,6 +214,7 @@ def _print_nan_reasons(results: dict[str, dict[str, MetricResult]], most: int = 
         if not r.defined
     )
     for (metric, why), n in reasons.most_common(most):
-        out.print(f"  [dim]{escape(metric)}: {escape(why)} ({n} episodes)[/]", highlight=False)
+        line = f"  [dim]{escape(metric)}: {escape(why)} ({counted(n, 'episode')})[/]"
+        out.print(line, highlight=False)
     if len(reasons) > most:
         out.print(f"  [dim]… {len(reasons) - most} more reasons (--format json lists them)[/]")

@@ -17,6 +17,7 @@ from rich.markup import escape
 
 from disputelab.cli.common import (
     check_models,
+    counted,
     err,
     fail,
     fail_problems,
@@ -182,9 +183,10 @@ def _print_plan(spec: ExperimentSpec, spec_path: Path) -> None:
         fail(str(exc).splitlines()[0])
     twins = " (+ an unmediated twin per cell)" if p.twins else ""
     out.print(
-        f"experiment {spec.name} ({spec.protocol}): {p.scenarios} scenarios x "
-        f"{p.conditions} conditions x {len(p.mediators)} mediators ({', '.join(p.mediators)})"
-        f"{twins} x {p.replicates} replicates = {p.episodes} episodes",
+        f"experiment {spec.name} ({spec.protocol}): {counted(p.scenarios, 'scenario')} x "
+        f"{counted(p.conditions, 'condition')} x {counted(len(p.mediators), 'mediator')} "
+        f"({', '.join(p.mediators)}){twins} x {counted(p.replicates, 'replicate')} = "
+        f"{counted(p.episodes, 'episode')}",
         highlight=False,
         soft_wrap=True,
     )

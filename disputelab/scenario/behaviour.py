@@ -36,6 +36,11 @@ class Parameter:
     source: str = ASSUMPTION
 
 
+def _a(word: str) -> str:
+    """The word with its indefinite article (the modes: a competing, an avoiding)."""
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
+
+
 def _posture_parameters() -> list[Parameter]:
     beta = {
         "competing": 0.3,
@@ -54,7 +59,7 @@ def _posture_parameters() -> list[Parameter]:
                 1.0,
                 0.2,
                 4.0,
-                f"Concession exponent of a {mode} party: below 1 it holds out and concedes "
+                f"Concession exponent of {_a(mode)} party: below 1 it holds out and concedes "
                 "late (Boulware), above 1 it gives ground early (Conceder).",
                 CURVES,
             )
@@ -66,7 +71,7 @@ def _posture_parameters() -> list[Parameter]:
                 1.0,
                 0.2,
                 4.0,
-                f"Weight a {mode} party puts on its own utility, against matching what "
+                f"Weight {_a(mode)} party puts on its own utility, against matching what "
                 "the others back, when it picks among packages worth its target.",
             )
         )
