@@ -188,3 +188,18 @@ def test_every_shared_case_keeps_its_stored_list() -> None:
         x["retrieve_articles"] for x in lines
     ]
     assert sum(1 for s in cases if s.legal and s.legal.stored_retrieval == []) == 16
+
+
+def test_the_suggested_retriever_names_the_corpus_only_where_the_case_lacks_bases() -> None:
+    from disputelab.scenario.library import builtin_scenarios
+
+    with_bases = builtin_scenarios()["boundary-wall"]  # legal bases, no stored list
+    with pytest.raises(ConditionError) as info:
+        apply_condition(with_bases, "expertise:stored-top5")
+    assert str(info.value).endswith("use expertise:ek-top5")
+    without = with_bases.model_copy(deep=True)
+    assert without.legal is not None
+    without.legal.legal_bases = []
+    with pytest.raises(ConditionError) as info:
+        apply_condition(without, "expertise:stored-top5")
+    assert str(info.value).endswith("use expertise:ek-top5 with a statute corpus (--corpus FILE)")
