@@ -73,6 +73,9 @@ def clip(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+RUN_HELP = "A run: its id, a unique prefix of it, its label, or `last`."
+
+
 def counted(n: int, noun: str) -> str:
     """ "1 episode", "3 episodes": a count with its noun in the right number."""
     return f"{n} {noun if n == 1 else noun + 's'}"

@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from disputelab.cli.common import (
+    RUN_HELP,
     ListFormat,
     check_judges,
     counted,
@@ -74,7 +75,7 @@ def _check_bertscore(evaluator: str, bert_model: str) -> None:
 
 
 def evaluate(
-    run_ref: Annotated[str, typer.Argument(metavar="RUN", help="A run id, or `last`.")] = "last",
+    run_ref: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP)] = "last",
     evaluator: Annotated[str, typer.Option(help=_evaluator_help())] = "self-report",
     tracker: Annotated[
         str, typer.Option(help="Tracker under the promediate evaluator.")

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from disputelab.cli.common import err, fail, open_store, store_option
+from disputelab.cli.common import RUN_HELP, err, fail, open_store, store_option
 from disputelab.llm.cache import CACHE_NAME
 from disputelab.registry import UnknownPluginError
 from disputelab.store.health import is_sqlite_file
@@ -27,7 +27,7 @@ class ReportFormat(StrEnum):
 
 
 def report(
-    run_ref: Annotated[str, typer.Argument(metavar="RUN", help="A run id, or `last`.")] = "last",
+    run_ref: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP)] = "last",
     fmt: Annotated[
         ReportFormat,
         typer.Option(

@@ -456,9 +456,11 @@ class Store:
             if row is None:
                 raise StoreError(f"no runs in store {self.root}; run `disputelab run` first")
             return str(row[0])
+        # A prefix compared as text, not a LIKE pattern: that would take `_` and `%` in
+        # a spec's name as wildcards and ignore case.
         rows = self.db.execute(
-            "SELECT run_id FROM runs WHERE run_id = ? OR run_id LIKE ? OR label = ?",
-            (ref, ref + "%", ref),
+            "SELECT run_id FROM runs WHERE substr(run_id, 1, length(?)) = ? OR label = ?",
+            (ref, ref, ref),
         ).fetchall()
         ids = sorted({r[0] for r in rows})
         if ref in ids:
