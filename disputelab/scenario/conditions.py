@@ -358,7 +358,29 @@ def _parts(spec: str, strict: bool = True) -> list[tuple[Condition, str]]:
                 + ", ".join(c.usage for c in CONDITIONS.values())
             )
         out.append((CONDITIONS[name], arg))
+    if strict:
+        _refuse_repeats(parts)
     return out
+
+
+# Kinds a cell may hold more than once: `general` changes nothing. (parties:+1 twice
+# would seat two copies of one added party, which no study asks for.)
+_ADDITIVE = frozenset({"general"})
+
+
+def _refuse_repeats(parts: list[str]) -> None:
+    """Two conditions of a kind that sets something (a posture, the cultures) in one cell:
+    the later would silently undo the earlier, so the cell is refused."""
+    first: dict[str, str] = {}
+    for part in parts:
+        name = part.partition(":")[0]
+        if name in first and name not in _ADDITIVE:
+            raise ConditionError(
+                f"{first[name]} and {part} in one condition: the second would override the "
+                f"first; keep one {name} condition per cell (list them as separate conditions "
+                "to compare them)"
+            )
+        first.setdefault(name, part)
 
 
 def apply_condition(s: Scenario, spec: str, behaviour: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:

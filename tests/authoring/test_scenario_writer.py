@@ -247,7 +247,7 @@ def test_a_composed_spec_calls_the_model_once_per_written_condition() -> None:
     ("spec", "message"),
     [
         ("parties:+2", "parties:+2: use parties:+1"),
-        ("history:x5,history:x9", "history:x9: use history:x5"),
+        ("parties:+1,history:x9", "history:x9: use history:x5"),
         ("parties:+1,vibes:high", "unknown condition 'vibes'"),
     ],
 )

@@ -80,6 +80,29 @@ def test_conditions_compose_with_commas() -> None:
 
 
 @pytest.mark.parametrize(
+    "spec",
+    [
+        "posture:competing,posture:avoiding",
+        "culture:US-CN,posture:competing,culture:KR-KR",
+        "strategy:avoiding@one,strategy:competing@one",
+        "expertise:ek-top3,expertise:ek-top5",
+        "parties:+1,parties:+1",
+    ],
+)
+def test_two_conditions_of_one_kind_in_a_cell_are_refused_not_overridden(spec: str) -> None:
+    kind = spec.split(":")[0]
+    with pytest.raises(ConditionError, match=f"keep one {kind} condition per cell"):
+        apply_condition(scenario("tenancy"), spec)
+    result = CliRunner().invoke(app, ["run", "tenancy", "--condition", spec])
+    assert result.exit_code == 2 and "the second would override the first" in result.output
+
+
+def test_general_may_repeat_as_it_changes_nothing() -> None:
+    s = apply_condition(scenario("tenancy"), "general,posture:competing,general")
+    assert {p.persona.strategy for p in s.parties} == {"competing"}
+
+
+@pytest.mark.parametrize(
     ("bad", "message"),
     [
         ("vibes:high", "unknown condition 'vibes'; available: general, posture:"),
