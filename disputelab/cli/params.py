@@ -109,4 +109,13 @@ def protocol_params(
     try:
         return protocol.params(values)
     except ParamsError as exc:
-        fail(f"--{str(exc).replace('_', '-')}")
+        fail("; ".join(_as_options(problem) for problem in exc.problems))
+
+
+def _as_options(problem: str) -> str:
+    """A parameter's problem as the command line names it: `turn_taking: ...` is about
+    `--turn-taking`; one about the parameters together (`params: ...`) names none."""
+    where, _, message = problem.partition(": ")
+    if where == "params" or not message:
+        return message or problem
+    return f"{_option_name(where.split('.')[0])}{where[len(where.split('.')[0]) :]}: {message}"

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from disputelab.cli import app
 from disputelab.episode import Episode
 from disputelab.experiments.episodes import Cast, run_single
 from disputelab.llm.models import ModelHub
@@ -221,6 +223,18 @@ def test_turn_taking_takes_only_its_two_modes(bad: str) -> None:
 
     with pytest.raises(ParamsError, match="turn_taking"):
         get_protocol("roundtable").params({"turn_taking": bad})
+
+
+def test_thoughts_without_motivated_turn_taking_are_refused_as_they_would_change_nothing() -> None:
+    from disputelab.protocols.base import ParamsError, get_protocol
+
+    proto = get_protocol("roundtable")
+    with pytest.raises(ParamsError, match="thoughts applies to motivated turn-taking only"):
+        proto.params({"thoughts": 3})
+    assert proto.params({"thoughts": 3, "turn_taking": "motivated"}).thoughts == 3  # type: ignore[attr-defined]
+    r = CliRunner().invoke(app, ["run", "tenancy", "--thoughts", "3"])
+    assert r.exit_code == 2
+    assert r.output.startswith("error: thoughts applies to motivated turn-taking only")
 
 
 def test_a_rating_that_never_fits_is_nan_never_selects_and_its_calls_still_count(

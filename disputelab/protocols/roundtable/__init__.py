@@ -25,7 +25,7 @@ import time
 from collections.abc import Mapping
 from typing import ClassVar, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from disputelab.agents.base import Agent, MediatorAgent, TurnContext
 from disputelab.agents.registry import MEDIATOR, PARTY, TURN_PREDICTOR
@@ -108,6 +108,17 @@ class RoundTableParams(AgentParams):
         "in private and the party names some of what it would accept (rule parties: "
         "behaviour disclosure.caucus_share and disclosure.caucus_truthfulness); 0: never.",
     )
+
+    @model_validator(mode="after")
+    def _thoughts_need_motivated_turns(self) -> RoundTableParams:
+        # Cyclic turn-taking asks for no thoughts, so a count given with it would be
+        # recorded with the run but change nothing.
+        if "thoughts" in self.model_fields_set and self.turn_taking != "motivated":
+            raise ValueError(
+                "thoughts applies to motivated turn-taking only; add turn_taking=motivated "
+                "(--turn-taking motivated) or leave thoughts out"
+            )
+        return self
 
     @field_validator("budget")
     @classmethod
