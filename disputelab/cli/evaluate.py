@@ -168,7 +168,7 @@ def _print_results(
         return
     out.print(f"{evaluator} scores, run {run_id}: mean per condition and arm", highlight=False)
     print_rows(_per_cell(results, cells), _columns(results, ("condition", "arm", "n")), fmt)
-    _print_nan_reasons(results)
+    _print_nan_reasons(results, cells)
 
 
 def _columns(results: dict[str, dict[str, MetricResult]], first: tuple[str, ...]) -> list[str]:
@@ -206,16 +206,27 @@ def _per_cell(
     return rows
 
 
-def _print_nan_reasons(results: dict[str, dict[str, MetricResult]], most: int = 8) -> None:
-    """Why scores are undefined, each reason once with how many episodes it covers."""
-    reasons = Counter(
-        (m, r.explanation)
-        for scores in results.values()
-        for m, r in scores.items()
-        if not r.defined
-    )
-    for (metric, why), n in reasons.most_common(most):
-        line = f"  [dim]{escape(metric)}: {escape(why)} ({counted(n, 'episode')})[/]"
+def _print_nan_reasons(
+    results: dict[str, dict[str, MetricResult]],
+    cells: dict[str, tuple[str, str]],
+    most: int = 8,
+) -> None:
+    """Why scores are undefined, each reason once with how many episodes of which arms
+    it covers, under a heading of their own (not under the last cell printed)."""
+    reasons: dict[tuple[str, str], Counter[str]] = {}
+    for eid, scores in results.items():
+        arm = cells.get(eid, ("", ""))[1]
+        for m, r in scores.items():
+            if not r.defined:
+                reasons.setdefault((m, r.explanation), Counter())[arm] += 1
+    if not reasons:
+        return
+    out.print("undefined scores, by reason:", highlight=False)
+    ranked = sorted(reasons.items(), key=lambda kv: -sum(kv[1].values()))
+    for (metric, why), arms in ranked[:most]:
+        where = ", ".join(f"{n} {arm}" if arm else str(n) for arm, n in sorted(arms.items()))
+        n = sum(arms.values())
+        line = f"  [dim]{escape(metric)}: {escape(why)} ({counted(n, 'episode')}: {where})[/]"
         out.print(line, highlight=False)
     if len(reasons) > most:
         out.print(f"  [dim]… {len(reasons) - most} more reasons (--format json lists them)[/]")

@@ -58,3 +58,18 @@ def test_an_evaluator_without_a_judge_runs_with_no_model(tmp_path: Path) -> None
     r = _invoke(tmp_path, "evaluate", "--evaluator", "oracle")
     assert r.exit_code == 0, r.output
     assert "oracle scores, run " in r.output
+
+
+def test_undefined_reasons_stand_under_their_own_heading_and_name_their_arms(
+    tmp_path: Path,
+) -> None:
+    _stored_run(tmp_path)
+    r = _invoke(tmp_path, "evaluate", "--evaluator", "promediate")
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.output.split())
+    reasons = text.split("undefined scores, by reason:", 1)[1]
+    # Both arms had no drop event: the reason says so rather than sitting under the
+    # last cell printed (the mediated one) as if it were that cell's alone.
+    assert "response_latency: undefined: no drop events (2 episodes: 1 mediated, 1 unmediated)" in (
+        reasons
+    )
