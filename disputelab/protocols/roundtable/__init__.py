@@ -111,9 +111,10 @@ class RoundTableParams(AgentParams):
 
     @model_validator(mode="after")
     def _thoughts_need_motivated_turns(self) -> RoundTableParams:
-        # Cyclic turn-taking asks for no thoughts, so a count given with it would be
-        # recorded with the run but change nothing.
-        if "thoughts" in self.model_fields_set and self.turn_taking != "motivated":
+        # Cyclic turn-taking asks for no thoughts, so another count given with it would be
+        # recorded with the run but change nothing. (The default is let through: stored and
+        # dumped parameters carry every field, and are validated again.)
+        if self.thoughts != DEFAULT_THOUGHTS and self.turn_taking != "motivated":
             raise ValueError(
                 "thoughts applies to motivated turn-taking only; add turn_taking=motivated "
                 "(--turn-taking motivated) or leave thoughts out"

@@ -257,7 +257,15 @@ class Settlement(DisputeProtocol):
             agent.state.levels = dict.fromkeys(MODES, p.level())
 
     def scenario_problem(self, scenario: Scenario) -> str | None:
-        """A settlement needs two parties and an amount term; topics are optional."""
+        """A settlement needs a legal claim, two parties and an amount term; topics are
+        optional. Without a legal context the trial it weighs against (the expected award,
+        the costs) would be invented: a salary or a sale is bargained, not litigated."""
+        if scenario.legal is None:
+            return (
+                f"the {self.name} protocol settles a legal claim against the prospect of trial "
+                f"and scenario {scenario.id} has no legal context; bargain over its amount "
+                "with --protocol bilateral"
+            )
         if len(scenario.parties) != 2:
             return (
                 f"the {self.name} protocol needs exactly two parties (plaintiff, defendant); "

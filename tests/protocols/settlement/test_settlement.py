@@ -160,9 +160,17 @@ def test_the_same_seed_replays_the_same_episode() -> None:
 
 
 def test_a_scenario_without_an_amount_term_is_refused_in_one_line() -> None:
-    sc = builtin_scenarios()["tenancy"].model_copy(deep=True)
+    sc = builtin_scenarios()["boundary-wall"].model_copy(deep=True)  # legal, no amount
     with pytest.raises(ValueError, match="no numeric term"):
         episode(sc, "direct", mediator=None)
+
+
+def test_a_bargain_without_a_legal_claim_is_refused_and_pointed_to_bilateral() -> None:
+    sc = builtin_scenarios()["salary"]  # an amount and two sides, but nothing to litigate
+    problem = get_protocol("settlement").scenario_problem(sc)
+    assert problem is not None and "salary has no legal context" in problem
+    assert problem.endswith("with --protocol bilateral")
+    assert get_protocol("bilateral").scenario_problem(sc) is None
 
 
 def test_bad_parameters_are_one_clear_line() -> None:
