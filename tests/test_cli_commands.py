@@ -102,7 +102,8 @@ def test_runs_lists_what_was_run(tmp_path: Path) -> None:
         (["run", "tenancy", "--model", "gpt-9"], "unknown model 'gpt-9'"),
         (["run", "tenancy", "--model", "openai:m@"], "model 'openai:m@' names no URL after '@'"),
         (["run", "tenancy", "--protocol", "auction"], "unknown protocol 'auction'"),
-        (["run", "tenancy", "--protocol", "settlement"], "tenancy has no numeric term"),
+        (["run", "boundary-wall", "--protocol", "settlement"], "boundary-wall has no numeric term"),
+        (["run", "tenancy", "--protocol", "settlement"], "tenancy has no legal context"),
         (
             ["run", "tenancy", "--protocol", "staged", "--mediator", "none"],
             "the staged protocol takes mediator rule or llm, not 'none'",

@@ -141,7 +141,9 @@ def _plots(store: Store, run_id: str, kind: str, config: dict[str, Any], folder:
     except OSError as exc:
         fail(f"cannot write plots to {folder}: {exc.strerror}")
     if not written:
-        protocol = config.get("protocol", "roundtable")
+        from disputelab.protocols.base import DEFAULT_PROTOCOL
+
+        protocol = config.get("protocol", DEFAULT_PROTOCOL)
         fail(
             f"no plots for {run_id}: its {protocol} episodes track no consensus over topics, "
             "which every plot draws (the tables in the report still apply)"
