@@ -428,10 +428,18 @@ def load_spec(
     if not isinstance(data, dict):
         raise SpecError(str(p), ["must hold a mapping of fields (name, scenarios, ...)"])
     data = {**data, **(overrides or {})}
+    # A parameter given twice is said on its own line, so that the rest of the spec is
+    # still checked (the model itself refuses it before any field is looked at).
+    twice = _given_twice(data)
+    if twice:
+        data = {k: v for k, v in data.items() if k not in twice}
+    problems = [_twice_problem(twice)] if twice else []
     try:
-        return ExperimentSpec.model_validate(data)
+        spec = ExperimentSpec.model_validate(data)
+        if not problems:
+            return spec
     except ValidationError as exc:
-        problems = describe_validation_error(exc)
+        problems += describe_validation_error(exc)
     # The checks pydantic reaches only once every field is valid, run on their own.
     extras = [
         _params_problems(data),
@@ -462,16 +470,31 @@ def _scenario_problems(refs: object, base: Path, library_dir: Path | None) -> li
 def with_shorthand_params(data: dict[str, Any]) -> dict[str, Any]:
     """`data` with its top-level protocol parameters (`budget: 40`) moved into `params`.
     A `params` that is not a mapping is left for validation to report, not replaced."""
-    names = _protocol_param_names() - set(ExperimentSpec.model_fields)
-    moved = {k: data[k] for k in data if k in names}
+    moved = {k: data[k] for k in data if k in _shorthand_names()}
     given = data.get("params", {})
     if not moved or not isinstance(given, dict):
         return data
-    if twice := sorted(set(moved) & set(given)):
+    if twice := _given_twice(data):
         # Neither place is the obvious winner, so neither is chosen silently.
-        raise ValueError(f"{', '.join(twice)} given both at the top level and in params; keep one")
+        raise ValueError(_twice_problem(twice))
     rest = {k: v for k, v in data.items() if k not in moved}
     return {**rest, "params": {**moved, **given}}
+
+
+def _shorthand_names() -> set[str]:
+    return _protocol_param_names() - set(ExperimentSpec.model_fields)
+
+
+def _given_twice(data: dict[str, Any]) -> list[str]:
+    """The protocol parameters `data` gives both at its top level and in `params`."""
+    given = data.get("params", {})
+    if not isinstance(given, dict):
+        return []
+    return sorted(k for k in data if k in _shorthand_names() and k in given)
+
+
+def _twice_problem(twice: list[str]) -> str:
+    return f"{', '.join(twice)} given both at the top level and in params; keep one"
 
 
 def apply_preset(data: dict[str, Any]) -> dict[str, Any]:
@@ -499,11 +522,11 @@ def apply_preset(data: dict[str, Any]) -> dict[str, Any]:
 
 def _params_problems(data: dict[str, Any]) -> list[str]:
     """The protocol's verdict on its parameters, whatever else in the spec is wrong."""
-    protocol = data.get("protocol", DEFAULT_PROTOCOL)
     try:
-        params = with_shorthand_params(data).get("params", {})
-    except ValueError as exc:
-        return [str(exc)]
+        data = apply_preset(with_shorthand_params(data))
+    except ValueError:
+        return []  # said by validation, once
+    protocol, params = data.get("protocol", DEFAULT_PROTOCOL), data.get("params", {})
     if not isinstance(protocol, str) or protocol not in PROTOCOLS or not isinstance(params, dict):
         return []
     try:

@@ -318,11 +318,30 @@ def test_every_bad_protocol_parameter_is_reported_on_its_own_line(
     assert len(lines) == 3 + (replicates == 0)
 
 
-def test_a_parameter_given_at_the_top_level_and_in_params_is_refused(tmp_path: Path) -> None:
-    text = "name: x\nscenarios: [tenancy]\nbudget: 40\nparams:\n  budget: 20\n"
+@pytest.mark.parametrize("replicates", [0, 1])  # with and without a field error beside it
+def test_a_parameter_given_at_the_top_level_and_in_params_is_refused(
+    tmp_path: Path, replicates: int
+) -> None:
+    text = (
+        f"name: x\nscenarios: [tenancy]\nreplicates: {replicates}\nbudget: 40\n"
+        "params:\n  budget: 20\n"
+    )
     r = CliRunner().invoke(
         app, ["--store", str(tmp_path / "s"), "experiment", str(_write(tmp_path, text))]
     )
     assert r.exit_code == 2
     assert "budget given both at the top level and in params; keep one" in r.stderr
+    assert ("replicates:" in r.stderr) == (replicates == 0)
+    assert r.stderr.count("error:") == 1 + (replicates == 0)
+
+
+def test_a_presets_parameters_are_checked_beside_a_field_error(tmp_path: Path) -> None:
+    # The preset sets the protocol: its parameters are not those of the default protocol.
+    text = "name: x\nscenarios: [tenancy]\nreplicates: 0\npreset: agentmediation\nrounds: 3\n"
+    r = CliRunner().invoke(
+        app, ["--store", str(tmp_path / "s"), "experiment", str(_write(tmp_path, text))]
+    )
+    assert r.exit_code == 2
+    assert "replicates:" in r.stderr
+    assert "not a parameter" not in r.stderr, r.stderr
     assert r.stderr.count("error:") == 1
