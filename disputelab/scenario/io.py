@@ -118,6 +118,8 @@ def all_problems(data: dict[str, Any], err: ValidationError) -> list[str]:
     problem found then is added unless it is about a field already reported."""
     problems = describe_validation_error(err)
     faulty = [format_loc(tuple(e["loc"])) for e in err.errors(include_url=False)]
+    if any(_within("terms", f) for f in faulty):
+        faulty.append("topics")  # a dropped `terms` would leave nothing to negotiate
     repaired = copy.deepcopy(data)
     if not all(_drop(repaired, tuple(e["loc"])) for e in err.errors(include_url=False)):
         return problems
@@ -130,9 +132,23 @@ def all_problems(data: dict[str, Any], err: ValidationError) -> list[str]:
                 continue
             for path, msg in found.problems:
                 line = f"{path}: {msg}"
-                if line not in problems and not any(_overlap(path, f) for f in faulty):
+                if line not in problems and not any(_follows_from(path, f) for f in faulty):
                     problems.append(line)
     return problems
+
+
+def _follows_from(problem: str, faulty: str) -> bool:
+    """Whether a cross-field problem at `problem` may come from dropping the field at
+    `faulty`: it is that field, lies inside it, or is the mapping holding it (a dropped
+    weight leaves its party's weights short of 100). A problem further up, such as two
+    parties of one id, is about the whole list and stands."""
+    key = faulty[len(problem) + 1 :] if faulty.startswith(problem + ".") else ""
+    return _within(problem, faulty) or (key != "" and not any(c in key for c in ".["))
+
+
+def _within(a: str, b: str) -> bool:
+    """Whether path `a` is path `b` or lies inside it."""
+    return a == b or (a.startswith(b) and a[len(b)] in ".[")
 
 
 def _drop(data: Any, loc: tuple[int | str, ...]) -> bool:
@@ -150,14 +166,6 @@ def _drop(data: Any, loc: tuple[int | str, ...]) -> bool:
         parent.pop(loc[-1], None)
         return True
     return False
-
-
-def _overlap(a: str, b: str) -> bool:
-    """Whether one path is the other or lies inside it."""
-    inside = (a.startswith(b) and a[len(b) : len(b) + 1] in ("", ".", "[")) or (
-        b.startswith(a) and b[len(a) : len(a) + 1] in ("", ".", "[")
-    )
-    return a == b or inside
 
 
 def load_scenario(path: str | Path) -> Scenario:

@@ -63,6 +63,11 @@ def _repeated(items: list[str]) -> list[str]:
     return sorted(i for i, n in Counter(items).items() if n > 1)
 
 
+# Said of `topics`, though it is as much about `terms`: either one gives the parties
+# something to negotiate.
+NOTHING_TO_NEGOTIATE = "is empty; add at least one topic with its options, or a numeric term"
+
+
 class ScenarioProblems(ValueError):
     """Several cross-field problems, each with the dotted path of the field at fault."""
 
@@ -300,9 +305,7 @@ def _cross_field_problems(s: Scenario) -> list[tuple[str, str]]:
     if len(s.parties) < 2:
         problems.append(("parties", f"has {len(s.parties)} party, a dispute needs at least 2"))
     if not s.topics and not s.terms:
-        problems.append(
-            ("topics", "is empty; add at least one topic with its options, or a numeric term")
-        )
+        problems.append(("topics", NOTHING_TO_NEGOTIATE))
     for field, ids in (
         ("parties", [p.id for p in s.parties]),
         ("topics", [t.id for t in s.topics]),

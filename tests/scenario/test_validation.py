@@ -432,3 +432,27 @@ def test_dump_then_load_gives_back_an_equal_scenario(tmp_path: Path, sid: str, f
     assert load_scenario(path) == original
     if fmt == "json":
         assert json.loads(text)["id"] == sid
+
+
+def test_a_bad_field_inside_a_party_does_not_hide_two_parties_of_one_id(tmp_path: Path) -> None:
+    def edit(d: dict[str, Any]) -> None:
+        d["parties"][1]["id"] = d["parties"][0]["id"]
+        d["parties"][0]["persona"]["reactivity"] = 2.0
+
+    problems = problems_of(edited(tmp_path, edit))
+    assert "parties[0].persona.reactivity: Input should be less than or equal to 1 (got 2.0)" in (
+        problems
+    )
+    assert any(p.startswith("parties: ids must be unique, repeated: ") for p in problems), problems
+    assert len(problems) == 2
+
+
+def test_a_bad_terms_field_is_not_also_reported_as_nothing_to_negotiate(tmp_path: Path) -> None:
+    def edit(d: dict[str, Any]) -> None:
+        d["topics"] = []
+        for party in d["parties"]:
+            party["weights"], party["preferences"] = {}, {}
+        d["terms"] = "price"
+
+    problems = problems_of(edited(tmp_path, edit))
+    assert len(problems) == 1 and problems[0].startswith("terms: "), problems
