@@ -10,9 +10,7 @@ import json
 import sqlite3
 from typing import Any
 
-from pydantic import ValidationError
-
-from disputelab.experiments.spec import ExperimentSpec, SpecError
+from disputelab.experiments.spec import ExperimentSpec, SpecError, with_shorthand_params
 from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS, get_protocol
 from disputelab.redact import redact_deep
 from disputelab.registry import UnknownPluginError
@@ -24,8 +22,9 @@ def changed_fields(stored: dict[str, Any], spec: ExperimentSpec) -> list[str]:
     an experiment started with; concurrency may change on resume. A config from an older
     version is read with today's defaults."""
     try:
-        before = _flat(ExperimentSpec.model_validate(_old_defaults(_own_params_only(stored))))
-    except ValidationError:
+        old = with_shorthand_params(_own_params_only(stored))
+        before = _flat(ExperimentSpec.model_validate(_old_defaults(old)))
+    except ValueError:  # pydantic's ValidationError among them
         return []  # written by a version whose fields we cannot compare; do not block it
     now = redact_deep(_flat(spec))  # stored configs hold model URLs redacted
     # Concurrency may change on resume, and ablations may be added to a finished grid:
@@ -46,11 +45,12 @@ def _old_defaults(stored: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(params, dict):
         return stored
     try:
-        own = get_protocol(stored.get("protocol", DEFAULT_PROTOCOL)).Params.model_fields
+        kind = get_protocol(stored.get("protocol", DEFAULT_PROTOCOL)).Params
     except UnknownPluginError:
         return stored
+    own = kind.model_fields
     missing = {k: v for k, v in _BEFORE_THEY_EXISTED.items() if k in own and k not in params}
-    return {**stored, "params": {**params, **missing}} if missing else stored
+    return {**stored, "params": kind.as_played({**params, **missing})}
 
 
 def _own_params_only(stored: dict[str, Any]) -> dict[str, Any]:

@@ -35,6 +35,13 @@ class ProtocolParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    @classmethod
+    def as_played(cls, stored: dict[str, Any]) -> dict[str, Any]:
+        """Parameters stored by an earlier version, as that version played them: a
+        subclass drops a value a newer rule refuses because it never had any effect, so
+        that the stored set validates again and can be compared on resume."""
+        return stored
+
 
 class ParamsError(ValueError):
     """Parameters that do not fit a protocol: every problem found, one line each in

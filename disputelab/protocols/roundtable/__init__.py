@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -108,6 +108,14 @@ class RoundTableParams(AgentParams):
         "in private and the party names some of what it would accept (rule parties: "
         "behaviour disclosure.caucus_share and disclosure.caucus_truthfulness); 0: never.",
     )
+
+    @classmethod
+    def as_played(cls, stored: dict[str, Any]) -> dict[str, Any]:
+        # Versions before the rule below stored any count of thoughts with cyclic turns,
+        # where it was never read.
+        if stored.get("turn_taking", "cyclic") != "motivated":
+            return {k: v for k, v in stored.items() if k != "thoughts"}
+        return stored
 
     @model_validator(mode="after")
     def _thoughts_need_motivated_turns(self) -> RoundTableParams:
