@@ -241,6 +241,18 @@ def _posture_moves(arg: str) -> tuple[str, ...]:
     return tuple(name for mode in STRATEGIES for name in _mode_parameters(mode))
 
 
+def _strategy_composes(earlier: str, later: str) -> bool:
+    # Every party first, then one of them: a mixed table. The other way round, or the
+    # same scope twice, the later mode replaces the earlier one.
+    return earlier.endswith("@all") and later.endswith("@one")
+
+
+def _cause_composes(earlier: str, later: str) -> bool:
+    # Causes add their shifts, so two of them describe a dispute with both causes; one
+    # cause twice is an intensity, said as cause:KEY@INTENSITY.
+    return earlier.partition("@")[0] != later.partition("@")[0]
+
+
 def _cause_moves(arg: str) -> tuple[str, ...]:
     key = arg.partition("@")[0]
     return cause_parameters(key.partition(".")[0])
@@ -267,12 +279,17 @@ class Condition:
     description: str
     apply: Callable[[Scenario, str, Behaviour], Scenario]
     acts_through: Callable[[str], tuple[str, ...]] = _none
+    # Whether a later condition of this kind in the same cell (its argument second) adds to
+    # an earlier one rather than undoing it; most kinds set something, so never.
+    composes: Callable[[str, str], bool] = lambda earlier, later: False
 
 
 CONDITIONS: dict[str, Condition] = {
     c.name: c
     for c in (
-        Condition("general", "general", "the scenario as written", general),
+        Condition(
+            "general", "general", "the scenario as written", general, composes=lambda a, b: True
+        ),
         Condition(
             "posture",
             "posture:competing|avoiding|accommodating",
@@ -286,6 +303,7 @@ CONDITIONS: dict[str, Condition] = {
             "a Thomas-Kilmann mode for one (deterministic) or every party",
             strategy,
             _posture_moves,
+            _strategy_composes,
         ),
         Condition("parties", "parties:+1", "one more, structurally distinct party", extra_party),
         Condition("history", "history:x5", "about five times the shared history", history),
@@ -309,6 +327,7 @@ CONDITIONS: dict[str, Condition] = {
             "a dispute cause from AgentMediation's taxonomy; intensity 0-2, default 1",
             cause,
             _cause_moves,
+            _cause_composes,
         ),
         Condition(
             "expertise",
@@ -363,24 +382,21 @@ def _parts(spec: str, strict: bool = True) -> list[tuple[Condition, str]]:
     return out
 
 
-# Kinds a cell may hold more than once: `general` changes nothing. (parties:+1 twice
-# would seat two copies of one added party, which no study asks for.)
-_ADDITIVE = frozenset({"general"})
-
-
 def _refuse_repeats(parts: list[str]) -> None:
-    """Two conditions of a kind that sets something (a posture, the cultures) in one cell:
-    the later would silently undo the earlier, so the cell is refused."""
-    first: dict[str, str] = {}
-    for part in parts:
-        name = part.partition(":")[0]
-        if name in first and name not in _ADDITIVE:
-            raise ConditionError(
-                f"{first[name]} and {part} in one condition: the second would override the "
-                f"first; keep one {name} condition per cell (list them as separate conditions "
-                "to compare them)"
-            )
-        first.setdefault(name, part)
+    """Two conditions of one kind in a cell where the later would silently undo the
+    earlier (two postures, two cultures), or repeat it (parties:+1 twice would seat two
+    copies of one added party): the cell is refused. Kinds that add up (two causes,
+    `general`) pass."""
+    for i, part in enumerate(parts):
+        name, _, arg = part.partition(":")
+        for earlier in parts[:i]:
+            kind, _, before = earlier.partition(":")
+            if kind == name and not CONDITIONS[name].composes(before, arg):
+                raise ConditionError(
+                    f"{earlier} and {part} in one condition: the second would override or "
+                    "repeat the first; keep one of them per cell (list them as separate "
+                    "conditions to compare them)"
+                )
 
 
 def apply_condition(s: Scenario, spec: str, behaviour: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:

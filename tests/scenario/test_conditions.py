@@ -85,16 +85,25 @@ def test_conditions_compose_with_commas() -> None:
         "posture:competing,posture:avoiding",
         "culture:US-CN,posture:competing,culture:KR-KR",
         "strategy:avoiding@one,strategy:competing@one",
+        "strategy:avoiding@one,strategy:competing@all",
         "expertise:ek-top3,expertise:ek-top5",
         "parties:+1,parties:+1",
+        "cause:legal,cause:legal@2",
     ],
 )
 def test_two_conditions_of_one_kind_in_a_cell_are_refused_not_overridden(spec: str) -> None:
-    kind = spec.split(":")[0]
-    with pytest.raises(ConditionError, match=f"keep one {kind} condition per cell"):
+    with pytest.raises(ConditionError, match="keep one of them per cell"):
         apply_condition(scenario("tenancy"), spec)
     result = CliRunner().invoke(app, ["run", "tenancy", "--condition", spec])
-    assert result.exit_code == 2 and "the second would override the first" in result.output
+    assert result.exit_code == 2
+    assert "the second would override or repeat the first" in " ".join(result.output.split())
+
+
+def test_conditions_of_one_kind_that_add_up_may_share_a_cell() -> None:
+    s = apply_condition(scenario("tenancy"), "cause:legal,cause:resource")
+    assert sum("Cause of the dispute" in line for line in s.background.splitlines()) == 2
+    mixed = apply_condition(scenario("tenancy"), "strategy:avoiding@all,strategy:competing@one")
+    assert sorted(p.persona.strategy for p in mixed.parties) == ["avoiding", "competing"]
 
 
 def test_general_may_repeat_as_it_changes_nothing() -> None:
