@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from disputelab.cli.common import RUN_HELP, err, fail, open_store, store_option
+from disputelab.cli.common import RUN_HELP, counted, err, fail, open_store, store_option
 from disputelab.llm.cache import CACHE_NAME
 from disputelab.registry import UnknownPluginError
 from disputelab.store.health import is_sqlite_file
@@ -144,9 +144,16 @@ def _plots(store: Store, run_id: str, kind: str, config: dict[str, Any], folder:
         from disputelab.protocols.base import DEFAULT_PROTOCOL
 
         protocol = config.get("protocol", DEFAULT_PROTOCOL)
+        complete = len(store.complete_episode_ids(run_id))
+        if not complete:
+            fail(f"no plots for {run_id}: none of its episodes is complete")
+        # The oracle reads the rule parties' hidden stances on topics: LLM parties have
+        # none to read, and a price or a settlement has no topics.
         fail(
-            f"no plots for {run_id}: its {protocol} episodes track no consensus over topics, "
-            "which every plot draws (the tables in the report still apply)"
+            f"no plots for {run_id}: every plot draws oracle consensus over topics, and none "
+            f"of its complete episodes has it ({counted(complete, 'episode')}, {protocol}); "
+            "that takes rule parties and a protocol over topics. The report's tables still "
+            "apply"
         )
     for p in written:
         err.print(f"wrote {p}")

@@ -4,8 +4,10 @@ mean (the axes), and a protocol that tracks no consensus gets no plot, not a bla
 from __future__ import annotations
 
 import asyncio
+import json
 import warnings
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import pytest
@@ -15,6 +17,7 @@ from disputelab.cli import app
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
+from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 from disputelab.report import plots
 from disputelab.store.sqlite import Store
 
@@ -55,7 +58,44 @@ def test_a_protocol_without_consensus_gets_no_blank_plot_but_one_line(tmp_path: 
             app, ["--store", str(tmp_path / "s"), "report", "deals", "--plots", str(folder)]
         )
     assert r.exit_code == 2
-    assert "no plots for deals: its bilateral episodes track no consensus" in r.stderr
+    line = " ".join(r.stderr.split())
+    assert "no plots for deals: every plot draws oracle consensus over topics" in line
+    assert "(2 episodes, bilateral)" in line
+    assert not folder.exists()
+
+
+def test_llm_parties_get_no_blank_plot_and_are_told_the_oracle_needs_rule_parties(
+    tmp_path: Path,
+) -> None:
+    # A roundtable draws trajectories, but only from hidden stances: LLM parties have none.
+    def scripted(body: dict[str, Any]) -> Scripted:
+        reply = fill(requested_schema(body), text="Fine.")
+        if "signal" in reply:
+            reply["signal"] = "continue"
+        return Scripted(content=json.dumps(reply))
+
+    store = Store(tmp_path / "s")
+    with fake_openai(scripted) as server:
+        model = f"openai:m@{server.url}"
+        spec = ExperimentSpec(
+            name="talk",
+            scenarios=["tenancy"],
+            parties="llm",
+            models={"parties": model, "mediator": model},
+            replicates=1,
+            budget=4,
+        )
+        summary = asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
+    assert summary.failed == 0, summary.errors
+    store.close()
+    folder = tmp_path / "plots"
+    r = CliRunner().invoke(
+        app, ["--store", str(tmp_path / "s"), "report", "talk", "--plots", str(folder)]
+    )
+    assert r.exit_code == 2
+    line = " ".join(r.stderr.split())
+    assert "none of its complete episodes has it (2 episodes, roundtable)" in line
+    assert "that takes rule parties" in line
     assert not folder.exists()
 
 
