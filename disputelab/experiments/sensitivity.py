@@ -37,6 +37,7 @@ from SALib.analyze import sobol as sobol_analyze
 from SALib.sample import morris as morris_sample
 from SALib.sample import sobol as sobol_sample
 
+from disputelab.evaluation.averaging import averaged_value
 from disputelab.experiments.resume import check_resume
 from disputelab.experiments.runner import Progress, run_experiment, with_profile_temperatures
 from disputelab.experiments.spec import ExperimentSpec, plan, resolve_scenarios
@@ -224,13 +225,13 @@ def finished(store: Store, run_id: str, size: int) -> bool:
 
 def point_means(store: Store, run_id: str) -> Means:
     """Per mediator and metric, the mean over the grid's complete episodes (NaN where no
-    episode defines it)."""
+    episode defines it), counting the episodes the report's tables count."""
     scores = store.run_scores(run_id)
     values: dict[Output, list[float]] = defaultdict(list)
     for eid in sorted(store.complete_episode_ids(run_id)):
         mediator = eid.rsplit("/", 4)[3]
         for s in scores.get(eid, []):
-            values[(mediator, f"{s.evaluator}:{s.metric}")].append(s.value)
+            values[(mediator, f"{s.evaluator}:{s.metric}")].append(averaged_value(s)[0])
     out: Means = {}
     for key, xs in values.items():
         defined = [x for x in xs if not math.isnan(x)]

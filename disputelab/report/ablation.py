@@ -15,10 +15,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from disputelab.evaluation.averaging import averaged_value
 from disputelab.evaluation.inference import Key, paired_scenario_test, scenario_pairs
 from disputelab.evaluation.stats import TestResult, adjust
 from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS
-from disputelab.report.cells import averaged_value
 from disputelab.scenario.conditions import condition_parameters
 from disputelab.store.sqlite import Store
 

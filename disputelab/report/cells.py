@@ -17,7 +17,6 @@ from collections.abc import Iterable, Mapping
 
 from disputelab.evaluation.inference import Key, cluster_bootstrap_ci
 from disputelab.evaluation.stats import ADJUSTMENTS, Estimate, TestResult, adjust
-from disputelab.store.records import StoredScore
 
 MARKER_METHOD = "holm"
 LETTERS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"  # superscript a-z (Unicode has no superscript q)
@@ -39,36 +38,8 @@ def estimate_text(est: Estimate, mean_format: str = ".1f", half_format: str = ""
     return f"{mean} ± {format((est.high - est.low) / 2, half_format or mean_format)}"
 
 
-# Consensus gain is a normalised gain, except where the unmediated twin already reached
-# full consensus and the metric falls back to the raw change: a different scale, so that
-# episode is left out of every mean and test (and counted as undefined) rather than mixed in.
-RAW_CHANGE = (
-    "the unmediated twin was already at full consensus, so the gain is a raw change, "
-    "not averaged with normalised gains"
-)
-
-
-def averaged_value(score: StoredScore) -> tuple[float, str | None]:
-    """The value a table averages for a stored score, and why it is undefined (None when
-    it is defined): every table and effect reads scores through this, so that they agree
-    on which episodes count."""
-    if score.metric == "consensus_gain" and score.detail.get("rule") == "raw_change":
-        return math.nan, RAW_CHANGE
-    if math.isnan(score.value):
-        return score.value, reason_of(score.explanation)
-    return score.value, None
-
-
 def marker(p: float) -> str:
     return "" if math.isnan(p) else "††" if p < 0.01 else "†" if p < 0.05 else ""
-
-
-def reason_of(explanation: str) -> str:
-    """The short reason a score is undefined, from its explanation: the same reason for
-    every episode it applies to, so that a table counts them together."""
-    text = explanation.strip().removeprefix("undefined:").strip().rstrip(".")
-    text = re.sub(r"^all \d+ ", "all ", text)  # "all 3 intervention(s) were skipped ..."
-    return text.split(", so ")[0].split(". ")[0] or "undefined"
 
 
 class Markers:

@@ -10,14 +10,9 @@ import math
 from collections import defaultdict
 from typing import Any
 
+from disputelab.evaluation.averaging import averaged_value
 from disputelab.evaluation.inference import Key
-from disputelab.report.cells import (
-    NOT_SCORED,
-    Undefined,
-    averaged_value,
-    estimate,
-    estimate_text,
-)
+from disputelab.report.cells import NOT_SCORED, Undefined, estimate, estimate_text
 from disputelab.store.sqlite import Store
 
 NOTE = (

@@ -25,15 +25,9 @@ from typing import Any
 
 from disputelab.evaluation import bertscore, legal_judges
 from disputelab.evaluation.agentmediation import EVALUATOR
+from disputelab.evaluation.averaging import reason_of
 from disputelab.evaluation.inference import Key, cluster_bootstrap_ci, paired_scenario_test
-from disputelab.report.cells import (
-    NOT_SCORED,
-    Markers,
-    Undefined,
-    estimate,
-    estimate_text,
-    reason_of,
-)
+from disputelab.report.cells import NOT_SCORED, Markers, Undefined, estimate, estimate_text
 from disputelab.scenario.causes import dispute_causes
 from disputelab.store.sqlite import Store
 

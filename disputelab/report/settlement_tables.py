@@ -22,16 +22,10 @@ import math
 from collections import defaultdict
 from typing import Any
 
+from disputelab.evaluation.averaging import reason_of
 from disputelab.evaluation.inference import Key, cluster_bootstrap_ci, paired_scenario_test
 from disputelab.evaluation.settlement import EVALUATOR
-from disputelab.report.cells import (
-    NOT_SCORED,
-    Markers,
-    Undefined,
-    estimate,
-    estimate_text,
-    reason_of,
-)
+from disputelab.report.cells import NOT_SCORED, Markers, Undefined, estimate, estimate_text
 from disputelab.store.sqlite import Store
 
 Cells = dict[str, dict[Key, dict[str, float]]]  # method -> (case, replicate) -> metric -> value

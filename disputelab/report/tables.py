@@ -15,16 +15,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from disputelab.evaluation.averaging import averaged_value
 from disputelab.evaluation.inference import Key, paired_scenario_test
 from disputelab.evaluation.stats import bootstrap_ci
-from disputelab.report.cells import (
-    NOT_SCORED,
-    Markers,
-    Undefined,
-    averaged_value,
-    estimate,
-    estimate_text,
-)
+from disputelab.report.cells import NOT_SCORED, Markers, Undefined, estimate, estimate_text
 from disputelab.report.socrates_tables import (
     BEHAVIOUR,
     behaviour_markdown,

@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 import yaml
 
+from disputelab.evaluation import socrates
+from disputelab.evaluation.metrics import consensus_gain
 from disputelab.experiments.sensitivity import (
     MORRIS,
     SOBOL,
@@ -31,6 +33,7 @@ from disputelab.experiments.sensitivity import (
     outputs,
     parse_factor,
     parse_factors,
+    point_means,
     point_spec,
     point_specs,
     problem,
@@ -43,6 +46,7 @@ from disputelab.llm.models import ModelHub
 from disputelab.scenario.behaviour import PARAMETERS
 from disputelab.scenario.conditions import condition_parameters
 from disputelab.store.sqlite import Store
+from tests.report.pages import store_with_gains
 
 GAIN = "socrates-oracle:consensus_gain"
 TURNS = "socrates-oracle:party_turns"
@@ -243,3 +247,12 @@ def test_outputs_keep_the_named_metrics_in_order() -> None:
     ys = outputs(means, (GAIN, TURNS))
     assert list(ys) == [("rule", GAIN), ("rule", TURNS), ("none", TURNS)]
     assert math.isnan(ys[("rule", GAIN)][1])
+
+
+def test_a_points_mean_counts_the_episodes_the_report_tables_count(tmp_path: Path) -> None:
+    # The third gain falls back to a raw change (its twin was at full consensus): the
+    # tables leave it out of their means, and so does the analysis.
+    gains = [consensus_gain(0.75, 0.5), consensus_gain(0.85, 0.5), consensus_gain(0.95, 1.0)]
+    store = store_with_gains(tmp_path, gains)
+    means = point_means(store, "g")
+    assert means[("rule", f"{socrates.EVALUATOR}:consensus_gain")] == pytest.approx(60.0)

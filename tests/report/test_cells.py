@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import math
 
+from disputelab.evaluation.averaging import reason_of
 from disputelab.evaluation.stats import Estimate
 from disputelab.evaluation.stats import TestResult as Result
-from disputelab.report.cells import Markers, Undefined, estimate, estimate_text, reason_of
+from disputelab.report.cells import Markers, Undefined, estimate, estimate_text
 
 
 def _test(p: float) -> Result:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from disputelab.evaluation import socrates
+from disputelab.evaluation.averaging import RAW_CHANGE
 from disputelab.evaluation.metrics import consensus_gain
-from disputelab.report.cells import RAW_CHANGE
 from disputelab.report.tables import (
     Scores,
     axis_markdown,
