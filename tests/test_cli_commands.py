@@ -104,6 +104,10 @@ def test_runs_lists_what_was_run(tmp_path: Path) -> None:
         (["run", "tenancy", "--protocol", "auction"], "unknown protocol 'auction'"),
         (["run", "boundary-wall", "--protocol", "settlement"], "boundary-wall has no numeric term"),
         (["run", "tenancy", "--protocol", "settlement"], "tenancy has no legal context"),
+        (  # a condition that adds a legal context does not make a salary a legal claim
+            ["run", "salary", "--protocol", "settlement", "--condition", "expertise:none"],
+            "salary has no legal context",
+        ),
         (
             ["run", "tenancy", "--protocol", "staged", "--mediator", "none"],
             "the staged protocol takes mediator rule or llm, not 'none'",

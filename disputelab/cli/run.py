@@ -147,6 +147,10 @@ def run(
     hub = open_models(cast.models.values())
     _check_corpus(proto, corpus)
     base = _base_scenario(scenario)
+    # The scenario as written, before a condition gives it what the protocol asks for (an
+    # expertise level hands any scenario a legal context): experiments check the same.
+    if (problem := proto.scenario_problem(base)) is not None:
+        fail(problem)
     # Only what was given: a temperature left unset may come from a model profile.
     params_ = chosen.model_dump(exclude_unset=True)
     sc, result = _play(scenario, base, proto, cast, seed, params_, condition, corpus, hub, model)
