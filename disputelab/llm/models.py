@@ -52,8 +52,10 @@ class MissingExtraError(ModelConfigError):
 def check_installed(spec: str) -> None:
     """Raise MissingExtraError when `spec` names a model this installation cannot run.
     Commands call it before they store anything, so that no run is left behind that
-    could only fail; a model hub itself does not, since a cached run may never need to
-    load the model."""
+    could only fail. That stops a re-run whose every reply is cached as well, by design:
+    whether a run stays within the cache is known only once it has played, and a run that
+    cannot finish otherwise is worse than asking for the extra up front. A model hub
+    itself does not check, so the library can still replay a cache without the extra."""
     from disputelab.llm.local import local_available
 
     if spec == "local" and (reason := local_available()) is not None:

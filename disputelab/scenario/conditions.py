@@ -204,7 +204,8 @@ def expertise(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scenar
     retriever, k = EXPERTISE_LEVELS[arg]
     if retriever == "stored" and s.legal is not None and s.legal.stored_retrieval is None:
         # BM25 needs a corpus: the case's own legal bases when it has some, else a file.
-        needs = "" if s.legal.legal_bases else " with a statute corpus (--corpus FILE)"
+        corpus = " with a statute corpus (--corpus FILE, or corpus: in a spec)"
+        needs = "" if s.legal.legal_bases else corpus
         raise ConditionError(
             f"expertise:{arg}: {s.id} has no stored retrieval list (AgentMediation cases "
             f"carry one as retrieve_articles); use expertise:ek-top{k}{needs}"

@@ -202,4 +202,6 @@ def test_the_suggested_retriever_names_the_corpus_only_where_the_case_lacks_base
     without.legal.legal_bases = []
     with pytest.raises(ConditionError) as info:
         apply_condition(without, "expertise:stored-top5")
-    assert str(info.value).endswith("use expertise:ek-top5 with a statute corpus (--corpus FILE)")
+    assert str(info.value).endswith(
+        "use expertise:ek-top5 with a statute corpus (--corpus FILE, or corpus: in a spec)"
+    )
