@@ -105,7 +105,15 @@ def protocol_params(
             f"[yellow]warning:[/] {given_as} applies to {', '.join(users)}; {note}",
             highlight=False,
         )
-    values.update(parse_pairs(pairs))
+    for key, value in parse_pairs(pairs).items():
+        head, dot, rest = key.partition(".")
+        if dot and head in own:
+            # `--param behaviour.beta.avoiding=1`: one entry of a mapping parameter, beside
+            # those given with its own option.
+            nested = values.get(head)
+            values[head] = {**(nested if isinstance(nested, dict) else {}), rest: value}
+        else:
+            values[key] = value
     try:
         return protocol.params(values)
     except ParamsError as exc:

@@ -58,3 +58,22 @@ def test_run_takes_behaviour_and_stores_it_with_the_run(tmp_path: Path) -> None:
     assert store.run_info(run["run_id"])[1]["behaviour"] == {"mediator.calming": 0.0}
     code, bad = _cli(tmp_path, "run", "tenancy", "--behaviour", "mediator.calmin=0")
     assert code == 2 and "did you mean mediator.calming" in bad
+
+
+def test_param_sets_one_behaviour_entry_beside_those_of_behaviour(tmp_path: Path) -> None:
+    code, text = _cli(
+        tmp_path,
+        "run",
+        "tenancy",
+        "--behaviour",
+        "mediator.calming=0",
+        "--param",
+        "behaviour.beta.avoiding=0.5",
+    )
+    assert code == 0, text
+    store = Store(tmp_path / "runs")
+    (run,) = store.runs()
+    stored = store.run_info(run["run_id"])[1]["behaviour"]
+    assert stored == {"mediator.calming": 0.0, "beta.avoiding": 0.5}
+    code, bad = _cli(tmp_path, "run", "tenancy", "--param", "behaviour.beta.bogus=1")
+    assert code == 2 and "unknown behaviour parameter 'beta.bogus'" in bad
