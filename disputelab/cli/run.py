@@ -146,11 +146,7 @@ def run(
     chosen = protocol_params(proto, params, param or [])
     hub = open_models(cast.models.values())
     _check_corpus(proto, corpus)
-    base = _base_scenario(scenario)
-    # The scenario as written, before a condition gives it what the protocol asks for (an
-    # expertise level hands any scenario a legal context): experiments check the same.
-    if (problem := proto.scenario_problem(base)) is not None:
-        fail(problem)
+    base = _base_scenario(scenario, proto)
     # Only what was given: a temperature left unset may come from a model profile.
     params_ = chosen.model_dump(exclude_unset=True)
     sc, result = _play(scenario, base, proto, cast, seed, params_, condition, corpus, hub, model)
@@ -255,11 +251,15 @@ def _with_when_model(proto: DisputeProtocol, cast: Cast, when_model: str | None)
     return Cast(cast.kinds, {**cast.models, sub_role(seat.role, "when"): when_model})
 
 
-def _base_scenario(ref: str) -> Scenario:
+def _base_scenario(ref: str, proto: DisputeProtocol) -> Scenario:
     try:
         sc = resolve_scenario(ref, library())
     except ScenarioError as exc:
         fail_scenario(exc)
+    # The scenario as written, before a condition gives it what the protocol asks for (an
+    # expertise level hands any scenario a legal context): experiments check the same.
+    if (problem := proto.scenario_problem(sc)) is not None:
+        fail(problem)
     for line in unsettlable(sc):
         warn(sc.id, line)
     return sc

@@ -296,8 +296,12 @@ def test_resume_compares_a_spec_stored_before_protocol_params_existed(tmp_path: 
         "rounds": 5,
     }
     Store(tmp_path / "runs").create_run("experiment", "older", old, run_id="older")
-    text = "name: older\nscenarios: [tenancy]\nreplicates: 1\nbudget: {}\n"
+    # Those versions also came before `disclosure`: their rule parties stated everything.
+    text = "name: older\nscenarios: [tenancy]\nreplicates: 1\nbudget: {}\ndisclosure: full\n"
     code, out = _cli(tmp_path, "experiment", str(_spec(tmp_path, text.format(30))), "--resume")
-    assert code == 2 and "was started with a different budget" in " ".join(out.split())
+    assert code == 2 and "was started with a different budget;" in " ".join(out.split())
+    plain = text.replace("disclosure: full\n", "")
+    code, out = _cli(tmp_path, "experiment", str(_spec(tmp_path, plain.format(20))), "--resume")
+    assert code == 2 and "was started with a different disclosure;" in " ".join(out.split())
     code, out = _cli(tmp_path, "experiment", str(_spec(tmp_path, text.format(20))), "--resume")
     assert code == 0, out
