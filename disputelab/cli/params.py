@@ -105,19 +105,39 @@ def protocol_params(
             f"[yellow]warning:[/] {given_as} applies to {', '.join(users)}; {note}",
             highlight=False,
         )
-    for key, value in parse_pairs(pairs).items():
-        head, dot, rest = key.partition(".")
-        if dot and head in own:
-            # `--param behaviour.beta.avoiding=1`: one entry of a mapping parameter, beside
-            # those given with its own option.
-            nested = values.get(head)
-            values[head] = {**(nested if isinstance(nested, dict) else {}), rest: value}
-        else:
-            values[key] = value
+    given_pairs = parse_pairs(pairs)
+    # A pair overrides an option's value (a preset's, say); a dotted pair then adds one
+    # entry to a mapping parameter, beside those given with its own option.
+    values.update({k: v for k, v in given_pairs.items() if "." not in k})
+    for key, value in given_pairs.items():
+        if "." in key:
+            _set_entry(protocol, values, key, value)
     try:
         return protocol.params(values)
     except ParamsError as exc:
         fail("; ".join(_as_options(problem) for problem in exc.problems))
+
+
+def _set_entry(protocol: DisputeProtocol, values: dict[str, Any], key: str, value: str) -> None:
+    """`--param behaviour.beta.avoiding=1`: one entry of a mapping parameter."""
+    head, _, rest = key.partition(".")
+    if not head or not rest:
+        fail(f"--param takes KEY=VALUE or MAPPING.ENTRY=VALUE, not {key!r}")
+    field = protocol.Params.model_fields.get(head)
+    if field is None:
+        known = ", ".join(protocol.Params.model_fields) or "none"
+        fail(
+            f"--param {key}: {head} is not a parameter of the {protocol.name} protocol "
+            f"(its parameters: {known})"
+        )
+    if typing.get_origin(field.annotation) is not dict:
+        fail(f"--param {key}: {head} is not a mapping parameter; give --param {head}=VALUE")
+    nested = values.get(head, {})
+    if not isinstance(nested, dict):
+        fail(f"--param {key}: {head} is also given whole, as {nested!r}; keep one")
+    if rest in nested:
+        fail(f"{head}.{rest} given twice, with --{head} and --param; keep one")
+    values[head] = {**nested, rest: value}
 
 
 def _as_options(problem: str) -> str:

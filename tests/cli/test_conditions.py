@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from disputelab.cli import app
@@ -77,3 +78,35 @@ def test_param_sets_one_behaviour_entry_beside_those_of_behaviour(tmp_path: Path
     assert stored == {"mediator.calming": 0.0, "beta.avoiding": 0.5}
     code, bad = _cli(tmp_path, "run", "tenancy", "--param", "behaviour.beta.bogus=1")
     assert code == 2 and "unknown behaviour parameter 'beta.bogus'" in bad
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        # the same entry from both options: neither is silently preferred
+        (
+            ["--behaviour", "beta.avoiding=0.2", "--param", "behaviour.beta.avoiding=0.5"],
+            "behaviour.beta.avoiding given twice, with --behaviour and --param; keep one",
+        ),
+        # the mapping given whole and by entry
+        (
+            ["--param", "behaviour=junk", "--param", "behaviour.beta.avoiding=0.5"],
+            "--param behaviour.beta.avoiding: behaviour is also given whole, as 'junk'; keep one",
+        ),
+        (
+            ["--param", "budget.x=1"],
+            "--param budget.x: budget is not a mapping parameter; give --param budget=VALUE",
+        ),
+        (["--param", ".x=1"], "--param takes KEY=VALUE or MAPPING.ENTRY=VALUE, not '.x'"),
+        (
+            ["--protocol", "bilateral", "--param", "behaviour.beta.avoiding=0.5"],
+            "--param behaviour.beta.avoiding: behaviour is not a parameter of the bilateral "
+            "protocol",
+        ),
+    ],
+)
+def test_param_refuses_an_entry_it_cannot_place(tmp_path: Path, args: list[str], said: str) -> None:
+    code, text = _cli(tmp_path, "run", "tenancy", *args)
+    assert code == 2, text
+    assert said in " ".join(text.split()), text
+    assert "Traceback" not in text
