@@ -337,7 +337,15 @@ def rank(design: Design, y: Array, output: Output) -> Ranking:
     """SALib's indices for one output, parameters ranked by mu* (Morris) or ST (Sobol)."""
     undefined = int(np.isnan(y).sum())
     if undefined:
-        note = f"undefined at {undefined} of {len(y)} points (no episode of their grids defines it)"
+        # As in the report's tables, a consensus gain that fell back to a raw change is
+        # left out of a mean as well as an undefined one.
+        why = (
+            "no episode of their grids has a normalised gain: it was undefined, or the "
+            "twin was already at full consensus"
+            if output[1].endswith(":consensus_gain")
+            else "no episode of their grids defines it"
+        )
+        note = f"undefined at {undefined} of {len(y)} points ({why})"
         return Ranking(output, [], note)
     constant = bool(np.all(y == y[0]))
     with warnings.catch_warnings(), np.errstate(all="ignore"):

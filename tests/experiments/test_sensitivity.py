@@ -225,6 +225,9 @@ def test_a_metric_no_point_defines_is_not_ranked_and_a_flat_one_is_marked() -> N
     n = len(design.X)
     gap = rank(design, np.array([math.nan] + [1.0] * (n - 1)), ("rule", GAIN))
     assert gap.rows == [] and "undefined at 1 of" in gap.note
+    assert "twin was already at full consensus" in gap.note  # a gain may fall back to a raw change
+    other = rank(design, np.array([math.nan] + [1.0] * (n - 1)), ("rule", "judge:fairness"))
+    assert other.note.endswith("(no episode of their grids defines it)")
     flat = rank(design, np.ones(n), ("rule", GAIN))
     assert flat.constant and all(v["mu_star"] == 0.0 for _, v in flat.rows)
 
