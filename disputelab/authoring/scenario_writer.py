@@ -20,7 +20,7 @@ from disputelab.agents.prompts import topics_block
 from disputelab.llm.base import ChatModel, ChatRequest, Message, ModelReplyError
 from disputelab.llm.structured import ask_structured
 from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour
-from disputelab.scenario.conditions import apply_condition
+from disputelab.scenario.conditions import ConditionError, apply_condition, written_problem
 from disputelab.scenario.schema import (
     STRATEGIES,
     Fallback,
@@ -411,8 +411,12 @@ async def apply_condition_with_model(
     ruled = apply_condition(scenario, spec, behaviour)
     if model is None:
         return ruled
+    problem = written_problem(spec)
+    if problem:
+        raise ConditionError(problem)
+    parts = [p.strip() for p in spec.split(",") if p.strip()] or ["general"]
     out = scenario
-    for part in [p.strip() for p in spec.split(",") if p.strip()] or ["general"]:
+    for part in parts:
         name, _, arg = part.partition(":")
         if name == "parties":
             out = await write_extra_party(out, model)

@@ -128,6 +128,12 @@ def extra_party(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scen
     average, making it a potential coalition partner on every topic but no one's twin."""
     if arg != "+1":
         raise ConditionError(f"parties:{arg}: use parties:+1")
+    if not s.topics:
+        # The new party's stake is built from the others' topic weights and rankings.
+        raise ConditionError(
+            f"parties:+1: {s.id} negotiates numeric terms only, and the added party's stake "
+            "is drawn from the topics' weights and rankings; use a scenario with topics"
+        )
     out = _copy(s)
     n = len(s.parties)
     raw = {t.id: sum(p.weights[t.id] for p in s.parties) / n for t in s.topics}
@@ -243,9 +249,11 @@ def _posture_moves(arg: str) -> tuple[str, ...]:
 
 
 def _strategy_composes(earlier: str, later: str) -> bool:
-    # Every party first, then one of them: a mixed table. The other way round, or the
-    # same scope twice, the later mode replaces the earlier one.
-    return earlier.endswith("@all") and later.endswith("@one")
+    # Every party first, then one of them in another mode: a mixed table. The other way
+    # round, or the same scope twice, the later mode replaces the earlier one; the same
+    # mode for one party after all of them changes nothing.
+    (mode, _, scope), (then, _, then_scope) = earlier.partition("@"), later.partition("@")
+    return scope == "all" and then_scope == "one" and mode != then
 
 
 def _cause_composes(earlier: str, later: str) -> bool:
@@ -283,6 +291,8 @@ class Condition:
     # Whether a later condition of this kind in the same cell (its argument second) adds to
     # an earlier one rather than undoing it; most kinds set something, so never.
     composes: Callable[[str, str], bool] = lambda earlier, later: False
+    # What to write instead of a repeat that does not compose, where there is a way.
+    instead: str = ""
 
 
 CONDITIONS: dict[str, Condition] = {
@@ -329,6 +339,7 @@ CONDITIONS: dict[str, Condition] = {
             cause,
             _cause_moves,
             _cause_composes,
+            "one cause twice is an intensity: cause:CATEGORY@INTENSITY",
         ),
         Condition(
             "expertise",
@@ -378,34 +389,51 @@ def _parts(spec: str, strict: bool = True) -> list[tuple[Condition, str]]:
                 + ", ".join(c.usage for c in CONDITIONS.values())
             )
         out.append((CONDITIONS[name], arg))
-    if strict:
-        _refuse_repeats(parts)
     return out
 
 
-def _refuse_repeats(parts: list[str]) -> None:
+def _refuse_repeats(parts: list[tuple[Condition, str]]) -> None:
     """Two conditions of one kind in a cell where the later would silently undo the
     earlier (two postures, two cultures), or repeat it (parties:+1 twice would seat two
     copies of one added party): the cell is refused. Kinds that add up (two causes,
     `general`) pass."""
-    for i, part in enumerate(parts):
-        name, _, arg = part.partition(":")
-        for earlier in parts[:i]:
-            kind, _, before = earlier.partition(":")
-            if kind == name and not CONDITIONS[name].composes(before, arg):
+    for i, (condition, arg) in enumerate(parts):
+        for kind, before in parts[:i]:
+            if kind is condition and not condition.composes(before, arg):
+                instead = f"; {condition.instead}" if condition.instead else ""
                 raise ConditionError(
-                    f"{earlier} and {part} in one condition: the second would override or "
-                    "repeat the first; keep one of them per cell (list them as separate "
-                    "conditions to compare them)"
+                    f"{kind.name}:{before} and {condition.name}:{arg} in one condition: the "
+                    "second would override or repeat the first; keep one of them per cell "
+                    f"(list them as separate conditions to compare them){instead}"
                 )
 
 
 def apply_condition(s: Scenario, spec: str, behaviour: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:
-    """Apply `name:arg` conditions joined by ',', left to right."""
+    """Apply `name:arg` conditions joined by ',', left to right. Where there are several,
+    each first checks its argument on the scenario as written, so that a malformed part is
+    named as such rather than as a clash with an earlier one."""
+    parts = _parts(spec)
+    if len(parts) > 1:
+        for condition, arg in parts:
+            condition.apply(s, arg, behaviour)
+        _refuse_repeats(parts)
     out = s
-    for condition, arg in _parts(spec):
+    for condition, arg in parts:
         out = condition.apply(out, arg, behaviour)
     return out
+
+
+def written_problem(spec: str) -> str:
+    """Why `spec` cannot be written by a model though it applies offline, or ''. Offline,
+    two causes add their persona shifts; a model rewrites the brief around one main
+    cause, so a second rewrite would undo the first."""
+    causes = [p.strip() for p in spec.split(",") if p.partition(":")[0].strip() == "cause"]
+    if len(causes) < 2:
+        return ""
+    return (
+        f"{' and '.join(causes)} with a writer model: it rewrites the brief around one main "
+        "cause, so keep one cause per cell (causes add up without a writer model)"
+    )
 
 
 def condition_parameters(spec: str) -> tuple[str, ...]:

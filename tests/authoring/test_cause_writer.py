@@ -14,7 +14,7 @@ from disputelab.authoring.scenario_writer import apply_condition_with_model
 from disputelab.llm.base import ModelReplyError
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import Scripted, fake_openai
-from disputelab.scenario.conditions import apply_condition
+from disputelab.scenario.conditions import ConditionError, apply_condition
 from tests.helpers import scenario
 
 BRIEF = "Mira withheld half the rent after the landlord ignored the mould for months."
@@ -64,3 +64,11 @@ def test_a_subcategory_outside_the_category_is_re_asked_then_fails_in_one_line(
         assert len(server.requests) == 3  # the first try and two re-asks
     message = str(caught.value)
     assert message.startswith("cause:misconduct: ") and "\n" not in message
+
+
+def test_two_causes_are_refused_with_a_writer_before_any_call(tmp_path: Path) -> None:
+    # Offline the two causes add up; a model would rewrite the brief around each in turn.
+    with fake_openai(lambda body: Scripted(content="{}")) as server:
+        with pytest.raises(ConditionError, match="keep one cause per cell"):
+            _write(tmp_path, server.url, "cause:legal,cause:resource")
+        assert server.requests == []

@@ -66,6 +66,11 @@ def test_an_extra_party_is_valid_distinct_and_fits_the_weights_rule() -> None:
     assert all(new.preferences[t.id].ranking for t in s.topics)
 
 
+def test_an_extra_party_needs_topics_and_says_so() -> None:
+    with pytest.raises(ConditionError, match="settle-gym-slip negotiates numeric terms only"):
+        apply_condition(scenario("settle-gym-slip"), "parties:+1")
+
+
 def test_history_grows_about_fivefold() -> None:
     base = scenario("tenancy")
     s = apply_condition(base, "history:x5")
@@ -86,6 +91,7 @@ def test_conditions_compose_with_commas() -> None:
         "culture:US-CN,posture:competing,culture:KR-KR",
         "strategy:avoiding@one,strategy:competing@one",
         "strategy:avoiding@one,strategy:competing@all",
+        "strategy:avoiding@all,strategy:avoiding@one",  # the same mode again changes nothing
         "expertise:ek-top3,expertise:ek-top5",
         "parties:+1,parties:+1",
         "cause:legal,cause:legal@2",
@@ -97,6 +103,17 @@ def test_two_conditions_of_one_kind_in_a_cell_are_refused_not_overridden(spec: s
     result = CliRunner().invoke(app, ["run", "tenancy", "--condition", spec])
     assert result.exit_code == 2
     assert "the second would override or repeat the first" in " ".join(result.output.split())
+
+
+def test_one_cause_twice_is_pointed_to_the_intensity() -> None:
+    with pytest.raises(ConditionError, match="one cause twice is an intensity: cause:CATEGORY@"):
+        apply_condition(scenario("tenancy"), "cause:legal,cause:legal@2")
+
+
+def test_a_malformed_repeat_is_named_as_malformed_not_as_a_clash() -> None:
+    with pytest.raises(ConditionError) as caught:
+        apply_condition(scenario("tenancy"), "posture:competing,posture:bogus")
+    assert str(caught.value).startswith("posture:bogus: use one of"), caught.value
 
 
 def test_conditions_of_one_kind_that_add_up_may_share_a_cell() -> None:
