@@ -50,7 +50,7 @@ from disputelab.protocols.base import (
 )
 from disputelab.protocols.presets import PRESETS, TRACKER, get_preset, with_preset
 from disputelab.registry import UnknownPluginError
-from disputelab.scenario.conditions import ConditionError, apply_condition
+from disputelab.scenario.conditions import ConditionError, apply_condition, written_problem
 from disputelab.scenario.inputs import (
     MAX_FILE_BYTES,
     InputLimitError,
@@ -319,6 +319,19 @@ class ExperimentSpec(BaseModel):
         return self
 
     @model_validator(mode="after")
+    def _conditions_a_writer_can_write(self) -> ExperimentSpec:
+        if self.models.get("writer", "rule") == "rule":
+            return self
+        problems = [
+            f"conditions[{i}]: {problem}"
+            for i, c in enumerate(self.conditions)
+            if (problem := written_problem(c))
+        ]
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    @model_validator(mode="after")
     def _expertise_needs_retrieval(self) -> ExperimentSpec:
         proto = get_protocol(self.protocol)
         if not proto.uses_retrieval and any("expertise:" in c for c in self.conditions):
@@ -434,6 +447,17 @@ def load_spec(
     if twice:
         data = {k: v for k, v in data.items() if k not in twice}
     problems = [_twice_problem(twice)] if twice else []
+    preset = _preset_problem(data)
+    if preset:
+        # Which protocol the parameters belong to is unknown until the preset is fixed:
+        # they are left unchecked rather than checked against the wrong one.
+        unsure = {"preset", "params", *_shorthand_names()}
+        data = {k: v for k, v in data.items() if k not in unsure}
+        problems.append(preset)
+    if not isinstance(data.get("params", {}), dict):
+        # Top-level parameters join `params` once it is a mapping; until then they are
+        # not fields of their own, which is all validation could say of them.
+        data = {k: v for k, v in data.items() if k not in _shorthand_names()}
     try:
         spec = ExperimentSpec.model_validate(data)
         if not problems:
@@ -449,9 +473,11 @@ def load_spec(
     for extra in extras:
         # The model's own check may have said the same at the top level already, as one
         # line of all of them: each is said on its own line in its place.
-        top = f"(top level): {'; '.join(extra)}"
-        at = problems.index(top) if extra and top in problems else len(problems)
-        problems[at : at + 1] = [x for x in extra if x not in problems]
+        joined = "; ".join(extra)
+        top = next((t for t in (joined, f"(top level): {joined}") if t in problems), None)
+        at = problems.index(top) if extra and top is not None else len(problems)
+        others = problems[:at] + problems[at + 1 :]
+        problems[at : at + 1] = [x for x in extra if x not in others]
     raise SpecError(str(p), problems)
 
 
@@ -495,6 +521,15 @@ def _given_twice(data: dict[str, Any]) -> list[str]:
 
 def _twice_problem(twice: list[str]) -> str:
     return f"{', '.join(twice)} given both at the top level and in params; keep one"
+
+
+def _preset_problem(data: dict[str, Any]) -> str:
+    """What is wrong with the spec's preset (unknown, or at odds with its protocol), or ''."""
+    try:
+        apply_preset(with_shorthand_params(data))
+    except ValueError as exc:
+        return str(exc) if str(exc).startswith("preset") else f"preset: {exc}"
+    return ""
 
 
 def apply_preset(data: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from disputelab.scenario.inputs import (
     read_user_file,
     yaml_problem,
 )
-from disputelab.scenario.schema import Scenario, ScenarioProblems
+from disputelab.scenario.schema import NOTHING_TO_NEGOTIATE, Scenario, ScenarioProblems
 
 __all__ = [
     "MAX_SEED",
@@ -63,6 +64,10 @@ def describe_validation_error(err: ValidationError) -> list[str]:
             continue
         path = format_loc(tuple(e["loc"]))
         kind = e["type"]
+        said = str(e["msg"]).removeprefix("Value error, ")
+        if not e["loc"] and kind == "value_error" and _NAMES_ITS_FIELD.match(said):
+            lines.append(said)  # a check across fields that names the one to change
+            continue
         if kind == "missing":
             msg = "missing; add this required field"
         elif kind == "extra_forbidden":
@@ -82,6 +87,10 @@ def describe_validation_error(err: ValidationError) -> list[str]:
                 msg = f"{msg} (got {e['input']!r})"
         lines.append(f"{path}: {msg}")
     return lines
+
+
+# A message that starts with where it applies: `conditions[0]: ...`, `params.budget: ...`.
+_NAMES_ITS_FIELD = re.compile(r"^[A-Za-z_][\w.\[\]]*: ")
 
 
 def _short(value: Any) -> bool:
@@ -118,8 +127,8 @@ def all_problems(data: dict[str, Any], err: ValidationError) -> list[str]:
     problem found then is added unless it is about a field already reported."""
     problems = describe_validation_error(err)
     faulty = [format_loc(tuple(e["loc"])) for e in err.errors(include_url=False)]
-    if any(_within("terms", f) for f in faulty):
-        faulty.append("topics")  # a dropped `terms` would leave nothing to negotiate
+    # a dropped `terms` leaves nothing to negotiate; that says nothing about the topics
+    terms_dropped = any(_within(f, "terms") for f in faulty)
     repaired = copy.deepcopy(data)
     if not all(_drop(repaired, tuple(e["loc"])) for e in err.errors(include_url=False)):
         return problems
@@ -132,6 +141,8 @@ def all_problems(data: dict[str, Any], err: ValidationError) -> list[str]:
                 continue
             for path, msg in found.problems:
                 line = f"{path}: {msg}"
+                if terms_dropped and (path, msg) == ("topics", NOTHING_TO_NEGOTIATE):
+                    continue
                 if line not in problems and not any(_follows_from(path, f) for f in faulty):
                     problems.append(line)
     return problems

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from disputelab.cli import app
-from disputelab.experiments.spec import ExperimentSpec, plan
+from disputelab.experiments.spec import ExperimentSpec, SpecError, load_spec, plan
 from disputelab.store.sqlite import DB_NAME, Store
 
 SPEC = """name: grid
@@ -335,13 +335,61 @@ def test_a_parameter_given_at_the_top_level_and_in_params_is_refused(
     assert r.stderr.count("error:") == 1 + (replicates == 0)
 
 
-def test_a_presets_parameters_are_checked_beside_a_field_error(tmp_path: Path) -> None:
-    # The preset sets the protocol: its parameters are not those of the default protocol.
-    text = "name: x\nscenarios: [tenancy]\nreplicates: 0\npreset: agentmediation\nrounds: 3\n"
+@pytest.mark.parametrize("rounds", [3, -3])
+def test_a_presets_parameters_are_checked_beside_a_field_error(tmp_path: Path, rounds: int) -> None:
+    # The preset sets the protocol: its parameters are not those of the default protocol,
+    # and are checked against its own.
+    text = (
+        f"name: x\nscenarios: [tenancy]\nreplicates: 0\npreset: agentmediation\nrounds: {rounds}\n"
+    )
     r = CliRunner().invoke(
         app, ["--store", str(tmp_path / "s"), "experiment", str(_write(tmp_path, text))]
     )
     assert r.exit_code == 2
     assert "replicates:" in r.stderr
     assert "not a parameter" not in r.stderr, r.stderr
-    assert r.stderr.count("error:") == 1
+    bad = "rounds: bargaining rounds must be 0 or more, got -3"
+    assert (bad in r.stderr) == (rounds < 0), r.stderr
+    assert r.stderr.count("error:") == 1 + (rounds < 0)
+
+
+def test_two_causes_in_a_cell_are_refused_only_when_a_model_writes_them(tmp_path: Path) -> None:
+    text = "name: x\nscenarios: [tenancy]\nconditions: ['cause:legal,cause:resource']\n"
+    offline = load_spec(_write(tmp_path, text))
+    assert offline.conditions == ["cause:legal,cause:resource"]
+    with pytest.raises(SpecError) as caught:
+        load_spec(_write(tmp_path, text + "models: {writer: 'openai:m@http://127.0.0.1:9'}\n"))
+    (problem,) = caught.value.problems
+    assert problem.startswith("conditions[0]: cause:legal and cause:resource with a writer")
+
+
+@pytest.mark.parametrize(
+    ("preset", "said"),
+    [
+        ("nosuch", "preset: unknown 'nosuch'; use "),
+        ("agentmediation", "preset agentmediation plays the staged protocol, not bilateral"),
+    ],
+)
+def test_a_faulty_preset_is_said_beside_the_other_field_errors(
+    tmp_path: Path, preset: str, said: str
+) -> None:
+    text = (
+        f"name: x\nscenarios: [tenancy]\nreplicates: 0\nprotocol: bilateral\npreset: {preset}\n"
+        "rounds: 3\n"
+    )
+    with pytest.raises(SpecError) as caught:
+        load_spec(_write(tmp_path, text))
+    problems = caught.value.problems
+    assert any(p.startswith(said) for p in problems), problems
+    assert any(p.startswith("replicates:") for p in problems), problems
+    assert not any("(top level)" in p or "not a parameter" in p for p in problems), problems
+    assert len(problems) == 2
+
+
+def test_a_params_that_is_not_a_mapping_does_not_make_top_level_parameters_unknown(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(SpecError) as caught:
+        load_spec(_write(tmp_path, "name: x\nscenarios: [tenancy]\nparams: 5\nbudget: 40\n"))
+    (problem,) = caught.value.problems
+    assert problem.startswith("params:"), problem

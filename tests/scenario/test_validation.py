@@ -456,3 +456,13 @@ def test_a_bad_terms_field_is_not_also_reported_as_nothing_to_negotiate(tmp_path
 
     problems = problems_of(edited(tmp_path, edit))
     assert len(problems) == 1 and problems[0].startswith("terms: "), problems
+
+
+def test_a_bad_terms_field_does_not_hide_two_topics_of_one_id(tmp_path: Path) -> None:
+    def edit(d: dict[str, Any]) -> None:
+        d["topics"][1]["id"] = d["topics"][0]["id"]
+        d["terms"] = "price"
+
+    problems = problems_of(edited(tmp_path, edit))
+    assert any(p.startswith("terms: ") for p in problems), problems
+    assert any(p.startswith("topics: ids must be unique, repeated: ") for p in problems), problems
