@@ -11,7 +11,7 @@ import fnmatch
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeGuard
 
 import yaml
 from pydantic import (
@@ -468,6 +468,7 @@ def load_spec(
     extras = [
         _params_problems(data),
         _condition_problems(data.get("conditions")),
+        _ablate_problems(data.get("ablate"), data.get("conditions", ["general"])),
         _scenario_problems(data.get("scenarios"), p.parent, library_dir),
     ]
     for extra in extras:
@@ -569,6 +570,24 @@ def _params_problems(data: dict[str, Any]) -> list[str]:
     except ParamsError as exc:
         return exc.problems
     return []
+
+
+def _ablate_problems(targets: object, conditions: object) -> list[str]:
+    """The `ablate:` targets' problems (a structural condition, an unknown parameter)."""
+    if not _strings(targets) or not _strings(conditions):
+        return []  # validation says what is wrong with the lists themselves
+    try:
+        return check_targets(targets, conditions)
+    except ValueError:
+        return []  # a bad condition is said by its own check
+
+
+def _strings(value: object) -> TypeGuard[list[str]]:
+    return (
+        isinstance(value, list)
+        and len(value) <= MAX_GRID_ENTRIES
+        and all(isinstance(v, str) for v in value)
+    )
 
 
 def _condition_problems(conditions: object) -> list[str]:

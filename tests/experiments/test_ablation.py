@@ -158,3 +158,12 @@ def test_a_dry_run_counts_the_ablated_grids(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "ablation: 1 more grid(s) of 24 episodes" in " ".join(result.output.split())
+
+
+def test_a_bad_target_is_said_beside_another_field_error(tmp_path: Path) -> None:
+    with pytest.raises(SpecError) as info:
+        load_spec(_spec(tmp_path, ablate=["parties:+1"], replicates=0))
+    problems = info.value.problems
+    assert any(p.startswith("replicates:") for p in problems), problems
+    assert any(p.startswith("ablate: parties:+1 acts through no behaviour") for p in problems)
+    assert len(problems) == 2
