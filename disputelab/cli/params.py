@@ -71,13 +71,17 @@ def with_param_options(func: Callable[..., None]) -> Callable[..., None]:
 
 
 def parse_pairs(pairs: Sequence[str], option: str = "--param") -> dict[str, str]:
-    """`KEY=VALUE` strings into a mapping; a pair without '=' is an error."""
+    """`KEY=VALUE` strings into a mapping; a pair without '=', or a key given twice
+    (neither value is the obvious one), is an error."""
     out: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             fail(f"{option} takes KEY=VALUE, not {pair!r}")
-        out[key.strip().replace("-", "_")] = value.strip()
+        name = key.strip().replace("-", "_")
+        if name in out:
+            fail(f"{option} {key.strip()} given twice ({out[name]!r}, {value.strip()!r}); keep one")
+        out[name] = value.strip()
     return out
 
 

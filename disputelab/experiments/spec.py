@@ -292,19 +292,7 @@ class ExperimentSpec(BaseModel):
 
     @model_validator(mode="after")
     def _ablation_targets(self) -> ExperimentSpec:
-        if not self.ablate:
-            return self
-        if "behaviour" not in get_protocol(self.protocol).Params.model_fields:
-            raise ValueError(
-                f"ablate: the {self.protocol} protocol's agents have no behaviour parameters"
-            )
-        seat = get_protocol(self.protocol).party_seat
-        if not has_hidden_state(seat.interface, self.parties):
-            raise ValueError(
-                f"ablate: {self.parties} parties have no rule policy, so no behaviour "
-                "parameters to set to neutral; ablation applies to rule and hybrid parties"
-            )
-        problems = check_targets(self.ablate, self.conditions)
+        problems = ablation_problems(self.protocol, self.parties, self.ablate, self.conditions)
         if problems:
             raise ValueError("; ".join(problems))
         return self
@@ -467,8 +455,8 @@ def load_spec(
     # The checks pydantic reaches only once every field is valid, run on their own.
     extras = [
         _params_problems(data),
-        _condition_problems(data.get("conditions")),
-        _ablate_problems(data.get("ablate"), data.get("conditions", ["general"])),
+        _condition_problems(data.get("conditions"), data.get("models")),
+        _ablate_problems(data),
         _scenario_problems(data.get("scenarios"), p.parent, library_dir),
     ]
     for extra in extras:
@@ -572,14 +560,41 @@ def _params_problems(data: dict[str, Any]) -> list[str]:
     return []
 
 
-def _ablate_problems(targets: object, conditions: object) -> list[str]:
-    """The `ablate:` targets' problems (a structural condition, an unknown parameter)."""
+def ablation_problems(
+    protocol: str, parties: str, targets: list[str], conditions: list[str]
+) -> list[str]:
+    """Why the `ablate:` list cannot run: nothing to ablate for these agents at all (one
+    line), or else each bad target (a structural condition, an unknown parameter)."""
+    if not targets:
+        return []
+    if "behaviour" not in get_protocol(protocol).Params.model_fields:
+        return [f"ablate: the {protocol} protocol's agents have no behaviour parameters"]
+    if not has_hidden_state(get_protocol(protocol).party_seat.interface, parties):
+        return [
+            f"ablate: {parties} parties have no rule policy, so no behaviour parameters to "
+            "set to neutral; ablation applies to rule and hybrid parties"
+        ]
+    return check_targets(targets, conditions)
+
+
+def _ablate_problems(data: dict[str, Any]) -> list[str]:
+    """`ablation_problems`, whatever else in the spec is wrong."""
+    targets, conditions = data.get("ablate"), data.get("conditions", ["general"])
     if not _strings(targets) or not _strings(conditions):
         return []  # validation says what is wrong with the lists themselves
     try:
-        return check_targets(targets, conditions)
+        data = apply_preset(with_shorthand_params(data))
     except ValueError:
-        return []  # a bad condition is said by its own check
+        return []  # said on its own line
+    protocol, parties = data.get("protocol", DEFAULT_PROTOCOL), data.get("parties", "rule")
+    if not isinstance(protocol, str) or protocol not in PROTOCOLS:
+        return []
+    if parties not in kind_names(get_protocol(protocol).party_seat.interface):
+        return []  # an unknown kind is said by its own check
+    try:
+        return ablation_problems(protocol, parties, targets, conditions)
+    except (ValueError, KeyError):
+        return []  # a bad condition or party kind is said by its own check
 
 
 def _strings(value: object) -> TypeGuard[list[str]]:
@@ -590,10 +605,12 @@ def _strings(value: object) -> TypeGuard[list[str]]:
     )
 
 
-def _condition_problems(conditions: object) -> list[str]:
-    """Unknown or malformed condition names, found on a built-in scenario."""
+def _condition_problems(conditions: object, models: object) -> list[str]:
+    """Unknown or malformed condition names, found on a built-in scenario, and those a
+    writer model (if the spec has one) could not write."""
     if not isinstance(conditions, list) or len(conditions) > MAX_GRID_ENTRIES:
         return []  # validation says what is wrong with the list itself
+    written = isinstance(models, dict) and models.get("writer", "rule") != "rule"
     probe = builtin_scenario("tenancy")
     problems = []
     for i, cond in enumerate(conditions):
@@ -603,6 +620,9 @@ def _condition_problems(conditions: object) -> list[str]:
             apply_condition(probe, cond)
         except ConditionError as exc:
             problems.append(f"conditions[{i}]: {exc}")
+            continue
+        if written and (problem := written_problem(cond)):
+            problems.append(f"conditions[{i}]: {problem}")
     return problems
 
 

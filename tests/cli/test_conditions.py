@@ -99,6 +99,10 @@ def test_param_sets_one_behaviour_entry_beside_those_of_behaviour(tmp_path: Path
         ),
         (["--param", ".x=1"], "--param takes KEY=VALUE or MAPPING.ENTRY=VALUE, not '.x'"),
         (
+            ["--param", "behaviour.beta.avoiding=1", "--param", "behaviour.beta.avoiding=2"],
+            "--param behaviour.beta.avoiding given twice ('1', '2'); keep one",
+        ),
+        (
             ["--protocol", "bilateral", "--param", "behaviour.beta.avoiding=0.5"],
             "--param behaviour.beta.avoiding: behaviour is not a parameter of the bilateral "
             "protocol",

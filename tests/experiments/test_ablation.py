@@ -167,3 +167,20 @@ def test_a_bad_target_is_said_beside_another_field_error(tmp_path: Path) -> None
     assert any(p.startswith("replicates:") for p in problems), problems
     assert any(p.startswith("ablate: parties:+1 acts through no behaviour") for p in problems)
     assert len(problems) == 2
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"protocol": "bilateral", "mediators": ["none"]}, "protocol's agents have no behaviour"),
+        ({"parties": "llm", "models": {"parties": "local"}}, "llm parties have no rule policy"),
+    ],
+)
+def test_agents_with_nothing_to_ablate_get_one_line_not_one_per_target(
+    tmp_path: Path, fields: dict[str, object], said: str
+) -> None:
+    spec = _spec(tmp_path, ablate=["nonsense.x", "parties:+1"], conditions=["general"], **fields)
+    with pytest.raises(SpecError) as info:
+        load_spec(spec)
+    ablate = [p for p in info.value.problems if p.startswith("ablate:")]
+    assert len(ablate) == 1 and said in ablate[0], info.value.problems

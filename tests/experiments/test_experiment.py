@@ -363,6 +363,23 @@ def test_two_causes_in_a_cell_are_refused_only_when_a_model_writes_them(tmp_path
     assert problem.startswith("conditions[0]: cause:legal and cause:resource with a writer")
 
 
+def test_conditions_a_writer_cannot_write_are_said_one_per_line_beside_field_errors(
+    tmp_path: Path,
+) -> None:
+    text = (
+        "name: x\nscenarios: [tenancy]\nreplicates: {r}\n"
+        "conditions: ['cause:legal,cause:resource', 'cause:misconduct,cause:external']\n"
+        "models: {{writer: 'openai:m@http://127.0.0.1:9'}}\n"
+    )
+    for replicates in ("1", "x"):
+        with pytest.raises(SpecError) as caught:
+            load_spec(_write(tmp_path, text.format(r=replicates)))
+        problems = caught.value.problems
+        written = [p for p in problems if "with a writer model" in p]
+        assert [p[:14] for p in written] == ["conditions[0]:", "conditions[1]:"], problems
+        assert len(problems) == 2 + (replicates == "x"), problems
+
+
 @pytest.mark.parametrize(
     ("preset", "said"),
     [
