@@ -130,7 +130,7 @@ def all_problems(data: dict[str, Any], err: ValidationError) -> list[str]:
     # a dropped `terms` leaves nothing to negotiate; that says nothing about the topics
     terms_dropped = any(_within(f, "terms") for f in faulty)
     repaired = copy.deepcopy(data)
-    if not all(_drop(repaired, tuple(e["loc"])) for e in err.errors(include_url=False)):
+    if not all(_repair(repaired, e) for e in err.errors(include_url=False)):
         return problems
     try:
         Scenario.model_validate(repaired)
@@ -160,6 +160,29 @@ def _follows_from(problem: str, faulty: str) -> bool:
 def _within(a: str, b: str) -> bool:
     """Whether path `a` is path `b` or lies inside it."""
     return a == b or (a.startswith(b) and a[len(b)] in ".[")
+
+
+def _repair(data: dict[str, Any], error: Any) -> bool:
+    """Put the field of a validation error out of the way of the cross-field checks: a
+    faulty value is dropped (its default applies); a missing required text gets a
+    stand-in of its own, except an id, which other fields refer to."""
+    loc = tuple(error["loc"])
+    if error["type"] == "missing" and loc and loc[-1] != "id":
+        return _set(data, loc, f"<missing {format_loc(loc)}>")
+    return _drop(data, loc)
+
+
+def _set(data: Any, loc: tuple[int | str, ...], value: str) -> bool:
+    parent = data
+    for part in loc[:-1]:
+        try:
+            parent = parent[part]
+        except (KeyError, IndexError, TypeError):
+            return False
+    if isinstance(parent, dict) and isinstance(loc[-1], str):
+        parent[loc[-1]] = value
+        return True
+    return False
 
 
 def _drop(data: Any, loc: tuple[int | str, ...]) -> bool:

@@ -343,11 +343,6 @@ def test_a_bad_weight_is_reported_once_not_again_as_a_missing_weight(tmp_path: P
     assert len(problems) == 1 and problems[0].startswith("parties[1].weights.repairs: ")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="KNOWN LIMITATION: cross-field checks run after field validation succeeds, so a "
-    "missing field hides a bad weight sum until it is fixed",
-)
 def test_a_missing_field_does_not_hide_a_bad_weight_sum(tmp_path: Path) -> None:
     def edit(d: dict[str, Any]) -> None:
         _drop_objective(d)
