@@ -422,6 +422,7 @@ def test_help_works_for_every_command(tmp_path: Path, command: list[str]) -> Non
     assert result.exit_code == 0, result.output
     assert "Usage" in result.stdout
     assert "Traceback" not in result.output
+    assert "<bool>" not in result.stdout  # a flag takes no value, so shows none
 
 
 # ---- scenarios ---------------------------------------------------------------------------
