@@ -310,11 +310,7 @@ class ExperimentSpec(BaseModel):
     def _conditions_a_writer_can_write(self) -> ExperimentSpec:
         if self.models.get("writer", "rule") == "rule":
             return self
-        problems = [
-            f"conditions[{i}]: {problem}"
-            for i, c in enumerate(self.conditions)
-            if (problem := written_problem(c))
-        ]
+        problems = [p for i, c in enumerate(self.conditions) if (p := _written_problem(i, c))]
         if problems:
             raise ValueError("; ".join(problems))
         return self
@@ -593,8 +589,8 @@ def _ablate_problems(data: dict[str, Any]) -> list[str]:
         return []  # an unknown kind is said by its own check
     try:
         return ablation_problems(protocol, parties, targets, conditions)
-    except (ValueError, KeyError):
-        return []  # a bad condition or party kind is said by its own check
+    except ValueError:
+        return []  # a bad condition is said by its own check
 
 
 def _strings(value: object) -> TypeGuard[list[str]]:
@@ -621,9 +617,15 @@ def _condition_problems(conditions: object, models: object) -> list[str]:
         except ConditionError as exc:
             problems.append(f"conditions[{i}]: {exc}")
             continue
-        if written and (problem := written_problem(cond)):
-            problems.append(f"conditions[{i}]: {problem}")
+        if written and (problem := _written_problem(i, cond)):
+            problems.append(problem)
     return problems
+
+
+def _written_problem(i: int, condition: str) -> str:
+    """Why a writer model cannot write the spec's condition `i`, or ''."""
+    problem = written_problem(condition)
+    return f"conditions[{i}]: {problem}" if problem else ""
 
 
 def resolve_scenarios(

@@ -173,33 +173,37 @@ def _repair(data: dict[str, Any], error: Any) -> bool:
 
 
 def _set(data: Any, loc: tuple[int | str, ...], value: str) -> bool:
-    parent = data
-    for part in loc[:-1]:
-        try:
-            parent = parent[part]
-        except (KeyError, IndexError, TypeError):
-            return False
-    if isinstance(parent, dict) and isinstance(loc[-1], str):
-        parent[loc[-1]] = value
-        return True
-    return False
+    """Set the key at `loc`; False where `loc` is not a key of a mapping."""
+    found = _mapping_key(data, loc)
+    if found is None:
+        return False
+    parent, key = found
+    parent[key] = value
+    return True
 
 
 def _drop(data: Any, loc: tuple[int | str, ...]) -> bool:
     """Remove the key at `loc` (its default then applies); False where `loc` is not a
     key of a mapping (a list item, or the top level), which cannot be dropped safely."""
-    if not loc or not isinstance(loc[-1], str):
+    found = _mapping_key(data, loc)
+    if found is None:
         return False
+    parent, key = found
+    parent.pop(key, None)
+    return True
+
+
+def _mapping_key(data: Any, loc: tuple[int | str, ...]) -> tuple[dict[str, Any], str] | None:
+    """The mapping whose key `loc` ends in, and that key; None where there is none."""
+    if not loc or not isinstance(loc[-1], str):
+        return None
     parent = data
     for part in loc[:-1]:
         try:
             parent = parent[part]
         except (KeyError, IndexError, TypeError):
-            return False
-    if isinstance(parent, dict):
-        parent.pop(loc[-1], None)
-        return True
-    return False
+            return None
+    return (parent, loc[-1]) if isinstance(parent, dict) else None
 
 
 def load_scenario(path: str | Path) -> Scenario:
