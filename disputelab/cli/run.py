@@ -24,12 +24,20 @@ from disputelab.cli.common import (
 )
 from disputelab.cli.params import parse_pairs, protocol_params, with_param_options
 from disputelab.cli.progress import ticker
+from disputelab.cli.run_tracker import (
+    TrackerOption,
+    chosen_tracker,
+    fail_if_tracker_silent,
+    print_tracked,
+    track,
+)
 from disputelab.episode import Episode
 from disputelab.protocols.base import (
     DEFAULT_PROTOCOL,
     NONE,
     PROTOCOLS,
     DisputeProtocol,
+    ProtocolParams,
     get_protocol,
     mediator_kinds,
     party_kinds,
@@ -42,8 +50,11 @@ from disputelab.scenario.library import resolve_scenario
 from disputelab.scenario.schema import Scenario
 
 if TYPE_CHECKING:
+    from disputelab.evaluation.metrics import MetricResult
     from disputelab.experiments.episodes import Cast, RunResult
     from disputelab.llm.models import ModelHub
+
+    Scores = dict[str, dict[str, MetricResult]]  # by episode id, as `evaluate_run` gives
 
 MODEL_HELP = "rule (none), local, openai:MODEL, openai:MODEL@URL or a disputelab.toml profile."
 
@@ -113,7 +124,7 @@ def run(
     mediator_model: Annotated[str | None, typer.Option(help="Model for the mediator.")] = None,
     mediator_when_model: WhenModelOption = None,
     judge_model: Annotated[
-        str | None, typer.Option(help="Model for judges (recorded; used by evaluators).")
+        str | None, typer.Option(help="Model for judges (recorded; asked by a judged --tracker).")
     ] = None,
     protocol: ProtocolOption = None,
     preset: PresetOption = None,
@@ -133,26 +144,34 @@ def run(
         typer.Option(help="A protocol parameter as KEY=VALUE (see `disputelab protocols list`)."),
     ] = None,
     behaviour: BehaviourOption = None,
+    tracker: TrackerOption = None,
     **params: Any,
 ) -> None:
     """Run one episode; with a mediator, also its matched unmediated episode."""
     protocol, params = _with_preset(preset, protocol, params, behaviour)
-    try:
-        proto = get_protocol(protocol)
-    except UnknownPluginError as exc:
-        fail(str(exc))
+    proto = _protocol(protocol)
     cast = _cast(proto, mediator, parties, model, parties_model, mediator_model, judge_model)
     cast = _with_when_model(proto, cast, mediator_when_model)
     chosen = protocol_params(proto, params, param or [])
     hub = open_models(cast.models.values())
     _check_corpus(proto, corpus)
     base = _base_scenario(scenario, proto)
-    # Only what was given: a temperature left unset may come from a model profile.
-    params_ = chosen.model_dump(exclude_unset=True)
-    sc, result = _play(scenario, base, proto, cast, seed, params_, condition, corpus, hub, model)
+    tracked_by = chosen_tracker(tracker, proto, cast, base)
+    sc, result, tracked = _play(
+        scenario, base, proto, cast, seed, chosen, condition, corpus, hub, model, tracked_by
+    )
     _print_result(sc, proto, cast, result)
+    print_tracked(tracked, result, tracked_by)
     print_usage(hub)
     out.print(f"[dim]full transcript: disputelab {store_option()}report {result.run_id}[/]")
+    fail_if_tracker_silent(hub, tracked)  # after the run's own results, as `evaluate` does
+
+
+def _protocol(name: str) -> DisputeProtocol:
+    try:
+        return get_protocol(name)
+    except UnknownPluginError as exc:
+        fail(str(exc))
 
 
 def _check_corpus(proto: DisputeProtocol, corpus: Path | None) -> None:
@@ -311,30 +330,34 @@ def _play(
     proto: DisputeProtocol,
     cast: Cast,
     seed: int,
-    params: dict[str, Any],
+    chosen: ProtocolParams,
     condition: str,
     corpus: Path | None,
     hub: ModelHub,
     model: str,
-) -> tuple[Scenario, RunResult]:
-    """Condition the scenario and play it in one event loop: model clients keep their
-    connections to one loop, so a second `asyncio.run` would find them closed."""
+    tracker: str | None,
+) -> tuple[Scenario, RunResult, Scores]:
+    """Condition the scenario, play it and read it with `tracker`, in one event loop:
+    model clients keep their connections to one loop, so a second `asyncio.run` would find
+    them closed."""
     from disputelab.cli.common import open_store
     from disputelab.experiments.episodes import run_single
     from disputelab.llm.base import ModelError
     from disputelab.llm.models import ModelConfigError
 
     store = open_store()
+    # Only what was given: a temperature left unset may come from a model profile.
+    params = chosen.model_dump(exclude_unset=True)
 
     with ticker(f"simulating {base.id}: turns", hub, transient=True) as progress:
 
-        async def condition_and_play() -> tuple[Scenario, RunResult]:
+        async def condition_and_play() -> tuple[Scenario, RunResult, Scores]:
             try:
                 return await play(await _conditioned(base, condition, hub, model, params))
             finally:
                 await hub.aclose()  # on this loop, which owns the pooled connections
 
-        async def play(sc: Scenario) -> tuple[Scenario, RunResult]:
+        async def play(sc: Scenario) -> tuple[Scenario, RunResult, Scores]:
             _check_expertise(proto, sc)
             retrieved = _retrieve(ref, sc, corpus) if proto.uses_retrieval else ()
             result = await run_single(
@@ -349,7 +372,8 @@ def _play(
                 retrieved,
                 lambda turn: progress.advance(),
             )
-            return sc, result
+            tracked = await track(store, result, tracker, hub, cast) if tracker else {}
+            return sc, result, tracked
 
         try:
             return asyncio.run(condition_and_play())

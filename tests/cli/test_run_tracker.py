@@ -1,0 +1,190 @@
+"""`disputelab run --tracker`: a single run's consensus as a tracker reads it, so a run of
+LLM parties (which have no oracle) still shows consensus, as an experiment's tables do."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from disputelab.cli import app
+from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
+from disputelab.store.sqlite import Store
+
+runner = CliRunner()
+TABLE = "consensus (self-report tracker)"
+
+
+def _invoke(store: Path, *args: str) -> Any:
+    return runner.invoke(app, ["--store", str(store), "--timeout", "5", *args])
+
+
+def _schema_reply(body: dict[str, Any]) -> Scripted:
+    return Scripted(content=json.dumps(fill(requested_schema(body))))
+
+
+def _stored_evaluators(store: Path) -> set[str]:
+    s = Store(store)
+    try:
+        run_id = s.resolve_run("last")
+        return {sc.evaluator for e in s.episode_ids(run_id) for sc in s.scores(e)}
+    finally:
+        s.close()
+
+
+def _runs(store: Path) -> int:
+    if not store.exists():
+        return 0
+    s = Store(store)
+    try:
+        return len(s.runs())
+    finally:
+        s.close()
+
+
+def test_llm_parties_get_the_self_report_table_by_default(tmp_path: Path) -> None:
+    with fake_openai(_schema_reply) as server:
+        r = _invoke(
+            tmp_path,
+            "run",
+            "tenancy",
+            "--model",
+            f"openai:m@{server.url}",
+            "--mediator",
+            "generic",
+            "--budget",
+            "6",
+        )
+    assert r.exit_code == 0, r.output
+    # The protocol's own table has no oracle to read; the tracker's table has a value.
+    assert "no oracle" in r.output
+    tracked = r.output.split(TABLE, 1)[1]
+    row = next(line for line in tracked.splitlines() if "final_consensus" in line)
+    assert "NaN" not in row
+    assert "tracker:self-report" in _stored_evaluators(tmp_path)
+
+
+def test_rule_parties_keep_the_oracle_table_alone_unless_asked(tmp_path: Path) -> None:
+    plain = _invoke(tmp_path, "run", "tenancy", "--mediator", "rule", "--budget", "8")
+    assert plain.exit_code == 0, plain.output
+    assert "tracker)" not in plain.output
+    asked = _invoke(
+        tmp_path,
+        "run",
+        "tenancy",
+        "--mediator",
+        "rule",
+        "--budget",
+        "8",
+        "--tracker",
+        "self-report",
+    )
+    assert asked.exit_code == 0, asked.output
+    header = next(line for line in asked.output.split(TABLE, 1)[1].splitlines() if "metric" in line)
+    assert "unmediated" in header and "mediated" in header.replace("unmediated", "")
+
+
+def test_oracle_names_the_protocols_own_table(tmp_path: Path) -> None:
+    r = _invoke(
+        tmp_path, "run", "tenancy", "--mediator", "rule", "--budget", "6", "--tracker", "oracle"
+    )
+    assert r.exit_code == 0, r.output
+    assert "metrics (oracle consensus)" in r.output
+    assert "tracker)" not in r.output
+
+
+def test_a_judge_tracker_asks_the_judge_model(tmp_path: Path) -> None:
+    reply = {"events": [{"turn": 3, "reasoning": "r", "score": 3}]}
+    with fake_openai(lambda body: Scripted(content=json.dumps(reply))) as server:
+        r = _invoke(
+            tmp_path,
+            "run",
+            "tenancy",
+            "--mediator",
+            "rule",
+            "--budget",
+            "6",
+            "--tracker",
+            "topic-localized",
+            "--judge-model",
+            f"openai:j@{server.url}",
+        )
+        calls = server.calls
+    assert r.exit_code == 0, r.output
+    assert calls > 0
+    assert "consensus (topic-localized tracker)" in r.output
+    assert "tracker:topic-localized" in _stored_evaluators(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["tenancy", "--tracker", "vibes"], "error: --tracker: unknown 'vibes'; use oracle, "),
+        (
+            ["tenancy", "--tracker", "per-turn"],
+            "error: --tracker per-turn asks a judge model: pass --judge-model or --model",
+        ),
+        (
+            ["product-sale", "--protocol", "bilateral", "--tracker", "self-report"],
+            "error: --tracker self-report: scenario product-sale has no topics whose consensus",
+        ),
+    ],
+)
+def test_a_tracker_that_cannot_run_stops_before_anything_is_recorded(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    r = _invoke(tmp_path, "run", *args)
+    assert r.exit_code == 2, r.output
+    assert r.output.strip().splitlines()[-1].startswith(message)
+    assert "Traceback" not in r.output
+    assert _runs(tmp_path) == 0
+
+
+def test_a_case_without_topics_gets_no_tracker_table_by_default(tmp_path: Path) -> None:
+    with fake_openai(_schema_reply) as server:
+        r = _invoke(
+            tmp_path,
+            "run",
+            "product-sale",
+            "--protocol",
+            "bilateral",
+            "--model",
+            f"openai:m@{server.url}",
+        )
+    assert r.exit_code == 0, r.output
+    assert "tracker)" not in r.output
+
+
+def test_a_judge_tracker_whose_judge_never_answers_ends_in_status_2(tmp_path: Path) -> None:
+    closed = "openai:j@http://127.0.0.1:9/v1"  # port 9 (discard) is closed on the test hosts
+    r = runner.invoke(
+        app,
+        [
+            "--store",
+            str(tmp_path),
+            "--timeout",
+            "1",
+            "run",
+            "tenancy",
+            "--mediator",
+            "rule",
+            "--budget",
+            "6",
+            "--tracker",
+            "topic-localized",
+            "--judge-model",
+            closed,
+        ],
+    )
+    assert r.exit_code == 2, r.output
+    assert (
+        r.output.strip()
+        .splitlines()[-1]
+        .startswith("error: the judge never answered, so its scores are NaN: ")
+    )
+    # The episodes were played and stored, and the NaN table says why, as `evaluate` does.
+    assert "consensus (topic-localized tracker)" in r.output
+    assert _runs(tmp_path) == 1
