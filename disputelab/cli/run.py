@@ -28,6 +28,7 @@ from disputelab.cli.run_tracker import (
     TrackerOption,
     chosen_tracker,
     fail_if_tracker_silent,
+    preset_tracker,
     print_tracked,
     track,
 )
@@ -156,12 +157,12 @@ def run(
     hub = open_models(cast.models.values())
     _check_corpus(proto, corpus)
     base = _base_scenario(scenario, proto)
-    tracked_by = chosen_tracker(tracker, proto, cast, base)
+    tracked_by = chosen_tracker(tracker, proto, cast, base, preset_tracker(preset, judge_model))
     sc, result, tracked = _play(
         scenario, base, proto, cast, seed, chosen, condition, corpus, hub, model, tracked_by
     )
     _print_result(sc, proto, cast, result)
-    print_tracked(tracked, result, tracked_by)
+    print_tracked(tracked, result, tracked_by, _episode_label(proto, cast))
     print_usage(hub)
     out.print(f"[dim]full transcript: disputelab {store_option()}report {result.run_id}[/]")
     fail_if_tracker_silent(hub, tracked)  # after the run's own results, as `evaluate` does
@@ -383,9 +384,18 @@ def _play(
             fail(str(exc).splitlines()[0])
 
 
-def _print_result(sc: Scenario, proto: DisputeProtocol, cast: Cast, result: RunResult) -> None:
+def _mediator_kind(proto: DisputeProtocol, cast: Cast) -> str:
     seat = proto.mediator_seat
-    mediator = cast.kind(seat.role, seat.default) if seat else NONE
+    return cast.kind(seat.role, seat.default) if seat else NONE
+
+
+def _episode_label(proto: DisputeProtocol, cast: Cast) -> str:
+    """The metrics tables' heading of the episode's column (the twin's is "unmediated")."""
+    return "mediated" if _mediator_kind(proto, cast) != NONE else "episode"
+
+
+def _print_result(sc: Scenario, proto: DisputeProtocol, cast: Cast, result: RunResult) -> None:
+    mediator = _mediator_kind(proto, cast)
     names = {p.id: p.name for p in sc.parties} | {"mediator": "Mediator"}
     out.print(
         f"[bold]{escape(sc.title)}[/] ([green]{escape(sc.id)}[/]), run [magenta]{result.run_id}[/]",
@@ -398,7 +408,7 @@ def _print_result(sc: Scenario, proto: DisputeProtocol, cast: Cast, result: RunR
     )
     for heading, text in proto.details(result.episode):
         out.print(f"[bold]{escape(heading)}[/]: {escape(text)}", highlight=False)
-    columns = {"mediated" if mediator != NONE else "episode": result.scores}
+    columns = {_episode_label(proto, cast): result.scores}
     if result.baseline_scores is not None:
         columns = {"unmediated": result.baseline_scores} | columns
     out.print(metrics_table(proto.report.metrics_title, columns))

@@ -31,8 +31,8 @@ ORACLE = "oracle"
 TRACKER_HELP = (
     f"Consensus source of a second metrics table: {', '.join(t for t in TRACKERS if t != ORACLE)}"
     f" ({' and '.join(LLM_TRACKERS)} ask the judge model: --judge-model or --model); "
-    f"{ORACLE} is the protocol's own table. Default: self-report where some party has no "
-    f"hidden state and the case has topics, else {ORACLE}."
+    f"{ORACLE} is the protocol's own table. Default: a preset's, with --judge-model; else "
+    f"self-report where some party has no hidden state and the case has topics."
 )
 
 
@@ -43,15 +43,32 @@ def default_tracker(proto: DisputeProtocol, cast: Cast) -> str:
     return ORACLE if has_hidden_state(seat.interface, cast.seat_kind(seat)) else "self-report"
 
 
+def preset_tracker(preset: str | None, judge_model: str | None) -> str | None:
+    """A paper preset's consensus source, which applies, as in an experiment, only when a
+    judge model is named (socrates: topic-localized; promediate: per-turn)."""
+    if preset is None or judge_model in (None, "rule"):
+        return None
+    from disputelab.protocols.presets import TRACKER, get_preset
+
+    value = get_preset(preset).value(TRACKER)
+    return value if isinstance(value, str) else None
+
+
 def chosen_tracker(
-    given: str | None, proto: DisputeProtocol, cast: Cast, scenario: Scenario
+    given: str | None,
+    proto: DisputeProtocol,
+    cast: Cast,
+    scenario: Scenario,
+    preset_default: str | None = None,
 ) -> str | None:
     """The tracker of the second table, or None when there is none to show: the oracle
     is the protocol's own table, and a case without topics (a price, a settlement's sum)
-    has no consensus to follow. A bad name, a tracker asked of such a case, or an LLM
+    has no consensus to follow. Unasked, it is the preset's (`preset_default`), else
+    what an experiment would read. A bad name, a tracker asked of such a case, or an LLM
     tracker with no judge stops the run before anything is played or recorded."""
     if given is None:
-        tracker = default_tracker(proto, cast) if scenario.topics else ORACLE
+        fallback = preset_default or default_tracker(proto, cast)
+        tracker = fallback if scenario.topics else ORACLE
     elif given not in TRACKERS:
         fail(f"--tracker: unknown {given!r}; use {', '.join(TRACKERS)}")
     elif given != ORACLE and not scenario.topics:
@@ -78,15 +95,18 @@ async def track(
 
 
 def print_tracked(
-    tracked: dict[str, dict[str, MetricResult]], result: RunResult, tracker: str | None
+    tracked: dict[str, dict[str, MetricResult]],
+    result: RunResult,
+    tracker: str | None,
+    label: str,
 ) -> None:
-    """The tracker's scores in the columns of the protocol's table (none without one)."""
+    """The tracker's scores in the columns of the protocol's table (none without one),
+    the episode's under `label`, as that table heads it."""
     if tracker is None:
         return
     columns: dict[str, dict[str, MetricResult]] = {}
     if result.baseline_id is not None and result.baseline_id in tracked:
         columns["unmediated"] = tracked[result.baseline_id]
-    label = "mediated" if result.baseline_id is not None else "episode"
     if result.episode_id in tracked:
         columns[label] = tracked[result.episode_id]
     if not columns:  # nothing complete to score: the run's own table has said why

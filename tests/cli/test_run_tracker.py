@@ -188,3 +188,47 @@ def test_a_judge_tracker_whose_judge_never_answers_ends_in_status_2(tmp_path: Pa
     # The episodes were played and stored, and the NaN table says why, as `evaluate` does.
     assert "consensus (topic-localized tracker)" in r.output
     assert _runs(tmp_path) == 1
+
+
+def _row(output: str, table: str, metric: str) -> list[str]:
+    """The cells of `metric`'s row in the table titled `table`."""
+    lines = output.split(table, 1)[1].splitlines()
+    row = next(line for line in lines if f" {metric} " in line)
+    return [c.strip() for c in row.split("│")[2:-1]]
+
+
+def test_each_column_holds_its_own_episodes_scores(tmp_path: Path) -> None:
+    # workplace, seed 5: the twin ends nearer agreement than the mediated episode, so a
+    # swap of the columns would show.
+    r = _invoke(
+        tmp_path, "run", "workplace", "--mediator", "rule", "--budget", "40", "--seed", "5",
+        "--tracker", "self-report",
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    shown = [float(c) for c in _row(r.output, TABLE, "final_consensus")]
+    stored = _invoke(tmp_path, "evaluate", "--evaluator", "self-report", "--format", "json")
+    assert stored.exit_code == 0, stored.output
+    by_arm = {row["arm"]: row["final_consensus"] for row in json.loads(stored.output)}
+    assert by_arm["unmediated"] != pytest.approx(by_arm["mediated"], abs=0.01)
+    assert shown == pytest.approx([by_arm["unmediated"], by_arm["mediated"]], abs=0.001)
+
+
+def test_a_presets_tracker_applies_when_a_judge_model_is_named(tmp_path: Path) -> None:
+    reply = {"events": [{"turn": 3, "reasoning": "r", "score": 3}]}
+    base = ["run", "tenancy", "--preset", "socrates", "--mediator", "rule", "--budget", "6"]
+    without = _invoke(tmp_path, *base)
+    assert without.exit_code == 0, without.output
+    assert "tracker)" not in without.output  # rule parties, no judge: the oracle alone
+    with fake_openai(lambda body: Scripted(content=json.dumps(reply))) as server:
+        judged = _invoke(tmp_path, *base, "--judge-model", f"openai:j@{server.url}")
+    assert judged.exit_code == 0, judged.output
+    assert "consensus (topic-localized tracker)" in judged.output
+
+
+def test_the_tracker_table_heads_the_episode_as_the_protocols_table_does(tmp_path: Path) -> None:
+    # The staged protocol has a mediator and no twin: both tables say "mediated".
+    r = _invoke(tmp_path, "run", "tenancy", "--protocol", "staged", "--tracker", "self-report")
+    assert r.exit_code == 0, r.output
+    headers = [line for line in r.output.splitlines() if "┃ metric" in line]
+    assert len(headers) == 2
+    assert all("mediated" in h and "episode" not in h for h in headers)
