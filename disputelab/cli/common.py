@@ -7,7 +7,7 @@ import asyncio
 import csv
 import json
 import sys
-from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Coroutine, Iterable, Iterator, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
@@ -355,3 +355,9 @@ def fail_if_judges_silent(hub: ModelHub, reasons: Iterable[str]) -> None:
     why = next((r for r in reasons if "judge" in r), None)
     if why is not None:
         fail(f"the judge never answered, so its scores are NaN: {why.removeprefix('undefined: ')}")
+
+
+def undefined_reasons(results: Mapping[str, Mapping[str, MetricResult]]) -> Iterator[str]:
+    """Why each undefined score of a pass over episodes is undefined, for
+    `fail_if_judges_silent`."""
+    return (r.explanation for scores in results.values() for r in scores.values() if not r.defined)

@@ -22,6 +22,7 @@ from disputelab.cli.common import (
     print_rows,
     print_usage,
     run_with_models,
+    undefined_reasons,
 )
 from disputelab.cli.progress import ticker
 from disputelab.evaluation.metrics import MetricResult
@@ -145,8 +146,7 @@ def _conclude(
     _print_results(results, run_id, evaluator, fmt)
     if fmt is ListFormat.table:
         print_usage(hub)
-    undefined = (r for scores in results.values() for r in scores.values() if not r.defined)
-    fail_if_judges_silent(hub, (r.explanation for r in undefined))
+    fail_if_judges_silent(hub, undefined_reasons(results))
 
 
 def _print_results(

@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from disputelab.cli.common import (
     fail,
+    fail_if_judges_silent,
     fail_scenario,
     library,
     metrics_table,
@@ -20,6 +21,7 @@ from disputelab.cli.common import (
     print_undefined,
     print_usage,
     store_option,
+    undefined_reasons,
     warn,
 )
 from disputelab.cli.params import parse_pairs, protocol_params, with_param_options
@@ -27,7 +29,6 @@ from disputelab.cli.progress import ticker
 from disputelab.cli.run_tracker import (
     TrackerOption,
     chosen_tracker,
-    fail_if_tracker_silent,
     preset_tracker,
     print_tracked,
     track,
@@ -165,7 +166,7 @@ def run(
     print_tracked(tracked, result, tracked_by, _episode_label(proto, cast))
     print_usage(hub)
     out.print(f"[dim]full transcript: disputelab {store_option()}report {result.run_id}[/]")
-    fail_if_tracker_silent(hub, tracked)  # after the run's own results, as `evaluate` does
+    fail_if_judges_silent(hub, undefined_reasons(tracked))  # exit 2 after the tables, as evaluate
 
 
 def _protocol(name: str) -> DisputeProtocol:

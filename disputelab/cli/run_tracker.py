@@ -9,13 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from disputelab.agents.registry import has_hidden_state
-from disputelab.cli.common import (
-    fail,
-    fail_if_judges_silent,
-    metrics_table,
-    out,
-    print_undefined,
-)
+from disputelab.cli.common import fail, metrics_table, out, print_undefined
 from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
 from disputelab.protocols.base import DisputeProtocol
 
@@ -116,10 +110,3 @@ def print_tracked(
 
 
 TrackerOption = Annotated[str | None, typer.Option(help=TRACKER_HELP)]
-
-
-def fail_if_tracker_silent(hub: ModelHub, tracked: dict[str, dict[str, MetricResult]]) -> None:
-    """Exit status 2, as `evaluate` does, when a judged tracker's judge never answered:
-    its NaN table is printed and stored, but is no result."""
-    undefined = (r for scores in tracked.values() for r in scores.values() if not r.defined)
-    fail_if_judges_silent(hub, (r.explanation for r in undefined))

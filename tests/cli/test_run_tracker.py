@@ -18,8 +18,15 @@ runner = CliRunner()
 TABLE = "consensus (self-report tracker)"
 
 
-def _invoke(store: Path, *args: str) -> Any:
-    return runner.invoke(app, ["--store", str(store), "--timeout", "5", *args])
+# A rule run of tenancy whose consensus a judge reads: add the judge model's name.
+JUDGED = [
+    "run", "tenancy", "--mediator", "rule", "--budget", "6",
+    "--tracker", "topic-localized", "--judge-model",
+]  # fmt: skip
+
+
+def _invoke(store: Path, *args: str, timeout: str = "5") -> Any:
+    return runner.invoke(app, ["--store", str(store), "--timeout", timeout, *args])
 
 
 def _schema_reply(body: dict[str, Any]) -> Scripted:
@@ -36,8 +43,6 @@ def _stored_evaluators(store: Path) -> set[str]:
 
 
 def _runs(store: Path) -> int:
-    if not store.exists():
-        return 0
     s = Store(store)
     try:
         return len(s.runs())
@@ -99,19 +104,7 @@ def test_oracle_names_the_protocols_own_table(tmp_path: Path) -> None:
 def test_a_judge_tracker_asks_the_judge_model(tmp_path: Path) -> None:
     reply = {"events": [{"turn": 3, "reasoning": "r", "score": 3}]}
     with fake_openai(lambda body: Scripted(content=json.dumps(reply))) as server:
-        r = _invoke(
-            tmp_path,
-            "run",
-            "tenancy",
-            "--mediator",
-            "rule",
-            "--budget",
-            "6",
-            "--tracker",
-            "topic-localized",
-            "--judge-model",
-            f"openai:j@{server.url}",
-        )
+        r = _invoke(tmp_path, *JUDGED, f"openai:j@{server.url}")
         calls = server.calls
     assert r.exit_code == 0, r.output
     assert calls > 0
@@ -160,25 +153,7 @@ def test_a_case_without_topics_gets_no_tracker_table_by_default(tmp_path: Path) 
 
 def test_a_judge_tracker_whose_judge_never_answers_ends_in_status_2(tmp_path: Path) -> None:
     closed = "openai:j@http://127.0.0.1:9/v1"  # port 9 (discard) is closed on the test hosts
-    r = runner.invoke(
-        app,
-        [
-            "--store",
-            str(tmp_path),
-            "--timeout",
-            "1",
-            "run",
-            "tenancy",
-            "--mediator",
-            "rule",
-            "--budget",
-            "6",
-            "--tracker",
-            "topic-localized",
-            "--judge-model",
-            closed,
-        ],
-    )
+    r = _invoke(tmp_path, *JUDGED, closed, timeout="1")
     assert r.exit_code == 2, r.output
     assert (
         r.output.strip()
