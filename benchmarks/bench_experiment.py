@@ -27,12 +27,13 @@ from pathlib import Path
 
 from machine import machine_line
 
-from disputelab.agents.registry import MEDIATOR, build_agent, build_parties
+from disputelab.agents.registry import build_agent, build_parties
 from disputelab.episode import Episode, Turn
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
 from disputelab.protocols.play import play
+from disputelab.protocols.roundtable.agents import MEDIATOR
 from disputelab.scenario import builtin_scenarios
 from disputelab.scenario.conditions import SOCRATES_CONDITIONS, apply_condition
 from disputelab.scenario.io import scenario_to_data

@@ -17,10 +17,11 @@ import time
 
 from machine import machine_line
 
-from disputelab.agents.registry import MEDIATOR, build_agent, build_parties
+from disputelab.agents.registry import build_agent, build_parties
 from disputelab.episode import Episode
 from disputelab.protocols.base import get_protocol
 from disputelab.protocols.play import play
+from disputelab.protocols.roundtable.agents import MEDIATOR
 from disputelab.scenario import builtin_scenarios
 
 

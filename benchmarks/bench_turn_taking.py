@@ -29,13 +29,14 @@ from typing import Any
 
 from machine import machine_line
 
-from disputelab.agents.registry import MEDIATOR, TURN_PREDICTOR, build_agent, build_parties
+from disputelab.agents.registry import build_agent, build_parties
 from disputelab.episode import Episode
 from disputelab.experiments.episodes import Cast, run_single
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import Scripted, fake_openai, fill
 from disputelab.protocols.base import get_protocol
 from disputelab.protocols.play import play
+from disputelab.protocols.roundtable.agents import MEDIATOR, TURN_PREDICTOR
 from disputelab.scenario import builtin_scenarios
 from disputelab.store.sqlite import Store
 

@@ -27,13 +27,14 @@ import random
 import statistics
 from dataclasses import dataclass, field
 
-from disputelab.agents.registry import MEDIATOR, build_agent, build_parties
+from disputelab.agents.registry import build_agent, build_parties
 from disputelab.episode import Episode, Status
 from disputelab.evaluation.metrics import consensus_gain
-from disputelab.evaluation.socrates import oracle_trajectory
 from disputelab.protocols.agent_params import agent_settings
 from disputelab.protocols.base import get_protocol
 from disputelab.protocols.play import play
+from disputelab.protocols.roundtable.agents import MEDIATOR
+from disputelab.protocols.roundtable.evaluation.socrates import oracle_trajectory
 from disputelab.scenario import Scenario, builtin_scenarios
 from disputelab.scenario.behaviour import BehaviourError, check_overrides
 

@@ -1,57 +1,85 @@
-"""A named registry of plug-ins: protocols, agent kinds and evaluators each keep one.
+"""Named registries of plug-ins, and the one rule that finds them.
 
-Built-in plug-ins register themselves when their module is imported; a registry imports
-those modules the first time it is read (`loaders`), so looking something up never
-depends on import order, and a plug-in registered later (by a user's package or a test)
-is found the same way. Installed packages can add plug-ins through the entry-point group
-`disputelab.plugins`: each entry point names a module to import.
+A plug-in is a module: importing it registers what it defines (protocols, agent kinds,
+evaluators, presets), each with a decorator or call beside the definition. disputelab's
+own plug-ins are the modules of `BUILTIN_PLUGINS`; an installed package adds its own by
+naming modules under the entry-point group `disputelab.plugins`:
+
+    [project.entry-points."disputelab.plugins"]
+    show-of-hands = "my_package.protocol"
+
+Every registry imports all plug-ins the first time it is read, so a lookup never depends
+on import order, and a plug-in found through an entry point is listed, played and
+reported exactly as a built-in one.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Callable, Iterator
-from functools import cache
 from importlib.metadata import entry_points
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
-Loader = str | Callable[[], None]  # a module to import, or a function that imports some
 
 PLUGIN_GROUP = "disputelab.plugins"
+# The package's own plug-ins. A protocol's package registers its agents, evaluators and
+# presets as it is imported; the shared kinds and evaluators have modules of their own.
+BUILTIN_PLUGINS = (
+    "disputelab.agents.parties.kinds",
+    "disputelab.agents.paraphrase.kinds",
+    "disputelab.evaluation.evaluators",
+    "disputelab.protocols.bilateral",
+    "disputelab.protocols.roundtable",
+    "disputelab.protocols.settlement",
+    "disputelab.protocols.staged",
+)
 
 
-def subpackages(package: str) -> Callable[[], None]:
-    """A loader that imports every subpackage of `package` (one per protocol folder)."""
-
-    def load() -> None:
-        pkg = importlib.import_module(package)
-        for info in pkgutil.iter_modules(pkg.__path__):
-            if info.ispkg:
-                importlib.import_module(f"{package}.{info.name}")
-
-    return load
+class PluginError(ImportError):
+    """An installed plug-in that cannot be imported: named, so that a broken third-party
+    package is not mistaken for a fault of disputelab."""
 
 
-def modules_named(package: str, name: str) -> Callable[[], None]:
-    """A loader that imports every module called `name` anywhere below `package`."""
+class _Plugins:
+    """Whether the plug-ins are imported yet; loading is once per process (scanning the
+    installed packages' entry points costs tens of milliseconds)."""
 
-    def load() -> None:
-        pkg = importlib.import_module(package)
-        for info in pkgutil.walk_packages(pkg.__path__, f"{package}."):
-            if info.name.rsplit(".", 1)[-1] == name:
-                importlib.import_module(info.name)
+    loaded = False
+    loading = False
 
-    return load
+    def load(self) -> None:
+        # A plug-in module may read a registry while it is imported (a protocol listing
+        # agent kinds for its help text): that read must not start the loading again.
+        if self.loaded or self.loading:
+            return
+        self.loading = True
+        try:
+            for module in BUILTIN_PLUGINS:
+                importlib.import_module(module)
+            for ep in entry_points(group=PLUGIN_GROUP):
+                _import_entry_point(ep.name, ep.value)
+            self.loaded = True
+        finally:
+            self.loading = False
 
 
-@cache
-def load_entry_point_plugins() -> None:
-    """Import the modules that installed packages list under `disputelab.plugins`, once
-    per process: scanning the installed packages costs tens of milliseconds."""
-    for ep in entry_points(group=PLUGIN_GROUP):
-        importlib.import_module(ep.value.split(":")[0])
+def _import_entry_point(name: str, value: str) -> None:
+    module = value.split(":")[0].strip()
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise PluginError(
+            f"the plug-in {name!r} ({PLUGIN_GROUP} entry point {value!r}) cannot be imported: {exc}"
+        ) from exc
+
+
+PLUGINS = _Plugins()
+
+
+def load_plugins() -> None:
+    """Import every plug-in, built-in and installed, once."""
+    PLUGINS.load()
 
 
 class UnknownPluginError(ValueError):
@@ -61,20 +89,9 @@ class UnknownPluginError(ValueError):
 class Registry(Generic[T]):
     """Plug-ins of one kind by name, in registration order."""
 
-    def __init__(self, kind: str, loaders: tuple[Loader, ...] = ()) -> None:
+    def __init__(self, kind: str) -> None:
         self.kind = kind
-        self._loaders = loaders
-        self._loaded = False
         self._items: dict[str, T] = {}
-
-    def _load(self) -> None:
-        if not self._loaded:
-            self._loaded = True
-            for loader in (*self._loaders, load_entry_point_plugins):
-                if isinstance(loader, str):
-                    importlib.import_module(loader)
-                else:
-                    loader()
 
     def register(self, name: str, item: T, replace: bool = False) -> T:
         """Add `item` under `name`; registering a taken name is an error unless `replace`."""
@@ -86,14 +103,8 @@ class Registry(Generic[T]):
     def unregister(self, name: str) -> None:
         self._items.pop(name, None)
 
-    def decorator(self, name: str) -> Callable[[T], T]:
-        def add(item: T) -> T:
-            return self.register(name, item)
-
-        return add
-
     def get(self, name: str) -> T:
-        self._load()
+        load_plugins()
         try:
             return self._items[name]
         except KeyError:
@@ -102,13 +113,19 @@ class Registry(Generic[T]):
             ) from None
 
     def __contains__(self, name: object) -> bool:
-        self._load()
+        load_plugins()
         return name in self._items
 
     def names(self) -> tuple[str, ...]:
-        self._load()
+        load_plugins()
         return tuple(self._items)
 
     def items(self) -> Iterator[tuple[str, T]]:
-        self._load()
+        load_plugins()
         return iter(list(self._items.items()))
+
+    def decorator(self, name: str) -> Callable[[T], T]:
+        def add(item: T) -> T:
+            return self.register(name, item)
+
+        return add

@@ -6,11 +6,12 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
-from disputelab.agents.registry import MEDIATOR, build_agent, build_parties
+from disputelab.agents.registry import build_agent, build_parties
 from disputelab.agents.settings import AgentSettings, Disclosure
 from disputelab.episode import Episode, Turn
 from disputelab.experiments.episodes import Cast, RunResult, run_single
 from disputelab.protocols.play import play as play_protocol
+from disputelab.protocols.roundtable.agents import MEDIATOR
 from disputelab.scenario import Scenario, builtin_scenarios
 from disputelab.scenario.schema import Strategy
 from disputelab.store.chunks import decode_turns

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from disputelab.evaluation.metrics import consensus_gain
-from disputelab.evaluation.socrates import oracle_trajectory
+from disputelab.protocols.roundtable.evaluation.socrates import oracle_trajectory
 from tests.helpers import play, scenario, with_personas
 
 SCENARIOS = ["tenancy", "workplace", "community-centre"]

@@ -21,11 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from disputelab.agents.registry import STAGED_MEDIATOR, build_agent, build_parties
+from disputelab.agents.registry import build_agent, build_parties
 from disputelab.episode import Episode
-from disputelab.evaluation.agentmediation import proposals, score_staged
 from disputelab.legal.expertise import build_index, retrieve_for
 from disputelab.protocols.play import play
+from disputelab.protocols.staged.agents import STAGED_MEDIATOR
+from disputelab.protocols.staged.evaluation.agentmediation import proposals, score_staged
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.importers.agentmediation import import_agentmediation
 from disputelab.scenario.schema import Scenario

@@ -1,8 +1,9 @@
 """Agent kinds, by the seat interface they implement.
 
-A protocol seats agents behind interfaces (`party`, `mediator`, `staged-mediator`, and
-later counsel, auditor, remediator). Each kind a user can name (`rule`, `llm`, `hybrid`,
-`generic`, ...) is registered for one interface with a builder. A protocol's seat lists
+A protocol seats agents behind interfaces: `party`, and its own (the roundtable's
+`mediator`, the staged protocol's `staged-mediator`, the settlement's counsel, ...). Each
+kind a user can name (`rule`, `llm`, `hybrid`, `generic`, ...) is registered for one
+interface with a builder. A protocol's seat lists
 the interface it needs, so the kinds it accepts follow from what is registered here.
 """
 
@@ -11,18 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import TypeVar
 
 from disputelab.agents.base import Agent, PartyAgent, PublicScenario
 from disputelab.agents.settings import DEFAULT_SETTINGS, AgentSettings
 from disputelab.llm.base import ChatModel
-from disputelab.registry import Registry, UnknownPluginError, modules_named
+from disputelab.registry import Registry, UnknownPluginError
 from disputelab.scenario.schema import Scenario
 
-# Seat interfaces of the built-in protocols.
+# The seat interface every protocol over topics seats its parties behind; a protocol's
+# other interfaces are named in its own package.
 PARTY = "party"
-MEDIATOR = "mediator"  # proactive: considers stepping in after every party turn
-STAGED_MEDIATOR = "staged-mediator"  # leads a staged session: opens, proposes, guides
-TURN_PREDICTOR = "turn-predictor"  # names who is expected to speak next
 
 
 class UnknownAgentError(UnknownPluginError):
@@ -68,14 +68,39 @@ class AgentKind:
     calls: tuple[str, ...] = ()
 
 
-# Every `kinds` module under agents/ registers the kinds it defines.
-AGENT_KINDS: Registry[AgentKind] = Registry(
-    "agent kind", loaders=(modules_named("disputelab.agents", "kinds"),)
-)
+# Keyed `interface/name`: one name may serve several interfaces (`rule` parties, a
+# `rule` mediator).
+AGENT_KINDS: Registry[AgentKind] = Registry("agent kind")
+
+Builder = Callable[[AgentSetup], Agent | Sequence[PartyAgent]]
+B = TypeVar("B", bound=Builder)
 
 
 def register_kind(kind: AgentKind) -> AgentKind:
     return AGENT_KINDS.register(f"{kind.interface}/{kind.name}", kind)
+
+
+def agent_kind(
+    interface: str,
+    name: str,
+    description: str,
+    *,
+    needs_model: bool = False,
+    uses_model: bool = False,
+    hidden_state: bool = False,
+    calls: tuple[str, ...] = (),
+) -> Callable[[B], B]:
+    """Register the decorated builder as the kind `name` of seats with `interface`."""
+
+    def register(build: B) -> B:
+        register_kind(
+            AgentKind(
+                interface, name, description, build, needs_model, uses_model, hidden_state, calls
+            )
+        )
+        return build
+
+    return register
 
 
 def kinds_for(interface: str) -> tuple[AgentKind, ...]:

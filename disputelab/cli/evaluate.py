@@ -61,7 +61,7 @@ BertModel = Annotated[
 
 def _check_bertscore(evaluator: str, bert_model: str) -> None:
     """One line and exit 2 when points-bertscore cannot run: no model named, no library."""
-    from disputelab.evaluation import bertscore
+    from disputelab.protocols.staged.evaluation import bertscore
 
     if evaluator != bertscore.EVALUATOR:
         return

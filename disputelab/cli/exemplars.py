@@ -16,8 +16,6 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.markup import escape
 
-from disputelab.agents.bilateral.exemplars import ExemplarFile, save_exemplars
-from disputelab.agents.bilateral.library import BUILTIN, NAME, exemplar_dir, resolve
 from disputelab.cli.common import (
     FormatOption,
     ListFormat,
@@ -30,7 +28,9 @@ from disputelab.cli.common import (
 )
 from disputelab.llm.base import ModelError
 from disputelab.llm.models import ModelConfigError, ModelHub
-from disputelab.remediation.simulate import Cast
+from disputelab.protocols.bilateral.agents.exemplars import ExemplarFile, save_exemplars
+from disputelab.protocols.bilateral.agents.library import BUILTIN, NAME, exemplar_dir, resolve
+from disputelab.protocols.bilateral.remediation.simulate import Cast
 
 app = typer.Typer(
     help="Exemplars of the remediator: generate a pool, select a set by value impact, "
@@ -120,7 +120,7 @@ def pool_command(
     """Simulate dialogues and save their violations, each with a silver remediation."""
     target = _new_file(_checked_name(name), overwrite)
     params = {"max_rounds": max_rounds}
-    from disputelab.remediation.pool import generate_pool
+    from disputelab.protocols.bilateral.remediation.pool import generate_pool
 
     made, hub = _run([model], lambda h: generate_pool(name, size, seed, _cast(h, model, params)))
     path = save_exemplars(made, target)
@@ -152,7 +152,7 @@ def select_command(
     overwrite: OverwriteOption = False,
 ) -> None:
     """Choose K exemplars by value impact (stage 1 ranking, stage 2 search) and save them."""
-    from disputelab.remediation.select import Budget, select_exemplars
+    from disputelab.protocols.bilateral.remediation.select import Budget, select_exemplars
 
     source = _load(pool)
     target = _new_file(_checked_name(name), overwrite)
@@ -192,7 +192,11 @@ def compare_command(
     model: ModelOption = "rule",
 ) -> None:
     """Play every selection method on the same held-out dialogues; reward with CIs."""
-    from disputelab.remediation.compare import compare, comparison_markdown, methods
+    from disputelab.protocols.bilateral.remediation.compare import (
+        compare,
+        comparison_markdown,
+        methods,
+    )
 
     the_set, the_pool = _load(chosen), _load(pool)
     k = len(the_set.exemplars)

@@ -8,8 +8,8 @@ import sqlite3
 
 import typer
 
-from disputelab.agents.settlement.memory import MemoryFile
 from disputelab.cli.common import fail, out, state
+from disputelab.protocols.settlement.agents.memory import MemoryFile
 
 app = typer.Typer(
     help="Show or reset the planning counsel's reflection memory kept in the store.",

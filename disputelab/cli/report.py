@@ -134,7 +134,7 @@ def _plots(store: Store, run_id: str, kind: str, config: dict[str, Any], folder:
     if kind != "experiment":
         fail(f"--plots needs an experiment run; {run_id} is a single run")
     from disputelab.report.plots import write_plots
-    from disputelab.report.tables import spec_conditions
+    from disputelab.tables.grids import spec_conditions
 
     try:
         written = write_plots(store, run_id, spec_conditions(config), folder)

@@ -1,31 +1,16 @@
-"""The built-in evaluators, registered by name.
+"""The evaluators every protocol over topics shares, registered by name.
 
-- `socrates-oracle` and `agentmediation`: the roundtable's and the staged protocol's own
-  scores, read off the episode (and its twin) without a judge.
 - `oracle`, `self-report`, `topic-localized`, `per-turn`: consensus trackers, scored with
   the SoCRATES metrics; the last two need a judge.
-- `promediate`: ProMediate's CC, TLE, RL and ME on the trajectory of the `tracker` option,
-  indexed by dialogue line, undefined states dropped.
 - `outcome-judges`, `mediator-intelligence`: judged consensus and litigation risk, and
   ProMediate's mediator-intelligence ratings.
-- `legal-judges`: AgentMediation's judged consensus and litigation risk of a staged
-  episode, on the paper's inputs (bargaining dialogue and final proposal) and anchors.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
 from disputelab.episode import Episode
-from disputelab.evaluation import (
-    agentmediation,
-    bertscore,
-    legal_judges,
-    promediate_judges,
-    socrates,
-    turn_taking,
-)
 from disputelab.evaluation.judges import (
     JUDGE_VERSION,
     RUBRICS,
@@ -39,8 +24,7 @@ from disputelab.evaluation.metrics import (
     intervention_effectiveness,
     intervention_timeliness,
 )
-from disputelab.evaluation.outcomes import ROUGE_STYLES, RougeStyle, warm_rouge
-from disputelab.evaluation.promediate import mediator_intelligence, promediate_scores
+from disputelab.evaluation.promediate import mediator_intelligence
 from disputelab.evaluation.registry import (
     EpisodeToScore,
     Evaluator,
@@ -175,44 +159,6 @@ def _tracker_evaluator(name: str) -> Evaluator:
     )
 
 
-async def _socrates(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
-    return socrates.score_episode(item.episode, item.baseline)
-
-
-async def _turn_taking(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
-    # Cyclic episodes give every party an equal share by construction (up to an early
-    # stop): scores there would only be noise in every roundtable table.
-    if not any(t.choice is not None for t in item.episode.turns):
-        return {}
-    return turn_taking.turn_taking_scores(item.episode, [p.id for p in item.scenario.parties])
-
-
-async def _agentmediation(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
-    return agentmediation.score_staged(item.episode, item.scenario)
-
-
-async def _points_rouge(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
-    style = ctx.options.get("rouge", "char")
-    if style not in ROUGE_STYLES:
-        raise ValueError(f"unknown ROUGE-L style {style!r}; available: {', '.join(ROUGE_STYLES)}")
-    if item.scenario.legal is None:
-        why = "undefined: not a legal case (no gold points of contention)"
-        return {"points_rouge_l": MetricResult(float("nan"), why)}
-    scores = agentmediation.score_staged(item.episode, item.scenario, cast(RougeStyle, style))
-    return {"points_rouge_l": scores["points_rouge_l"]}
-
-
-async def _promediate(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
-    tracker = ctx.options.get("tracker", "self-report")
-    traj = await trajectory(tracker, item.episode, item.episode_id, item.scenario, ctx)
-    if not ctx.judges:
-        return promediate_scores(traj, item.episode)
-    # With a judge, TLE's topic mentions and ME's targeted topics are judged, as in
-    # ProMediate, instead of read off the stances and the mediator's proposal.
-    judged = await promediate_judges.judge_events(ctx.judges, item.episode, item.scenario)
-    return promediate_scores(traj, item.episode, judged=judged)
-
-
 def _judged(name: str) -> Evaluator:
     async def score(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
         return await judge_scores(name, item.episode, item.scenario, ctx.judges)
@@ -224,96 +170,7 @@ def _judged(name: str) -> Evaluator:
     return Evaluator(name, JUDGE_VERSION, what, score, needs_judge=True)
 
 
-register_evaluator(
-    Evaluator(
-        socrates.EVALUATOR,
-        socrates.VERSION,
-        "oracle consensus with the SoCRATES metrics (consensus gain against the twin)",
-        _socrates,
-        on_demand=False,
-    )
-)
-register_evaluator(
-    Evaluator(
-        agentmediation.EVALUATOR,
-        agentmediation.VERSION,
-        "AgentMediation's success, satisfaction and solution scores",
-        _agentmediation,
-        on_demand=False,
-        warm_up=warm_rouge,
-    )
-)
 for _name in TRACKERS:
     register_evaluator(_tracker_evaluator(_name))
-register_evaluator(
-    Evaluator(
-        "promediate",
-        f"3.{RUBRIC_VERSION}.{promediate_judges.VERSION}",
-        "ProMediate's CC, TLE, RL and ME on the trajectory of --tracker, by dialogue line "
-        "(with a judge model, TLE's topic mentions and ME's targeted topics are judged)",
-        _promediate,
-        judged_when=("tracker", LLM_TRACKERS),
-        stored_as="promediate:{tracker}",
-        judge_optional=True,
-    )
-)
-register_evaluator(
-    Evaluator(
-        "points-rouge",
-        "1",
-        "points-of-contention ROUGE-L of legal episodes in the tokenisation of --rouge "
-        "(char, jieba, or paper: the released code's words and scorer)",
-        _points_rouge,
-        stored_as="points-rouge:{rouge}",
-        warm_up=warm_rouge,
-    )
-)
-register_evaluator(
-    Evaluator(
-        "turn-taking",
-        turn_taking.VERSION,
-        "motivated turn-taking: speaking shares, their Gini, interruptions, voiced motivation",
-        _turn_taking,
-    )
-)
 register_evaluator(_judged("outcome-judges"))
 register_evaluator(_judged("mediator-intelligence"))
-
-
-async def _legal_judges(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
-    return await legal_judges.legal_judge_scores(item.episode, item.scenario, ctx.judges)
-
-
-register_evaluator(
-    Evaluator(
-        legal_judges.EVALUATOR,
-        legal_judges.VERSION,
-        "AgentMediation's judged Con and LR (Tables 20-21 anchors) on the bargaining "
-        "dialogue and the final proposal, without the verdicts",
-        _legal_judges,
-        needs_judge=True,
-    )
-)
-
-
-async def _points_bertscore(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
-    model = ctx.options.get("bert_model", "")
-    if not model:
-        raise ValueError(
-            f"evaluator {bertscore.EVALUATOR!r} needs a model: pass --bert-model NAME "
-            f"({bertscore.PAPER_MODEL} for the paper's setting, or a model directory)"
-        )
-    return {bertscore.METRIC: bertscore.points_bertscore(item.episode, item.scenario, model)}
-
-
-register_evaluator(
-    Evaluator(
-        bertscore.EVALUATOR,
-        bertscore.VERSION,
-        "points-of-contention BERTScore F1 of legal episodes (AgentMediation Table 7) with "
-        "the model of --bert-model (the bertscore extra; nothing is downloaded)",
-        _points_bertscore,
-        stored_as="points-bertscore:{bert_model}",
-        after_run=True,
-    )
-)

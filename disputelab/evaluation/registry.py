@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from disputelab.episode import Episode
 from disputelab.evaluation.metrics import MetricResult
@@ -41,6 +41,7 @@ class ScoringContext:
 
 
 Scorer = Callable[[EpisodeToScore, ScoringContext], Awaitable[dict[str, MetricResult]]]
+S = TypeVar("S", bound=Scorer)
 
 
 @dataclass(frozen=True)
@@ -80,18 +81,22 @@ class Evaluator:
         return name.format(**options) if "{" in name else name
 
 
-EVALUATORS: Registry[Evaluator] = Registry(
-    "evaluator",
-    loaders=(
-        "disputelab.evaluation.evaluators",
-        "disputelab.evaluation.bilateral",
-        "disputelab.evaluation.settlement",
-    ),
-)
+EVALUATORS: Registry[Evaluator] = Registry("evaluator")
 
 
 def register_evaluator(evaluator: Evaluator) -> Evaluator:
     return EVALUATORS.register(evaluator.name, evaluator)
+
+
+def evaluator(name: str, version: str, description: str, **options: Any) -> Callable[[S], S]:
+    """Register the decorated scorer as the evaluator `name`; `options` are the other
+    fields of `Evaluator` (needs_judge, on_demand, stored_as, ...)."""
+
+    def register(score: S) -> S:
+        register_evaluator(Evaluator(name, version, description, score, **options))
+        return score
+
+    return register
 
 
 def get_evaluator(name: str) -> Evaluator:

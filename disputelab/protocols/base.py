@@ -13,7 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -21,7 +21,7 @@ from disputelab.agents.base import Agent
 from disputelab.agents.registry import UnknownAgentError, kind_names, needs_model, takes_model
 from disputelab.episode import Episode, Outcome
 from disputelab.protocols.view import EpisodeView, default_view
-from disputelab.registry import Registry, subpackages
+from disputelab.registry import Registry
 from disputelab.scenario.schema import Scenario
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ class ReportLayout:
     """
 
     metrics_title: str = "metrics"
-    experiment_tables: str = "disputelab.report.generic:experiment_markdown"
+    experiment_tables: str = "disputelab.tables.generic:experiment_markdown"
     # The scores whose condition effects the ablation table follows, as
     # "evaluator:metric"; empty follows every score. Binary ones are tested with McNemar.
     effect_metrics: tuple[str, ...] = ()
@@ -201,15 +201,21 @@ class DisputeProtocol(ABC):
         role (None for an empty optional seat); return how it ended."""
 
 
-# Every folder under protocols/ is a protocol that registers itself.
-PROTOCOLS: Registry[DisputeProtocol] = Registry(
-    "protocol", loaders=(subpackages("disputelab.protocols"),)
-)
+PROTOCOLS: Registry[DisputeProtocol] = Registry("protocol")
 DEFAULT_PROTOCOL = "roundtable"
 
 
 def register_protocol(protocol: DisputeProtocol, replace: bool = False) -> DisputeProtocol:
     return PROTOCOLS.register(protocol.name, protocol, replace)
+
+
+P = TypeVar("P", bound=type[DisputeProtocol])
+
+
+def protocol(cls: P) -> P:
+    """Register the decorated protocol class (one instance of it) under its `name`."""
+    register_protocol(cls())
+    return cls
 
 
 def get_protocol(name: str) -> DisputeProtocol:

@@ -2,8 +2,8 @@
 
 A preset names the protocol the paper's experiment plays and a value for each setting the
 paper fixes, with where in the paper (or its released code) the value comes from and what
-disputelab does without the preset. Protocol folders register their papers' presets in a
-`paper_presets` module. Anything a user sets explicitly wins over the preset.
+disputelab does without the preset. A protocol's package registers its papers' presets in its
+`presets` module. Anything a user sets explicitly wins over the preset.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from disputelab.protocols.base import get_protocol
-from disputelab.registry import Registry, modules_named
+from disputelab.registry import Registry
 
 # Settings a preset may give that are not protocol parameters: the experiment's
 # consensus source, applied only when the experiment has a judge model (both trackers
@@ -46,9 +46,7 @@ class Preset:
         return next((s.value for s in self.settings if s.key == key), None)
 
 
-PRESETS: Registry[Preset] = Registry(
-    "preset", loaders=(modules_named("disputelab.protocols", "paper_presets"),)
-)
+PRESETS: Registry[Preset] = Registry("preset")
 
 
 def register_preset(preset: Preset) -> Preset:

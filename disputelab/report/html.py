@@ -36,8 +36,8 @@ from disputelab.report.html_data import Packer, TopicCurves
 from disputelab.report.layout import protocol_tables
 from disputelab.report.plots import Curves, add_curve, experiment_figures, figure_svg
 from disputelab.report.render import episode_row
-from disputelab.report.tables import spec_conditions
 from disputelab.store.sqlite import Store
+from disputelab.tables.grids import spec_conditions
 
 CHUNK = 25  # episodes per embedded JSON block: the viewer parses one block at a time
 # Columns of the episode table, before the metrics; run-wide ones (run, protocol) and

@@ -27,8 +27,8 @@ from matplotlib.patches import Patch
 
 from disputelab.consensus import consensus_score
 from disputelab.episode import Episode
-from disputelab.report.tables import Grid, axis_gains, axis_of, experiment_rows
 from disputelab.store.sqlite import Store
+from disputelab.tables.grids import Grid, axis_gains, axis_of, experiment_rows
 
 Curves = dict[tuple[str, str], list[list[float]]]  # (condition, mediator) -> curves
 

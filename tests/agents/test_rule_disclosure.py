@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext
-from disputelab.agents.mediators.roundtable.rule import RuleMediator
 from disputelab.agents.parties.rule import RuleParty
 from disputelab.agents.registry import build_parties
 from disputelab.agents.settings import AgentSettings, Disclosure
 from disputelab.episode import Action, Episode, Stance
 from disputelab.protocols.play import play
+from disputelab.protocols.roundtable.agents.rule import RuleMediator
 from disputelab.scenario.behaviour import Behaviour
 from tests.helpers import scenario
 

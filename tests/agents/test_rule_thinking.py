@@ -13,8 +13,8 @@ from disputelab.agents.parties.rule_thinking import (
     CLOSE_MOTIVATION,
     motivation,
 )
-from disputelab.agents.turns.predictors import ANYONE, RulePredictor
 from disputelab.episode import Signal, Stance
+from disputelab.protocols.roundtable.agents.predictors import ANYONE, RulePredictor
 from tests.helpers import scenario
 
 unit = st.floats(0.0, 1.0)

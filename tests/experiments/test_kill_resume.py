@@ -24,11 +24,11 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from disputelab.evaluation import socrates
 from disputelab.experiments.episodes import Cast, EpisodePlan, play_episode
 from disputelab.experiments.spec import ExperimentSpec, PlannedEpisode, plan
 from disputelab.llm.models import ModelHub
 from disputelab.protocols.base import get_protocol
+from disputelab.protocols.roundtable.evaluation import socrates
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.library import builtin_scenarios
 from disputelab.store.sqlite import DB_NAME, Store

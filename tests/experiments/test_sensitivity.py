@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 import yaml
 
-from disputelab.evaluation import socrates
 from disputelab.evaluation.metrics import consensus_gain
 from disputelab.experiments.sensitivity import (
     MORRIS,
@@ -43,6 +42,7 @@ from disputelab.experiments.sensitivity import (
 )
 from disputelab.experiments.spec import ExperimentSpec, load_spec
 from disputelab.llm.models import ModelHub
+from disputelab.protocols.roundtable.evaluation import socrates
 from disputelab.scenario.behaviour import PARAMETERS
 from disputelab.scenario.conditions import condition_parameters
 from disputelab.store.sqlite import Store

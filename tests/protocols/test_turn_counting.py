@@ -8,10 +8,11 @@ import asyncio
 
 import pytest
 
-from disputelab.agents.registry import MEDIATOR, build_agent, build_parties
+from disputelab.agents.registry import build_agent, build_parties
 from disputelab.episode import Episode, Status
 from disputelab.protocols.base import ParamsError, get_protocol
 from disputelab.protocols.play import play
+from disputelab.protocols.roundtable.agents import MEDIATOR
 from disputelab.scenario.schema import Scenario
 from tests.helpers import scenario, with_personas
 

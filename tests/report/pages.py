@@ -11,11 +11,11 @@ from typing import Any
 from typer.testing import CliRunner
 
 from disputelab.cli import app
-from disputelab.evaluation import socrates
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
+from disputelab.protocols.roundtable.evaluation import socrates
 from disputelab.scenario.io import dump_scenario
 from disputelab.store.sqlite import Store
 from tests.helpers import scenario

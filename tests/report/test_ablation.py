@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from disputelab.evaluation import socrates
 from disputelab.evaluation.metrics import consensus_gain
+from disputelab.protocols.roundtable.evaluation import socrates
 from disputelab.report.ablation import effects, grid_values, reading
 from disputelab.scenario.conditions import condition_parameters
 from tests.report.pages import store_with_gains

@@ -15,7 +15,7 @@ from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
-from disputelab.report.tables import experiment_markdown_for
+from disputelab.protocols.roundtable.tables.layout import experiment_markdown_for
 from disputelab.store.sqlite import Store
 
 

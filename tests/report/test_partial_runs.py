@@ -9,13 +9,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from disputelab.evaluation import socrates
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.experiments.runner import run_experiment
 from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
-from disputelab.report.legal_tables import Cell, cell_text
-from disputelab.report.tables import experiment_markdown
+from disputelab.protocols.roundtable.evaluation import socrates
+from disputelab.protocols.roundtable.tables.layout import experiment_markdown
+from disputelab.protocols.staged.tables import Cell, cell_text
 from disputelab.store.sqlite import Store
 
 CONDITIONS = ["general", "posture:accommodating"]

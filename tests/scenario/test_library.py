@@ -18,7 +18,7 @@ import pytest
 
 from disputelab.agents.utility import preference_table
 from disputelab.episode import Episode, Status
-from disputelab.evaluation.socrates import score_episode
+from disputelab.protocols.roundtable.evaluation.socrates import score_episode
 from disputelab.scenario import Scenario, builtin_scenarios, load_scenario
 from disputelab.scenario.library import builtin_ids, builtin_scenario, resolve_scenario
 from disputelab.scenario.schema import SOCRATES_DOMAINS as DOMAINS

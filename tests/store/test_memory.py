@@ -7,8 +7,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from disputelab.agents.settlement.memory import Entry, MemoryBank, MemoryFile
 from disputelab.cli import app
+from disputelab.protocols.settlement.agents.memory import Entry, MemoryBank, MemoryFile
 
 ENTRY = Entry(
     "E",

@@ -22,8 +22,8 @@ from typing import cast
 
 from disputelab.agents.base import Agent, PartyAgent, TurnContext
 from disputelab.agents.thinking import Deliberates
-from disputelab.agents.turns.predictors import PredictsTurns
 from disputelab.episode import Action, Episode, Thought, Turn, TurnChoice
+from disputelab.protocols.roundtable.agents.predictors import PredictsTurns
 from disputelab.protocols.roundtable.turn_taking import ANYONE, boosted, choose
 from disputelab.protocols.session import Session
 from disputelab.protocols.view import PrivateThought, TurnView, add_to

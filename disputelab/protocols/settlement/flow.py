@@ -22,13 +22,13 @@ import time
 from dataclasses import dataclass, field
 
 from disputelab.agents.base import TurnContext, UsageReporter
-from disputelab.agents.settlement.auditor import Audit, audit
-from disputelab.agents.settlement.brief import Brief
-from disputelab.agents.settlement.counsel import Counsel
-from disputelab.agents.settlement.model import Batna, Side, other
-from disputelab.agents.settlement.staff import LegalAid, RuleMediator
 from disputelab.episode import Action, Intervention, Outcome, Signal, Status
 from disputelab.protocols.session import Session
+from disputelab.protocols.settlement.agents.auditor import Audit, audit
+from disputelab.protocols.settlement.agents.brief import Brief
+from disputelab.protocols.settlement.agents.counsel import Counsel
+from disputelab.protocols.settlement.agents.model import Batna, Side, other
+from disputelab.protocols.settlement.agents.staff import LegalAid, RuleMediator
 
 AUDITOR = UsageReporter()  # the rule auditor calls no model
 SAME_OFFER = 0.01  # offers within 1 % of each other are the same core terms (spec 3)

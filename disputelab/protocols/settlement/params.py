@@ -7,9 +7,9 @@ from typing import Literal, cast
 
 from pydantic import Field, field_validator, model_validator
 
-from disputelab.agents.settlement.model import Side, Weights
-from disputelab.agents.settlement.redteam import LEVELS, MODES
 from disputelab.protocols.base import ProtocolParams
+from disputelab.protocols.settlement.agents.model import Side, Weights
+from disputelab.protocols.settlement.agents.redteam import LEVELS, MODES
 
 
 class SettlementParams(ProtocolParams):

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 
 from disputelab.agents.base import PublicTurn, TurnContext
-from disputelab.agents.bilateral.moderator import LexiconDetector, RuleModerator
-from disputelab.agents.bilateral.norms import Category, read_tone
-from disputelab.agents.bilateral.remediators import TemplateRemediator
-from disputelab.agents.bilateral.rule import BuyerTraits, RuleBargainer
 from disputelab.episode import Action, Episode, Status
 from disputelab.protocols.base import get_protocol
-from disputelab.protocols.bilateral import VIOLATION
+from disputelab.protocols.bilateral.agents.moderator import LexiconDetector, RuleModerator
+from disputelab.protocols.bilateral.agents.norms import Category, read_tone
+from disputelab.protocols.bilateral.agents.remediators import TemplateRemediator
+from disputelab.protocols.bilateral.agents.rule import BuyerTraits, RuleBargainer
+from disputelab.protocols.bilateral.protocol import VIOLATION
 from disputelab.protocols.play import play
 from disputelab.scenario.schema import Scenario
 from tests.helpers import scenario
@@ -181,7 +181,7 @@ def test_a_bilateral_spec_takes_the_price_built_ins_a_pattern_matches() -> None:
 
 @pytest.mark.parametrize("sid", ["product-sale", "housing-rent", "salary"])
 def test_the_price_built_ins_open_below_the_gap_and_leave_a_zone_of_agreement(sid: str) -> None:
-    from disputelab.agents.bilateral.market import Market
+    from disputelab.protocols.bilateral.agents.market import Market
 
     m = Market.of(scenario(sid))
     assert m.buyer_start < m.seller_start

@@ -12,12 +12,12 @@ import pytest
 
 from disputelab.agents.base import PublicTurn, TurnContext
 from disputelab.agents.registry import build_agent, build_parties
-from disputelab.agents.settlement.brief import read, with_terms
-from disputelab.agents.settlement.counsel import RuleCounsel
 from disputelab.episode import Action, Episode, Status
-from disputelab.evaluation.settlement import score_settlement
 from disputelab.protocols.base import get_protocol
 from disputelab.protocols.play import play
+from disputelab.protocols.settlement.agents.brief import read, with_terms
+from disputelab.protocols.settlement.agents.counsel import RuleCounsel
+from disputelab.protocols.settlement.evaluation import score_settlement
 from disputelab.scenario.library import builtin_scenarios
 from disputelab.scenario.schema import Scenario
 

@@ -1,0 +1,179 @@
+"""SettleAgent's metrics on a settlement episode, read off its structure (no judge).
+
+- `success` (SR): 1 when the episode ends in a signed agreement within the round limit.
+- `acc10`, `acc20`, `acc30` (Acc@tau, settled-only, as the paper): for a settled episode, 1
+  when the agreed amount is within tau of the known judgment (|A - A*| / A* <= tau); a
+  settled episode with no readable amount counts as a miss (0); an unsettled one is
+  undefined (NaN), so a table's mean divides by the settled episodes.
+- `sr_acc10`, `sr_acc20`, `sr_acc30` (SR x Acc@tau): the same hit over every episode, an
+  unsettled one counting 0, so the mean is the unconditional rate.
+- `rounds`: counsel turns to settlement (undefined without one).
+- `violations`: compliance violations the auditor found during the episode (0 without an
+  auditor: nobody looked).
+- `risky_agreement`: a signed agreement that the auditor's rules would veto, checked after
+  the fact whatever the system (catches what an auditor-less system let through).
+- `surplus`: the tested side's surplus over its BATNA reservation divided by the ZOPA
+  width; 0 without agreement (it keeps its outside option).
+- `worse_than_batna`: a signed agreement leaving some side below its BATNA reservation.
+"""
+
+from __future__ import annotations
+
+import math
+
+from disputelab.episode import Episode, Status
+from disputelab.evaluation.metrics import MetricResult
+from disputelab.evaluation.registry import (
+    EpisodeToScore,
+    Evaluator,
+    ScoringContext,
+    register_evaluator,
+)
+from disputelab.protocols.settlement.agents.auditor import audit
+from disputelab.protocols.settlement.agents.brief import terms_in
+from disputelab.protocols.settlement.agents.model import (
+    SIDES,
+    Batna,
+    Side,
+    normalised_surplus,
+    within,
+)
+from disputelab.scenario.schema import Scenario
+
+EVALUATOR = "settleagent"
+VERSION = "1"
+TAUS = (0.10, 0.20, 0.30)
+COLUMNS = {"success": "SR", "acc10": "Acc@10%", "acc20": "Acc@20%", "acc30": "Acc@30%"}
+
+
+def _nan(reason: str) -> MetricResult:
+    return MetricResult(math.nan, f"undefined: {reason}")
+
+
+def batna_of(episode: Episode) -> Batna | None:
+    """The BATNA the outcome analyst recorded at PREP, if any."""
+    for t in episode.turns:
+        if t.speaker == "outcome" and t.intervention is not None and t.intervention.proposal:
+            b = t.intervention.proposal
+            return Batna(
+                float(b["expected_award"]),
+                float(b["p_win"]),
+                float(b["cost_plaintiff"]),
+                float(b["cost_defendant"]),
+                b.get("source", "analyst"),
+            )
+    return None
+
+
+def tested_side(episode: Episode) -> Side | None:
+    for t in episode.turns:
+        if t.speaker == "clerk" and t.intervention is not None:
+            side = t.intervention.proposal.get("tested")
+            return side if side in SIDES else None
+    return None
+
+
+def signed_clauses(episode: Episode) -> tuple[str, ...]:
+    for t in reversed(episode.turns):
+        if t.speaker == "system" and t.stage == "verify" and t.text.startswith("Agreement signed"):
+            return terms_in(t.text)
+    return ()
+
+
+def accuracy(
+    settled: bool, amount: float | None, reference: float | None, tau: float
+) -> tuple[float, float]:
+    """(settled-only hit, unconditional hit) for one episode; NaN where undefined."""
+    if reference is None or reference <= 0:
+        return math.nan, math.nan
+    if not settled:
+        return math.nan, 0.0
+    hit = 1.0 if amount is not None and within(amount, reference, tau) else 0.0
+    return hit, hit
+
+
+def score_settlement(episode: Episode, scenario: Scenario) -> dict[str, MetricResult]:
+    outcome = episode.outcome
+    if outcome is None:
+        return {"success": _nan("the episode has no outcome")}
+    settled = outcome.status is Status.RESOLVED
+    term = scenario.terms[0] if scenario.terms else None
+    amount = outcome.amounts.get(term.id) if term is not None else None
+    reference = term.reference if term is not None else None
+    out = {
+        "success": MetricResult(
+            1.0 if settled else 0.0, f"{outcome.status.value}: {outcome.stop_reason}"
+        )
+    }
+    for tau in TAUS:
+        name = f"acc{round(tau * 100)}"
+        cond, uncond = accuracy(settled, amount, reference, tau)
+        why = (
+            "no known judgment amount"
+            if reference is None
+            else "not settled"
+            if not settled
+            else "no readable amount: a miss"
+            if amount is None
+            else f"agreed {amount:,.2f} vs judgment {reference:,.2f}"
+        )
+        out[name] = MetricResult(cond, why if not math.isnan(cond) else f"undefined: {why}")
+        out[f"sr_{name}"] = MetricResult(
+            uncond, why if not math.isnan(uncond) else f"undefined: {why}"
+        )
+    out["rounds"] = (
+        MetricResult(float(episode.party_turns), "counsel turns to settlement")
+        if settled
+        else _nan("not settled")
+    )
+    found = sum(
+        int(t.intervention.proposal.get("violations", "0"))
+        for t in episode.turns
+        if t.speaker == "auditor" and t.intervention is not None
+    )
+    out["violations"] = MetricResult(float(found), "violations the auditor found")
+    out.update(_batna_scores(episode, settled, amount))
+    if settled:
+        flag = audit(amount, signed_clauses(episode), scenario.language).flag
+        out["risky_agreement"] = MetricResult(
+            1.0 if flag == "veto" else 0.0, f"post-hoc audit: {flag}"
+        )
+    else:
+        out["risky_agreement"] = _nan("not settled")
+    return out
+
+
+def _batna_scores(episode: Episode, settled: bool, amount: float | None) -> dict[str, MetricResult]:
+    batna, side = batna_of(episode), tested_side(episode)
+    if batna is None or side is None:
+        return {"surplus": _nan("no BATNA recorded"), "worse_than_batna": _nan("no BATNA recorded")}
+    if not settled or amount is None:
+        why = "not settled" if not settled else "no readable amount"
+        return {
+            "surplus": MetricResult(0.0, f"{why}: the outside option, surplus 0"),
+            "worse_than_batna": _nan(why),
+        }
+    s = normalised_surplus(amount, side, batna)
+    worse = any(normalised_surplus(amount, k, batna) < 0 for k in SIDES)
+    return {
+        "surplus": MetricResult(s, f"{side}'s surplus over BATNA / ZOPA width"),
+        "worse_than_batna": MetricResult(
+            1.0 if worse else 0.0, "a side below its BATNA" if worse else "no side below its BATNA"
+        ),
+    }
+
+
+async def _score(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
+    return score_settlement(item.episode, item.scenario)
+
+
+register_evaluator(
+    Evaluator(
+        EVALUATOR,
+        VERSION,
+        "SettleAgent's SR, Acc@10/20/30 (settled-only and x SR), rounds, "
+        "compliance violations and surplus over BATNA",
+        _score,
+        on_demand=False,
+    )
+)

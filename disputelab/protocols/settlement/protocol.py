@@ -1,0 +1,332 @@
+"""The settlement protocol (SettleAgent): bilateral settlement bargaining in the shadow of
+the law, with a clerk, an outcome analyst (BATNA), planning counsel, a compliance auditor,
+legal aid for the weaker side, an optional mediator and a red team.
+
+The scenario's first party is the plaintiff (the payee), its second the defendant; its
+first numeric term is the amount bargained over (`reference` holds the known judgment,
+hidden from every agent unless `batna_source: judgment`). Clause topics, if any, are
+settled alongside the amount. The `counsel` seat holds the method under test and plays
+the `side` party; the `parties` seat plays the other side (rule Boulware/Conceder, a
+model, or the red team), so every method meets the same opponents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from disputelab.agents.base import Agent
+from disputelab.episode import Episode, Intervention, Outcome
+from disputelab.protocols.base import (
+    DisputeProtocol,
+    ProtocolParams,
+    ReportLayout,
+    Seat,
+    protocol,
+)
+from disputelab.protocols.session import Session
+from disputelab.protocols.settlement.agents.brief import Brief, opponent_of, sides
+from disputelab.protocols.settlement.agents.counsel import Counsel, RuleCounsel
+from disputelab.protocols.settlement.agents.kinds import (
+    SETTLEMENT_COUNSEL,
+    SETTLEMENT_MEDIATOR,
+    SETTLEMENT_PARTY,
+)
+from disputelab.protocols.settlement.agents.llm_counsel import LLMCounsel, ModelProposer
+from disputelab.protocols.settlement.agents.memory import MemoryBank, MemoryFile
+from disputelab.protocols.settlement.agents.model import Batna, Side
+from disputelab.protocols.settlement.agents.planner import PlanConfig, PlanningCounsel
+from disputelab.protocols.settlement.agents.redteam import MODES, RedTeamCounsel
+from disputelab.protocols.settlement.agents.staff import (
+    AnalystSettings,
+    Clerk,
+    LegalAid,
+    OutcomeAnalyst,
+    RuleMediator,
+    estimate_batna,
+    text,
+    vulnerable_side,
+)
+from disputelab.protocols.settlement.flow import Bargaining, Table
+from disputelab.protocols.settlement.params import SettlementParams
+from disputelab.scenario.schema import NumericTerm, Scenario
+
+
+def amount_term(scenario: Scenario) -> NumericTerm:
+    if not scenario.terms:
+        raise ValueError(
+            f"the settlement protocol needs a numeric amount term; {scenario.id} has none"
+        )
+    return scenario.terms[0]
+
+
+def make_brief(
+    scenario: Scenario,
+    pid: str,
+    side: Side,
+    ids: Mapping[str, Side],
+    term: NumericTerm,
+    batna: Batna,
+    p: SettlementParams,
+    vulnerable: Side | None,
+) -> Brief:
+    party = scenario.party(pid)
+    legal = scenario.legal
+    return Brief(
+        side=side,
+        party_id=pid,
+        opponent_id=opponent_of(side, ids),
+        term_id=term.id,
+        target=term.targets[pid],
+        reservation=term.reservations.get(pid, batna.reservation(side)),
+        batna=batna,
+        rounds=p.round_limit,
+        opens=p.opener == side,
+        language=scenario.language,
+        vulnerable=vulnerable,
+        dispute_type=legal.dispute_type if legal else scenario.domain,
+        issues=tuple(legal.points_of_contention) if legal else (),
+        rankings={t: tuple(pref.ranking) for t, pref in party.preferences.items()},
+        labels={f"{t.id}/{o.id}": o.label for t in scenario.topics for o in t.options},
+    )
+
+
+@protocol
+class Settlement(DisputeProtocol):
+    """PREP (clerk, BATNA), BARG (alternating offers), VERIFY (audit, sign)."""
+
+    name = "settlement"
+    summary = "bilateral legal settlement: BATNA, planning counsel, compliance audit, red team"
+    Params = SettlementParams
+    seats = (
+        Seat("parties", SETTLEMENT_PARTY, per_party=True, default="rule", default_with_model="llm"),
+        Seat(
+            "counsel",
+            SETTLEMENT_COUNSEL,
+            optional=True,
+            default="mcts",
+            default_with_model="llm-mcts",
+        ),
+        Seat(
+            "mediator",
+            SETTLEMENT_MEDIATOR,
+            optional=True,
+            default="rule",
+            default_with_model="rule",
+        ),
+    )
+    evaluators = ("settleagent",)
+    report: ClassVar[ReportLayout] = ReportLayout(
+        "metrics (SettleAgent)", "disputelab.protocols.settlement.tables:settlement_markdown"
+    )
+
+    async def play(
+        self, session: Session, seated: Mapping[str, Agent | None], params: ProtocolParams
+    ) -> Outcome:
+        assert isinstance(params, SettlementParams)
+        table, bank = self._prep(session, seated, params)
+        try:
+            return await Bargaining(table).play()
+        finally:
+            if bank is not None and params.memory == "store":
+                bank.flush()
+
+    def _prep(
+        self, session: Session, seated: Mapping[str, Agent | None], p: SettlementParams
+    ) -> tuple[Table, MemoryBank | None]:
+        sc = session.scenario
+        ids = sides(sc)
+        term = amount_term(sc)
+        batna = estimate_batna(
+            term, ids, AnalystSettings(p.award_share, p.p_win, p.cost_share), p.batna_source
+        )
+        x = text(sc.language)
+        by_side: dict[str, str] = {side: pid for pid, side in ids.items()}
+        clerk = Clerk()
+        session.seat_spoke(
+            "clerk",
+            clerk,
+            Intervention(clerk.digest(sc), {**by_side, "tested": p.side}),
+            0.0,
+            "prep",
+            speaker="clerk",
+            turn_role="system",
+        )
+        report = OutcomeAnalyst().report(batna, sc.language, term.unit)
+        report = Intervention(report.utterance, _batna_fields(batna), report.thought)
+        session.seat_spoke(
+            "outcome", OutcomeAnalyst(), report, 0.0, "prep", speaker="outcome", turn_role="system"
+        )
+        counsel = self._counsel(session, seated, p, ids)
+        vulnerable = vulnerable_side(sc, ids)
+        bank = self._memory(session, p)
+        for side, agent in counsel.items():
+            brief = make_brief(sc, by_side[side], side, ids, term, batna, p, vulnerable)
+            self._seat(agent, brief, sc, term.unit, report.utterance, p, bank, clerk)
+        tested = counsel[p.tested()]
+        mediator = seated.get("mediator")
+        if isinstance(mediator, RuleMediator):
+            move = mediator.init_issues([t.name for t in sc.topics], sc.language)
+            session.seat_spoke("mediator", mediator, move, 0.0, "prep")
+        aid = LegalAid() if tested.uses_aid and vulnerable is not None else None
+        if aid is not None:
+            session.seat_spoke(
+                "legal-aid", aid, Intervention(x["brief_aid"]), 0.0, "prep", speaker="legal-aid"
+            )
+        table = Table(
+            session,
+            counsel,
+            p.tested(),
+            batna,
+            term.id,
+            term.unit,
+            p.round_limit,
+            p.first(),
+            p.stall_turns,
+            tested.uses_auditor,
+            aid,
+            mediator if isinstance(mediator, RuleMediator) else None,
+            vulnerable,
+        )
+        return table, bank if isinstance(tested, PlanningCounsel) else None
+
+    def _counsel(
+        self,
+        session: Session,
+        seated: Mapping[str, Agent | None],
+        p: SettlementParams,
+        ids: Mapping[str, Side],
+    ) -> dict[Side, Counsel]:
+        out: dict[Side, Counsel] = {}
+        for agent in session.parties:
+            if not isinstance(agent, Counsel):
+                raise TypeError(
+                    f"party {agent.party_id} is not a settlement counsel; use a "
+                    "settlement party kind"
+                )
+            out[ids[agent.party_id]] = agent
+        method = seated.get("counsel")
+        if isinstance(method, Counsel):
+            method.party_id = out[p.tested()].party_id
+            out[p.tested()] = method
+        return out
+
+    def _memory(self, session: Session, p: SettlementParams) -> MemoryBank:
+        root = getattr(session, "store_dir", None)
+        if p.memory == "store" and root is not None:
+            store = MemoryFile(root)
+            return MemoryBank(store.load(), store)
+        return MemoryBank()
+
+    def _seat(
+        self,
+        agent: Counsel,
+        brief: Brief,
+        sc: Scenario,
+        unit: str,
+        batna_text: str,
+        p: SettlementParams,
+        bank: MemoryBank,
+        clerk: Clerk,
+    ) -> None:
+        from dataclasses import replace
+
+        brief = replace(brief, text=clerk.role_brief(sc, brief, unit))
+        strategy = sc.party(brief.party_id).persona.strategy
+        if isinstance(agent, PlanningCounsel):
+            agent.prepare(brief, unit, strategy, sc.id)
+            config = PlanConfig(
+                p.candidates,
+                p.simulations,
+                p.rollout_rounds,
+                p.ucb_c,
+                p.ucb_eps,
+                p.weights(),
+                p.max_model_calls,
+            )
+            agent.configure(config, bank)
+            if isinstance(agent.proposer, ModelProposer):
+                agent.proposer.batna_text = batna_text
+        elif isinstance(agent, RuleCounsel):
+            agent.prepare(brief, unit, strategy)
+        else:
+            agent.prepare(brief, unit)
+        if isinstance(agent, LLMCounsel):
+            agent.batna_text = batna_text
+        if isinstance(agent, RedTeamCounsel):
+            agent.modes = tuple(m for m in MODES if m in p.modes())
+            agent.state.levels = dict.fromkeys(MODES, p.level())
+
+    def scenario_problem(self, scenario: Scenario) -> str | None:
+        """A settlement needs a legal claim, two parties and an amount term; topics are
+        optional. Without a legal context the trial it weighs against (the expected award,
+        the costs) would be invented: a salary or a sale is bargained, not litigated."""
+        if scenario.legal is None:
+            return (
+                f"the {self.name} protocol settles a legal claim against the prospect of trial "
+                f"and scenario {scenario.id} has no legal context; bargain over its amount "
+                "with --protocol bilateral"
+            )
+        if len(scenario.parties) != 2:
+            return (
+                f"the {self.name} protocol needs exactly two parties (plaintiff, defendant); "
+                f"scenario {scenario.id} has {len(scenario.parties)}"
+            )
+        if not scenario.terms:
+            return (
+                f"the {self.name} protocol bargains over an amount and scenario "
+                f"{scenario.id} has no numeric term"
+            )
+        missing = [p.id for p in scenario.parties if p.id not in scenario.terms[0].targets]
+        if missing:
+            return (
+                f"scenario {scenario.id}: term {scenario.terms[0].id} gives no target for "
+                f"{', '.join(missing)}; the {self.name} protocol needs each side's opening "
+                "amount (the claim and the admitted amount)"
+            )
+        return None
+
+    def max_calls(self, params: ProtocolParams, n_parties: int) -> dict[str, int]:
+        assert isinstance(params, SettlementParams)
+        own = (params.round_limit + 1) // 2
+        return {"parties": own, "counsel": own * max(params.max_model_calls, 1)}
+
+    def turn_limit_note(self) -> str:
+        return f"a {self.name} session lasts --round-limit counsel turns"
+
+    def details(self, episode: Episode) -> list[tuple[str, str]]:
+        lines: list[tuple[str, str]] = []
+        for t in episode.turns:
+            if t.speaker == "outcome" and t.intervention is not None:
+                b = t.intervention.proposal
+                lines.append(
+                    (
+                        "BATNA",
+                        f"J {float(b['expected_award']):,.0f}, p_win {b['p_win']}, "
+                        f"ZOPA [{float(b['reservation_plaintiff']):,.0f}, "
+                        f"{float(b['reservation_defendant']):,.0f}] ({b['source']})",
+                    )
+                )
+            if t.speaker == "auditor":
+                lines.append(("audit", t.text.splitlines()[0]))
+        if episode.outcome is not None and episode.outcome.amounts:
+            lines.append(
+                (
+                    "settled amount",
+                    ", ".join(f"{k}={v:,.2f}" for k, v in episode.outcome.amounts.items()),
+                )
+            )
+        return lines
+
+
+def _batna_fields(b: Batna) -> dict[str, str]:
+    """The BATNA as the outcome turn records it, for the evaluator and the report."""
+    return {
+        "expected_award": repr(b.expected_award),
+        "p_win": repr(b.p_win),
+        "cost_plaintiff": repr(b.cost_plaintiff),
+        "cost_defendant": repr(b.cost_defendant),
+        "reservation_plaintiff": repr(b.reservation("plaintiff")),
+        "reservation_defendant": repr(b.reservation("defendant")),
+        "source": b.source,
+    }

@@ -1,0 +1,170 @@
+"""Settlement-experiment tables in the layout of SettleAgent's Tables 1-3.
+
+- Methods x metrics (Table 1; Table 2 when the opponents are the red team): one row per
+  counsel method, SR (fraction), Acc@10/20/30 (% of settled episodes) and, beside the
+  paper's columns, SR x Acc@tau (% of all episodes), surplus over BATNA, rounds to
+  settlement and compliance violations found.
+- Ablations (Table 3): rows w/o Compliance, w/o Aid, w/o Tree, w/o RoT and the full
+  system, on SR and Acc@10/20/30 (w/o Tree is the direct counsel: without a tree there is
+  nothing for RoT to reflect on either).
+- Planning against direct: the paired difference (MCTS minus direct, same case and
+  replicate) in SR, surplus and SR x Acc@20 with its cluster-bootstrap CI.
+
+Cells are mean ± the half-width of a 95% CI from a cluster bootstrap over cases; markers
+compare a row with the reference row (direct counsel in the methods table, the full
+system in the ablations) with tests paired by case and replicate (McNemar on SR when each
+case has one replicate, else Wilcoxon on case means), Holm-adjusted across the table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any
+
+from disputelab.evaluation.averaging import reason_of
+from disputelab.evaluation.inference import Key, cluster_bootstrap_ci, paired_scenario_test
+from disputelab.protocols.settlement.evaluation import EVALUATOR
+from disputelab.store.sqlite import Store
+from disputelab.tables.cells import NOT_SCORED, Markers, Undefined, estimate, estimate_text
+
+Cells = dict[str, dict[Key, dict[str, float]]]  # method -> (case, replicate) -> metric -> value
+Why = dict[str, dict[Key, dict[str, str]]]
+PAPER = ("success", "acc10", "acc20", "acc30")
+EXTRA = ("sr_acc10", "sr_acc20", "sr_acc30", "surplus", "rounds", "violations")
+HEADERS = {
+    "success": "SR↑",
+    "acc10": "Acc@10%↑",
+    "acc20": "Acc@20%↑",
+    "acc30": "Acc@30%↑",
+    "sr_acc10": "SR×Acc@10↑",
+    "sr_acc20": "SR×Acc@20↑",
+    "sr_acc30": "SR×Acc@30↑",
+    "surplus": "surplus/ZOPA↑",
+    "rounds": "rounds↓",
+    "violations": "violations",
+}
+PERCENT = {"acc10", "acc20", "acc30", "sr_acc10", "sr_acc20", "sr_acc30"}
+ABLATION_ROWS = (
+    ("w/o Compliance", "mcts-no-auditor"),
+    ("w/o Aid", "mcts-no-aid"),
+    ("w/o Tree", "direct"),
+    ("w/o RoT", "mcts-no-memory"),
+    ("Ours (full)", "mcts"),
+)
+
+
+def settlement_cells(store: Store, run_id: str) -> tuple[Cells, Why]:
+    cells: Cells = defaultdict(dict)
+    why: Why = defaultdict(lambda: defaultdict(dict))
+    for eid in sorted(store.complete_episode_ids(run_id)):
+        parts = eid.split("/")
+        if len(parts) != 5:
+            continue
+        _, sid, _cond, method, rep = parts
+        key = (sid, int(rep.removeprefix("r")))
+        values: dict[str, float] = {}
+        for s in store.scores(eid):
+            if s.evaluator != EVALUATOR:
+                continue
+            values[s.metric] = s.value * (100 if s.metric in PERCENT else 1)
+            if math.isnan(s.value):
+                why[method][key][s.metric] = reason_of(s.explanation)
+        cells[method][key] = values
+    return cells, why
+
+
+def _values(cell: dict[Key, dict[str, float]], metric: str) -> dict[Key, float]:
+    return {k: v.get(metric, math.nan) for k, v in cell.items()}
+
+
+def _cell(
+    cells: Cells,
+    why: Why,
+    method: str,
+    metric: str,
+    ref: str | None,
+    marks: Markers,
+    undefined: Undefined,
+) -> str:
+    cell = cells.get(method)
+    if not cell:
+        return "-"
+    xs = _values(cell, metric)
+    fmt = ".2f" if metric in ("success", "surplus") else ".1f" if metric != "violations" else ".2f"
+    text = estimate_text(estimate(xs), fmt)
+    other = cells.get(ref or "")
+    if other and ref != method and text != "-" and set(other) == set(cell):
+        text += marks.mark(
+            paired_scenario_test(xs, _values(other, metric), binary=metric == "success")
+        )
+    missing = [
+        why[method].get(k, {}).get(metric, NOT_SCORED) for k, x in xs.items() if math.isnan(x)
+    ]
+    return text + undefined.note(missing)
+
+
+def _table(
+    cells: Cells, why: Why, rows: list[tuple[str, str]], metrics: tuple[str, ...], ref: str | None
+) -> list[str]:
+    marks, undefined = Markers(), Undefined()
+    lines = [
+        "| Method | " + " | ".join(HEADERS[m] for m in metrics) + " |",
+        "|---" * (len(metrics) + 1) + "|",
+    ]
+    for label, method in rows:
+        row = [_cell(cells, why, method, m, ref, marks, undefined) for m in metrics]
+        lines.append(f"| {label} | " + " | ".join(row) + " |")
+    lines = marks.resolve(lines)
+    return [*lines, "", *(n for n in (marks.footnote(), undefined.footnote()) if n)]
+
+
+def planning_difference(cells: Cells, planner: str, direct: str) -> list[str]:
+    """MCTS minus direct, paired by case and replicate, with cluster-bootstrap CIs."""
+    a, b = cells.get(planner), cells.get(direct)
+    if not a or not b:
+        return []
+    lines = [f"| metric | {planner} − {direct} (95% CI) | paired test p |", "|---|---|---|"]
+    for metric in ("success", "surplus", "sr_acc20"):
+        keys = sorted(set(a) & set(b))
+        diffs = [(k, a[k].get(metric, math.nan) - b[k].get(metric, math.nan)) for k in keys]
+        est = cluster_bootstrap_ci([d for _, d in diffs], [k[0] for k, _ in diffs])
+        test = paired_scenario_test(
+            _values(a, metric), _values(b, metric), binary=metric == "success"
+        )
+        ci = "-" if math.isnan(est.mean) else f"{est.mean:+.3f} [{est.low:+.3f}, {est.high:+.3f}]"
+        lines.append(f"| {HEADERS[metric]} | {ci} | {test.p_value:.3g} ({test.test}, n={test.n}) |")
+    return lines
+
+
+def settlement_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
+    """Tables 1-3 in the paper's layout, as far as the experiment's design reaches."""
+    cells, why = settlement_cells(store, run_id)
+    methods = [m for m in (config.get("mediators") or list(cells)) if m in cells]
+    red = str(config.get("parties", "")) == "redteam"
+    prefix = "llm-" if any(m.startswith("llm-") for m in methods) else ""
+    direct = f"{prefix}direct" if f"{prefix}direct" in cells else None
+    main = [(m, m) for m in methods if "-no-" not in m]
+    title = (
+        "Table 2 layout: under red-team stress testing"
+        if red
+        else "Table 1 layout: negotiation performance"
+    )
+    out = [f"# Experiment `{run_id}` (settlement)", "", f"## {title}", ""]
+    out += _table(cells, why, main, PAPER + EXTRA, direct)
+    ablations = [(label, prefix + m) for label, m in ABLATION_ROWS if prefix + m in cells]
+    if len(ablations) > 2:
+        out += ["", "## Table 3 layout: ablation study", ""]
+        out += _table(cells, why, ablations, PAPER, prefix + "mcts")
+    if direct and prefix + "mcts" in cells:
+        out += ["", "## Planning against direct counsel (paired by case and replicate)", ""]
+        out += planning_difference(cells, prefix + "mcts", direct)
+    out += [
+        "",
+        "SR is a fraction; Acc@τ is the percentage of *settled* episodes within τ of the "
+        "known judgment (a settled episode without a readable amount is a miss); SR×Acc@τ is "
+        "the percentage of all episodes. Cells: mean ± half-width of the 95% CI from a "
+        "cluster bootstrap over cases; † p < 0.05, †† p < 0.01 against the reference row "
+        "(direct counsel; the full system in Table 3), Holm-adjusted within each table.",
+    ]
+    return "\n".join(out) + "\n"

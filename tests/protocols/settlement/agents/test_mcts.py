@@ -1,0 +1,97 @@
+"""UCB selection, incremental-mean backup and the root decision on hand-built trees, and
+a search on a toy game whose best move is known."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Hashable
+from typing import Any, ClassVar
+
+import pytest
+
+from disputelab.protocols.settlement.agents.mcts import (
+    Edge,
+    Node,
+    backup,
+    best_action,
+    search,
+    select,
+    ucb,
+)
+
+
+def test_ucb_adds_an_exploration_bonus_that_shrinks_with_visits() -> None:
+    assert ucb(0.5, 10, 2, 1.0, 1e-6) == pytest.approx(0.5 + math.sqrt(math.log(10) / 2))
+    assert ucb(0.5, 10, 8, 1.0, 1e-6) < ucb(0.5, 10, 2, 1.0, 1e-6)
+    assert ucb(0.5, 10, 2, 0.0, 1e-6) == 0.5  # c = 0: pure exploitation
+
+
+def test_select_tries_every_action_once_then_maximises_ucb() -> None:
+    node = Node("s", ("a", "b", "c"))
+    node.edges["a"] = Edge(visits=1, q=0.9)
+    assert select(node, 1.0, 1e-6) == "b"  # b is untried
+    node.edges["b"] = Edge(visits=5, q=0.6)
+    node.edges["c"] = Edge(visits=1, q=0.1)
+    node.visits = 7
+    # a: 0.9 + sqrt(ln7/1) = 2.295; b: 0.6 + sqrt(ln7/5) = 1.224; c: 0.1 + 1.395 = 1.495
+    assert select(node, 1.0, 1e-6) == "a"
+    assert select(node, 0.0, 1e-6) == "a"
+
+
+def test_backup_updates_counts_and_the_incremental_mean_along_the_path() -> None:
+    root, child = Node("r", ("x", "y")), Node("c", ("u",))
+    path = [(root, "x"), (child, "u")]
+    backup(path, 1.0)
+    backup(path, 0.0)
+    backup(path, 0.5)
+    assert root.visits == 3 and root.edges["x"].visits == 3
+    assert root.edges["x"].q == pytest.approx(0.5)
+    assert child.edges["u"].q == pytest.approx(0.5)
+    assert root.edges["y"].visits == 0
+
+
+def test_the_root_decision_is_the_highest_value_not_the_most_visited() -> None:
+    root = Node("r", ("a", "b"))
+    root.edges["a"] = Edge(visits=9, q=0.6)
+    root.edges["b"] = Edge(visits=2, q=0.7)
+    assert best_action(root) == "b"
+    assert best_action(Node("r", ("only",))) == "only"
+
+
+class Bandit:
+    """A one-step game: each action ends it with a noisy value around a known mean."""
+
+    means: ClassVar[dict[str, float]] = {"low": 0.2, "mid": 0.5, "high": 0.8}
+
+    def actions(self, state: Any) -> tuple[Hashable, ...]:
+        return tuple(self.means) if state == "start" else ()
+
+    def step(self, state: Any, action: Hashable, rng: random.Random) -> tuple[Hashable, Any]:
+        return "end", ("end", action, rng.uniform(-0.1, 0.1))
+
+    def terminal(self, state: Any) -> bool:
+        return state != "start"
+
+    def rollout(self, state: Any, rng: random.Random) -> Any:
+        return state
+
+    def value(self, final: Any) -> float:
+        _, action, noise = final
+        return self.means[action] + noise
+
+
+def test_search_finds_the_best_action_and_reports_one_leaf_per_simulation() -> None:
+    root, leaves = search(Bandit(), "start", 30, random.Random(0))
+    assert best_action(root) == "high"
+    assert len(leaves) == 30
+    assert root.visits == 30
+    assert {leaf.first_action for leaf in leaves} == {"low", "mid", "high"}
+    # UCB spends most simulations on the best arm.
+    assert root.edges["high"].visits > root.edges["low"].visits
+
+
+def test_search_tries_every_root_action_even_with_fewer_simulations() -> None:
+    root, leaves = search(Bandit(), "start", 1, random.Random(0))
+    assert all(root.edges[a].visits == 1 for a in root.actions)
+    assert len(leaves) == 3
