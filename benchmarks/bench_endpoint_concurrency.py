@@ -30,8 +30,9 @@ from pathlib import Path
 from machine import machine_line
 
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub, Profile
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.store.sqlite import Store
 
 SERVER = """
@@ -70,7 +71,7 @@ def run_once(
 
         async def go() -> None:
             try:
-                await run_experiment(store, spec, Path(tmp), hub)
+                await run_experiment(store, plan_experiment(spec, base=Path(tmp)), hub)
             finally:
                 await hub.aclose()
 

@@ -30,8 +30,9 @@ from machine import machine_line
 from disputelab.agents.registry import build_agent, build_parties
 from disputelab.episode import Episode, Turn
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.protocols.play import play
 from disputelab.protocols.roundtable.agents import MEDIATOR
 from disputelab.scenario import builtin_scenarios
@@ -63,7 +64,7 @@ def time_experiment(spec: ExperimentSpec) -> tuple[float, float, int, int]:
         store = Store(tmp)
         hub = ModelHub(Path(tmp) / "cache.sqlite")
         t0, c0 = time.perf_counter(), time.process_time()
-        summary = asyncio.run(run_experiment(store, spec, Path(tmp), hub))
+        summary = asyncio.run(run_experiment(store, plan_experiment(spec, base=Path(tmp)), hub))
         seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
         turns = int(
             store.db.execute("SELECT COALESCE(SUM(count), 0) FROM turn_chunks").fetchone()[0]

@@ -30,8 +30,9 @@ from typing import Any
 from machine import machine_line
 
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.report.html import run_html
 from disputelab.store.sqlite import Store
 
@@ -54,7 +55,9 @@ def spec(replicates: int) -> ExperimentSpec:
 
 def build(root: Path, replicates: int) -> tuple[Store, int]:
     store = Store(root)
-    summary = asyncio.run(run_experiment(store, spec(replicates), root, ModelHub(None)))
+    summary = asyncio.run(
+        run_experiment(store, plan_experiment(spec(replicates), base=root), ModelHub(None))
+    )
     if summary.failed:
         raise SystemExit(f"{summary.failed} episodes failed: {summary.errors[0]}")
     return store, summary.done

@@ -24,8 +24,9 @@ from pathlib import Path
 from machine import machine_line
 
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.store.sqlite import DB_NAME, Store
 
 
@@ -56,7 +57,7 @@ def measure(args: argparse.Namespace, verbose: bool) -> float:
     )
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "runs")
-        asyncio.run(run_experiment(store, spec, Path(tmp), ModelHub(None)))
+        asyncio.run(run_experiment(store, plan_experiment(spec, base=Path(tmp)), ModelHub(None)))
         store.close()
         path = Path(tmp) / "runs" / DB_NAME
         db = sqlite3.connect(path)

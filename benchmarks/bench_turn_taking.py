@@ -31,9 +31,10 @@ from machine import machine_line
 
 from disputelab.agents.registry import build_agent, build_parties
 from disputelab.episode import Episode
-from disputelab.experiments.episodes import Cast, run_single
+from disputelab.experiments.episodes import run_single
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import Scripted, fake_openai, fill
+from disputelab.plan.cast import Cast
 from disputelab.protocols.base import get_protocol
 from disputelab.protocols.play import play
 from disputelab.protocols.roundtable.agents import MEDIATOR, TURN_PREDICTOR

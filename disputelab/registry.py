@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator
 from importlib.metadata import entry_points
 from typing import Generic, TypeVar
 
+from disputelab.errors import DisputelabError
+
 T = TypeVar("T")
 
 PLUGIN_GROUP = "disputelab.plugins"
@@ -82,7 +84,7 @@ def load_plugins() -> None:
     PLUGINS.load()
 
 
-class UnknownPluginError(ValueError):
+class UnknownPluginError(DisputelabError, ValueError):
     """A name no plug-in of that kind was registered under."""
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from disputelab.agents.registry import build_agent, build_parties
 from disputelab.agents.settings import AgentSettings, Disclosure
 from disputelab.episode import Episode, Turn
-from disputelab.experiments.episodes import Cast, RunResult, run_single
+from disputelab.experiments.episodes import RunResult, run_single
+from disputelab.plan.cast import Cast
 from disputelab.protocols.play import play as play_protocol
 from disputelab.protocols.roundtable.agents import MEDIATOR
 from disputelab.scenario import Scenario, builtin_scenarios

@@ -581,9 +581,9 @@ def test_a_yes_no_flag_takes_no_value(tmp_path: Path) -> None:
 
 def test_bad_turn_taking_options_are_usage_errors(tmp_path: Path) -> None:
     store = tmp_path / "runs"
-    assert_usage_failure(invoke(store, "run", "tenancy", "--turn-taking", "loud"))
-    result = invoke(store, "run", "tenancy", "--turn-taking", "motivated", "--thoughts", "0")
-    assert_one_error_line(result, "thoughts")
+    assert_usage_failure(invoke(store, "run", "tenancy", "-P", "turn_taking=loud"))
+    result = invoke(store, "run", "tenancy", "-P", "turn_taking=motivated", "-P", "thoughts=0")
+    assert_one_error_line(result, "--param thoughts")
 
 
 @pytest.mark.skipif(
@@ -671,7 +671,7 @@ def test_run_help_lists_the_kinds_each_option_can_take_and_no_other() -> None:
     mediators = {k for s in seats if s is not None for k in s.kinds()}
     parties = {k for _, p in PROTOCOLS.items() for k in p.party_seat.kinds()}
     assert "lexicon" not in mediators and "lexicon" not in text  # the detector's seat
-    mediator_help = text.split("Mediator: ", 1)[1].split(" (default", 1)[0]
+    mediator_help = text.split("--mediator <str> ", 1)[1].split(" (default", 1)[0]
     assert set(mediator_help.split(", ")) == mediators
-    party_help = text.split("Party agents: ", 1)[1].split(", as the protocol", 1)[0]
+    party_help = text.split("--parties <str> ", 1)[1].split(" (default", 1)[0]
     assert set(party_help.split(", ")) == parties >= {"paraphrase", "boulware", "redteam"}

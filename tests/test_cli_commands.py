@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from disputelab.cli import app
+from disputelab.store.sqlite import Store
 
 runner = CliRunner()
 
@@ -180,21 +181,41 @@ def test_protocols_list_names_each_protocol_with_its_parameters_and_seats() -> N
     assert "behaviour={}" in flat and "Undefined" not in flat
 
 
-def test_run_options_come_from_the_protocols_parameters() -> None:
-    # Wide enough that no help text wraps mid-phrase beside the longest option names.
-    flat = _flat(runner.invoke(app, ["run", "--help"], env={"COLUMNS": "160"}).output)
-    assert "--budget" in flat and "Party-turn budget (roundtable)" in flat
-    assert "--rounds" in flat and "Bargaining rounds (staged)" in flat
-    # the command's own options keep their help beside the generated ones
+def test_run_help_fits_a_screen_in_panels_and_names_no_protocol_parameter() -> None:
+    out = runner.invoke(app, ["run", "--help"], env={"COLUMNS": "100"}).output
+    assert len(out.splitlines()) <= 60, out
+    flat = _flat(out)
+    for panel in ("Case", "Protocol", "Seats and models"):
+        assert f"─ {panel} ─" in flat
+    assert "--budget" in flat and "--param" in flat and "-P" in flat
+    # The parameters are listed by `protocols show`, not one option each.
+    assert "--turn-taking" not in flat and "--rounds" not in flat
     assert "Built-in scenario id or a scenario file" in flat and "Random seed" in flat
+
+
+def test_one_budget_option_sets_each_protocols_turn_budget(tmp_path: Path) -> None:
+    code, out = _run(tmp_path, "run", "tenancy", "--protocol", "staged", "--budget", "2")
+    assert code == 0, out
+    store = Store(tmp_path / "runs")
+    config = store.run_info(store.resolve_run("last"))[1]
+    assert config["rounds"] == 2
+
+
+def test_an_old_parameter_option_still_works_and_says_it_is_deprecated(tmp_path: Path) -> None:
+    code, out = _run(tmp_path, "run", "tenancy", "--protocol", "staged", "--rounds", "2")
+    assert code == 0, out
+    assert "warning: --rounds is deprecated; give --budget N" in _flat(out)
+    store = Store(tmp_path / "runs")
+    assert store.run_info(store.resolve_run("last"))[1]["rounds"] == 2
 
 
 def test_an_option_of_another_protocol_is_ignored_with_a_warning(tmp_path: Path) -> None:
     code, out = _run(tmp_path, "run", "tenancy", "--rounds", "3")
     assert code == 0
-    assert "warning: --rounds applies to staged; the roundtable protocol does not use it" in _flat(
-        out
-    )
+    assert (
+        "warning: --rounds applies to staged; the roundtable protocol does not use it; "
+        "its turn budget (party turns) is --budget"
+    ) in _flat(out)
 
 
 def test_scenarios_list_and_show(tmp_path: Path) -> None:

@@ -117,6 +117,18 @@ def fail_problems(where: str, problems: Iterable[str]) -> NoReturn:
     raise typer.Exit(2)
 
 
+def fail_lines(problems: Iterable[str]) -> NoReturn:
+    """One `error: ...` line per problem (at most MAX_PROBLEM_LINES), then exit 2."""
+    listed = list(problems)
+    for problem in listed[:MAX_PROBLEM_LINES]:
+        line = clip(problem.splitlines()[0] if problem else "", MAX_LINE_CHARS)
+        err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
+    if len(listed) > MAX_PROBLEM_LINES:
+        more = len(listed) - MAX_PROBLEM_LINES
+        err.print(f"[bold red]error:[/] and {more:,} more problems; fix these first")
+    raise typer.Exit(2)
+
+
 def fail_scenario(exc: ScenarioError) -> NoReturn:
     fail_problems(exc.source, exc.problems)
 

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
+from disputelab import api
 from disputelab.cli.common import (
     RUN_HELP,
     ListFormat,
-    check_judges,
     counted,
     err,
     fail,
@@ -25,10 +25,9 @@ from disputelab.cli.common import (
     undefined_reasons,
 )
 from disputelab.cli.progress import ticker
+from disputelab.errors import PlanError
 from disputelab.evaluation.metrics import MetricResult
-from disputelab.evaluation.outcomes import ROUGE_STYLES
-from disputelab.evaluation.registry import EVALUATORS, get_evaluator, on_demand_evaluators
-from disputelab.evaluation.trackers import TRACKERS
+from disputelab.evaluation.registry import get_evaluator, on_demand_evaluators
 from disputelab.store.sqlite import StoreError
 
 if TYPE_CHECKING:
@@ -39,17 +38,6 @@ def _evaluator_help() -> str:
     return "; ".join(f"{n}: {get_evaluator(n).description}" for n in on_demand_evaluators())
 
 
-def _check_names(evaluator: str, tracker: str, rouge: str) -> None:
-    """One line and exit 2 for a name the command does not know."""
-    listed = on_demand_evaluators()
-    if evaluator not in listed:
-        fail(f"unknown evaluator {evaluator!r}; available: {', '.join(listed)}")
-    if tracker not in TRACKERS:
-        fail(f"unknown tracker {tracker!r}; available: {', '.join(TRACKERS)}")
-    if rouge not in ROUGE_STYLES:
-        fail(f"unknown ROUGE-L style {rouge!r}; available: {', '.join(ROUGE_STYLES)}")
-
-
 BertModel = Annotated[
     str,
     typer.Option(
@@ -57,22 +45,8 @@ BertModel = Annotated[
         "local cache (bert-base-chinese for AgentMediation) or a model directory."
     ),
 ]
-
-
-def _check_bertscore(evaluator: str, bert_model: str) -> None:
-    """One line and exit 2 when points-bertscore cannot run: no model named, no library."""
-    from disputelab.protocols.staged.evaluation import bertscore
-
-    if evaluator != bertscore.EVALUATOR:
-        return
-    if not bert_model:
-        fail(
-            f"evaluator {evaluator!r} needs --bert-model NAME ({bertscore.PAPER_MODEL} for "
-            "the paper's setting, or a model directory)"
-        )
-    why = bertscore.bertscore_available()
-    if why is not None:
-        fail(f"evaluator {evaluator!r} cannot run here: {why}")
+# The API's names for what this command calls options.
+OPTIONS = {"judges": "--judge-model", "bert_model": "--bert-model"}
 
 
 def evaluate(
@@ -102,14 +76,13 @@ def evaluate(
     ] = ListFormat.table,
 ) -> None:
     """Re-score a stored run without simulating again; scores are stored beside old ones."""
-    from disputelab.experiments.judging import evaluate_run
     from disputelab.llm.base import ModelError
 
-    _check_names(evaluator, tracker, rouge)
-    _check_bertscore(evaluator, bert_model)
     judges = [j for j in (judge_model or []) if j != "rule"]
-    needs = EVALUATORS.get(evaluator).requires_judge({"tracker": tracker})
-    check_judges(needs, judges, f"evaluator {evaluator!r} needs")
+    try:
+        api.check_evaluation(evaluator, judges, tracker, rouge, bert_model)
+    except PlanError as exc:
+        fail(exc.worded(OPTIONS)[0].replace("bert_model: ", "--bert-model "))
     try:
         run_id = open_store(create=False).resolve_run(run_ref)
     except StoreError as exc:
@@ -122,8 +95,16 @@ def evaluate(
                 progress.plan(total)
             progress.advance()
 
-        work = evaluate_run(
-            open_store(), run_id, evaluator, hub, judges, tracker, scored, rouge, bert_model
+        work = api.evaluate_async(
+            run_id,
+            evaluator,
+            judges=judges,
+            tracker=tracker,
+            rouge=rouge,
+            bert_model=bert_model,
+            store=open_store(),
+            hub=hub,
+            on_scored=scored,
         )
         try:
             results = run_with_models(hub, work)

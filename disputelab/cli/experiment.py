@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import os
 import signal
@@ -15,29 +14,31 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from rich.markup import escape
 
+from disputelab import api
 from disputelab.cli.common import (
     check_models,
     counted,
     err,
     fail,
     fail_problems,
-    library,
     open_models,
     open_store,
     out,
     print_usage,
+    run_with_models,
     state,
     store_option,
     warn,
 )
 from disputelab.cli.progress import ticker
-from disputelab.store.sqlite import StoreError
+from disputelab.errors import DisputelabError
+from disputelab.plan.spec import SpecError
 
 if TYPE_CHECKING:
     from disputelab.experiments.executors import Executor
     from disputelab.experiments.runner import Summary
-    from disputelab.experiments.spec import ExperimentSpec
     from disputelab.llm.models import ModelHub
+    from disputelab.plan.experiment import ExperimentPlan
 
 
 def experiment(
@@ -69,37 +70,44 @@ def experiment(
     ablate: AblateOption = None,
 ) -> None:
     """Run an experiment grid: scenarios x conditions x mediators x replicates."""
-    from disputelab.experiments.spec import SpecError, load_spec
-
     overrides = {"replicates": replicates, "limit_scenarios": limit_scenarios, "ablate": ablate}
     given = {k: v for k, v in overrides.items() if v is not None}
     where = _executor(executor, workers, address)  # before anything is made or recorded
-    try:
-        spec = load_spec(spec_path, given, library())
-    except SpecError as exc:
-        fail_problems(exc.source, exc.problems)
-    for warning in spec.warnings:  # repeats dropped from the grid, say
+    plan = _plan(spec_path, given)
+    for warning in plan.warnings:  # repeats dropped from the grid, say
         warn(str(spec_path), warning)
     if dry_run:
         # As a run would, but a key may be set later: a plan is often sized first.
-        check_models(spec.models.values(), concurrency or spec.concurrency, keys=False)
-        _print_plan(spec, spec_path)
+        check_models(plan.models, concurrency or plan.concurrency, keys=False)
+        _print_plan(plan)
         return
-    hub = open_models(spec.models.values(), concurrency or spec.concurrency)
+    hub = open_models(plan.models, concurrency or plan.concurrency)
     # The handlers stay in place until the interrupt has been reported: a second signal
     # while it is written must still quit with 130, not with Python's default handler.
     failed = 0
     with stop_on_signals() as stop:
-        for grid in _with_ablations(spec):
-            summary = _run(grid, spec_path, hub, resume, concurrency, given, stop, where)
+        for grid in plan.grids():
+            summary = _run(
+                grid, hub, resume, concurrency, _again(spec_path.resolve(), given), stop, where
+            )
             if summary.interrupted:
                 _interrupted(summary, _again(spec_path, given), concurrency)
             _summary(summary)
             failed += summary.failed
     print_usage(hub)
-    out.print(f"[dim]tables: disputelab report {spec.name}[/]")
+    out.print(f"[dim]tables: disputelab report {plan.name}[/]")
     if failed:
         raise typer.Exit(1)  # finished, but not every episode: scripts must see it
+
+
+def _plan(spec_path: Path, overrides: dict[str, Any]) -> ExperimentPlan:
+    """The experiment's plan, or every problem of the spec and exit status 2."""
+    try:
+        return api.plan_experiment(spec_path, overrides, store=state.store_path)
+    except SpecError as exc:
+        fail_problems(exc.source, exc.problems)
+    except DisputelabError as exc:
+        fail(str(exc))
 
 
 AblateOption = Annotated[
@@ -110,16 +118,6 @@ AblateOption = Annotated[
         "spec. Repeat for more (replaces the spec's ablate:)."
     ),
 ]
-
-
-def _with_ablations(spec: ExperimentSpec) -> list[ExperimentSpec]:
-    """The spec's grid, then one grid per ablation target, each stored on its own."""
-    from disputelab.experiments.ablation import ablated_specs
-
-    try:
-        return [spec, *ablated_specs(spec)]
-    except ValueError as exc:
-        fail(str(exc).splitlines()[0])
 
 
 def _executor(name: str, workers: int | None, address: str | None) -> Executor | None:
@@ -170,42 +168,33 @@ def _failures(summary: Summary) -> None:
     )
 
 
-def _print_plan(spec: ExperimentSpec, spec_path: Path) -> None:
+def _print_plan(plan: ExperimentPlan) -> None:
     """The plan of a checked spec: the grid, its episodes and a bound on model calls."""
-    from disputelab.experiments.planning import dry_run
-    from disputelab.experiments.spec import SpecError
-
-    try:
-        p = dry_run(spec, spec_path.parent, library())
-    except SpecError as exc:
-        fail_problems(str(spec_path), exc.problems)
-    except ValueError as exc:
-        fail(str(exc).splitlines()[0])
+    p = plan.summary()
     twins = " (+ an unmediated twin per cell)" if p.twins else ""
     out.print(
-        f"experiment {spec.name} ({spec.protocol}): {counted(p.scenarios, 'scenario')} x "
+        f"experiment {plan.name} ({plan.protocol.name}): {counted(p.scenarios, 'scenario')} x "
         f"{counted(p.conditions, 'condition')} x {counted(len(p.mediators), 'mediator')} "
         f"({', '.join(p.mediators)}){twins} x {counted(p.replicates, 'replicate')} = "
         f"{counted(p.episodes, 'episode')}",
         highlight=False,
         soft_wrap=True,
     )
-    params = ", ".join(f"{k}={v}" for k, v in spec.params.items()) or "none"
+    params = ", ".join(f"{k}={v}" for k, v in plan.spec.params.items()) or "none"
     out.print(f"  protocol parameters: {params}", highlight=False)
     if not p.calls:
         out.print("  model calls: none (every role is played by rule agents)", highlight=False)
     for role, n in p.calls.items():
-        model = p.models.get(role) or spec.models.get(role, "rule")
+        model = p.models.get(role) or plan.spec.models.get(role, "rule")
         out.print(
             f"  model calls, {role} ({model}): at most {n:,} first attempts (re-asks on top)",
             highlight=False,
         )
-    grids = _with_ablations(spec)[1:]
-    if grids:
-        targets = ", ".join(str(g.ablated) for g in grids)
+    if plan.ablations:
+        targets = ", ".join(str(g.spec.ablated) for g in plan.ablations)
         out.print(
-            f"  ablation: {len(grids)} more grid(s) of {p.episodes} episodes, with the "
-            f"parameters of {targets} at neutral",
+            f"  ablation: {len(plan.ablations)} more grid(s) of {p.episodes} episodes, with "
+            f"the parameters of {targets} at neutral",
             highlight=False,
             soft_wrap=True,
         )
@@ -213,50 +202,40 @@ def _print_plan(spec: ExperimentSpec, spec_path: Path) -> None:
 
 
 def _run(
-    spec: ExperimentSpec,
-    spec_path: Path,
+    grid: ExperimentPlan,
     hub: ModelHub,
     resume: bool,
     concurrency: int | None,
-    overrides: dict[str, Any],
+    source: str,
     stop: threading.Event,
     executor: Executor | None = None,
 ) -> Summary:
-    """Run the grid under a progress bar of episodes, failures and model spend."""
-    from disputelab.experiments.runner import run_experiment
-    from disputelab.experiments.spec import SpecError
-    from disputelab.llm.base import ModelError
-
-    with ticker(f"experiment {spec.name}", hub) as progress:
+    """Run one grid under a progress bar of episodes, failures and model spend."""
+    with ticker(f"experiment {grid.name}", hub) as progress:
 
         def tick(event: str, ep: object, error: str | None) -> None:
             progress.advance(failed=event == "failed")
 
-        async def until_done_or_stopped() -> Summary:
-            try:
-                return await run_experiment(
-                    open_store(),
-                    spec,
-                    spec_path.parent,
-                    hub,
-                    resume,
-                    concurrency,
-                    tick,
-                    on_plan=progress.plan,
-                    stop=stop,
-                    source=_again(spec_path.resolve(), overrides),
-                    executor=executor,
-                )
-            finally:
-                await hub.aclose()  # on this loop, which owns the pooled connections
-
+        work = api.experiment_async(
+            grid,
+            resume=resume,
+            concurrency=concurrency,
+            store=open_store(),
+            hub=hub,
+            executor=executor,
+            progress=tick,
+            on_plan=progress.plan,
+            stop=stop,
+            source=source,
+            ablations=False,
+        )
         try:
-            return asyncio.run(until_done_or_stopped())
+            return run_with_models(hub, work).summaries[0]
         except SpecError as exc:
-            fail_problems(str(spec_path), exc.problems)
-        except StoreError as exc:
-            fail(str(exc))
-        except (ModelError, ValueError) as exc:  # a condition writer or the corpus failed
+            fail_problems(str(exc.source), exc.problems)
+        except DisputelabError as exc:  # the store, a condition writer, the corpus
+            fail(str(exc).splitlines()[0])
+        except ValueError as exc:
             fail(str(exc).splitlines()[0])
 
 

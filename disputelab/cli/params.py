@@ -1,10 +1,11 @@
-"""Command-line options generated from the protocols' parameter models.
+"""Protocol parameters on the command line: `--param KEY=VALUE` (or `-P`), completed by
+the shell from every registered protocol's parameters, and listed with their types and
+help by `disputelab protocols show NAME`.
 
-Every parameter of every registered protocol becomes an option of `disputelab run`
-(`--budget`, `--rounds`, ...) with its type and help text from the model; a value given
-for a protocol that lacks the parameter is a warning, and the chosen protocol's model
-validates the rest. `--param KEY=VALUE` reaches parameters of protocols registered after
-the command line was built (by a plug-in or a test).
+Before `--param`, every parameter of every protocol was an option of `run` of its own
+(`--turn-taking`, `--rounds`, ...). Those options are still accepted, hidden from
+`--help`, and say that they are deprecated; the turn-budget ones (`--rounds`,
+`--round-limit`, `--max-rounds`) point to `--budget`, one name for every protocol.
 """
 
 from __future__ import annotations
@@ -17,7 +18,15 @@ from typing import Annotated, Any
 import typer
 
 from disputelab.cli.common import err, fail
-from disputelab.protocols.base import PROTOCOLS, DisputeProtocol, ParamsError, ProtocolParams
+from disputelab.plan.params import chosen_protocol
+from disputelab.protocols.base import PROTOCOLS, DisputeProtocol
+
+PARAM_HELP = (
+    "A protocol parameter as KEY=VALUE (`disputelab protocols show NAME` lists them); "
+    "MAPPING.ENTRY=VALUE sets one entry of a mapping parameter. Repeat for more."
+)
+# Parameters that have an option of their own, visible in `--help`.
+FIRST_CLASS = {"budget"}
 
 
 def _option_name(field: str) -> str:
@@ -39,7 +48,7 @@ def param_fields() -> dict[str, tuple[Any, str]]:
     for name, protocol in PROTOCOLS.items():
         for field, info in protocol.Params.model_fields.items():
             if typing.get_origin(info.annotation) is dict:
-                continue  # a mapping has an option of its own (`run --behaviour`)
+                continue  # a mapping is given entry by entry (`--param behaviour.X=V`)
             owners.setdefault(field, []).append(name)
             fields.setdefault(field, (info.annotation, info.description or ""))
     return {
@@ -49,7 +58,8 @@ def param_fields() -> dict[str, tuple[Any, str]]:
 
 
 def with_param_options(func: Callable[..., None]) -> Callable[..., None]:
-    """Give `func` (which takes `**params`) one keyword option per protocol parameter."""
+    """Give `func` (which takes `**old_options`) a hidden option per protocol parameter,
+    as every parameter had one before `--param`."""
     # Evaluated annotations: typer reads a set `__signature__` as it is, strings and all.
     sig = inspect.signature(func, eval_str=True)
     keep = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
@@ -58,7 +68,9 @@ def with_param_options(func: Callable[..., None]) -> Callable[..., None]:
             field,
             inspect.Parameter.KEYWORD_ONLY,
             default=None,
-            annotation=Annotated[kind | None, typer.Option(_declaration(field, kind), help=text)],
+            annotation=Annotated[
+                kind | None, typer.Option(_declaration(field, kind), help=text, hidden=True)
+            ],
         )
         for field, (kind, text) in param_fields().items()
         if field not in sig.parameters
@@ -68,6 +80,47 @@ def with_param_options(func: Callable[..., None]) -> Callable[..., None]:
         "return": sig.return_annotation
     }
     return func
+
+
+def complete_param(incomplete: str) -> list[tuple[str, str]]:
+    """Shell completion of `--param`: `KEY=` for every parameter of every protocol."""
+    fields = param_fields()
+    return [(f"{f}=", text) for f, (_, text) in fields.items() if f.startswith(incomplete)]
+
+
+def deprecated_params(
+    protocol: str | None, preset: str | None, given: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The values of the old per-parameter options, each said to be deprecated; one the
+    chosen protocol lacks is ignored with a warning, as it always was."""
+    proto = chosen_protocol(protocol, preset)
+    values: dict[str, Any] = {}
+    for field, value in given.items():
+        if value is None:
+            continue
+        given_as = _option_name(field if value is not False else f"no_{field}")
+        if proto is not None and field not in proto.Params.model_fields:
+            _warn_other_protocol(proto, field, given_as)
+            continue
+        instead = "--budget N" if _is_turn_budget(field) else f"--param {field}={value}"
+        err.print(f"[yellow]warning:[/] {given_as} is deprecated; give {instead}", highlight=False)
+        values[field] = value
+    return values
+
+
+def _is_turn_budget(field: str) -> bool:
+    return any(p.turn_budget == field for _, p in PROTOCOLS.items())
+
+
+def _warn_other_protocol(proto: DisputeProtocol, field: str, given_as: str) -> None:
+    users = [n for n, p in PROTOCOLS.items() if field in p.Params.model_fields]
+    note = f"the {proto.name} protocol does not use it"
+    if _is_turn_budget(field) and proto.turn_budget:
+        # A length option given to the wrong protocol: say what sets this one's length.
+        note += f"; its turn budget ({proto.turn_budget_unit}) is --budget"
+    err.print(
+        f"[yellow]warning:[/] {given_as} applies to {', '.join(users)}; {note}", highlight=False
+    )
 
 
 def parse_pairs(pairs: Sequence[str], option: str = "--param") -> dict[str, str]:
@@ -85,48 +138,30 @@ def parse_pairs(pairs: Sequence[str], option: str = "--param") -> dict[str, str]
     return out
 
 
-def protocol_params(
-    protocol: DisputeProtocol, given: Mapping[str, Any], pairs: Sequence[str]
-) -> ProtocolParams:
-    """The chosen protocol's parameters from the generated options and `--param` pairs;
-    options meant for other protocols are ignored with a warning."""
-    own = protocol.Params.model_fields
-    values: dict[str, Any] = {}
-    for field, value in given.items():
-        if value is None:
-            continue
-        if field in own:
-            values[field] = value
-            continue
-        users = [n for n, p in PROTOCOLS.items() if field in p.Params.model_fields]
-        # The turn-limit note answers a length option given to the wrong protocol.
-        limits = any(w in field for w in ("budget", "round", "turn"))
-        note = (limits and protocol.turn_limit_note()) or (
-            f"the {protocol.name} protocol does not use it"
-        )
-        given_as = _option_name(field if value is not False else f"no_{field}")
-        err.print(
-            f"[yellow]warning:[/] {given_as} applies to {', '.join(users)}; {note}",
-            highlight=False,
-        )
-    given_pairs = parse_pairs(pairs)
-    # A pair overrides an option's value (a preset's, say); a dotted pair then adds one
-    # entry to a mapping parameter, beside those given with its own option.
-    values.update({k: v for k, v in given_pairs.items() if "." not in k})
-    for key, value in given_pairs.items():
+def param_values(
+    protocol: str | None, preset: str | None, values: dict[str, Any], pairs: Sequence[str]
+) -> dict[str, Any]:
+    """`values` with the `--param` pairs: a pair overrides an option's value (a preset's,
+    say); a dotted pair then adds one entry to a mapping parameter, beside those given
+    with its own option (`--behaviour`)."""
+    given = parse_pairs(pairs)
+    values = {**values, **{k: v for k, v in given.items() if "." not in k}}
+    proto = chosen_protocol(protocol, preset)
+    for key, value in given.items():
         if "." in key:
-            _set_entry(protocol, values, key, value)
-    try:
-        return protocol.params(values)
-    except ParamsError as exc:
-        fail("; ".join(_as_options(problem) for problem in exc.problems))
+            _set_entry(proto, values, key, value)
+    return values
 
 
-def _set_entry(protocol: DisputeProtocol, values: dict[str, Any], key: str, value: str) -> None:
+def _set_entry(
+    protocol: DisputeProtocol | None, values: dict[str, Any], key: str, value: str
+) -> None:
     """`--param behaviour.beta.avoiding=1`: one entry of a mapping parameter."""
     head, _, rest = key.partition(".")
     if not head or not rest:
         fail(f"--param takes KEY=VALUE or MAPPING.ENTRY=VALUE, not {key!r}")
+    if protocol is None:
+        return  # the unknown protocol or preset is said by the plan
     field = protocol.Params.model_fields.get(head)
     if field is None:
         known = ", ".join(protocol.Params.model_fields) or "none"
@@ -142,12 +177,3 @@ def _set_entry(protocol: DisputeProtocol, values: dict[str, Any], key: str, valu
     if rest in nested:
         fail(f"{head}.{rest} given twice, with --{head} and --param; keep one")
     values[head] = {**nested, rest: value}
-
-
-def _as_options(problem: str) -> str:
-    """A parameter's problem as the command line names it: `turn_taking: ...` is about
-    `--turn-taking`; one about the parameters together (`params: ...`) names none."""
-    where, _, message = problem.partition(": ")
-    if where == "params" or not message:
-        return message or problem
-    return f"{_option_name(where.split('.')[0])}{where[len(where.split('.')[0]) :]}: {message}"

@@ -1,64 +1,78 @@
 """`disputelab run`: one episode of any protocol, with its unmediated twin where the
-protocol plays twins, stored, scored and summarised."""
+protocol plays twins, stored, scored and summarised. The options are resolved by
+`disputelab.plan_run` and played by `disputelab.run`; this module only reads the command
+line and prints."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.markup import escape
 
+from disputelab import api
 from disputelab.cli.common import (
     fail,
     fail_if_judges_silent,
-    fail_scenario,
-    library,
+    fail_lines,
+    fail_problems,
     metrics_table,
     open_models,
+    open_store,
     out,
     print_undefined,
     print_usage,
+    run_with_models,
+    state,
     store_option,
     undefined_reasons,
     warn,
 )
-from disputelab.cli.params import parse_pairs, protocol_params, with_param_options
+from disputelab.cli.params import (
+    PARAM_HELP,
+    complete_param,
+    deprecated_params,
+    param_values,
+    parse_pairs,
+    with_param_options,
+)
 from disputelab.cli.progress import ticker
-from disputelab.cli.run_tracker import (
-    TrackerOption,
-    chosen_tracker,
-    preset_tracker,
-    print_tracked,
-    track,
-)
-from disputelab.episode import Episode
-from disputelab.protocols.base import (
-    DEFAULT_PROTOCOL,
-    NONE,
-    PROTOCOLS,
-    DisputeProtocol,
-    ProtocolParams,
-    get_protocol,
-    mediator_kinds,
-    party_kinds,
-    retrieval_protocols,
-)
-from disputelab.registry import UnknownPluginError
-from disputelab.scenario.checks import unsettlable
-from disputelab.scenario.io import MAX_SEED, ScenarioError, load_scenario
-from disputelab.scenario.library import resolve_scenario
-from disputelab.scenario.schema import Scenario
+from disputelab.errors import DisputelabError, PlanError
+from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
+from disputelab.plan.cast import RULE
+from disputelab.plan.params import chosen_protocol
+from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS, mediator_kinds, party_kinds
+from disputelab.scenario.io import MAX_SEED
 
 if TYPE_CHECKING:
+    from disputelab.episode import Episode
     from disputelab.evaluation.metrics import MetricResult
-    from disputelab.experiments.episodes import Cast, RunResult
-    from disputelab.llm.models import ModelHub
-
-    Scores = dict[str, dict[str, MetricResult]]  # by episode id, as `evaluate_run` gives
+    from disputelab.experiments.episodes import RunResult
+    from disputelab.plan.run import RunPlan
 
 MODEL_HELP = "rule (none), local, openai:MODEL, openai:MODEL@URL or a disputelab.toml profile."
+CASE, PROTOCOL, SEATS = "Case", "Protocol", "Seats and models"
+# The plan's names for what the command line calls options.
+OPTIONS = {
+    "model": "--model",
+    "models.parties": "--parties-model",
+    "models.mediator": "--mediator-model",
+    "models.judge": "--judge-model",
+    "models.mediator.when": "--mediator-when-model",
+    "protocol": "--protocol",
+    "corpus": "--corpus",
+    "tracker": "--tracker",
+    "condition": "--condition",
+    "seed": "--seed",
+    "preset": "--preset",
+    "budget": "--budget",
+}
+TRACKER_HELP = (
+    f"Consensus source of a second metrics table: {', '.join(t for t in TRACKERS if t != 'oracle')}"
+    f" ({' and '.join(LLM_TRACKERS)} ask the judge model). Default: a preset's with "
+    "--judge-model, else self-report where some party has no hidden state."
+)
 
 
 def _seed_in_range(seed: int) -> int:
@@ -69,351 +83,247 @@ def _seed_in_range(seed: int) -> int:
 
 
 SeedOption = Annotated[
-    int, typer.Option(callback=_seed_in_range, help="Random seed (same seed, same episode).")
+    int,
+    typer.Option(
+        callback=_seed_in_range, help="Random seed (same seed, same episode).", rich_help_panel=CASE
+    ),
 ]
-
-
 ProtocolOption = Annotated[
     str | None,
     typer.Option(
-        help=f"Protocol: {', '.join(PROTOCOLS.names())} (default: the preset's, else "
-        f"{DEFAULT_PROTOCOL})."
+        help=f"{', '.join(PROTOCOLS.names())} (default: the preset's, else {DEFAULT_PROTOCOL}).",
+        rich_help_panel=PROTOCOL,
     ),
 ]
 PresetOption = Annotated[
     str | None,
     typer.Option(
-        help="A paper's setting: agentmediation, socrates or promediate (see "
-        "`disputelab presets show NAME`); options given explicitly override it."
+        help="A paper's setting (`disputelab presets list`); options given override it.",
+        rich_help_panel=PROTOCOL,
     ),
 ]
-
-
+BudgetOption = Annotated[
+    int | None,
+    typer.Option(
+        help="The turn budget, in the protocol's unit: party turns (roundtable), bargaining "
+        "rounds (staged), counsel turns (settlement), rounds (bilateral).",
+        rich_help_panel=PROTOCOL,
+    ),
+]
+ParamOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--param", "-P", help=PARAM_HELP, autocompletion=complete_param, rich_help_panel=PROTOCOL
+    ),
+]
 BehaviourOption = Annotated[
     list[str] | None,
     typer.Option(
-        help="A rule-policy behaviour parameter as NAME=VALUE (see `disputelab conditions "
-        "parameters`); repeat for more."
+        help="A rule-agent behaviour parameter as NAME=VALUE (`disputelab conditions "
+        "parameters`); repeat for more.",
+        rich_help_panel=PROTOCOL,
     ),
 ]
-
-
-WhenModelOption = Annotated[
+MediatorOption = Annotated[
     str | None,
     typer.Option(
-        help="Model for the mediator's when-call (generic, social with --social-when-call); "
-        "default: the mediator's. Charged as mediator.when."
+        help=f"{', '.join(mediator_kinds())} (default: the protocol's).", rich_help_panel=SEATS
     ),
 ]
+PartiesOption = Annotated[
+    str | None,
+    typer.Option(
+        help=f"{', '.join(party_kinds())} (default: rule without a model, llm with one).",
+        rich_help_panel=SEATS,
+    ),
+]
+
+
+def _model_option(help: str) -> Any:
+    return typer.Option(help=help, rich_help_panel=SEATS)
 
 
 @with_param_options
 def run(
-    scenario: Annotated[str, typer.Argument(help="Built-in scenario id or a scenario file.")],
-    mediator: Annotated[
-        str | None,
-        typer.Option(help=f"Mediator: {', '.join(mediator_kinds())} (default: the protocol's)."),
-    ] = None,
-    parties: Annotated[
-        str | None,
-        typer.Option(
-            help=f"Party agents: {', '.join(party_kinds())}, as the protocol takes them "
-            "(default: rule without a model, llm with one)."
-        ),
-    ] = None,
-    model: Annotated[str, typer.Option(help=f"Model for every LLM role: {MODEL_HELP}")] = "rule",
-    parties_model: Annotated[str | None, typer.Option(help="Model for the parties.")] = None,
-    mediator_model: Annotated[str | None, typer.Option(help="Model for the mediator.")] = None,
-    mediator_when_model: WhenModelOption = None,
-    judge_model: Annotated[
-        str | None, typer.Option(help="Model for judges (recorded; asked by a judged --tracker).")
-    ] = None,
-    protocol: ProtocolOption = None,
-    preset: PresetOption = None,
+    scenario: Annotated[
+        str, typer.Argument(help="Built-in scenario id or a scenario file.", show_default=False)
+    ],
     condition: Annotated[
-        str, typer.Option(help="Condition(s), joined by ',' (see `disputelab conditions list`).")
+        str,
+        typer.Option(
+            help="Condition(s), joined by ',' (`disputelab conditions list`).",
+            rich_help_panel=CASE,
+        ),
     ] = "general",
     seed: SeedOption = 0,
     corpus: Annotated[
         Path | None,
         typer.Option(
-            help="Statute corpus for expertise:ek-topK (JSONL or YAML of citation and text); "
-            "default: the legal bases of the other cases in the scenario file's folder."
+            help="Statute corpus for expertise:ek-topK (JSONL or YAML); default: the legal "
+            "bases of the other cases in the scenario file's folder.",
+            rich_help_panel=CASE,
         ),
     ] = None,
-    param: Annotated[
-        list[str] | None,
-        typer.Option(help="A protocol parameter as KEY=VALUE (see `disputelab protocols list`)."),
-    ] = None,
+    protocol: ProtocolOption = None,
+    preset: PresetOption = None,
+    budget: BudgetOption = None,
+    param: ParamOption = None,
     behaviour: BehaviourOption = None,
-    tracker: TrackerOption = None,
-    **params: Any,
+    mediator: MediatorOption = None,
+    parties: PartiesOption = None,
+    model: Annotated[str, _model_option(f"Model for every LLM role: {MODEL_HELP}")] = RULE,
+    parties_model: Annotated[str | None, _model_option("Model for the parties.")] = None,
+    mediator_model: Annotated[
+        str | None, _model_option("Model for the mediator seat (settlement: the counsel).")
+    ] = None,
+    mediator_when_model: Annotated[
+        str | None, _model_option("Model of the generic and social mediators' when-call.")
+    ] = None,
+    judge_model: Annotated[
+        str | None, _model_option("Model for judges (recorded; asked by a judged --tracker).")
+    ] = None,
+    tracker: Annotated[str | None, typer.Option(help=TRACKER_HELP, rich_help_panel=SEATS)] = None,
+    **old_options: Any,
 ) -> None:
     """Run one episode; with a mediator, also its matched unmediated episode."""
-    protocol, params = _with_preset(preset, protocol, params, behaviour)
-    proto = _protocol(protocol)
-    cast = _cast(proto, mediator, parties, model, parties_model, mediator_model, judge_model)
-    cast = _with_when_model(proto, cast, mediator_when_model)
-    chosen = protocol_params(proto, params, param or [])
-    hub = open_models(cast.models.values())
-    _check_corpus(proto, corpus)
-    base = _base_scenario(scenario, proto)
-    tracked_by = chosen_tracker(tracker, proto, cast, base, preset_tracker(preset, judge_model))
-    sc, result, tracked = _play(
-        scenario, base, proto, cast, seed, chosen, condition, corpus, hub, model, tracked_by
+    models = {
+        role: name
+        for role, name in (
+            ("parties", parties_model),
+            ("mediator", mediator_model),
+            ("mediator.when", mediator_when_model),
+            ("judge", judge_model),
+        )
+        if name is not None
+    }
+    plan = _plan(
+        scenario,
+        protocol=protocol,
+        preset=preset,
+        mediator=mediator,
+        parties=parties,
+        model=model,
+        models=models,
+        condition=condition,
+        seed=seed,
+        params=_params(protocol, preset, param or [], behaviour or [], old_options),
+        budget=budget,
+        corpus=corpus,
+        tracker=tracker,
     )
-    _print_result(sc, proto, cast, result)
-    print_tracked(tracked, result, tracked_by, _episode_label(proto, cast))
+    for line in plan.warnings:
+        warn(*line.split(": ", 1))
+    hub = open_models(plan.models)
+    result = _play(plan, hub)
+    _print_result(plan, result)
+    print_tracked(result)
     print_usage(hub)
     out.print(f"[dim]full transcript: disputelab {store_option()}report {result.run_id}[/]")
-    fail_if_judges_silent(hub, undefined_reasons(tracked))  # exit 2 after the tables, as evaluate
+    fail_if_judges_silent(hub, undefined_reasons(result.tracked))  # exit 2 after the tables
 
 
-def _protocol(name: str) -> DisputeProtocol:
-    try:
-        return get_protocol(name)
-    except UnknownPluginError as exc:
-        fail(str(exc))
-
-
-def _check_corpus(proto: DisputeProtocol, corpus: Path | None) -> None:
-    if corpus is not None and not proto.uses_retrieval:
-        names = " or ".join(retrieval_protocols())
-        fail(
-            f"--corpus serves the expertise condition of the {names} protocol; "
-            f"add --protocol {names}"
-        )
-
-
-def _with_preset(
-    name: str | None, protocol: str | None, given: dict[str, Any], behaviour: list[str] | None
-) -> tuple[str, dict[str, Any]]:
-    """The protocol and parameter options under `--preset`: the preset's values, with
-    each option given on the command line in their place; `--behaviour` pairs as the
-    `behaviour` parameter."""
+def _params(
+    protocol: str | None,
+    preset: str | None,
+    pairs: list[str],
+    behaviour: list[str],
+    old_options: dict[str, Any],
+) -> dict[str, Any]:
+    """The protocol parameters the command line names: `--param` pairs (a dotted one sets
+    one entry of a mapping parameter), `--behaviour` pairs, and the options each
+    parameter had before `--param`, said to be deprecated."""
+    values = deprecated_params(protocol, preset, old_options)
     if behaviour:
-        given = {**given, "behaviour": parse_pairs(behaviour, "--behaviour")}
-    if name is None:
-        return protocol or DEFAULT_PROTOCOL, given
-    from disputelab.protocols.presets import PRESETS, get_preset, with_preset
+        values["behaviour"] = parse_pairs(behaviour, "--behaviour")
+    return param_values(protocol, preset, values, pairs)
 
-    if name not in PRESETS:
-        fail(f"unknown preset {name!r}; available: {', '.join(PRESETS.names())}")
-    explicit = {k: v for k, v in given.items() if v is not None}
+
+def _plan(scenario: str, **options: Any) -> RunPlan:
+    """The run's plan, or every problem found and exit status 2, before anything is
+    played or recorded."""
     try:
-        chosen, values = with_preset(get_preset(name), protocol, explicit)
-    except ValueError as exc:
+        return api.plan_run(scenario, store=state.store_path, **options)
+    except PlanError as exc:
+        proto = chosen_protocol(options.get("protocol"), options.get("preset"))
+        _fail_plan(exc, proto.turn_budget if proto is not None else "")
+    except DisputelabError as exc:
         fail(str(exc))
-    return chosen, {**given, **values}
 
 
-def _cast(
-    proto: DisputeProtocol,
-    mediator: str | None,
-    parties: str | None,
-    model: str,
-    parties_model: str | None,
-    mediator_model: str | None,
-    judge_model: str | None,
-) -> Cast:
-    """Who plays each seat: kinds from the options or the protocol's defaults."""
-    from disputelab.experiments.episodes import Cast
-
-    # --mediator and --mediator-model fill the protocol's one non-party seat, whatever
-    # its role is called; every other seat takes --model.
-    other = proto.mediator_seat.role if proto.mediator_seat else "mediator"
-    # A seat that borrows a role's model (the turn-taking predictor: the parties') takes it.
-    models = {s.role: model for s in proto.seats if not s.model_from} | {
-        proto.party_seat.role: parties_model or model,
-        other: mediator_model or model,
-        "judge": judge_model or model,
-    }
-    kinds: dict[str, str] = {}
-    for seat, given in ((proto.mediator_seat, mediator), (proto.party_seat, parties)):
-        if seat is None:
-            continue
-        llm = models.get(seat.role, model) != "rule"
-        kind = given or (seat.default_with_model if llm else seat.default)
-        known = mediator_kinds() if not seat.per_party else seat.kinds()
-        if kind not in known:  # a kind of no protocol: name the ones this seat takes
-            what = "party kind" if seat.per_party else seat.role
-            takes = ", ".join(seat.kinds())
-            fail(f"unknown {what} {kind!r}; the {proto.name} protocol takes {takes}")
-        try:
-            proto.check_seat(seat.role, kind)
-        except UnknownPluginError as exc:
-            fail(str(exc))
-        if seat.needs_model(kind) and models.get(seat.role) == "rule":
-            # Said before the run is recorded. --mediator-model fills the non-party seat
-            # whatever its role is called (counsel, ...).
-            if seat.per_party:
-                fail(f"{kind} parties need a model: pass --model or --parties-model")
-            fail(f"{seat.role} {kind!r} needs a model: pass --model or --mediator-model")
-        kinds[seat.role] = kind
-    return Cast(kinds, models).for_protocol(proto)
+def _as_options(problem: str, budget: str = "") -> str:
+    """A problem as the command line names its place: `params.turn_taking: ...` is about
+    `--param turn_taking`, the protocol's turn budget about `--budget`, and
+    `models.mediator.when: ...` about `--mediator-when-model`."""
+    where, sep, message = problem.partition(": ")
+    head, space, rest = where.partition(" ")
+    if not sep:
+        return problem
+    if head == f"params.{budget}":
+        return f"--budget{space}{rest}: {message}"
+    if head in OPTIONS:
+        return f"{OPTIONS[head]}{space}{rest}: {message}"
+    if head.startswith("params."):
+        return f"--param {head.removeprefix('params.')}{space}{rest}: {message}"
+    return problem
 
 
-def _with_when_model(proto: DisputeProtocol, cast: Cast, when_model: str | None) -> Cast:
-    """The cast with the mediator's when-call on a model of its own (`ROLE.when`), for a
-    mediator kind that makes one."""
-    from disputelab.agents.registry import kind_calls, sub_role
-    from disputelab.experiments.episodes import Cast
-
-    seat = proto.mediator_seat
-    if when_model is None:
-        return cast
-    kind = cast.seat_kind(seat) if seat is not None else NONE
-    if seat is None or "when" not in kind_calls(seat.interface, kind):
-        offering = [k for k in mediator_kinds() if seat and "when" in kind_calls(seat.interface, k)]
-        fail(
-            f"--mediator-when-model: the {kind} mediator makes no when-call; "
-            f"{', '.join(offering) or 'no mediator of this protocol'} does"
-        )
-    return Cast(cast.kinds, {**cast.models, sub_role(seat.role, "when"): when_model})
-
-
-def _base_scenario(ref: str, proto: DisputeProtocol) -> Scenario:
-    try:
-        sc = resolve_scenario(ref, library())
-    except ScenarioError as exc:
-        fail_scenario(exc)
-    # The scenario as written, before a condition gives it what the protocol asks for (an
-    # expertise level hands any scenario a legal context): experiments check the same.
-    if (problem := proto.scenario_problem(sc)) is not None:
-        fail(problem)
-    for line in unsettlable(sc):
-        warn(sc.id, line)
-    return sc
-
-
-async def _conditioned(
-    base: Scenario, condition: str, hub: ModelHub, model: str, params: dict[str, Any]
-) -> Scenario:
-    """Apply `condition`; LLM-written conditions use `model` when it is not `rule`."""
-    from disputelab.authoring.scenario_writer import apply_condition_with_model, needs_writer
-    from disputelab.scenario.behaviour import Behaviour
-
-    writer = hub.model(model, "writer") if model != "rule" and needs_writer(condition) else None
-    b = Behaviour.of(params.get("behaviour"))
-    return await apply_condition_with_model(base, condition, writer, b)
-
-
-def _check_expertise(proto: DisputeProtocol, sc: Scenario) -> None:
-    if sc.legal is not None and sc.legal.retrieval_top_k and not proto.uses_retrieval:
-        names = " or ".join(retrieval_protocols())
-        fail(
-            f"the expertise condition applies to the {names} protocol, whose mediator "
-            f"proposes legal bases; add --protocol {names}"
-        )
-
-
-def _retrieve(ref: str, sc: Scenario, corpus: Path | None) -> tuple[str, ...]:
-    """Legal bases for the expertise condition, from `corpus`, else from the other cases in
-    the scenario file's folder (or the store's library, for an imported id)."""
-    from disputelab.legal.expertise import bases_for
-
-    if sc.legal is None or sc.legal.retrieval_top_k == 0:
-        return ()
-    neighbours: list[Scenario] = []
-    folder = Path(ref).parent if Path(ref).is_file() else library()
-    if corpus is None:
-        for f in sorted(folder.glob("*.y*ml")) + sorted(folder.glob("*.json")):
-            try:
-                neighbours.append(load_scenario(f))
-            except ScenarioError:
-                continue  # a stray file beside the cases does not block the run
-    # stored-topK reads the case's own list: no BM25 index is built for it.
-    return bases_for(corpus, neighbours, sc)
-
-
-def _play(
-    ref: str,
-    base: Scenario,
-    proto: DisputeProtocol,
-    cast: Cast,
-    seed: int,
-    chosen: ProtocolParams,
-    condition: str,
-    corpus: Path | None,
-    hub: ModelHub,
-    model: str,
-    tracker: str | None,
-) -> tuple[Scenario, RunResult, Scores]:
-    """Condition the scenario, play it and read it with `tracker`, in one event loop:
-    model clients keep their connections to one loop, so a second `asyncio.run` would find
-    them closed."""
-    from disputelab.cli.common import open_store
-    from disputelab.experiments.episodes import run_single
+def _play(plan: RunPlan, hub: Any) -> RunResult:
+    """Play the planned run under a progress line of turns and model spend."""
     from disputelab.llm.base import ModelError
-    from disputelab.llm.models import ModelConfigError
 
-    store = open_store()
-    # Only what was given: a temperature left unset may come from a model profile.
-    params = chosen.model_dump(exclude_unset=True)
-
-    with ticker(f"simulating {base.id}: turns", hub, transient=True) as progress:
-
-        async def condition_and_play() -> tuple[Scenario, RunResult, Scores]:
-            try:
-                return await play(await _conditioned(base, condition, hub, model, params))
-            finally:
-                await hub.aclose()  # on this loop, which owns the pooled connections
-
-        async def play(sc: Scenario) -> tuple[Scenario, RunResult, Scores]:
-            _check_expertise(proto, sc)
-            retrieved = _retrieve(ref, sc, corpus) if proto.uses_retrieval else ()
-            result = await run_single(
-                store,
-                sc,
-                cast,
-                seed,
-                proto.name,
-                params,
-                condition,
-                hub,
-                retrieved,
-                lambda turn: progress.advance(),
-            )
-            tracked = await track(store, result, tracker, hub, cast) if tracker else {}
-            return sc, result, tracked
-
+    with ticker(f"simulating {plan.scenario.id}: turns", hub, transient=True) as progress:
+        work = api.run_async(
+            plan, store=open_store(), hub=hub, on_turn=lambda turn: progress.advance()
+        )
         try:
-            return asyncio.run(condition_and_play())
-        except ScenarioError as exc:
-            fail_scenario(exc)
-        except (UnknownPluginError, ModelConfigError, ModelError, ValueError) as exc:
+            return run_with_models(hub, work)
+        except PlanError as exc:
+            _fail_plan(exc, plan.protocol.turn_budget)
+        except (DisputelabError, ModelError, ValueError) as exc:
             fail(str(exc).splitlines()[0])
 
 
-def _mediator_kind(proto: DisputeProtocol, cast: Cast) -> str:
-    seat = proto.mediator_seat
-    return cast.kind(seat.role, seat.default) if seat else NONE
+def _fail_plan(exc: PlanError, budget: str = "") -> NoReturn:
+    problems = [_as_options(p, budget) for p in exc.worded(OPTIONS)]
+    if exc.source:
+        fail_problems(exc.source, problems)
+    fail_lines(problems)
 
 
-def _episode_label(proto: DisputeProtocol, cast: Cast) -> str:
-    """The metrics tables' heading of the episode's column (the twin's is "unmediated")."""
-    return "mediated" if _mediator_kind(proto, cast) != NONE else "episode"
-
-
-def _print_result(sc: Scenario, proto: DisputeProtocol, cast: Cast, result: RunResult) -> None:
-    mediator = _mediator_kind(proto, cast)
-    names = {p.id: p.name for p in sc.parties} | {"mediator": "Mediator"}
+def _print_result(plan: RunPlan, result: RunResult) -> None:
+    scenario = result.scenario or plan.scenario
+    seat = plan.protocol.mediator_seat
+    mediator = plan.cast.kind(seat.role, seat.default) if seat else "none"
+    names = {p.id: p.name for p in scenario.parties} | {"mediator": "Mediator"}
     out.print(
-        f"[bold]{escape(sc.title)}[/] ([green]{escape(sc.id)}[/]), run [magenta]{result.run_id}[/]",
+        f"[bold]{escape(scenario.title)}[/] ([green]{escape(scenario.id)}[/]), run "
+        f"[magenta]{result.run_id}[/]",
         highlight=False,
     )
     if result.baseline is not None:
         print_summary(result.baseline, names, "unmediated")
-    print_summary(
-        result.episode, names, f"mediator: {mediator}" if mediator != NONE else "unmediated"
-    )
-    for heading, text in proto.details(result.episode):
+    label = f"mediator: {mediator}" if mediator != "none" else "unmediated"
+    print_summary(result.episode, names, label)
+    for heading, text in plan.protocol.details(result.episode):
         out.print(f"[bold]{escape(heading)}[/]: {escape(text)}", highlight=False)
-    columns = {_episode_label(proto, cast): result.scores}
-    if result.baseline_scores is not None:
-        columns = {"unmediated": result.baseline_scores} | columns
-    out.print(metrics_table(proto.report.metrics_title, columns))
+    out.print(metrics_table(plan.protocol.report.metrics_title, result.columns()))
     print_undefined({"": result.scores})
+
+
+def print_tracked(result: RunResult) -> None:
+    """The tracker's scores in the columns of the protocol's table (none without one),
+    the episode's under the label that table heads it with."""
+    if result.tracker is None:
+        return
+    columns: dict[str, dict[str, MetricResult]] = {}
+    if result.baseline_id is not None and result.baseline_id in result.tracked:
+        columns["unmediated"] = result.tracked[result.baseline_id]
+    if result.episode_id in result.tracked:
+        columns[result.label] = result.tracked[result.episode_id]
+    if not columns:  # nothing complete to score: the run's own table has said why
+        return
+    out.print(metrics_table(f"consensus ({result.tracker} tracker)", columns))
+    print_undefined(columns if len(columns) > 1 else {"": next(iter(columns.values()))})
 
 
 def print_summary(ep: Episode, names: dict[str, str], label: str, excerpt: int = 3) -> None:

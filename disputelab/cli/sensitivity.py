@@ -30,8 +30,8 @@ from disputelab.store.sqlite import StoreError
 
 if TYPE_CHECKING:
     from disputelab.experiments.sensitivity import Design, Evaluation, Output, Ranking
-    from disputelab.experiments.spec import ExperimentSpec
     from disputelab.llm.models import ModelHub
+    from disputelab.plan.spec import ExperimentSpec
 
 HEADERS = {
     "morris": ("mu*", "mu* 95% CI", "sigma", "mu"),
@@ -134,7 +134,7 @@ def _report(
 
 
 def _load(spec_path: Path) -> ExperimentSpec:
-    from disputelab.experiments.spec import SpecError, load_spec
+    from disputelab.plan.spec import SpecError, load_spec
 
     try:
         spec = load_spec(spec_path, None, library())
@@ -187,7 +187,7 @@ def _points(
         point_specs,
         stored_points,
     )
-    from disputelab.experiments.spec import SpecError
+    from disputelab.plan.spec import SpecError
 
     try:
         size = grid_size(spec, spec_path.parent, library())
@@ -256,7 +256,7 @@ def _evaluate(
 ) -> Evaluation:
     """Every point, under a progress bar of episodes; stops cleanly on a signal."""
     from disputelab.experiments.sensitivity import Hooks, Means, evaluate_points, unknown_metrics
-    from disputelab.experiments.spec import SpecError
+    from disputelab.plan.spec import SpecError
 
     distinct = len({s.name for s in specs})
     with stop_on_signals() as stop, ticker(f"sensitivity {spec.name}", hub) as progress:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from disputelab.errors import DisputelabError
 from disputelab.scenario.inputs import (
     MAX_FILE_BYTES,
     InputLimitError,
@@ -49,7 +50,7 @@ SEED_SUFFIXES = (".txt", ".md", ".jsonl")
 MAX_SEED_CHARS = 20_000
 
 
-class SeedError(ValueError):
+class SeedError(DisputelabError, ValueError):
     """Seed input that cannot be used; the message is one line naming file and line."""
 
 

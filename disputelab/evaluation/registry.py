@@ -67,6 +67,9 @@ class Evaluator:
     # Scores without a judge, but asks one when a judge is given (some metrics are then
     # judged rather than counted).
     judge_optional: bool = False
+    # Why it cannot run with these options here (a model not named, a library not
+    # installed), or None: asked before a pass over a run starts.
+    unavailable: Callable[[Mapping[str, str]], str | None] | None = None
 
     def requires_judge(self, options: Mapping[str, str]) -> bool:
         if self.needs_judge:

@@ -38,10 +38,11 @@ from typing import Any
 
 from disputelab.experiments.executors import ProcessExecutor, peak_rss_mb
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.cache import CACHE_NAME
 from disputelab.llm.load_settings import TargetSettings
 from disputelab.llm.models import ModelHub, Profile
+from disputelab.plan.experiment import plan_spec
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.protocols.base import DEFAULT_PROTOCOL, get_protocol
 from disputelab.store.sqlite import DB_NAME, Store
 
@@ -165,8 +166,8 @@ def _run(
 
     async def go() -> int:
         try:
-            spec = _spec(s, episodes, base_seed)
-            return (await run_experiment(store, spec, root, hub, executor=executor)).failed
+            plan = plan_spec(_spec(s, episodes, base_seed), root, None, profiles)
+            return (await run_experiment(store, plan, hub, executor=executor)).failed
         finally:
             await hub.aclose()
 

@@ -14,22 +14,23 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from disputelab.agents.base import Agent, PartyAgent
-from disputelab.agents.registry import build_agent, build_parties, kind_calls, sub_role
+from disputelab.agents.registry import build_agent, build_parties, sub_role
 from disputelab.episode import Episode, Turn, Usage
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext, get_evaluator
 from disputelab.llm.base import ChatModel
 from disputelab.llm.cache import CACHE_NAME
-from disputelab.llm.models import ModelConfigError, ModelHub, Profile
+from disputelab.llm.models import ModelHub
 from disputelab.llm.wrappers import Prices
-from disputelab.protocols.agent_params import agent_settings, temperature_params, with_fallbacks
+from disputelab.plan.cast import RULE, Cast
+from disputelab.plan.profiles import profile_temperatures
+from disputelab.protocols.agent_params import agent_settings
 from disputelab.protocols.base import (
     DEFAULT_PROTOCOL,
     NONE,
-    PROTOCOLS,
     DisputeProtocol,
     ProtocolParams,
     Seat,
@@ -40,103 +41,8 @@ from disputelab.scenario.io import scenario_to_data
 from disputelab.scenario.schema import Scenario
 from disputelab.store.sqlite import Store, compact_json
 
-RULE = "rule"  # the model name of a role played without a model
-
-
-@dataclass(frozen=True)
-class Cast:
-    """Who plays each seat: an agent kind per role and a model per role.
-
-    Roles are the protocol's seat roles (`parties`, `mediator`, later `counsel`, ...) plus
-    `judge`, which no seat has but evaluators use. A sub-role `ROLE.CALL` (`mediator.when`)
-    gives one call of the seat's agent a model of its own, for kinds that offer the call;
-    without one, the call uses the seat's model and is charged to the seat.
-    """
-
-    kinds: Mapping[str, str] = field(default_factory=lambda: {"parties": RULE})
-    models: Mapping[str, str] = field(default_factory=dict)
-
-    def kind(self, role: str, default: str = NONE) -> str:
-        return self.kinds.get(role, default)
-
-    def for_protocol(self, protocol: DisputeProtocol) -> Cast:
-        """This cast with a model for every seat that borrows another role's model
-        (`Seat.model_from`) and has none of its own, when that role's agents use a model:
-        rule parties given `--model` still get the rule predictor, not a model's."""
-        models = dict(self.models)
-        by_role = {s.role: s for s in protocol.seats}
-        for seat in protocol.seats:
-            source = by_role.get(seat.model_from)
-            if source is None or seat.model_from not in models or seat.role in models:
-                continue
-            if source.needs_model(self.seat_kind(source)):
-                models[seat.role] = models[seat.model_from]
-        return Cast(self.kinds, models)
-
-    def seat_kind(self, seat: Seat) -> str:
-        """The kind in `seat`: as cast, else the seat's default with or without a model."""
-        if seat.role in self.kinds:
-            return self.kinds[seat.role]
-        return seat.default_with_model if self.model(seat.role) != RULE else seat.default
-
-    def model(self, role: str) -> str:
-        return self.models.get(role, RULE)
-
-    def call_models(self, seat: Seat, kind: str) -> dict[str, str]:
-        """Call -> model for the calls of `kind` in `seat` that have a model of their own."""
-        if self.model(seat.role) == RULE:
-            return {}  # a seat played without a model asks none of its calls of one
-        own = {c: self.model(sub_role(seat.role, c)) for c in kind_calls(seat.interface, kind)}
-        return {c: m for c, m in own.items() if m != RULE}
-
-    def with_kind(self, role: str, kind: str) -> Cast:
-        return Cast({**self.kinds, role: kind}, self.models)
-
-    def describe(
-        self, protocol: DisputeProtocol, params: ProtocolParams | None = None
-    ) -> dict[str, str]:
-        """The agents as stored with an episode: kinds of the seats in use, then the
-        models of seats whose kind uses one, then the judge model when there is one."""
-        seats = [s for s in protocol.seats if s.used(params)]
-        out = {s.role: self.seat_kind(s) for s in seats}
-        for s in seats:
-            kind = out[s.role]
-            if s.needs_model(kind) or (s.takes_model(kind) and self.model(s.role) != RULE):
-                out[f"{s.role}_model"] = self.model(s.role)
-                for call, m in self.call_models(s, kind).items():
-                    out[f"{sub_role(s.role, call)}_model"] = m
-        if self.model("judge") != RULE:
-            out["judge_model"] = self.model("judge")
-        return out
-
-
-def profile_temperatures(
-    params: ProtocolParams, cast: Cast, profiles: Mapping[str, Profile]
-) -> ProtocolParams:
-    """`params` with each role's temperature that the run left unset taken from the
-    profile of the role's model, where that profile sets one (a value given explicitly,
-    or by a preset, wins). The result records it as set, so the run's stored config holds
-    the temperature actually sent and a resume can compare it."""
-    fills: dict[str, float | None] = {}
-    for name, role in temperature_params(type(params)).items():
-        profile = profiles.get(cast.model(role))
-        if profile is not None:
-            _check_temperature_roles(cast.model(role), profile)
-            fills[name] = profile.temperature_for(role)
-    return with_fallbacks(params, fills)
-
-
-def _check_temperature_roles(name: str, profile: Profile) -> None:
-    """A per-role temperature must name a role that has a temperature setting."""
-    if not isinstance(profile.temperature, dict):
-        return
-    roles = {r for _, p in PROTOCOLS.items() for r in temperature_params(p.Params).values()}
-    for role in profile.temperature:
-        if role not in roles:
-            raise ModelConfigError(
-                f"profile {name!r}: temperature.{role}: no role of that name has a "
-                f"temperature; use {', '.join(sorted(roles))}"
-            )
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -383,6 +289,9 @@ async def score_protocol(
 
 @dataclass
 class RunResult:
+    """A stored, scored run: the episode, its unmediated twin when one was played, the
+    protocol's scores of each, and the second table's tracker scores where there is one."""
+
     run_id: str
     episode: Episode
     episode_id: str
@@ -391,6 +300,29 @@ class RunResult:
     scores: dict[str, MetricResult]
     baseline_scores: dict[str, MetricResult] | None = None
     hub: ModelHub | None = field(default=None, repr=False)
+    scenario: Scenario | None = field(default=None, repr=False)  # as played (conditioned)
+    tracker: str | None = None  # the consensus source of `tracked`
+    tracked: dict[str, dict[str, MetricResult]] = field(default_factory=dict, repr=False)
+    label: str = "mediated"  # the episode's column: "episode" where no mediator sat
+
+    def columns(self) -> dict[str, dict[str, MetricResult]]:
+        """The protocol's scores by arm: `unmediated` (the twin) first, then `mediated`,
+        or `episode` where no mediator sat."""
+        out: dict[str, dict[str, MetricResult]] = {}
+        if self.baseline_scores is not None:
+            out["unmediated"] = self.baseline_scores
+        out[self.label] = self.scores
+        return out
+
+    def metrics(self) -> pd.DataFrame:
+        """The protocol's metrics as a frame: one row per metric, one column per arm;
+        an undefined score is NaN (its reason stays in `scores`)."""
+        import pandas as pd
+
+        columns = self.columns()
+        names = list(dict.fromkeys(m for scores in columns.values() for m in scores))
+        data = {arm: [s[m].value if m in s else None for m in names] for arm, s in columns.items()}
+        return pd.DataFrame(data, index=pd.Index(names, name="metric"), dtype=float)
 
 
 def _create_run(
@@ -475,5 +407,13 @@ async def run_single(
     )
     hub.flush()  # a judge's replies too, though the caller may never close the hub
     return RunResult(
-        run_id, episode, episode_id, baseline, baseline_id, scores, baseline_scores, hub
+        run_id,
+        episode,
+        episode_id,
+        baseline,
+        baseline_id,
+        scores,
+        baseline_scores,
+        hub,
+        label="mediated" if mediated else "episode",
     )

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from disputelab.episode import Usage
+from disputelab.errors import Problem
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext, get_evaluator
 from disputelab.llm.models import ModelHub
@@ -16,7 +17,7 @@ from disputelab.scenario.io import describe_validation_error
 from disputelab.scenario.schema import Scenario
 from disputelab.store.sqlite import EpisodeRecord, Store
 
-__all__ = ["evaluate_run", "scoring_options"]
+__all__ = ["evaluate_run", "evaluation_problems", "scoring_options"]
 
 
 def scoring_options(
@@ -24,6 +25,34 @@ def scoring_options(
 ) -> dict[str, str]:
     """The options an evaluator scores (and is stored) under in a pass over a run."""
     return {"tracker": tracker, "rouge": rouge, "bert_model": bert_model}
+
+
+def evaluation_problems(
+    evaluator: str, judges: Sequence[str], tracker: str, rouge: str, bert_model: str
+) -> list[Problem]:
+    """Why a pass of `evaluator` over a run cannot start: an unknown name, a judge it
+    needs and was not given, or something it needs that is not here."""
+    from disputelab.evaluation.outcomes import ROUGE_STYLES
+    from disputelab.evaluation.registry import on_demand_evaluators
+    from disputelab.evaluation.trackers import TRACKERS
+
+    problems: list[Problem] = []
+    listed = on_demand_evaluators()
+    if evaluator not in listed:
+        problems.append(Problem(f"unknown evaluator {evaluator!r}; available: {', '.join(listed)}"))
+    if tracker not in TRACKERS:
+        problems.append(Problem(f"unknown tracker {tracker!r}; available: {', '.join(TRACKERS)}"))
+    if rouge not in ROUGE_STYLES:
+        styles = ", ".join(ROUGE_STYLES)
+        problems.append(Problem(f"unknown ROUGE-L style {rouge!r}; available: {styles}"))
+    if problems:
+        return problems
+    ev = get_evaluator(evaluator)
+    options = scoring_options(tracker, rouge, bert_model)
+    if ev.requires_judge(options) and not judges:
+        return [Problem(f"evaluator {evaluator!r} needs a judge", ("judges",))]
+    why = ev.unavailable(options) if ev.unavailable is not None else None
+    return [Problem(f"evaluator {evaluator!r} {why}")] if why else []
 
 
 def _to_score(rec: EpisodeRecord, by_id: Mapping[str, EpisodeRecord]) -> EpisodeToScore:

@@ -6,11 +6,11 @@ changed; it is read with today's defaults except where a default changed behavio
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Any
 
-from disputelab.experiments.spec import ExperimentSpec, SpecError, with_shorthand_params
+from disputelab.plan.experiment import ExperimentPlan
+from disputelab.plan.spec import ExperimentSpec, SpecError, with_shorthand_params
 from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS, get_protocol
 from disputelab.redact import redact_deep
 from disputelab.registry import UnknownPluginError
@@ -72,9 +72,10 @@ def _flat(spec: ExperimentSpec) -> dict[str, Any]:
     return {**{k: v for k, v in d.items() if k != "params"}, **params}
 
 
-def check_resume(store: Store, spec: ExperimentSpec, resume: bool) -> bool:
+def check_resume(store: Store, plan: ExperimentPlan, resume: bool) -> bool:
     """Whether the experiment exists already; refuse to overwrite it, or to resume it with
     a changed spec."""
+    spec = plan.sent or plan.spec
     exists = spec.name in {r["run_id"] for r in store.runs()}
     if exists and not resume:
         raise StoreError(
@@ -93,17 +94,15 @@ def check_resume(store: Store, spec: ExperimentSpec, resume: bool) -> bool:
     return exists
 
 
-def create_or_join(store: Store, spec: ExperimentSpec, resume: bool) -> None:
+def create_or_join(store: Store, plan: ExperimentPlan, resume: bool) -> None:
     """Record the experiment; when another process recorded it first, a `--resume` joins
     it (if the specs agree) and anything else is refused."""
     try:
-        store.create_run(
-            "experiment", spec.name, json.loads(spec.model_dump_json()), run_id=spec.name
-        )
+        store.create_run("experiment", plan.name, plan.config, run_id=plan.name)
     except sqlite3.IntegrityError:
         if not resume:
             raise StoreError(
-                f"experiment {spec.name!r} was started by another process a moment ago; "
+                f"experiment {plan.name!r} was started by another process a moment ago; "
                 "pass --resume to work on it alongside that process"
             ) from None
-        check_resume(store, spec, resume)
+        check_resume(store, plan, resume)

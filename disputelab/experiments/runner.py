@@ -11,33 +11,23 @@ import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from disputelab.episode import Episode
-from disputelab.evaluation.registry import EpisodeToScore, Evaluator, get_evaluator, warm_up
+from disputelab.evaluation.registry import EpisodeToScore, Evaluator, warm_up
 from disputelab.experiments.collector import heap_set_aside
 from disputelab.experiments.episodes import (
     EpisodePlan,
     ExtraScoring,
-    profile_temperatures,
     scenario_json,
     score_protocol,
 )
 from disputelab.experiments.executors import Executor, LocalExecutor
 from disputelab.experiments.judging import evaluate_run, scoring_options
-from disputelab.experiments.planning import cast_of
 from disputelab.experiments.resume import check_resume, create_or_join
-from disputelab.experiments.spec import (
-    ExperimentSpec,
-    PlannedEpisode,
-    SpecError,
-    check_conditions,
-    plan,
-    resolve_scenarios,
-)
 from disputelab.legal.expertise import retrieved_bases
 from disputelab.llm.models import ModelHub
-from disputelab.protocols.base import get_protocol
+from disputelab.plan.experiment import ExperimentPlan
+from disputelab.plan.spec import PlannedEpisode, SpecError
 from disputelab.scenario.behaviour import Behaviour
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.schema import Scenario
@@ -63,18 +53,9 @@ class Summary:
     waited: int = 0  # episodes this process waited for while another process held them
 
 
-def with_profile_temperatures(spec: ExperimentSpec, hub: ModelHub) -> ExperimentSpec:
-    """`spec` with every temperature it leaves unset at the value sent: its role's model
-    profile's, else the default. The experiment's stored config records it, and a resume
-    after a profile's temperature changed is refused as a changed spec."""
-    params = profile_temperatures(spec.protocol_params(), cast_of(spec), hub.profiles)
-    return spec.model_copy(update={"params": params.model_dump()})
-
-
 async def run_experiment(
     store: Store,
-    spec: ExperimentSpec,
-    spec_dir: Path,
+    plan: ExperimentPlan,
     hub: ModelHub,
     resume: bool = False,
     concurrency: int | None = None,
@@ -84,41 +65,37 @@ async def run_experiment(
     source: str = "",
     executor: Executor | None = None,
 ) -> Summary:
-    """Run (or resume) every planned episode, scoring each as soon as it can be. When
-    `stop` is set, no episode starts and those in flight are abandoned (left incomplete,
-    with their finished turns, for `--resume`). `executor` plays the episodes (default:
-    in this event loop); it is closed when the run ends."""
-    spec = with_profile_temperatures(spec, hub)
-    scenarios = resolve_scenarios(spec, spec_dir, Path(store.root) / "library")
-    check_conditions(spec, scenarios)
-    episodes = plan(spec, list(scenarios))
-    exists = check_resume(store, spec, resume)
+    """Run (or resume) every episode of the plan's grid, scoring each as soon as it can
+    be. When `stop` is set, no episode starts and those in flight are abandoned (left
+    incomplete, with their finished turns, for `--resume`). `executor` plays the
+    episodes (default: in this event loop); it is closed when the run ends."""
+    exists = check_resume(store, plan, resume)
     # Everything that can fail on the spec's account runs before the run is recorded, so a
     # failed start leaves nothing behind to block the corrected spec.
-    conditioned = await condition_scenarios(spec, scenarios, hub)
-    retrieved = _retrieval(spec, spec_dir, scenarios, conditioned)
+    conditioned = await condition_scenarios(plan, hub)
+    retrieved = _retrieval(plan, conditioned)
     if not exists:
-        create_or_join(store, spec, resume)
-    store.set_plan(spec.name, len(episodes), source)
-    summary = Summary(spec.name, len(episodes))
+        create_or_join(store, plan, resume)
+    store.set_plan(plan.name, len(plan.episodes), source)
+    summary = Summary(plan.name, len(plan.episodes))
     if on_plan is not None:
-        on_plan(len(episodes))
+        on_plan(len(plan.episodes))
     # Scorers' slow set-up (rouge-score imports nltk) runs off the loop, before any
     # episode is in flight for it to stall.
-    await asyncio.to_thread(warm_up, [*get_protocol(spec.protocol).evaluators, *spec.evaluators])
-    extras = extra_scoring(spec)
-    grid = _Grid(store, spec, hub, conditioned, retrieved, episodes, executor, extras)
-    await _play_grid(grid, summary, concurrency or spec.concurrency, progress, stop)
+    extra = [ev.name for ev in plan.evaluators]
+    await asyncio.to_thread(warm_up, [*plan.protocol.evaluators, *extra])
+    extras = extra_scoring(plan)
+    grid = _Grid(store, plan, hub, conditioned, retrieved, executor, extras)
+    await _play_grid(grid, summary, concurrency or plan.concurrency, progress, stop)
     if summary.interrupted:
         return summary
     await grid.score_rest()
-    for evaluator in spec.evaluators:
+    for evaluator in extra:
         if evaluator in extras.evaluators:
             continue  # scored with the protocol's evaluators, as each episode finished
         # Judge calls go through the response cache, so a resumed run re-scores free.
-        await evaluate_run(
-            store, spec.name, evaluator, hub, _judges(spec), bert_model=spec.bert_model or ""
-        )
+        judges = list(plan.judges)
+        await evaluate_run(store, plan.name, evaluator, hub, judges, bert_model=plan.bert_model)
     hub.flush()
     return summary
 
@@ -146,24 +123,19 @@ async def _play_grid(
     grid.hub.flush()
 
 
-def _judges(spec: ExperimentSpec) -> list[str]:
-    judge = spec.models.get("judge", "rule")
-    return [] if judge == "rule" else [judge]
-
-
-def extra_scoring(spec: ExperimentSpec) -> ExtraScoring:
+def extra_scoring(plan: ExperimentPlan) -> ExtraScoring:
     """The spec's extra evaluators that score each episode as it finishes, from memory:
     those that are quick and will not call a judge (judge calls are charged per
     episode, which calls from overlapping episodes would blur). The rest score in a pass
     after the run, which reloads every episode from the store."""
-    options = scoring_options(bert_model=spec.bert_model or "")
-    judges = _judges(spec)
+    options = scoring_options(bert_model=plan.bert_model)
+    judges = plan.judges
 
     def inline(ev: Evaluator) -> bool:
         calls_judge = ev.requires_judge(options) or (ev.judge_optional and bool(judges))
         return not calls_judge and not ev.after_run
 
-    quick = [name for name in spec.evaluators if inline(get_evaluator(name))]
+    quick = [ev.name for ev in plan.evaluators if inline(ev)]
     return ExtraScoring(tuple(quick), options, ",".join(judges))
 
 
@@ -200,25 +172,24 @@ class _Grid:
     def __init__(
         self,
         store: Store,
-        spec: ExperimentSpec,
+        plan: ExperimentPlan,
         hub: ModelHub,
         conditioned: dict[tuple[str, str], Scenario],
         retrieved: dict[tuple[str, str], tuple[str, ...]],
-        episodes: list[PlannedEpisode],
         executor: Executor | None = None,
         extras: ExtraScoring | None = None,
     ) -> None:
-        self.store, self.spec, self.hub = store, spec, hub
+        self.store, self.name, self.hub = store, plan.name, hub
         self.extras = extras
         self.executor: Executor = executor or LocalExecutor()
-        self.protocol = get_protocol(spec.protocol)
-        self.params = spec.protocol_params()
-        self.cast = cast_of(spec)
+        self.protocol = plan.protocol
+        self.params = plan.params
+        self.cast = plan.cast
         self.conditioned = conditioned
         self.scenario_json = {cell: scenario_json(s) for cell, s in conditioned.items()}
         self.retrieved = retrieved
-        self.episodes = episodes
-        self.done_before = store.complete_episode_ids(spec.name)
+        self.episodes = list(plan.episodes)
+        self.done_before = store.complete_episode_ids(plan.name)
         self.finished = set(self.done_before)
         self.scored: set[str] = set()
         self.twins: dict[str, list[PlannedEpisode]] = {}
@@ -227,7 +198,7 @@ class _Grid:
         self.held_elsewhere: set[str] = set()  # episodes found claimed by another process
         self.played: dict[str, Episode] = {}  # finished here and not yet fully scored
         self.poll_s = 0.5
-        for ep in episodes:
+        for ep in self.episodes:
             if ep.baseline_id is not None:
                 self.twins.setdefault(ep.baseline_id, []).append(ep)
 
@@ -321,7 +292,7 @@ class _Grid:
             played: Episode | None = None
             try:
                 played = await self.executor.play(
-                    self.store, self.hub, self.spec.name, self.episode_plan(ep)
+                    self.store, self.hub, self.name, self.episode_plan(ep)
                 )
             except Exception as exc:  # recorded in the store; retried on resume
                 _count_failure(summary, ep, exc, progress)
@@ -399,7 +370,7 @@ class _Grid:
 
     async def score_rest(self) -> None:
         rest = [ep for ep in self.episodes if ep.episode_id not in self.scored]
-        await self.score(rest, self.store.complete_episode_ids(self.spec.name))
+        await self.score(rest, self.store.complete_episode_ids(self.name))
 
     async def score(self, episodes: list[PlannedEpisode], complete: set[str]) -> None:
         loaded: dict[str, Episode] = {}
@@ -439,40 +410,32 @@ def _count_failure(
 
 
 def _retrieval(
-    spec: ExperimentSpec,
-    spec_dir: Path,
-    scenarios: dict[str, Scenario],
-    conditioned: dict[tuple[str, str], Scenario],
+    plan: ExperimentPlan, conditioned: dict[tuple[str, str], Scenario]
 ) -> dict[tuple[str, str], tuple[str, ...]]:
     """Legal bases per cell where the protocol hands retrieved bases to its mediator."""
-    if not get_protocol(spec.protocol).uses_retrieval:
+    if not plan.protocol.uses_retrieval:
         return {}
-    corpus = None
-    if spec.corpus:
-        corpus = Path(spec.corpus) if Path(spec.corpus).is_absolute() else spec_dir / spec.corpus
-    return retrieved_bases(corpus, scenarios, conditioned)
+    return retrieved_bases(plan.corpus, dict(plan.scenarios), conditioned)
 
 
 async def condition_scenarios(
-    spec: ExperimentSpec, scenarios: dict[str, Scenario], hub: ModelHub
+    plan: ExperimentPlan, hub: ModelHub
 ) -> dict[tuple[str, str], Scenario]:
     """Every (scenario, condition) cell's scenario. With a `writer` model, the conditions
     an LLM can write (parties:+1, history:x5, cause:) are written by it, once per cell and
     through the response cache, so a resumed experiment sees the very same scenarios."""
-    writer_spec = spec.models.get("writer")
-    b = Behaviour.of(spec.params.get("behaviour"))
-    if writer_spec is None or writer_spec == "rule":
-        return {
-            (s, c): apply_condition(scenarios[s], c, b) for s in scenarios for c in spec.conditions
-        }
+    b = Behaviour.of(plan.behaviour)
+    scenarios, conditions = plan.scenarios, plan.conditions
+    if plan.writer is None:
+        return {(s, c): apply_condition(scenarios[s], c, b) for s in scenarios for c in conditions}
     from disputelab.authoring.scenario_writer import apply_condition_with_model
 
-    writer = hub.model(writer_spec, "writer")
+    writer = hub.model(plan.writer, "writer")
     out = {}
     for sid, base in scenarios.items():
-        for cond in spec.conditions:
+        for cond in conditions:
             out[(sid, cond)] = await apply_condition_with_model(base, cond, writer, b)
     return out
 
 
-__all__ = ["Progress", "SpecError", "Summary", "run_experiment", "with_profile_temperatures"]
+__all__ = ["Progress", "SpecError", "Summary", "run_experiment"]

@@ -37,11 +37,13 @@ from SALib.analyze import sobol as sobol_analyze
 from SALib.sample import morris as morris_sample
 from SALib.sample import sobol as sobol_sample
 
+from disputelab.errors import DisputelabError
 from disputelab.evaluation.averaging import averaged_value
 from disputelab.experiments.resume import check_resume
-from disputelab.experiments.runner import Progress, run_experiment, with_profile_temperatures
-from disputelab.experiments.spec import ExperimentSpec, plan, resolve_scenarios
+from disputelab.experiments.runner import Progress, run_experiment
 from disputelab.llm.models import ModelHub
+from disputelab.plan.experiment import plan_spec
+from disputelab.plan.spec import ExperimentSpec, grid_episodes, resolve_scenarios
 from disputelab.protocols.base import NONE, get_protocol
 from disputelab.scenario.behaviour import (
     PARAMETERS,
@@ -71,7 +73,7 @@ Means = dict[Output, float]
 Array = npt.NDArray[np.float64]
 
 
-class SensitivityError(ValueError):
+class SensitivityError(DisputelabError, ValueError):
     """A design that cannot run; the message is one line."""
 
 
@@ -208,7 +210,7 @@ def point_specs(spec: ExperimentSpec, design: Design) -> list[ExperimentSpec]:
 
 def grid_size(spec: ExperimentSpec, spec_dir: Path, library_dir: Path | None) -> int:
     """Episodes in one point's grid (the behaviour values do not change the grid)."""
-    return len(plan(spec, list(resolve_scenarios(spec, spec_dir, library_dir))))
+    return len(grid_episodes(spec, list(resolve_scenarios(spec, spec_dir, library_dir))))
 
 
 def stored_points(store: Store, specs: list[ExperimentSpec]) -> list[str]:
@@ -278,6 +280,7 @@ async def evaluate_points(
     names = list(dict.fromkeys(s.name for s in specs))
     result = Evaluation([None] * len(specs), len(names))
     by_name = {s.name: s for s in specs}
+    library = Path(store.root) / "library"
     for name in names:
         if stop is not None and stop.is_set():
             result.interrupted = True
@@ -285,14 +288,15 @@ async def evaluate_points(
         if finished(store, name, size):
             # Reused only if it was played as it would be now (a model profile's
             # temperature, say, may have changed since): otherwise one line, as a resume.
-            check_resume(store, with_profile_temperatures(by_name[name], hub), True)
+            check_resume(store, plan_spec(by_name[name], spec_dir, library, hub.profiles), True)
             result.reused += 1
             if hooks.skipped is not None:
                 hooks.skipped(size)
         else:
             resume = name in {r["run_id"] for r in store.runs()}
+            grid = plan_spec(by_name[name], spec_dir, library, hub.profiles)
             summary = await run_experiment(
-                store, by_name[name], spec_dir, hub, resume, progress=hooks.episode, stop=stop
+                store, grid, hub, resume, progress=hooks.episode, stop=stop
             )
             result.failed += summary.failed
             if summary.interrupted:

@@ -18,8 +18,9 @@ from typing import Any
 from disputelab.episode import Episode, Usage
 from disputelab.evaluation.trackers import LLM_TRACKERS, Trajectory, oracle, track
 from disputelab.evaluation.validation import Aligned, TrackerFit, align, fit_tracker
-from disputelab.experiments.episodes import Cast, EpisodePlan, play_episode
+from disputelab.experiments.episodes import EpisodePlan, play_episode
 from disputelab.llm.models import ModelHub
+from disputelab.plan.cast import Cast
 from disputelab.protocols.base import DEFAULT_PROTOCOL, get_protocol
 from disputelab.scenario.schema import Scenario
 from disputelab.store.sqlite import Store

@@ -15,13 +15,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from disputelab.errors import DisputelabError
 from disputelab.scenario.schema import Scenario
 
 if TYPE_CHECKING:
     from disputelab.legal.retrieval import StatuteIndex
 
 
-class ExpertiseError(ValueError):
+class ExpertiseError(DisputelabError, ValueError):
     """The expertise condition cannot be served: no corpus, or a bad one."""
 
 

@@ -31,6 +31,7 @@ import jieba
 import numpy as np
 import yaml
 
+from disputelab.errors import DisputelabError
 from disputelab.legal.citations import normalize_legal_basis
 from disputelab.scenario.inputs import (
     MAX_DATASET_BYTES,
@@ -50,7 +51,7 @@ jieba.setLogLevel(logging.WARNING)
 _WORD = re.compile(r"[\u3400-\u9fff\w]")
 
 
-class CorpusError(ValueError):
+class CorpusError(DisputelabError, ValueError):
     """A statute corpus that cannot be used; the message is one line."""
 
 

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from disputelab.errors import DisputelabError
+
 Role = Literal["system", "user", "assistant"]
 
 
@@ -66,7 +68,7 @@ class ChatModel(Protocol):
     async def complete(self, request: ChatRequest) -> ChatResponse: ...
 
 
-class ModelError(Exception):
+class ModelError(DisputelabError):
     """A model call failed in a way retrying will not fix (bad request, auth, missing model)."""
 
 

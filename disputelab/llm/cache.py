@@ -16,6 +16,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from disputelab.errors import DisputelabError
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse
 from disputelab.llm.encoding import dumps_spliced
 
@@ -73,7 +74,7 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 CACHE_NAME = "cache.sqlite"  # the response cache's file in a store's folder
 
 
-class CacheError(ValueError):
+class CacheError(DisputelabError, ValueError):
     """A response cache file that cannot be used; the message says what to do."""
 
 

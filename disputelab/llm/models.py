@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
+from disputelab.errors import DisputelabError
 from disputelab.llm.base import ChatModel
 from disputelab.llm.cache import Cached, ResponseCache
 from disputelab.llm.openai_defaults import (
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 CONFIG_NAME = "disputelab.toml"
 
 
-class ModelConfigError(ValueError):
+class ModelConfigError(DisputelabError, ValueError):
     """A model name or profile that cannot be used; the message says how to fix it."""
 
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from disputelab.agents.base import Agent
 from disputelab.agents.registry import UnknownAgentError, kind_names, needs_model, takes_model
 from disputelab.episode import Episode, Outcome
+from disputelab.errors import DisputelabError
 from disputelab.protocols.view import EpisodeView, default_view
 from disputelab.registry import Registry
 from disputelab.scenario.schema import Scenario
@@ -43,7 +44,7 @@ class ProtocolParams(BaseModel):
         return stored
 
 
-class ParamsError(ValueError):
+class ParamsError(DisputelabError, ValueError):
     """Parameters that do not fit a protocol: every problem found, one line each in
     `problems`; the message joins them into one line."""
 
@@ -123,6 +124,10 @@ class DisputeProtocol(ABC):
     # Judged evaluators an experiment runs on this protocol's episodes whenever it has a
     # judge model (the staged protocol's judged Con and LR).
     judged_evaluators: ClassVar[tuple[str, ...]] = ()
+    # The parameter that bounds a session's length, and what it counts: what a run's
+    # `budget` (`--budget N`) sets, whatever the protocol calls it.
+    turn_budget: ClassVar[str] = ""
+    turn_budget_unit: ClassVar[str] = "turns"
 
     def params(self, values: Mapping[str, Any] | None = None) -> ProtocolParams:
         """Validated parameters; unknown or out-of-range ones raise ParamsError."""
@@ -173,10 +178,6 @@ class DisputeProtocol(ABC):
                 "has none (only numeric terms); choose a protocol that bargains over amounts"
             )
         return None
-
-    def turn_limit_note(self) -> str:
-        """What limits a session's length, for warnings about another protocol's option."""
-        return ""
 
     def max_calls(self, params: ProtocolParams, n_parties: int) -> dict[str, int]:
         """An upper bound on one episode's first-attempt model calls per seat role, were

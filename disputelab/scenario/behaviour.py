@@ -17,6 +17,7 @@ import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from disputelab.errors import DisputelabError
 from disputelab.scenario.schema import STRATEGIES
 
 ASSUMPTION = "assumption"
@@ -349,7 +350,7 @@ def domain(name: str) -> tuple[float, float]:
 PARAMETERS: dict[str, Parameter] = {p.name: p for p in _TABLE}
 
 
-class BehaviourError(ValueError):
+class BehaviourError(DisputelabError, ValueError):
     """An unknown parameter, a value out of range, or one with no neutral value."""
 
 

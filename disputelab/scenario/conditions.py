@@ -13,6 +13,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from disputelab.errors import DisputelabError
 from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, PARAMETERS, Behaviour
 from disputelab.scenario.causes import apply_cause_offline, cause_parameters, dispute_causes
 from disputelab.scenario.cultures import hofstede
@@ -27,7 +28,7 @@ from disputelab.scenario.schema import (
 )
 
 
-class ConditionError(ValueError):
+class ConditionError(DisputelabError, ValueError):
     """An unknown condition or a bad parameter; the message lists the valid ones."""
 
 

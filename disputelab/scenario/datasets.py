@@ -14,10 +14,11 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from disputelab.errors import DisputelabError
 from disputelab.scenario.inputs import UserFileError, make_user_dir
 
 
-class DatasetError(ValueError):
+class DatasetError(DisputelabError, ValueError):
     """A dataset that cannot be fetched or found; the message says what to do."""
 
 

@@ -24,6 +24,8 @@ from typing import Any
 
 import yaml
 
+from disputelab.errors import DisputelabError
+
 # A scenario, spec, YAML corpus or seed file. The biggest real scenario (an imported
 # ProMediate case with every profile in its private notes) is about 80 KB.
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -47,7 +49,7 @@ MAX_GLOB_MATCHES = 1_000
 MAX_GLOB_VISITS = 100_000
 
 
-class UserFileError(ValueError):
+class UserFileError(DisputelabError, ValueError):
     """A user file that cannot be read. `str()` is the problem in one line, without the
     path, which is in `path`: callers put it where their messages put the source."""
 
@@ -57,7 +59,7 @@ class UserFileError(ValueError):
         super().__init__(problem)
 
 
-class InputLimitError(ValueError):
+class InputLimitError(DisputelabError, ValueError):
     """Parsed text beyond a limit (nesting, integer digits, values); one line."""
 
 

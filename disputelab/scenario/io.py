@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from disputelab.errors import DisputelabError
 from disputelab.scenario.inputs import (
     MAX_FILE_BYTES,
     InputLimitError,
@@ -34,7 +35,7 @@ __all__ = [
 ]
 
 
-class ScenarioError(Exception):
+class ScenarioError(DisputelabError):
     """A scenario could not be loaded; `problems` holds one line per fault."""
 
     def __init__(self, source: str, problems: list[str]) -> None:
@@ -114,6 +115,10 @@ def parse_scenario_text(text: str, source: str, fmt: str) -> Scenario:
     if not isinstance(data, dict):
         kind = "empty" if data is None else f"a {type(data).__name__}"
         raise ScenarioError(source, [f"is {kind}; a scenario file must hold a mapping of fields"])
+    if "scenarios" in data and "parties" not in data:
+        raise ScenarioError(
+            source, ["holds an experiment spec (it names scenarios), not a scenario"]
+        )
     try:
         return Scenario.model_validate(data)
     except ValidationError as exc:

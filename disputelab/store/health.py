@@ -11,10 +11,12 @@ import sqlite3
 import stat
 from pathlib import Path
 
+from disputelab.errors import DisputelabError
+
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-class StoreError(Exception):
+class StoreError(DisputelabError):
     """The store cannot do what was asked (unknown run, unreadable database)."""
 
 

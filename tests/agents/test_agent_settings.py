@@ -13,7 +13,7 @@ from typing import Any
 from disputelab.agents.base import PublicScenario, PublicTurn
 from disputelab.agents.prompts import dialogue_block, party_system
 from disputelab.agents.settings import RECENT_TURNS
-from disputelab.experiments.episodes import Cast, RunResult, run_single
+from disputelab.experiments.episodes import RunResult, run_single
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import (
     FakeOpenAI,
@@ -23,6 +23,7 @@ from disputelab.llm.testing import (
     requested_name,
     requested_schema,
 )
+from disputelab.plan.cast import Cast
 from disputelab.scenario.cultures import hofstede
 from disputelab.store.sqlite import Store
 from tests.helpers import scenario

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_name, requested_schema
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.protocols.base import get_protocol
 from disputelab.store.sqlite import Store
 
@@ -53,7 +54,9 @@ def _run(tmp_path: Path, reflect: bool) -> tuple[Store, str, list[dict[str, Any]
             params={"party_reflection": True} if reflect else {},
         )
         summary = asyncio.run(
-            run_experiment(store, spec, tmp_path, ModelHub(store.root / "cache.sqlite"))
+            run_experiment(
+                store, plan_experiment(spec, base=tmp_path), ModelHub(store.root / "cache.sqlite")
+            )
         )
     assert summary.failed == 0, summary.errors
     return store, summary.run_id, server.requests

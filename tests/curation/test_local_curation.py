@@ -29,7 +29,9 @@ def test_the_embedded_model_runs_the_pipeline_to_a_verdict(tmp_path: Path) -> No
         "and a dog that keeps getting into the other garden.",
         encoding="utf-8",
     )
-    hub = ModelHub(tmp_path / "cache.sqlite")
+    # A deadline a loaded 2-core machine meets: grammar-constrained decoding of this
+    # schema runs at a few tokens a second there, and a call past its deadline is no call.
+    hub = ModelHub(tmp_path / "cache.sqlite", timeout_s=900)
     config = CurationConfig(
         concurrency=1,
         recast=RecastSettings(max_tokens=128, parse_reasks=1, validation_reasks=0),

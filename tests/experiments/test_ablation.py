@@ -10,14 +10,14 @@ import yaml
 from typer.testing import CliRunner
 
 from disputelab.cli import app
-from disputelab.experiments.ablation import (
+from disputelab.experiments.resume import changed_fields
+from disputelab.plan.ablation import (
     ablated_name,
     ablated_spec,
     expand_targets,
     target_parameters,
 )
-from disputelab.experiments.resume import changed_fields
-from disputelab.experiments.spec import ExperimentSpec, SpecError, load_spec
+from disputelab.plan.spec import ExperimentSpec, SpecError, load_spec
 from disputelab.store.sqlite import Store
 
 

@@ -19,10 +19,11 @@ from disputelab.experiments.executors import (
     worker_failure,
 )
 from disputelab.experiments.runner import Summary, run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub, Profile
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 from disputelab.llm.wrappers import Ledger, RoleUsage
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.store.sqlite import Store
 
 RULE_GRID = ExperimentSpec(
@@ -40,7 +41,9 @@ def _run(
     store = Store(root / "runs")
     try:
         return asyncio.run(
-            run_experiment(store, spec, root, hub or ModelHub(None), executor=executor)
+            run_experiment(
+                store, plan_experiment(spec, base=root), hub or ModelHub(None), executor=executor
+            )
         )
     finally:
         store.close()
@@ -284,7 +287,7 @@ def test_episodes_of_a_worker_that_dies_fail_with_a_reason_instead_of_hanging(
             killer = asyncio.ensure_future(kill_when_called())
             try:
                 return await run_experiment(
-                    store, _llm_spec("dies"), tmp_path, hub, executor=executor
+                    store, plan_experiment(_llm_spec("dies"), base=tmp_path), hub, executor=executor
                 )
             finally:
                 killer.cancel()

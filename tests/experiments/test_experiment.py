@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from disputelab.cli import app
-from disputelab.experiments.spec import ExperimentSpec, SpecError, load_spec, plan
+from disputelab.plan.spec import ExperimentSpec, SpecError, grid_episodes, load_spec
 from disputelab.store.sqlite import DB_NAME, Store
 
 SPEC = """name: grid
@@ -33,7 +33,7 @@ def _write(tmp_path: Path, text: str = SPEC) -> Path:
 
 def test_the_plan_shares_one_unmediated_twin_across_mediators() -> None:
     spec = ExperimentSpec(name="x", scenarios=["tenancy"], mediators=["rule", "none"], replicates=2)
-    episodes = plan(spec, ["tenancy"])
+    episodes = grid_episodes(spec, ["tenancy"])
     ids = [e.episode_id for e in episodes]
     assert ids == [
         "x/tenancy/general/none/r0",

@@ -24,9 +24,10 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from disputelab.experiments.episodes import Cast, EpisodePlan, play_episode
-from disputelab.experiments.spec import ExperimentSpec, PlannedEpisode, plan
+from disputelab.experiments.episodes import EpisodePlan, play_episode
 from disputelab.llm.models import ModelHub
+from disputelab.plan.cast import Cast
+from disputelab.plan.spec import ExperimentSpec, PlannedEpisode, grid_episodes
 from disputelab.protocols.base import get_protocol
 from disputelab.protocols.roundtable.evaluation import socrates
 from disputelab.scenario.conditions import apply_condition
@@ -83,7 +84,7 @@ def _planned() -> list[PlannedEpisode]:
         replicates=REPLICATES,
         budget=BUDGET,
     )
-    return plan(spec, SCENARIOS)
+    return grid_episodes(spec, SCENARIOS)
 
 
 @contextmanager

@@ -30,8 +30,9 @@ from disputelab.experiments.episodes import (
 )
 from disputelab.experiments.judging import evaluate_run, scoring_options
 from disputelab.experiments.runner import extra_scoring, run_experiment
-from disputelab.experiments.spec import ExperimentSpec, plan
 from disputelab.llm.models import ModelHub
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec, grid_episodes
 from disputelab.protocols.base import get_protocol
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.io import scenario_to_data
@@ -101,7 +102,7 @@ def test_a_played_episode_is_written_in_one_transaction_and_scored_in_another(
     spec = ExperimentSpec(
         name="one", scenarios=["workplace"], mediators=["none"], budget=20, replicates=1
     )
-    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
+    asyncio.run(run_experiment(store, plan_experiment(spec, base=tmp_path), ModelHub(None)))
     store.db.set_trace_callback(None)
     txs = _transactions(statements)
     writes = ("INTO turn", "INTO episodes", "UPDATE episodes")
@@ -184,11 +185,11 @@ def test_scores_from_memory_equal_scores_from_the_reloaded_episodes(
 ) -> None:
     spec = _small_grid("mem", turn_taking)
     store = Store(tmp_path / "runs")
-    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
+    asyncio.run(run_experiment(store, plan_experiment(spec, base=tmp_path), ModelHub(None)))
     protocol = get_protocol(spec.protocol)
     fresh = Store(tmp_path / "rescored")
     fresh.create_run("experiment", run_id="mem")
-    for ep in plan(spec, ["tenancy", "workplace"]):
+    for ep in grid_episodes(spec, ["tenancy", "workplace"]):
         record = store.load_episode(ep.episode_id)
         twin = store.load_episode(ep.baseline_id).episode if ep.baseline_id else None
         conditioned = apply_condition(scenario(ep.scenario_id), ep.condition)
@@ -206,7 +207,7 @@ def test_scores_from_memory_equal_scores_from_the_reloaded_episodes(
 def test_a_grids_episodes_store_their_cells_conditioned_scenario(tmp_path: Path) -> None:
     spec = ExperimentSpec(name="cells", scenarios=["tenancy"], mediators=["rule"], replicates=3)
     store = Store(tmp_path / "runs")
-    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
+    asyncio.run(run_experiment(store, plan_experiment(spec, base=tmp_path), ModelHub(None)))
     rows = store.db.execute("SELECT episode_id, scenario, scenario_ref FROM episodes")
     records = [store.load_episode(eid) for eid, _, _ in rows.fetchall()]
     conditioned = apply_condition(scenario("tenancy"), "general")
@@ -253,7 +254,7 @@ def test_quick_extra_evaluators_score_from_memory_what_a_pass_after_the_run_woul
             else None
         )
     )
-    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
+    asyncio.run(run_experiment(store, plan_experiment(spec, base=tmp_path), ModelHub(None)))
     store.db.set_trace_callback(None)
     assert turn_reads == []  # nothing played here was read back to be scored
     stored_names = ("tracker:self-report", "turn-taking")

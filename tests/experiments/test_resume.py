@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from disputelab.experiments.resume import changed_fields
-from disputelab.experiments.spec import ExperimentSpec
+from disputelab.plan.spec import ExperimentSpec
 
 
 def _spec(**params: Any) -> ExperimentSpec:

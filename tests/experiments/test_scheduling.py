@@ -25,14 +25,15 @@ from disputelab.evaluation.registry import (
 )
 from disputelab.experiments.collector import YOUNG_GC_THRESHOLD, heap_set_aside
 from disputelab.experiments.runner import longest_first, run_experiment, scheduling_window
-from disputelab.experiments.spec import ExperimentSpec, plan
 from disputelab.llm.models import ModelHub
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec, grid_episodes
 from disputelab.store.sqlite import Store
 
 
 def test_mediated_episodes_are_started_before_their_unmediated_twins() -> None:
     spec = ExperimentSpec(name="g", scenarios=["tenancy"], mediators=["rule"], replicates=3)
-    planned = plan(spec, ["tenancy"])
+    planned = grid_episodes(spec, ["tenancy"])
     ordered = longest_first(planned, window=len(planned))
     mediated = [ep for ep in planned if ep.baseline_id is not None]
     assert ordered[: len(mediated)] == mediated  # plan order kept within each group
@@ -42,7 +43,7 @@ def test_mediated_episodes_are_started_before_their_unmediated_twins() -> None:
 
 def test_longest_first_sorts_within_windows_of_the_plan() -> None:
     spec = ExperimentSpec(name="g", scenarios=["tenancy"], mediators=["rule"], replicates=10)
-    planned = plan(spec, ["tenancy"])
+    planned = grid_episodes(spec, ["tenancy"])
     ordered = longest_first(planned, window=6)
     for start in range(0, len(planned), 6):
         window, part = planned[start : start + 6], ordered[start : start + 6]
@@ -72,7 +73,13 @@ def test_the_runner_holds_a_bounded_number_of_played_episodes(tmp_path: Path) ->
 
     store = Store(tmp_path / "runs")
     summary = asyncio.run(
-        run_experiment(store, spec, tmp_path, ModelHub(None), concurrency=4, progress=count)
+        run_experiment(
+            store,
+            plan_experiment(spec, base=tmp_path),
+            ModelHub(None),
+            concurrency=4,
+            progress=count,
+        )
     )
     assert summary.done == 300
     assert 0 < most <= scheduling_window(4) // 2 + 4  # against 150 mediated in the grid
@@ -101,7 +108,7 @@ def test_an_evaluators_warm_up_runs_in_a_thread_before_the_first_episode(
     register_evaluator(Evaluator(name, "1", "counts turns", score, warm_up=warm))
     try:
         spec = ExperimentSpec(name="w", scenarios=["tenancy"], evaluators=[name], replicates=1)
-        asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
+        asyncio.run(run_experiment(store, plan_experiment(spec, base=tmp_path), ModelHub(None)))
     finally:
         EVALUATORS.unregister(name)  # leave the registry as the other tests expect it
     assert seen == {"thread": False, "episodes": 0}

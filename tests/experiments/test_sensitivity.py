@@ -40,8 +40,8 @@ from disputelab.experiments.sensitivity import (
     rankings,
     stored_points,
 )
-from disputelab.experiments.spec import ExperimentSpec, load_spec
 from disputelab.llm.models import ModelHub
+from disputelab.plan.spec import ExperimentSpec, load_spec
 from disputelab.protocols.roundtable.evaluation import socrates
 from disputelab.scenario.behaviour import PARAMETERS
 from disputelab.scenario.conditions import condition_parameters

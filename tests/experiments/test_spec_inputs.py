@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from disputelab.experiments.spec import (
+from disputelab.plan.spec import (
     MAX_EPISODES,
     ExperimentSpec,
     SpecError,
+    grid_episodes,
     load_spec,
-    plan,
     resolve_refs,
 )
 
@@ -45,7 +45,7 @@ def test_a_grid_entry_listed_twice_is_planned_once_with_a_warning_naming_it(
         "conditions: general listed more than once; the repeats were dropped, each is planned once",
         "mediators: rule listed more than once; the repeats were dropped, each is planned once",
     ]
-    ids = [e.episode_id for e in plan(spec, ["tenancy", "workplace"])]
+    ids = [e.episode_id for e in grid_episodes(spec, ["tenancy", "workplace"])]
     assert len(ids) == len(set(ids)) == 2 * 2 * 2 * 2  # scenarios x conditions x (twin + rule) x r
 
 
@@ -60,7 +60,7 @@ def test_the_command_prints_the_warning_and_runs_the_grid_once(tmp_path: Path) -
     flat = " ".join(r.stderr.split())
     assert "warning:" in flat and "conditions: general listed more than once" in flat
     once = _spec(tmp_path / "once", "name: dup\nscenarios: [tenancy]\nconditions: [general]\n")
-    n = len(plan(load_spec(once), ["tenancy"]))
+    n = len(grid_episodes(load_spec(once), ["tenancy"]))
     assert f"{n} episodes planned, {n} run" in " ".join(r.stdout.split())
 
 
@@ -76,7 +76,7 @@ def test_the_plan_skips_repeats_that_reach_it_any_other_way() -> None:
             "mediators": ["rule", "rule"],
         }
     )
-    ids = [e.episode_id for e in plan(spec, ["tenancy", "tenancy"])]
+    ids = [e.episode_id for e in grid_episodes(spec, ["tenancy", "tenancy"])]
     assert not [i for i, n in Counter(ids).items() if n > 1]
 
 
@@ -86,7 +86,7 @@ def test_a_grid_beyond_the_episode_limit_is_refused_before_it_is_built() -> None
         name="huge", scenarios=["tenancy"], conditions=conditions, replicates=10_000
     )
     with pytest.raises(SpecError) as info:
-        plan(spec, [f"s{i}" for i in range(MAX_EPISODES // 10_000)])
+        grid_episodes(spec, [f"s{i}" for i in range(MAX_EPISODES // 10_000)])
     assert info.value.problems == [
         "the grid has 6,000,000 episodes, more than 1,000,000; split it into smaller experiments"
     ]

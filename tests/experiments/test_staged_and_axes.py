@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from disputelab.cli import app
-from disputelab.experiments.spec import ExperimentSpec, plan, resolve_scenarios
 from disputelab.llm.testing import Scripted, fake_openai
+from disputelab.plan.spec import ExperimentSpec, grid_episodes, resolve_scenarios
 from disputelab.scenario import builtin_scenarios
 from disputelab.store.sqlite import Store
 from tests.curation import drafts
@@ -41,7 +41,7 @@ def test_builtin_patterns_name_every_matching_built_in() -> None:
 
 def test_staged_plans_have_no_unmediated_twins() -> None:
     spec = ExperimentSpec(name="x", scenarios=["tenancy"], protocol="staged", replicates=2)
-    episodes = plan(spec, ["tenancy"])
+    episodes = grid_episodes(spec, ["tenancy"])
     assert [e.episode_id for e in episodes] == [
         "x/tenancy/general/rule/r0",
         "x/tenancy/general/rule/r1",

@@ -102,14 +102,15 @@ def test_an_episode_held_elsewhere_is_waited_for_then_run_here(tmp_path: Path) -
     import threading
 
     from disputelab.experiments.runner import run_experiment
-    from disputelab.experiments.spec import ExperimentSpec, plan
     from disputelab.llm.models import ModelHub
+    from disputelab.plan.experiment import plan_experiment
+    from disputelab.plan.spec import ExperimentSpec, grid_episodes
     from disputelab.store.leases import Claim, Leases
     from disputelab.store.sqlite import Store
 
     spec = ExperimentSpec(name="held", scenarios=["tenancy"], mediators=["none"], replicates=3)
     store = Store(tmp_path / "runs")
-    held = plan(spec, ["tenancy"])[1].episode_id
+    held = grid_episodes(spec, ["tenancy"])[1].episode_id
     connection = sqlite3.connect(
         store.path, isolation_level=None, timeout=5, check_same_thread=False
     )
@@ -117,6 +118,8 @@ def test_an_episode_held_elsewhere_is_waited_for_then_run_here(tmp_path: Path) -
     assert other.claim(held)[0] is Claim.MINE
     threading.Timer(1.0, other.release, args=(held,)).start()
 
-    summary = asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None), resume=True))
+    summary = asyncio.run(
+        run_experiment(store, plan_experiment(spec, base=tmp_path), ModelHub(None), resume=True)
+    )
     assert (summary.waited, summary.done, summary.elsewhere) == (1, 3, 0)
     assert held in store.complete_episode_ids("held")

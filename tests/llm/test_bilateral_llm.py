@@ -9,9 +9,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from disputelab.experiments.episodes import Cast, run_single
+from disputelab.experiments.episodes import run_single
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import Scripted, fake_openai, requested_name
+from disputelab.plan.cast import Cast
 from disputelab.store.sqlite import Store
 from tests.helpers import scenario
 

@@ -15,9 +15,10 @@ from typer.testing import CliRunner
 
 from disputelab.cli import app
 from disputelab.episode import Status
-from disputelab.experiments.episodes import Cast, run_single
+from disputelab.experiments.episodes import run_single
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import FakeOpenAI, Scripted, fake_openai, fill, requested_schema
+from disputelab.plan.cast import Cast
 from disputelab.store.sqlite import Store
 from tests.helpers import scenario
 

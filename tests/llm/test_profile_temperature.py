@@ -13,7 +13,6 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from disputelab.cli import app
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelConfigError, Profile
 from disputelab.llm.testing import (
     FakeOpenAI,
@@ -23,6 +22,7 @@ from disputelab.llm.testing import (
     requested_name,
     requested_schema,
 )
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.store.sqlite import Store
 
 

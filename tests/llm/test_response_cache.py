@@ -18,12 +18,13 @@ from typer.testing import CliRunner
 
 from disputelab.cli import app
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm import cache as cache_module
 from disputelab.llm.base import ChatResponse
 from disputelab.llm.cache import CacheError, ResponseCache
 from disputelab.llm.models import ModelHub, Profile
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.store.sqlite import Store
 
 
@@ -181,7 +182,7 @@ def test_a_finished_episodes_replies_are_on_disk_before_the_episode_is(
 
         async def run() -> int:
             summary = await run_experiment(
-                store, spec, tmp_path, hub, concurrency=1, progress=progress
+                store, plan_experiment(spec, base=tmp_path), hub, concurrency=1, progress=progress
             )
             await hub.aclose()
             return summary.done
@@ -254,7 +255,7 @@ def test_a_judges_replies_are_on_disk_when_the_experiment_returns(
         hub = ModelHub(cache, {"stub": Profile(model="m", base_url=server.url)})
 
         async def run() -> int:
-            await run_experiment(store, spec, tmp_path, hub)
+            await run_experiment(store, plan_experiment(spec, base=tmp_path), hub)
             written = _on_disk(cache)
             await hub.aclose()
             return written

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from disputelab.episode import Status
-from disputelab.experiments.episodes import Cast, run_single
+from disputelab.experiments.episodes import run_single
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import (
     FakeOpenAI,
@@ -18,6 +18,7 @@ from disputelab.llm.testing import (
     requested_name,
     requested_schema,
 )
+from disputelab.plan.cast import Cast
 from disputelab.scenario.schema import Fact, LegalContext, Scenario
 from disputelab.store.sqlite import Store
 from tests.helpers import scenario

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from disputelab.cli import app
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.protocols.base import get_protocol
 from disputelab.protocols.presets import PRESETS, get_preset, preset_markdown
 

@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 from disputelab.cli import app
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.protocols.roundtable.evaluation import socrates
 from disputelab.scenario.io import dump_scenario
 from disputelab.store.sqlite import Store
@@ -62,7 +63,7 @@ def small_experiment(root: Path, name: str = "small") -> Store:
         replicates=7,
         budget=20,
     )
-    asyncio.run(run_experiment(store, spec, root, ModelHub(None)))
+    asyncio.run(run_experiment(store, plan_experiment(spec, base=root), ModelHub(None)))
     return store
 
 
@@ -111,7 +112,7 @@ def store_with_gains(tmp_path: Path, gains: list[MetricResult]) -> Store:
         replicates=1,
         budget=12,
     )
-    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
+    asyncio.run(run_experiment(store, plan_experiment(spec, base=tmp_path), ModelHub(None)))
     mediated = sorted(e for e in store.complete_episode_ids("g") if "/rule/" in e)
     for eid, gain in zip(mediated, gains, strict=True):
         store.add_scores(eid, socrates.EVALUATOR, socrates.VERSION, {"consensus_gain": gain})

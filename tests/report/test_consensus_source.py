@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.protocols.roundtable.tables.layout import experiment_markdown_for
 from disputelab.store.sqlite import Store
 
@@ -55,7 +56,7 @@ def run(tmp_path: Path, **fields: Any) -> tuple[Store, ExperimentSpec]:
             **fields,
         )
         hub = ModelHub(store.root / "cache.sqlite")
-        summary = asyncio.run(run_experiment(store, spec, tmp_path, hub))
+        summary = asyncio.run(run_experiment(store, plan_experiment(spec, base=tmp_path), hub))
     assert summary.failed == 0, summary.errors
     return store, spec
 
@@ -102,7 +103,11 @@ def test_the_table_of_llm_parties_shows_self_reported_gain_timeliness_effectiven
 def test_the_oracle_table_says_so(tmp_path: Path) -> None:
     store = Store(tmp_path / "runs")
     spec = ExperimentSpec(name="rules", scenarios=["tenancy"], replicates=1, budget=8)
-    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(store.root / "c.sqlite")))
+    asyncio.run(
+        run_experiment(
+            store, plan_experiment(spec, base=tmp_path), ModelHub(store.root / "c.sqlite")
+        )
+    )
     table = experiment_markdown_for(store, "rules", json.loads(spec.model_dump_json()))
     assert "Consensus source: **oracle" in table
 
@@ -112,6 +117,10 @@ def test_an_explicit_tracker_overrides_the_default_on_rule_parties(tmp_path: Pat
     spec = ExperimentSpec(
         name="rules", scenarios=["tenancy"], replicates=1, budget=8, tracker="self-report"
     )
-    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(store.root / "c.sqlite")))
+    asyncio.run(
+        run_experiment(
+            store, plan_experiment(spec, base=tmp_path), ModelHub(store.root / "c.sqlite")
+        )
+    )
     table = experiment_markdown_for(store, "rules", json.loads(spec.model_dump_json()))
     assert "Consensus source: **self-report tracker" in table

@@ -11,8 +11,9 @@ from pathlib import Path
 
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.protocols.roundtable.evaluation import socrates
 from disputelab.protocols.roundtable.tables.layout import experiment_markdown
 from disputelab.protocols.staged.tables import Cell, cell_text
@@ -26,7 +27,7 @@ def _grid(tmp_path: Path, **fields: object) -> Store:
     spec = ExperimentSpec.model_validate(
         {"name": "g", "scenarios": ["tenancy", "workplace"], "replicates": 6, **fields}
     )
-    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
+    asyncio.run(run_experiment(store, plan_experiment(spec, base=tmp_path), ModelHub(None)))
     return store
 
 

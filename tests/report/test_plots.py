@@ -15,9 +15,10 @@ from typer.testing import CliRunner
 
 from disputelab.cli import app
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.report import plots
 from disputelab.store.sqlite import Store
 
@@ -28,7 +29,7 @@ def test_the_gain_shift_legend_has_one_swatch_per_axis(
     store = Store(tmp_path)
     conditions = ["general", "posture:competing", "culture:US-CN", "culture:US-KR"]
     spec = ExperimentSpec(name="g", scenarios=["tenancy"], conditions=conditions, replicates=2)
-    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
+    asyncio.run(run_experiment(store, plan_experiment(spec, base=tmp_path), ModelHub(None)))
     kept: list[plt.Figure] = []
     monkeypatch.setattr(plots.plt, "close", kept.append)  # keep the figure to read it
     path = plots.gain_shift_png(store, "g", conditions, tmp_path / "shift.png")
@@ -48,7 +49,7 @@ def test_a_protocol_without_consensus_gets_no_blank_plot_but_one_line(tmp_path: 
         mediators=["none", "remediator"],
         replicates=1,
     )
-    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
+    asyncio.run(run_experiment(store, plan_experiment(spec, base=tmp_path), ModelHub(None)))
     assert plots.experiment_figures(store, "deals", ["general"]) == []
     store.close()
     folder = tmp_path / "plots"
@@ -85,7 +86,9 @@ def test_llm_parties_get_no_blank_plot_and_are_told_the_oracle_needs_rule_partie
             replicates=1,
             budget=4,
         )
-        summary = asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
+        summary = asyncio.run(
+            run_experiment(store, plan_experiment(spec, base=tmp_path), ModelHub(None))
+        )
     assert summary.failed == 0, summary.errors
     store.close()
     folder = tmp_path / "plots"
@@ -102,7 +105,7 @@ def test_llm_parties_get_no_blank_plot_and_are_told_the_oracle_needs_rule_partie
 def test_a_roundtable_experiment_still_gets_its_trajectories(tmp_path: Path) -> None:
     store = Store(tmp_path)
     spec = ExperimentSpec(name="g", scenarios=["tenancy"], replicates=1, budget=12)
-    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(None)))
+    asyncio.run(run_experiment(store, plan_experiment(spec, base=tmp_path), ModelHub(None)))
     names = [name for name, fig in plots.experiment_figures(store, "g", ["general"])]
     plt.close("all")
     assert names == ["trajectories"]

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from disputelab.cli import app
-from disputelab.experiments.spec import ExperimentSpec, resolve_scenarios
+from disputelab.plan.spec import ExperimentSpec, resolve_scenarios
 from disputelab.scenario.importers import read_cases
 from disputelab.scenario.importers.socrates import ranking_from
 from disputelab.scenario.io import load_scenario

@@ -94,6 +94,8 @@ def _context(party_turn: int, rounds: int) -> TurnContext:
 class Bilateral(DisputeProtocol):
     name = "bilateral"
     summary = "a buyer and a seller bargain over a price; violations, an optional remediator"
+    turn_budget = "max_rounds"
+    turn_budget_unit = "rounds"
     Params = BilateralParams
     seats = (
         Seat("parties", BARGAINER, per_party=True),
@@ -127,9 +129,6 @@ class Bilateral(DisputeProtocol):
         if params.trigger == "detector":
             calls["detector"] = params.max_rounds
         return calls
-
-    def turn_limit_note(self) -> str:
-        return f"a {self.name} session lasts at most --max-rounds rounds"
 
     def details(self, episode: Episode) -> list[tuple[str, str]]:
         """Each violation as said and, where remediated, as heard."""

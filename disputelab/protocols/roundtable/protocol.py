@@ -144,6 +144,8 @@ class RoundTable(DisputeProtocol):
 
     name = "roundtable"
     summary = "parties speak in turn; a proactive mediator may step in after any turn"
+    turn_budget = "budget"
+    turn_budget_unit = "party turns"
     Params = RoundTableParams
     seats = (
         Seat("parties", PARTY, per_party=True),

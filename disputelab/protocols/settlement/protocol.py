@@ -97,6 +97,8 @@ class Settlement(DisputeProtocol):
 
     name = "settlement"
     summary = "bilateral legal settlement: BATNA, planning counsel, compliance audit, red team"
+    turn_budget = "round_limit"
+    turn_budget_unit = "counsel turns"
     Params = SettlementParams
     seats = (
         Seat("parties", SETTLEMENT_PARTY, per_party=True, default="rule", default_with_model="llm"),
@@ -290,9 +292,6 @@ class Settlement(DisputeProtocol):
         assert isinstance(params, SettlementParams)
         own = (params.round_limit + 1) // 2
         return {"parties": own, "counsel": own * max(params.max_model_calls, 1)}
-
-    def turn_limit_note(self) -> str:
-        return f"a {self.name} session lasts --round-limit counsel turns"
 
     def details(self, episode: Episode) -> list[tuple[str, str]]:
         lines: list[tuple[str, str]] = []

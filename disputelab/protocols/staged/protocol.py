@@ -94,6 +94,8 @@ class Staged(DisputeProtocol):
 
     name = "staged"
     summary = "a mediator leads five stages of legal mediation, ending in verdicts"
+    turn_budget = "rounds"
+    turn_budget_unit = "bargaining rounds"
     Params = StagedParams
     seats = (
         Seat("parties", PARTY, per_party=True),
@@ -136,9 +138,6 @@ class Staged(DisputeProtocol):
             "parties": n_parties * ((params.rounds + 1) * per_turn + verdict),
             "mediator": params.rounds + 3,
         }
-
-    def turn_limit_note(self) -> str:
-        return f"a {self.name} session lasts --rounds bargaining rounds"
 
     def details(self, episode: Episode) -> list[tuple[str, str]]:
         """The mediator's proposals: points of contention and legal bases cited."""

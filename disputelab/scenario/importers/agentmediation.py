@@ -77,6 +77,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
+from disputelab.errors import DisputelabError
 from disputelab.scenario.importers.amounts import recorded_amount
 from disputelab.scenario.importers.claimants import ClaimantDecision, decide_claimants, name_cores
 from disputelab.scenario.inputs import (
@@ -105,7 +106,7 @@ CLAIMANT = "申请方"
 RESPONDENT = "被申请方"
 
 
-class AgentMediationError(ValueError):
+class AgentMediationError(DisputelabError, ValueError):
     """The input file cannot be read at all (per-line faults go to `problems`)."""
 
 

@@ -25,13 +25,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+from disputelab.errors import DisputelabError
 from disputelab.scenario.inputs import MAX_DATASET_BYTES, load_json, read_user_file
 from disputelab.scenario.schema import Fallback, Option, Party, Scenario, Topic, TopicPreference
 
 FALLBACK_UTILITY = 0.3
 
 
-class SocratesError(ValueError):
+class SocratesError(DisputelabError, ValueError):
     """A scenario file that cannot be read; the message names the field."""
 
 

@@ -164,7 +164,7 @@ def test_a_topic_protocol_refuses_a_price_only_scenario_in_one_line() -> None:
 def test_a_bilateral_spec_takes_the_price_built_ins_a_pattern_matches() -> None:
     from pathlib import Path
 
-    from disputelab.experiments.spec import ExperimentSpec, SpecError, resolve_scenarios
+    from disputelab.plan.spec import ExperimentSpec, SpecError, resolve_scenarios
 
     spec = ExperimentSpec(
         name="x", protocol="bilateral", scenarios=["builtin:*"], mediators=["none"]

@@ -18,9 +18,10 @@ from typer.testing import CliRunner
 
 from disputelab.cli import app
 from disputelab.episode import Episode
-from disputelab.experiments.episodes import Cast, run_single
+from disputelab.experiments.episodes import run_single
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import Scripted, fake_openai, fill
+from disputelab.plan.cast import Cast
 from disputelab.protocols.roundtable.turn_taking import boosted
 from disputelab.store.sqlite import Store
 from tests.helpers import scenario

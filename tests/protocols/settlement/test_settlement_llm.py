@@ -12,11 +12,13 @@ from typing import Any
 
 import yaml
 
-from disputelab.experiments.episodes import Cast, run_single
+from disputelab.experiments.episodes import run_single
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import load_spec
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import FakeOpenAI, Scripted, fake_openai, fill
+from disputelab.plan.cast import Cast
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import load_spec
 from disputelab.scenario.library import builtin_scenarios
 from disputelab.store.sqlite import Store
 
@@ -111,7 +113,7 @@ def _run_spec(store: Store, spec_path: Path, spec_dir: Path) -> None:
 
     async def go() -> None:
         try:
-            await run_experiment(store, load_spec(spec_path), spec_dir, hub)
+            await run_experiment(store, plan_experiment(load_spec(spec_path), base=spec_dir), hub)
         finally:
             await hub.aclose()
 

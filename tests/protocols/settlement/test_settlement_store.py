@@ -10,8 +10,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from disputelab.cli import app
-from disputelab.experiments.episodes import Cast, run_single
+from disputelab.experiments.episodes import run_single
 from disputelab.llm.models import ModelHub
+from disputelab.plan.cast import Cast
 from disputelab.protocols.settlement.agents.memory import MemoryFile
 from disputelab.scenario.library import builtin_scenarios
 from disputelab.store.sqlite import Store

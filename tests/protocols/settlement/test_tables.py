@@ -10,8 +10,9 @@ from pathlib import Path
 import yaml
 
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import load_spec
 from disputelab.llm.models import ModelHub
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import load_spec
 from disputelab.protocols.settlement.tables import settlement_markdown
 from disputelab.store.sqlite import Store
 
@@ -38,7 +39,7 @@ def _report(tmp_path: Path, parties: str) -> str:
     )
     store = Store(tmp_path / "store")
     loaded = load_spec(spec)
-    asyncio.run(run_experiment(store, loaded, tmp_path, ModelHub(None)))
+    asyncio.run(run_experiment(store, plan_experiment(loaded, base=tmp_path), ModelHub(None)))
     return settlement_markdown(store, loaded.name, loaded.model_dump())
 
 

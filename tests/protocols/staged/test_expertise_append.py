@@ -11,9 +11,10 @@ from typing import Any
 
 from disputelab.episode import Intervention
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.scenario.io import save_scenario
 from disputelab.scenario.schema import LegalContext
 from disputelab.store.sqlite import Store
@@ -61,7 +62,9 @@ def _run(tmp_path: Path, use: str | None) -> tuple[list[Intervention], list[dict
             params=params,
         )
         summary = asyncio.run(
-            run_experiment(store, spec, tmp_path, ModelHub(store.root / "cache.sqlite"))
+            run_experiment(
+                store, plan_experiment(spec, base=tmp_path), ModelHub(store.root / "cache.sqlite")
+            )
         )
     assert summary.failed == 0, summary.errors
     (eid,) = store.complete_episode_ids(summary.run_id)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from disputelab.episode import Episode
+from disputelab.errors import DisputelabError
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.scenario.schema import Scenario
 
@@ -38,7 +39,7 @@ PAPER_MODEL = "bert-base-chinese"
 _NO_LIMIT = 1_000_000
 
 
-class BertScoreError(ValueError):
+class BertScoreError(DisputelabError, ValueError):
     """BERTScore cannot be computed here: the library or the model is missing."""
 
 

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import cast
 
 from disputelab.evaluation.metrics import MetricResult
@@ -77,6 +78,16 @@ register_evaluator(
 )
 
 
+def _bertscore_unavailable(options: Mapping[str, str]) -> str | None:
+    if not options.get("bert_model"):
+        return (
+            f"needs a BERTScore model (bert_model: {bertscore.PAPER_MODEL} for the paper's "
+            "setting, or a model directory)"
+        )
+    why = bertscore.bertscore_available()
+    return f"cannot run here: {why}" if why else None
+
+
 async def _points_bertscore(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
     model = ctx.options.get("bert_model", "")
     if not model:
@@ -96,5 +107,6 @@ register_evaluator(
         _points_bertscore,
         stored_as="points-bertscore:{bert_model}",
         after_run=True,
+        unavailable=_bertscore_unavailable,
     )
 )

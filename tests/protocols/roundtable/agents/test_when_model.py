@@ -13,8 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from disputelab.cli import app
-from disputelab.experiments.episodes import Cast, RunResult, run_single
-from disputelab.experiments.spec import ExperimentSpec
+from disputelab.experiments.episodes import RunResult, run_single
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import (
     FakeOpenAI,
@@ -24,6 +23,8 @@ from disputelab.llm.testing import (
     requested_name,
     requested_schema,
 )
+from disputelab.plan.cast import Cast
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.store.sqlite import Store
 from tests.helpers import scenario
 

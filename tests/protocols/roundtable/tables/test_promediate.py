@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.protocols.roundtable.tables.layout import experiment_markdown_for
 from disputelab.store.sqlite import Store
 
@@ -25,7 +26,11 @@ def report(tmp_path: Path, evaluators: list[str]) -> str:
         preset="promediate",
         party_style="persona",  # the modes are personas; the preset's General has none
     )
-    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(store.root / "c.sqlite")))
+    asyncio.run(
+        run_experiment(
+            store, plan_experiment(spec, base=tmp_path), ModelHub(store.root / "c.sqlite")
+        )
+    )
     return experiment_markdown_for(store, "modes", json.loads(spec.model_dump_json()))
 
 

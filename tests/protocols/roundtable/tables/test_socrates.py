@@ -9,8 +9,9 @@ from pathlib import Path
 
 from disputelab.episode import Episode, Turn
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.protocols.roundtable.evaluation.socrates import intervention_behaviour
 from disputelab.protocols.roundtable.tables.layout import experiment_markdown_for
 from disputelab.store.sqlite import Store
@@ -50,7 +51,11 @@ def test_the_report_has_the_behaviour_and_per_domain_tables(tmp_path: Path) -> N
         replicates=1,
         budget=30,
     )
-    asyncio.run(run_experiment(store, spec, tmp_path, ModelHub(store.root / "c.sqlite")))
+    asyncio.run(
+        run_experiment(
+            store, plan_experiment(spec, base=tmp_path), ModelHub(store.root / "c.sqlite")
+        )
+    )
     table = experiment_markdown_for(store, "two-domains", json.loads(spec.model_dump_json()))
     assert "## Intervention behaviour (SoCRATES Table 7)" in table
     assert "## Per domain (SoCRATES Table 3)" in table

@@ -15,8 +15,9 @@ from typer.testing import CliRunner
 from disputelab.cli import app
 from disputelab.experiments.judging import evaluate_run
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.protocols.staged.evaluation import bertscore
 from disputelab.protocols.staged.tables import staged_markdown
 from disputelab.scenario import load_scenario
@@ -145,7 +146,7 @@ def test_table_7_shows_bertscore_beside_rouge_once_it_was_scored(
         rounds=1,
     )
     hub = ModelHub(store.root / "cache.sqlite")
-    summary = asyncio.run(run_experiment(store, spec, tmp_path, hub))
+    summary = asyncio.run(run_experiment(store, plan_experiment(spec, base=tmp_path), hub))
     assert summary.failed == 0, summary.errors
     config = spec.model_dump()
     assert "BERTScore" not in staged_markdown(store, summary.run_id, config)
@@ -178,7 +179,7 @@ def test_an_experiment_spec_names_its_bertscore_model_and_scores_with_it(
     spec = ExperimentSpec.model_validate({**grid, "bert_model": model})
     store = Store(tmp_path / "runs")
     hub = ModelHub(store.root / "cache.sqlite")
-    summary = asyncio.run(run_experiment(store, spec, tmp_path, hub))
+    summary = asyncio.run(run_experiment(store, plan_experiment(spec, base=tmp_path), hub))
     assert summary.failed == 0, summary.errors
     (eid,) = [e for e in store.episode_ids("t7spec") if e.endswith("/rule/r0")]
     (score,) = [s for s in store.scores(eid) if s.evaluator == f"points-bertscore:{model}"]

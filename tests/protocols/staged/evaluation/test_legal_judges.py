@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from disputelab.experiments.runner import run_experiment
-from disputelab.experiments.spec import ExperimentSpec
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_name, requested_schema
+from disputelab.plan.experiment import plan_experiment
+from disputelab.plan.spec import ExperimentSpec
 from disputelab.protocols.staged.tables import staged_markdown
 from disputelab.store.sqlite import Store
 
@@ -47,7 +48,9 @@ def run(tmp_path: Path, judge: bool) -> tuple[Store, ExperimentSpec, list[dict[s
             rounds=1,
         )
         summary = asyncio.run(
-            run_experiment(store, spec, tmp_path, ModelHub(store.root / "cache.sqlite"))
+            run_experiment(
+                store, plan_experiment(spec, base=tmp_path), ModelHub(store.root / "cache.sqlite")
+            )
         )
     assert summary.failed == 0, summary.errors
     return store, spec, server.requests

@@ -1,4 +1,5 @@
-"""Experiment specs (YAML), validated by pydantic, and their expansion into episodes.
+"""Experiment specs (YAML, or a mapping of the same fields), validated by pydantic, and
+the grid of episodes they span.
 
 Each cell-replicate is one episode with a deterministic id, so a resumed run finds what
 is done. A mediated cell's matched unmediated episode (same scenario, condition and seed)
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypeGuard
@@ -33,10 +35,11 @@ from disputelab.agents.registry import (
     kind_names,
     sub_role,
 )
+from disputelab.errors import DisputelabError
 from disputelab.evaluation.registry import get_evaluator, on_demand_evaluators
 from disputelab.evaluation.trackers import TRACKERS
-from disputelab.experiments.ablation import check_targets
-from disputelab.experiments.scenario_refs import find_scenarios
+from disputelab.plan.ablation import check_targets
+from disputelab.plan.scenario_refs import find_scenarios
 from disputelab.protocols.agent_params import temperature_params
 from disputelab.protocols.base import (
     DEFAULT_PROTOCOL,
@@ -73,7 +76,7 @@ MAX_EPISODES = 1_000_000
 GRID_FIELDS = ("scenarios", "conditions", "mediators")
 
 
-class SpecError(ValueError):
+class SpecError(DisputelabError, ValueError):
     """A spec that cannot run; `problems` holds one line per fault."""
 
     def __init__(self, source: str, problems: list[str]) -> None:
@@ -408,11 +411,10 @@ class PlannedEpisode:
 
 
 def load_spec(
-    path: str | Path, overrides: dict[str, Any] | None = None, library_dir: Path | None = None
+    path: str | Path, overrides: Mapping[str, Any] | None = None, library_dir: Path | None = None
 ) -> ExperimentSpec:
-    """A validated spec, with `overrides` (from the command line) in place of its own
-    fields. Every problem is reported at once: field errors, the protocol's parameters and
-    the condition names, whichever of them fail."""
+    """A validated spec read from a file, with `overrides` (from the command line) in
+    place of its own fields; see `validate_spec`."""
     p = Path(path)
     try:
         data = load_yaml(read_user_file(p, MAX_FILE_BYTES, "an experiment spec (.yaml)"))
@@ -424,6 +426,32 @@ def load_spec(
         raise SpecError(str(p), [yaml_problem(exc, "cannot be read as YAML")]) from None
     if not isinstance(data, dict):
         raise SpecError(str(p), ["must hold a mapping of fields (name, scenarios, ...)"])
+    return validate_spec(data, str(p), p.parent, overrides, library_dir)
+
+
+def wrong_kind(data: Mapping[str, Any]) -> str:
+    """What a mapping holds instead of an experiment spec ('' when it may be one): a
+    scenario file has parties and topics or terms, and no grid."""
+    if "scenarios" in data or ("name" in data and "parties" not in data):
+        return ""
+    if "parties" in data and ("topics" in data or "terms" in data):
+        return "a scenario (it has parties and topics), not an experiment spec"
+    return ""
+
+
+def validate_spec(
+    data: Mapping[str, Any],
+    source: str = "spec",
+    base: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    library_dir: Path | None = None,
+) -> ExperimentSpec:
+    """A validated spec from a mapping of its fields, with `overrides` in place of its
+    own; `base` is what its relative paths are relative to. Every problem is reported at
+    once: field errors, the protocol's parameters, the condition names and the scenario
+    refs, whichever of them fail."""
+    if kind := wrong_kind(data):
+        raise SpecError(source, [f"holds {kind}"])
     data = {**data, **(overrides or {})}
     # A parameter given twice is said on its own line, so that the rest of the spec is
     # still checked (the model itself refuses it before any field is looked at).
@@ -448,12 +476,19 @@ def load_spec(
             return spec
     except ValidationError as exc:
         problems += describe_validation_error(exc)
-    # The checks pydantic reaches only once every field is valid, run on their own.
+    raise SpecError(source, _with_field_checks(problems, data, base or Path.cwd(), library_dir))
+
+
+def _with_field_checks(
+    problems: list[str], data: dict[str, Any], base: Path, library_dir: Path | None
+) -> list[str]:
+    """`problems` with the checks pydantic reaches only once every field is valid, each
+    run on its own and said in its place."""
     extras = [
         _params_problems(data),
         _condition_problems(data.get("conditions"), data.get("models")),
         _ablate_problems(data),
-        _scenario_problems(data.get("scenarios"), p.parent, library_dir),
+        _scenario_problems(data.get("scenarios"), base, library_dir),
     ]
     for extra in extras:
         # The model's own check may have said the same at the top level already, as one
@@ -463,7 +498,7 @@ def load_spec(
         at = problems.index(top) if extra and top is not None else len(problems)
         others = problems[:at] + problems[at + 1 :]
         problems[at : at + 1] = [x for x in extra if x not in others]
-    raise SpecError(str(p), problems)
+    return problems
 
 
 def _scenario_problems(refs: object, base: Path, library_dir: Path | None) -> list[str]:
@@ -682,7 +717,7 @@ def check_conditions(spec: ExperimentSpec, scenarios: dict[str, Scenario]) -> No
         raise SpecError("spec", problems)
 
 
-def plan(spec: ExperimentSpec, scenario_ids: list[str]) -> list[PlannedEpisode]:
+def grid_episodes(spec: ExperimentSpec, scenario_ids: list[str]) -> list[PlannedEpisode]:
     """Every episode of the grid in a stable order; where the protocol plays twins, each
     cell's unmediated twin comes first and is shared by every mediator of the cell. Each
     episode id is planned once: validation drops repeated grid entries (and says so), and

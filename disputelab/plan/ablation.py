@@ -18,7 +18,7 @@ from disputelab.scenario.conditions import ConditionError, apply_condition, cond
 from disputelab.scenario.library import builtin_scenario
 
 if TYPE_CHECKING:
-    from disputelab.experiments.spec import ExperimentSpec
+    from disputelab.plan.spec import ExperimentSpec
 
 EACH = "each"
 
@@ -88,7 +88,7 @@ def ablated_name(name: str, target: str) -> str:
 
 def ablated_spec(spec: ExperimentSpec, target: str) -> ExperimentSpec:
     """`spec` with the target's parameters at neutral, under its own name."""
-    from disputelab.experiments.spec import ExperimentSpec
+    from disputelab.plan.spec import ExperimentSpec
 
     data: dict[str, Any] = spec.model_dump()
     params = dict(data["params"])

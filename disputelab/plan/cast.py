@@ -1,0 +1,179 @@
+"""Who plays each seat: the cast of a run or of an experiment's cells, and the one set of
+rules that resolves it from what the user named (kinds and models by role).
+
+A run and an experiment name their cast in different words (`--mediator rule --model M`,
+`mediators: [rule]` with `models: {mediator: M}`), but the rules are the same and live
+here: a kind must be one the seat takes, a kind that needs a model must get one, and a
+call's own model (`mediator.when`) must be one some kind of the seat makes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from disputelab.agents.registry import kind_calls, sub_role
+from disputelab.errors import Problem
+from disputelab.protocols.base import (
+    NONE,
+    DisputeProtocol,
+    ProtocolParams,
+    Seat,
+    mediator_kinds,
+)
+
+RULE = "rule"  # the model name of a role played without a model
+JUDGE = "judge"  # a role no seat has, which evaluators and trackers use
+WRITER = "writer"  # the role that rewrites scenarios for conditions a model writes
+MEDIATOR = "mediator"  # what `--mediator-model` and `models: {mediator: M}` fill
+
+
+@dataclass(frozen=True)
+class Cast:
+    """Who plays each seat: an agent kind per role and a model per role.
+
+    Roles are the protocol's seat roles (`parties`, `mediator`, `counsel`, ...) plus
+    `judge`, which no seat has but evaluators use. A sub-role `ROLE.CALL` (`mediator.when`)
+    gives one call of the seat's agent a model of its own, for kinds that offer the call;
+    without one, the call uses the seat's model and is charged to the seat.
+    """
+
+    kinds: Mapping[str, str] = field(default_factory=lambda: {"parties": RULE})
+    models: Mapping[str, str] = field(default_factory=dict)
+
+    def kind(self, role: str, default: str = NONE) -> str:
+        return self.kinds.get(role, default)
+
+    def for_protocol(self, protocol: DisputeProtocol) -> Cast:
+        """This cast with a model for every seat that borrows another role's model
+        (`Seat.model_from`) and has none of its own, when that role's agents use a model:
+        rule parties given `--model` still get the rule predictor, not a model's."""
+        models = dict(self.models)
+        by_role = {s.role: s for s in protocol.seats}
+        for seat in protocol.seats:
+            source = by_role.get(seat.model_from)
+            if source is None or seat.model_from not in models or seat.role in models:
+                continue
+            if source.needs_model(self.seat_kind(source)):
+                models[seat.role] = models[seat.model_from]
+        return Cast(self.kinds, models)
+
+    def seat_kind(self, seat: Seat) -> str:
+        """The kind in `seat`: as cast, else the seat's default with or without a model."""
+        if seat.role in self.kinds:
+            return self.kinds[seat.role]
+        return seat.default_with_model if self.model(seat.role) != RULE else seat.default
+
+    def model(self, role: str) -> str:
+        return self.models.get(role, RULE)
+
+    def call_models(self, seat: Seat, kind: str) -> dict[str, str]:
+        """Call -> model for the calls of `kind` in `seat` that have a model of their own."""
+        if self.model(seat.role) == RULE:
+            return {}  # a seat played without a model asks none of its calls of one
+        own = {c: self.model(sub_role(seat.role, c)) for c in kind_calls(seat.interface, kind)}
+        return {c: m for c, m in own.items() if m != RULE}
+
+    def with_kind(self, role: str, kind: str) -> Cast:
+        return Cast({**self.kinds, role: kind}, self.models)
+
+    def describe(
+        self, protocol: DisputeProtocol, params: ProtocolParams | None = None
+    ) -> dict[str, str]:
+        """The agents as stored with an episode: kinds of the seats in use, then the
+        models of seats whose kind uses one, then the judge model when there is one."""
+        seats = [s for s in protocol.seats if s.used(params)]
+        out = {s.role: self.seat_kind(s) for s in seats}
+        for s in seats:
+            kind = out[s.role]
+            if s.needs_model(kind) or (s.takes_model(kind) and self.model(s.role) != RULE):
+                out[f"{s.role}_model"] = self.model(s.role)
+                for call, m in self.call_models(s, kind).items():
+                    out[f"{sub_role(s.role, call)}_model"] = m
+        if self.model(JUDGE) != RULE:
+            out["judge_model"] = self.model(JUDGE)
+        return out
+
+
+def mediator_role(protocol: DisputeProtocol) -> str:
+    """The role of the protocol's mediator seat (the first that is not the parties'):
+    `mediator`, or `counsel` for the settlement's method under test."""
+    seat = protocol.mediator_seat
+    return seat.role if seat is not None else MEDIATOR
+
+
+def run_models(protocol: DisputeProtocol, model: str, models: Mapping[str, str]) -> dict[str, str]:
+    """The model of every role of a run: `model` for each, unless `models` names one.
+    `models: {mediator: M}` fills the protocol's mediator seat whatever its role is
+    called; a seat that borrows another role's model gets it later (`for_protocol`)."""
+    own = {mediator_role(protocol) if r == MEDIATOR else r: m for r, m in models.items()}
+    base = {s.role: model for s in protocol.seats if not s.model_from}
+    base |= {protocol.party_seat.role: model, mediator_role(protocol): model, JUDGE: model}
+    return base | own
+
+
+def seat_problems(protocol: DisputeProtocol, seat: Seat, kind: str, model: str) -> list[Problem]:
+    """Why `kind` cannot fill `seat` with `model`: a kind of no protocol, one this seat
+    does not take, or one that needs a model and has none."""
+    known = seat.kinds() if seat.per_party else mediator_kinds()
+    if kind not in known:  # a kind of no protocol: name the ones this seat takes
+        what = "party kind" if seat.per_party else seat.role
+        takes = ", ".join(seat.kinds())
+        return [Problem(f"unknown {what} {kind!r}; the {protocol.name} protocol takes {takes}")]
+    allowed = seat.kinds()
+    if kind not in allowed:
+        return [
+            Problem(
+                f"the {protocol.name} protocol takes {seat.role} {' or '.join(allowed)}, "
+                f"not {kind!r}"
+            )
+        ]
+    if seat.needs_model(kind) and model == RULE:
+        if seat.per_party:
+            return [Problem(f"{kind} parties need a model", ("model", "models.parties"))]
+        return [Problem(f"{seat.role} {kind!r} needs a model", ("model", "models.mediator"))]
+    return []
+
+
+def call_problems(protocol: DisputeProtocol, cast: Cast) -> list[Problem]:
+    """A call's own model (`mediator.when`) that the kind in its seat does not make."""
+    problems = []
+    for seat in protocol.seats:
+        kind = cast.seat_kind(seat)
+        for role in cast.models:
+            call = role.removeprefix(f"{seat.role}.")
+            if call == role or call in kind_calls(seat.interface, kind):
+                continue
+            offering = [k for k in seat.kinds() if call in kind_calls(seat.interface, k)]
+            problems.append(
+                Problem(
+                    f"models.{role}: the {kind} {seat.role} makes no {call}-call; "
+                    f"{', '.join(offering) or f'no {seat.role} of this protocol'} does"
+                )
+            )
+    return problems
+
+
+def resolve_cast(
+    protocol: DisputeProtocol,
+    mediator: str | None,
+    parties: str | None,
+    model: str = RULE,
+    models: Mapping[str, str] | None = None,
+) -> tuple[Cast, list[Problem]]:
+    """A run's cast: kinds from what was named or the seats' defaults (with or without a
+    model), models from `model` and `models`; with every problem found."""
+    roles = run_models(protocol, model, models or {})
+    kinds: dict[str, str] = {}
+    problems: list[Problem] = []
+    for seat, given in ((protocol.mediator_seat, mediator), (protocol.party_seat, parties)):
+        if seat is None:
+            continue
+        llm = roles.get(seat.role, model) != RULE
+        kind = given or (seat.default_with_model if llm else seat.default)
+        found = seat_problems(protocol, seat, kind, roles.get(seat.role, RULE))
+        problems += found
+        if not found:
+            kinds[seat.role] = kind
+    cast = Cast(kinds, roles).for_protocol(protocol)
+    return cast, problems + (call_problems(protocol, cast) if not problems else [])

@@ -1,0 +1,237 @@
+"""An experiment, resolved once: the validated spec, its scenarios, the grid of planned
+episodes, the cast, the protocol's parameters with every temperature it sends, the extra
+evaluators and their judges, and the grids of its ablations.
+
+Validation, `--dry-run`, the runner, resume and the stored config all read this plan;
+nothing after `plan_experiment` reads the spec file or its mapping again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from disputelab.agents.registry import sub_role
+from disputelab.evaluation.registry import Evaluator, get_evaluator
+from disputelab.llm.models import Profile, load_profiles
+from disputelab.plan.ablation import ablated_specs
+from disputelab.plan.cast import JUDGE, RULE, WRITER, Cast
+from disputelab.plan.profiles import profile_temperatures
+from disputelab.plan.spec import (
+    ExperimentSpec,
+    PlannedEpisode,
+    check_conditions,
+    grid_episodes,
+    load_spec,
+    resolve_scenarios,
+    validate_spec,
+)
+from disputelab.protocols.base import DisputeProtocol, ProtocolParams, get_protocol
+from disputelab.redact import redact
+from disputelab.scenario.schema import Scenario
+
+SpecSource = str | Path | Mapping[str, Any] | ExperimentSpec
+
+
+@dataclass(frozen=True)
+class PlanSummary:
+    """What an experiment would run, without running it."""
+
+    scenarios: int
+    conditions: int
+    mediators: list[str]
+    replicates: int
+    episodes: int
+    twins: bool
+    calls: dict[str, int]  # role -> first-attempt model calls at most
+    models: dict[str, str] = field(default_factory=dict)  # role -> the model it calls
+
+
+@dataclass(frozen=True)
+class ExperimentPlan:
+    """Everything that decides an experiment, validated together."""
+
+    spec: ExperimentSpec  # as validated
+    spec_dir: Path  # what relative paths in the spec (its corpus) are relative to
+    protocol: DisputeProtocol
+    params: ProtocolParams
+    cast: Cast
+    scenarios: Mapping[str, Scenario]
+    episodes: tuple[PlannedEpisode, ...]
+    ablations: tuple[ExperimentPlan, ...] = ()
+    warnings: tuple[str, ...] = ()
+    # The spec with every temperature it leaves unset at the value sent (its role's model
+    # profile's, else the default): what the store records, so that a resume after a
+    # profile's temperature changed is refused as a changed spec.
+    sent: ExperimentSpec | None = None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The experiment as the store records it (and a resume compares)."""
+        data: dict[str, Any] = json.loads((self.sent or self.spec).model_dump_json())
+        return data
+
+    @property
+    def concurrency(self) -> int:
+        return self.spec.concurrency
+
+    @property
+    def conditions(self) -> tuple[str, ...]:
+        return tuple(self.spec.conditions)
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """Every model the experiment may call, `rule` left out."""
+        return tuple(sorted({m for m in self.spec.models.values() if m != RULE}))
+
+    @property
+    def judges(self) -> tuple[str, ...]:
+        judge = self.spec.models.get(JUDGE, RULE)
+        return () if judge == RULE else (judge,)
+
+    @property
+    def writer(self) -> str | None:
+        writer = self.spec.models.get(WRITER, RULE)
+        return None if writer == RULE else writer
+
+    @property
+    def evaluators(self) -> tuple[Evaluator, ...]:
+        """The extra evaluators the spec asks for (the protocol's own always run)."""
+        return tuple(get_evaluator(name) for name in self.spec.evaluators)
+
+    @property
+    def bert_model(self) -> str:
+        """The BERTScore model of the points-bertscore evaluator, '' when none is named."""
+        return self.spec.bert_model or ""
+
+    @property
+    def behaviour(self) -> dict[str, Any]:
+        """The rule agents' behaviour overrides (what the conditions are applied under)."""
+        value = self.params.model_dump().get("behaviour") or {}
+        return dict(value)
+
+    @property
+    def corpus(self) -> Path | None:
+        """The statute corpus of the expertise condition, where the spec names one."""
+        if not self.spec.corpus:
+            return None
+        path = Path(self.spec.corpus)
+        return path if path.is_absolute() else self.spec_dir / path
+
+    def grids(self) -> tuple[ExperimentPlan, ...]:
+        """This experiment's grid, then each ablation's, each stored on its own."""
+        return (self, *self.ablations)
+
+    def summary(self) -> PlanSummary:
+        """The grid's size, and a bound on the model calls of each role."""
+        calls: dict[str, int] = {}
+        models: dict[str, str] = {}
+        for ep in self.episodes:
+            n_parties = len(self.scenarios[ep.scenario_id].parties)
+            self._bound_calls(ep, self.protocol.max_calls(self.params, n_parties), calls, models)
+        if self.writer is not None:
+            calls[WRITER] = len(self.scenarios) * len(self.conditions)
+            models[WRITER] = redact(self.writer)
+        twins = self.protocol.plays_twin
+        return PlanSummary(
+            len(self.scenarios),
+            len(self.conditions),
+            list(self.spec.mediators),
+            self.spec.replicates,
+            len(self.episodes),
+            twins,
+            calls,
+            models,
+        )
+
+    def _bound_calls(
+        self,
+        ep: PlannedEpisode,
+        bound: Mapping[str, int],
+        calls: dict[str, int],
+        models: dict[str, str],
+    ) -> None:
+        for seat in self.protocol.seats:
+            if not seat.used(self.params):
+                continue
+            kind = ep.mediator if seat is self.protocol.mediator_seat else None
+            kind = kind or self.cast.seat_kind(seat)
+            if seat.needs_model(kind) and self.cast.model(seat.role) != RULE:
+                calls[seat.role] = calls.get(seat.role, 0) + bound.get(seat.role, 0)
+                models[seat.role] = redact(self.cast.model(seat.role))  # borrowed ones too
+                for call, m in self.cast.call_models(seat, kind).items():
+                    models[sub_role(seat.role, call)] = redact(m)  # counted with the seat
+
+
+def cast_of(spec: ExperimentSpec) -> Cast:
+    """The spec's cast; each planned episode sets its own mediator."""
+    protocol = get_protocol(spec.protocol)
+    return Cast({"parties": spec.parties}, dict(spec.models)).for_protocol(protocol)
+
+
+def plan_experiment(
+    source: SpecSource,
+    overrides: Mapping[str, Any] | None = None,
+    library_dir: Path | None = None,
+    profiles: Mapping[str, Profile] | None = None,
+    base: Path | None = None,
+) -> ExperimentPlan:
+    """Resolve an experiment from a spec file, a mapping of its fields or a validated
+    spec, with `overrides` in place of the spec's own; SpecError with every problem.
+
+    `profiles` are the model profiles whose temperatures fill those the spec leaves
+    unset (read from `disputelab.toml` when not given); `library_dir` holds the cases
+    imported into the store; `base` is what a mapping's relative paths are relative to
+    (a file's are relative to its folder; default: the working directory).
+    """
+    if isinstance(source, ExperimentSpec):
+        data = source.model_dump() if overrides else None
+        spec = validate_spec(data, "spec", base, overrides, library_dir) if data else source
+        spec_dir = base or Path.cwd()
+    elif isinstance(source, Mapping):
+        spec_dir = base or Path.cwd()
+        spec = validate_spec(dict(source), "spec", spec_dir, overrides, library_dir)
+    else:
+        spec = load_spec(source, overrides, library_dir)
+        spec_dir = Path(source).parent
+    return plan_spec(spec, spec_dir, library_dir, load_profiles() if profiles is None else profiles)
+
+
+def plan_spec(
+    spec: ExperimentSpec,
+    spec_dir: Path,
+    library_dir: Path | None,
+    profiles: Mapping[str, Profile],
+    scenarios: Mapping[str, Scenario] | None = None,
+) -> ExperimentPlan:
+    """The plan of a validated spec (its ablations' grids too, sharing its scenarios)."""
+    protocol = get_protocol(spec.protocol)
+    cast = cast_of(spec)
+    params = profile_temperatures(spec.protocol_params(), cast, profiles)
+    sent = spec.model_copy(update={"params": params.model_dump()})
+    if scenarios is None:
+        scenarios = resolve_scenarios(spec, spec_dir, library_dir)
+        check_conditions(spec, dict(scenarios))
+    episodes = tuple(grid_episodes(spec, list(scenarios)))
+    ablations = tuple(
+        plan_spec(a, spec_dir, library_dir, profiles, scenarios) for a in ablated_specs(spec)
+    )
+    return ExperimentPlan(
+        spec,
+        spec_dir,
+        protocol,
+        params,
+        cast,
+        scenarios,
+        episodes,
+        ablations,
+        tuple(spec.warnings),
+        sent,
+    )
