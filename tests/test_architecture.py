@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "protocols.presets",
             "protocols.agent_params",
             "authoring",
+            "plugin",
         ),
     ),
     ("protocols", (*tuple(f"protocols.{p}" for p in PROTOCOL_FOLDERS), "curation")),
@@ -181,3 +182,13 @@ def test_no_function_is_longer_than_sixty_lines(folder: str) -> None:
                 if length > 60:
                     long.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name} ({length})")
     assert not long, "\n".join(long)
+
+
+@pytest.mark.parametrize(
+    "folder", ["protocols", "agents", "evaluation", "store", "experiments", "plan", "tables"]
+)
+def test_each_package_states_its_contract_in_a_readme(folder: str) -> None:
+    readme = PACKAGE / folder / "README.md"
+    assert readme.is_file(), f"{folder}/ has no README.md"
+    text = readme.read_text(encoding="utf-8")
+    assert len(text.splitlines()) >= 10 and "## Contract" in text or folder == "tables"

@@ -27,6 +27,7 @@ from disputelab.scenario.schema import Scenario
 
 if TYPE_CHECKING:
     from disputelab.protocols.session import Session
+    from disputelab.store.sqlite import Store
 
 NONE = "none"  # the kind that leaves an optional seat empty
 
@@ -90,15 +91,9 @@ class Seat:
 
 @dataclass(frozen=True)
 class ReportLayout:
-    """How reports show this protocol's runs.
-
-    `experiment_tables` names a function `(store, run_id, config) -> str` as
-    `module:function`, imported only when a report is written, so protocols never import
-    the report layer.
-    """
+    """How reports show this protocol's runs (its tables are `experiment_tables`)."""
 
     metrics_title: str = "metrics"
-    experiment_tables: str = "disputelab.tables.generic:experiment_markdown"
     # The scores whose condition effects the ablation table follows, as
     # "evaluator:metric"; empty follows every score. Binary ones are tested with McNemar.
     effect_metrics: tuple[str, ...] = ()
@@ -183,6 +178,14 @@ class DisputeProtocol(ABC):
         """An upper bound on one episode's first-attempt model calls per seat role, were
         every seat played by a model (re-asks and retries come on top)."""
         return {}
+
+    def experiment_tables(self, store: Store, run_id: str, config: Mapping[str, Any]) -> str:
+        """An experiment's tables in markdown. This default is the generic layout (one
+        row per condition and seat kind); a protocol with tables of its own overrides it
+        and imports them here, when a report is made, since tables need scipy."""
+        from disputelab.tables.generic import experiment_markdown
+
+        return experiment_markdown(store, run_id, dict(config))
 
     def details(self, episode: Episode) -> list[tuple[str, str]]:
         """Extra lines `disputelab run` prints under an episode: (heading, text) pairs."""

@@ -1,8 +1,8 @@
-"""An experiment's tables in the layout its protocol declares (`ReportLayout`)."""
+"""An experiment's tables in its protocol's layout (`DisputeProtocol.experiment_tables`),
+followed by the ablation table where the experiment has ablated grids."""
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from disputelab.protocols.base import DEFAULT_PROTOCOL, get_protocol
@@ -14,8 +14,6 @@ def protocol_tables(store: Store, run_id: str, config: dict[str, Any]) -> str:
     """The markdown tables the run's protocol renders; UnknownPluginError when the
     protocol that made the run is not registered here."""
     protocol = get_protocol(config.get("protocol", DEFAULT_PROTOCOL))
-    module, _, name = protocol.report.experiment_tables.partition(":")
-    render = getattr(importlib.import_module(module), name)
-    text: str = render(store, run_id, config)
+    text = protocol.experiment_tables(store, run_id, config)
     ablation = ablation_markdown(store, run_id, config)
     return f"{text}\n{ablation}" if ablation else text

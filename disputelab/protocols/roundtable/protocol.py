@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -48,6 +48,9 @@ from disputelab.protocols.roundtable.motivated import (
 )
 from disputelab.protocols.session import Session
 from disputelab.protocols.view import EpisodeView, default_view
+
+if TYPE_CHECKING:
+    from disputelab.store.sqlite import Store
 
 DEFAULT_BUDGET = 100
 
@@ -156,7 +159,6 @@ class RoundTable(DisputeProtocol):
     evaluators = ("socrates-oracle", "turn-taking")
     report: ClassVar[ReportLayout] = ReportLayout(
         "metrics (oracle consensus)",
-        "disputelab.protocols.roundtable.tables.layout:experiment_markdown_for",
         effect_metrics=(
             "socrates-oracle:consensus_gain",
             "socrates-oracle:final_consensus",
@@ -164,6 +166,11 @@ class RoundTable(DisputeProtocol):
         ),
         binary_metrics=("socrates-oracle:resolved",),
     )
+
+    def experiment_tables(self, store: Store, run_id: str, config: Mapping[str, Any]) -> str:
+        from disputelab.protocols.roundtable.tables.layout import experiment_markdown_for
+
+        return experiment_markdown_for(store, run_id, dict(config))
 
     def max_calls(self, params: ProtocolParams, n_parties: int) -> dict[str, int]:
         assert isinstance(params, RoundTableParams)

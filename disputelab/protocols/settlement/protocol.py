@@ -13,7 +13,7 @@ model, or the red team), so every method meets the same opponents.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from disputelab.agents.base import Agent
 from disputelab.episode import Episode, Intervention, Outcome
@@ -50,6 +50,9 @@ from disputelab.protocols.settlement.agents.staff import (
 from disputelab.protocols.settlement.flow import Bargaining, Table
 from disputelab.protocols.settlement.params import SettlementParams
 from disputelab.scenario.schema import NumericTerm, Scenario
+
+if TYPE_CHECKING:
+    from disputelab.store.sqlite import Store
 
 
 def amount_term(scenario: Scenario) -> NumericTerm:
@@ -118,9 +121,7 @@ class Settlement(DisputeProtocol):
         ),
     )
     evaluators = ("settleagent",)
-    report: ClassVar[ReportLayout] = ReportLayout(
-        "metrics (SettleAgent)", "disputelab.protocols.settlement.tables:settlement_markdown"
-    )
+    report: ClassVar[ReportLayout] = ReportLayout("metrics (SettleAgent)")
 
     async def play(
         self, session: Session, seated: Mapping[str, Agent | None], params: ProtocolParams
@@ -132,6 +133,11 @@ class Settlement(DisputeProtocol):
         finally:
             if bank is not None and params.memory == "store":
                 bank.flush()
+
+    def experiment_tables(self, store: Store, run_id: str, config: Mapping[str, Any]) -> str:
+        from disputelab.protocols.settlement.tables import settlement_markdown
+
+        return settlement_markdown(store, run_id, dict(config))
 
     def _prep(
         self, session: Session, seated: Mapping[str, Agent | None], p: SettlementParams

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
@@ -47,6 +47,9 @@ from disputelab.protocols.base import (
 from disputelab.protocols.session import Session
 from disputelab.protocols.staged.agents import STAGED_MEDIATOR
 from disputelab.protocols.view import EpisodeView, TurnView, add_to, default_view
+
+if TYPE_CHECKING:
+    from disputelab.store.sqlite import Store
 
 DEFAULT_ROUNDS = 5
 STAGES = ("preliminary", "statement", "option", "bargaining", "closure")
@@ -105,7 +108,6 @@ class Staged(DisputeProtocol):
     judged_evaluators = ("legal-judges",)
     report: ClassVar[ReportLayout] = ReportLayout(
         "metrics (AgentMediation)",
-        "disputelab.protocols.staged.tables:staged_markdown",
         effect_metrics=(
             "agentmediation:success",
             "agentmediation:satisfaction",
@@ -126,6 +128,11 @@ class Staged(DisputeProtocol):
             raise ValueError("the staged protocol needs a mediator; choose rule or an LLM one")
         assert isinstance(mediator, StagedMediator)
         return await _Stages(session, mediator, params.rounds, params.without_stage).play()
+
+    def experiment_tables(self, store: Store, run_id: str, config: Mapping[str, Any]) -> str:
+        from disputelab.protocols.staged.tables import staged_markdown
+
+        return staged_markdown(store, run_id, dict(config))
 
     def max_calls(self, params: ProtocolParams, n_parties: int) -> dict[str, int]:
         assert isinstance(params, StagedParams)

@@ -1,1 +1,0 @@
-"""Turn-taking predictors: who is expected to speak next (motivated turn-taking)."""
