@@ -6,7 +6,7 @@ from disputelab.agents.base import PartyAgent, PublicScenario
 from disputelab.agents.paraphrase.voice import ParaphraseVoice
 from disputelab.agents.parties.kinds import general_parties
 from disputelab.agents.parties.rule import RuleParty
-from disputelab.agents.parties.rule_memos import ReadMemo
+from disputelab.agents.parties.rule_memos import ReadMemo, RuleMemos
 from disputelab.agents.registry import PARTY, AgentKind, AgentSetup, register_kind
 from disputelab.agents.settings import Disclosure
 from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour
@@ -25,17 +25,18 @@ class ParaphraseParty(RuleParty):
         reads: ReadMemo | None = None,
         behaviour: Behaviour = DEFAULT_BEHAVIOUR,
         disclosure: Disclosure = "negotiator",
+        memos: RuleMemos | None = None,
     ) -> None:
-        super().__init__(scenario, party_id, seed, public, reads, behaviour, disclosure)
-        self.voice = ParaphraseVoice(self.public, self.party, self.rng)
+        super().__init__(scenario, party_id, seed, public, reads, behaviour, disclosure, memos)
+        self.voice = ParaphraseVoice(self.public, self.party, self.rng, self.memos.phrases)
 
 
 def _paraphrase(s: AgentSetup) -> list[PartyAgent]:
     reads: ReadMemo = {}
     # The `general` party style plays the policy without styles, as the rule kind does.
     sc = general_parties(s.scenario) if s.settings.party_style == "general" else s.scenario
-    b, told = s.settings.behaviour, s.settings.disclosure
-    return [ParaphraseParty(sc, p.id, s.seed, s.public, reads, b, told) for p in sc.parties]
+    b, told, memos = s.settings.behaviour, s.settings.disclosure, s.memos.of(RuleMemos)
+    return [ParaphraseParty(sc, p.id, s.seed, s.public, reads, b, told, memos) for p in sc.parties]
 
 
 register_kind(

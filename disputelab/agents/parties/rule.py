@@ -27,16 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
-from disputelab.agents.parties.rule_memos import (
-    READING_IDS,
-    READINGS,
-    Package,
-    Reading,
-    ReadMemo,
-    candidates,
-    shared_stance,
-    worth_words,
-)
+from disputelab.agents.parties.rule_memos import Package, Reading, ReadMemo, RuleMemos
 from disputelab.agents.parties.rule_thinking import rule_thoughts
 from disputelab.agents.parties.voice import Voice
 from disputelab.agents.settings import Disclosure
@@ -79,7 +70,10 @@ class RuleParty(UsageReporter):
         reads: ReadMemo | None = None,
         behaviour: Behaviour = DEFAULT_BEHAVIOUR,
         disclosure: Disclosure = "negotiator",
+        memos: RuleMemos | None = None,
     ) -> None:
+        # The run's memos, or a fresh set for a party played on its own.
+        self.memos = memos = memos if memos is not None else RuleMemos()
         self.party: Party = scenario.party(party_id)
         self.disclosure: Disclosure = disclosure
         b = self.b = behaviour
@@ -118,7 +112,7 @@ class RuleParty(UsageReporter):
         )
         self.floor = self.party.fallback.utility
         self._fallback_words = f", fallback {self.floor:.2f}, resentment "  # of each thought
-        self.voice = Voice(self.public, self.party, self.rng)
+        self.voice = Voice(self.public, self.party, self.rng, memos.phrases)
         self.progress = 0.0
         self.resentment = 0.0
         self.target = 1.0
@@ -134,8 +128,8 @@ class RuleParty(UsageReporter):
         self.support: dict[str, npt.NDArray[np.float64]] = {}
         # The id of each other party's latest reading, in the order of `latest`.
         self.read_ids: dict[str, int] = {}
-        self._readings = READINGS.setdefault((self.table.topic_ids, self.table.option_ids), {})
-        self.cand = candidates(self.table, self.strategy, b)
+        self._readings = memos.readings(self.table)
+        self.cand = memos.candidates(self.table, self.strategy, b)
         # A seeded tie-break among equally scored packages.
         self.offer: Package = self.cand.packages[0]
         self._stances: dict[str, Stance] = {}
@@ -187,7 +181,7 @@ class RuleParty(UsageReporter):
             made = tuple(o for o in self.conceded[j] if o in still)
             if s.option is not None and s.option not in made:
                 made = (s.option, *made)
-            out[topic] = shared_stance(Stance(s.option, made))
+            out[topic] = self.memos.shared_stance(Stance(s.option, made))
         return out
 
     # ---- private caucus ----------------------------------------------------------------
@@ -376,7 +370,7 @@ class RuleParty(UsageReporter):
         key = tuple(stances.items())
         known = self._readings.get(key)
         if known is None:
-            known = self.cand.remember(self._readings, key, self._read_stances(stances))
+            known = self.memos.remember(self._readings, key, self._read_stances(stances))
         return known
 
     def _read_stances(self, stances: Mapping[str, Stance]) -> Reading:
@@ -404,7 +398,7 @@ class RuleParty(UsageReporter):
                     support[base + i] += 0.5
             backed.append(i)
             base += len(t.option_ids[j])
-        return tuple(backed), np.array(support), next(READING_IDS)
+        return tuple(backed), np.array(support), self.memos.reading_id()
 
     def _react_to(self, turn: PublicTurn, backed: tuple[int | None, ...]) -> None:
         """Hostility and unfavourable *moves* (not repeated positions) breed resentment."""
@@ -533,7 +527,7 @@ class RuleParty(UsageReporter):
             opts = t.option_ids[j]
             chosen = opts[pkg[j]]
             if dug_in:
-                out[topic] = shared_stance(Stance(chosen, (chosen,)))
+                out[topic] = self.memos.shared_stance(Stance(chosen, (chosen,)))
                 continue
             w = t.w[j]
             rest = own - w * t.v[j][pkg[j]]
@@ -544,7 +538,7 @@ class RuleParty(UsageReporter):
                 if rest + w * value < floor:
                     break
                 count += 1
-            out[topic] = shared_stance(Stance(chosen, t.top_sets[j][count]))
+            out[topic] = self.memos.shared_stance(Stance(chosen, t.top_sets[j][count]))
         return out
 
     def _finish(
@@ -574,7 +568,7 @@ class RuleParty(UsageReporter):
         if refused is not None:  # otherwise there is no reason to give
             utterance = self.voice.refusal(utterance, self._rejections(refused))
         thought = (
-            f"target {self.target:.4f}, offer worth {worth_words(worth)}"
+            f"target {self.target:.4f}, offer worth {self.memos.worth_words(worth)}"
             f"{self._fallback_words}{self.resentment:.2f}" + (", digging in" if dug_in else "")
         )
         return Action(utterance, stated, signal, thought, tone)
