@@ -71,15 +71,15 @@ def test_the_parties_of_one_run_share_its_memos_and_another_run_has_its_own() ->
     c = build_parties(s, "rule", 0, memos=other)
     assert isinstance(a[0], RuleParty) and isinstance(b[0], RuleParty)
     assert isinstance(c[0], RuleParty)
-    assert a[0].cand is b[0].cand  # one profile, one run: one set of memos
-    assert a[0].cand is not c[0].cand
+    assert a[0].choice.cand is b[0].choice.cand  # one profile, one run: one set of memos
+    assert a[0].choice.cand is not c[0].choice.cand
     assert run.of(RuleMemos) is run.of(RuleMemos) is not other.of(RuleMemos)
 
 
 def test_a_party_built_without_memos_gets_its_own() -> None:
     s = scenario("tenancy")
     one, two = RuleParty(s, "tenant", 0), RuleParty(s, "tenant", 0)
-    assert one.cand is not two.cand
+    assert one.choice.cand is not two.choice.cand
     assert one.hidden_stances() == two.hidden_stances()
 
 

@@ -82,5 +82,5 @@ def test_the_episodes_seated_with_one_runs_memos_share_them() -> None:
     two, _ = seat_agents(_plan(1), hub, run)
     alone, _ = seat_agents(_plan(0), hub)
     assert all(isinstance(p, RuleParty) for p in [*one, *two, *alone])
-    assert one[0].cand is two[0].cand  # type: ignore[attr-defined]
-    assert alone[0].cand is not one[0].cand  # type: ignore[attr-defined]
+    assert one[0].choice.cand is two[0].choice.cand  # type: ignore[attr-defined]
+    assert alone[0].choice.cand is not one[0].choice.cand  # type: ignore[attr-defined]

@@ -27,7 +27,7 @@ class ToneOfVoice:
             "collaborating",
         )
 
-    def tone(self, dug_in: bool, resentment: float, rng: random.Random) -> Tone:
+    def of_turn(self, dug_in: bool, resentment: float, rng: random.Random) -> Tone:
         """The tone of a turn; one draw from `rng` when dug in, none otherwise."""
         if dug_in and rng.random() < 0.4 + 0.6 * self.expressive:
             return "hostile"
