@@ -5,15 +5,18 @@ stand for."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
+from disputelab.agents.base import PublicScenario
 from disputelab.agents.memos import AgentMemos
 from disputelab.agents.parties.rule import RuleParty
-from disputelab.agents.parties.rule_memos import RuleMemos
-from disputelab.agents.registry import build_parties
+from disputelab.agents.parties.rule_memos import ReadMemo, RuleMemos
+from disputelab.agents.registry import MEDIATOR, build_agent, build_parties
 from disputelab.episode import Episode, Stance
+from disputelab.protocols.play import play as play_protocol
 from tests.helpers import play, scenario
 
 
@@ -102,3 +105,22 @@ def test_pooled_stances_are_equal_to_the_stance_asked_for() -> None:
 def test_a_limit_below_one_is_refused() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         RuleMemos(limit=0)
+
+
+@pytest.mark.parametrize("sid", ["workplace", "community-centre"])
+def test_parties_with_memos_of_their_own_may_share_an_episodes_readings(sid: str) -> None:
+    """A reading's id names it whichever memos made it: parties built one by one share
+    the episode's readings but not their memos, and play what a run's parties play."""
+    s = scenario(sid)
+    public = PublicScenario.of(s)
+    for seed in range(3):
+        reads: ReadMemo = {}
+        apart = [RuleParty(s, p.id, seed, public, reads) for p in s.parties]
+        together = build_parties(s, "rule", seed)
+        played = []
+        for parties in (apart, together):
+            ep = Episode(s.id, "roundtable", seed, {})
+            med = build_agent(MEDIATOR, "rule", s, seed)
+            asyncio.run(play_protocol("roundtable", s, parties, {"mediator": med}, {}, ep))
+            played.append(ep)
+        _same(*played)

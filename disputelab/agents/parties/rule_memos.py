@@ -38,6 +38,11 @@ Reading = tuple[tuple[int | None, ...], "npt.NDArray[np.float64]", int]
 ReadMemo = dict[int, Reading]
 # Readings by what was said (the stances' items), for one option layout.
 LayoutReadings = dict[object, Reading]
+# Ids of readings: the one thing the process keeps, a counter rather than a memo, so that
+# an id names one reading whichever memos made it. The memo of choices keys on them, and
+# the parties of an episode share its readings (`ReadMemo`) even when each was built with
+# memos of its own: ids counted per memo owner would then repeat within one party's keys.
+_READING_IDS = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -119,9 +124,6 @@ class RuleMemos:
         # Readings by what was said, per option layout (topic ids, option ids): the same
         # stated positions recur across turns and episodes.
         self._readings: dict[object, LayoutReadings] = {}
-        # Ids of readings, unique across layouts and memo resets, so an id names one
-        # reading (the memo of choices keys on them).
-        self._reading_ids = itertools.count()
         # One instance of each distinct stance the memos hold. A named tuple is never
         # untracked by the garbage collector as a plain tuple of strings is, so tens of
         # thousands of equal copies would be walked by every full collection; shared ones
@@ -163,8 +165,8 @@ class RuleMemos:
         return self._readings.setdefault((table.topic_ids, table.option_ids), {})
 
     def reading_id(self) -> int:
-        """A new id for a new reading."""
-        return next(self._reading_ids)
+        """A new id for a new reading, unique in the process (see `_READING_IDS`)."""
+        return next(_READING_IDS)
 
     def shared_stance(self, stance: Stance) -> Stance:
         """The pooled instance equal to `stance`."""
