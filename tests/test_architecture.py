@@ -79,7 +79,9 @@ def test_imports_flow_one_way(layer: str) -> None:
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.parametrize("layer", ["cli", "protocols", "experiments"])
+@pytest.mark.parametrize(
+    "layer", ["cli", "protocols", "experiments", "agents/parties", "agents/paraphrase"]
+)
 def test_no_function_is_longer_than_sixty_lines(layer: str) -> None:
     long = []
     for path in _modules(layer):
@@ -90,3 +92,38 @@ def test_no_function_is_longer_than_sixty_lines(layer: str) -> None:
                 if length > 60:
                     long.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name} ({length})")
     assert not long, "\n".join(long)
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported_modules(path: Path, known: set[str]) -> set[str]:
+    """The modules of `known` that `path` imports, type-checking imports included."""
+    out = _imports(path) & known
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            out |= {f"{node.module}.{a.name}" for a in node.names} & known
+    return out
+
+
+def test_the_agents_modules_import_one_another_without_a_cycle() -> None:
+    """Not even for type checking: a module that needs another's type while that one
+    needs it back wants an interface both can import (as `rule_thinking.Thinker`)."""
+    paths = {_module_name(p): p for p in _modules("agents")}
+    graph = {m: _imported_modules(p, set(paths)) - {m} for m, p in paths.items()}
+    done: set[str] = set()
+
+    def walk(module: str, trail: list[str]) -> None:
+        if module in trail:
+            cycle = [*trail[trail.index(module) :], module]
+            raise AssertionError("import cycle: " + " -> ".join(cycle))
+        if module in done:
+            return
+        for other in sorted(graph[module]):
+            walk(other, [*trail, module])
+        done.add(module)
+
+    for module in sorted(graph):
+        walk(module, [])
