@@ -171,6 +171,12 @@ class RuleParty(UsageReporter):
         return self.decide(dialogue, ctx)
 
     def decide(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
+        """One turn: read the table, cool down and concede a step, then the first that
+        applies: walk away when resentment has reached that far; signal consensus on
+        the package all the others back if it is worth the target (not when dug in);
+        dug in, hold the offer; take the mediator's proposal if it is worth it, more
+        likely the more deferent; as an avoider, mostly let the offer stand; otherwise
+        back the package in reach that the table supports best."""
         mood, choice = self.mood, self.choice
         proposal = self.reading.observe(dialogue, mood)
         if proposal is None:
