@@ -27,6 +27,7 @@ from pathlib import Path
 
 from machine import machine_line
 
+from disputelab.agents.memos import AgentMemos
 from disputelab.agents.registry import build_agent, build_parties
 from disputelab.episode import Episode, Turn
 from disputelab.experiments.runner import run_experiment
@@ -92,13 +93,14 @@ def time_play_alone(spec: ExperimentSpec) -> tuple[float, int]:
 
     async def play_all() -> int:
         played = 0
+        memos = AgentMemos()  # one set for the grid, as the runner keeps for a run
         for s in cells:
             for seed in range(spec.replicates):
                 for mediated in (False, True):
                     mediator = build_agent(MEDIATOR, "rule", s, seed) if mediated else None
                     seated = {"mediator": mediator} if mediator is not None else {}
                     ep = Episode(s.id, "roundtable", seed, {})
-                    parties = build_parties(s, "rule", seed)
+                    parties = build_parties(s, "rule", seed, memos=memos)
                     await play("roundtable", s, parties, seated, {"budget": BUDGET}, ep)
                     played += 1
         return played

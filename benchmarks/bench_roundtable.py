@@ -17,6 +17,7 @@ import time
 
 from machine import machine_line
 
+from disputelab.agents.memos import AgentMemos
 from disputelab.agents.registry import build_agent, build_parties
 from disputelab.episode import Episode
 from disputelab.protocols.base import get_protocol
@@ -29,12 +30,14 @@ async def _batch(mediator: str, n: int, budget: int, first_seed: int = 0) -> tup
     """Episodes per wall-clock second and per CPU second of this process."""
     s = builtin_scenarios()["workplace"]
     params = get_protocol("roundtable").params({"budget": budget})
+    memos = AgentMemos()  # one set for the batch, as the runner keeps for a run
     t0, c0 = time.perf_counter(), time.process_time()
     for seed in range(first_seed, first_seed + n):
         ep = Episode(s.id, "roundtable", seed, {})
         med = None if mediator == "none" else build_agent(MEDIATOR, mediator, s, seed)
         seated = {"mediator": med}
-        await play("roundtable", s, build_parties(s, "rule", seed), seated, params, ep)
+        parties = build_parties(s, "rule", seed, memos=memos)
+        await play("roundtable", s, parties, seated, params, ep)
     return n / (time.perf_counter() - t0), n / (time.process_time() - c0)
 
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from machine import machine_line
 
+from disputelab.agents.memos import AgentMemos
 from disputelab.agents.registry import build_agent, build_parties
 from disputelab.episode import Episode
 from disputelab.experiments.episodes import run_single
@@ -86,6 +87,7 @@ async def _count_calls(url: str, root: Path) -> None:
 async def _batch(turn_taking: str, n: int, first_seed: int) -> float:
     s = builtin_scenarios()["workplace"]
     params = get_protocol("roundtable").params({"budget": 60, "turn_taking": turn_taking})
+    memos = AgentMemos()  # one set for the batch, as the runner keeps for a run
     c0 = time.process_time()
     for seed in range(first_seed, first_seed + n):
         seated = {
@@ -93,7 +95,8 @@ async def _batch(turn_taking: str, n: int, first_seed: int) -> float:
             "turn-taking": build_agent(TURN_PREDICTOR, "rule", s, seed, role="turn-taking"),
         }
         ep = Episode(s.id, "roundtable", seed, {})
-        await play("roundtable", s, build_parties(s, "rule", seed), seated, params, ep)
+        parties = build_parties(s, "rule", seed, memos=memos)
+        await play("roundtable", s, parties, seated, params, ep)
     return n / (time.process_time() - c0)
 
 

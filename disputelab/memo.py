@@ -39,5 +39,9 @@ class ByIdentity(Generic[V]):
         self._entries[(id(obj), extra)] = (obj, value)
         return value
 
+    def values(self) -> list[V]:
+        """Every value remembered."""
+        return [value for _, value in self._entries.values()]
+
     def __len__(self) -> int:
         return len(self._entries)

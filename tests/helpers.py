@@ -6,6 +6,7 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+from disputelab.agents.memos import AgentMemos
 from disputelab.agents.registry import build_agent, build_parties
 from disputelab.agents.settings import AgentSettings, Disclosure
 from disputelab.episode import Episode, Turn
@@ -55,13 +56,15 @@ def play(
     seed: int = 0,
     budget: int = 100,
     disclosure: Disclosure = "negotiator",
+    memos: AgentMemos | None = None,
 ) -> Episode:
     """A roundtable episode of rule parties; `disclosure: full` has them state their whole
-    acceptable sets, as every rule episode did before issue 14."""
+    acceptable sets, as every rule episode did before issue 14. `memos` are a run's, to
+    share with other episodes (default: the episode's own)."""
     ep = Episode(s.id, "roundtable", seed, {"parties": "rule", "mediator": mediator})
     settings = AgentSettings(disclosure=disclosure)
-    med = None if mediator == "none" else build_agent(MEDIATOR, mediator, s, seed)
-    parties = build_parties(s, "rule", seed, settings=settings)
+    med = None if mediator == "none" else build_agent(MEDIATOR, mediator, s, seed, memos=memos)
+    parties = build_parties(s, "rule", seed, settings=settings, memos=memos)
     params = {"budget": budget, "disclosure": disclosure}
     return asyncio.run(play_protocol("roundtable", s, parties, {"mediator": med}, params, ep))
 

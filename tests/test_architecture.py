@@ -171,7 +171,7 @@ def test_no_module_outside_protocols_names_a_protocol_in_a_string() -> None:
     assert not found, "protocol names outside protocols/:\n" + "\n".join(found)
 
 
-@pytest.mark.parametrize("folder", ["cli", "protocols", "experiments", "plan", "tables"])
+@pytest.mark.parametrize("folder", ["cli", "protocols", "experiments", "plan", "tables", "agents"])
 def test_no_function_is_longer_than_sixty_lines(folder: str) -> None:
     long = []
     for path in _modules(folder):
@@ -191,4 +191,39 @@ def test_each_package_states_its_contract_in_a_readme(folder: str) -> None:
     readme = PACKAGE / folder / "README.md"
     assert readme.is_file(), f"{folder}/ has no README.md"
     text = readme.read_text(encoding="utf-8")
-    assert len(text.splitlines()) >= 10 and "## Contract" in text or folder == "tables"
+    assert (len(text.splitlines()) >= 10 and "## Contract" in text) or folder == "tables"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported_modules(path: Path, known: set[str]) -> set[str]:
+    """The modules of `known` that `path` imports, type-checking imports included."""
+    out = _imports(path) & known
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            out |= {f"{node.module}.{a.name}" for a in node.names} & known
+    return out
+
+
+def test_the_agents_modules_import_one_another_without_a_cycle() -> None:
+    """Not even for type checking: a module that needs another's type while that one
+    needs it back wants an interface both can import (as `rule_thinking.Thinker`)."""
+    paths = {_module_name(p): p for p in _modules("agents")}
+    graph = {m: _imported_modules(p, set(paths)) - {m} for m, p in paths.items()}
+    done: set[str] = set()
+
+    def walk(module: str, trail: list[str]) -> None:
+        if module in trail:
+            cycle = [*trail[trail.index(module) :], module]
+            raise AssertionError("import cycle: " + " -> ".join(cycle))
+        if module in done:
+            return
+        for other in sorted(graph[module]):
+            walk(other, [*trail, module])
+        done.add(module)
+
+    for module in sorted(graph):
+        walk(module, [])

@@ -46,3 +46,13 @@ def test_the_memo_starts_over_when_full() -> None:
 def test_a_limit_below_one_is_refused() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         ByIdentity(limit=0)
+
+
+def test_the_values_are_those_of_the_objects_still_remembered() -> None:
+    memo: ByIdentity[int] = ByIdentity(limit=2)
+    kept = [object() for _ in range(3)]
+    memo.put(kept[0], 0)
+    memo.put(kept[1], 1, "extra")
+    assert sorted(memo.values()) == [0, 1]
+    memo.put(kept[2], 2)  # full: it starts over
+    assert memo.values() == [2]

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import TypeVar
 
 from disputelab.agents.base import Agent, PartyAgent, PublicScenario
+from disputelab.agents.memos import AgentMemos
 from disputelab.agents.settings import DEFAULT_SETTINGS, AgentSettings
 from disputelab.llm.base import ChatModel
 from disputelab.registry import Registry, UnknownPluginError
@@ -33,8 +34,10 @@ class UnknownAgentError(UnknownPluginError):
 class AgentSetup:
     """What a builder gets: the case, the episode's seed, the seat's model (None for rule
     kinds), any documents retrieved for the case (the expertise condition), the
-    episode's agent settings (context window, temperatures, party style, ...), and a
-    model per call of the kind's `calls` that has one of its own (the rest use `model`)."""
+    episode's agent settings (context window, temperatures, party style, ...), a
+    model per call of the kind's `calls` that has one of its own (the rest use `model`),
+    and the memos its agents share with the other episodes of the run (a fresh set when
+    the caller has no run to share them with)."""
 
     scenario: Scenario
     seed: int
@@ -42,6 +45,7 @@ class AgentSetup:
     retrieved: tuple[str, ...] = ()
     settings: AgentSettings = DEFAULT_SETTINGS
     call_models: Mapping[str, ChatModel] = field(default_factory=lambda: MappingProxyType({}))
+    memos: AgentMemos = field(default_factory=AgentMemos, compare=False, repr=False)
     public: PublicScenario = field(init=False)
 
     def __post_init__(self) -> None:
@@ -175,13 +179,16 @@ def build_parties(
     model: ChatModel | None = None,
     interface: str = PARTY,
     settings: AgentSettings = DEFAULT_SETTINGS,
+    memos: AgentMemos | None = None,
 ) -> list[PartyAgent]:
     """One agent per party, in the scenario's speaking order; `interface` is the party
-    seat's (a protocol whose parties bargain over amounts seats its own kinds)."""
+    seat's (a protocol whose parties bargain over amounts seats its own kinds). `memos`
+    are the run's, shared with its other episodes (default: fresh ones)."""
     k = get_kind(interface, kind)
     if k.needs_model and model is None:
         raise UnknownAgentError(f"{kind} parties need a model: pass --model or --parties-model")
-    built = k.build(AgentSetup(scenario, seed, model, settings=settings))
+    memos = memos if memos is not None else AgentMemos()
+    built = k.build(AgentSetup(scenario, seed, model, settings=settings, memos=memos))
     assert isinstance(built, Sequence)
     return list(built)
 
@@ -196,13 +203,16 @@ def build_agent(
     role: str = "mediator",
     settings: AgentSettings = DEFAULT_SETTINGS,
     call_models: Mapping[str, ChatModel] | None = None,
+    memos: AgentMemos | None = None,
 ) -> Agent:
     """One agent of `kind` for a seat with `interface`; `role` names the seat in errors.
-    `call_models` gives calls of the kind's `calls` a model of their own."""
+    `call_models` gives calls of the kind's `calls` a model of their own; `memos` are
+    the run's (default: fresh ones)."""
     k = get_kind(interface, kind)
     if k.needs_model and model is None:
         raise UnknownAgentError(f"{role} {kind!r} needs a model, and its seat was given none")
     own = MappingProxyType(dict(call_models or {}))
-    built = k.build(AgentSetup(scenario, seed, model, tuple(retrieved), settings, own))
+    memos = memos if memos is not None else AgentMemos()
+    built = k.build(AgentSetup(scenario, seed, model, tuple(retrieved), settings, own, memos))
     assert not isinstance(built, Sequence)
     return built

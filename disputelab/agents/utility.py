@@ -106,8 +106,6 @@ class PreferenceTable:
     index: tuple[dict[str, int], ...]
     ranked_values: tuple[tuple[float, ...], ...]  # acceptable options' values, best first
     top_sets: tuple[tuple[tuple[str, ...], ...], ...]  # [j][c]: the c best, in option order
-    # Derived per-strategy structures (see rule_party.candidates), built on first use.
-    cache: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         # Frozen, so set the derived count through object.__setattr__ once.
@@ -135,7 +133,8 @@ class PreferenceTable:
 
 
 def preference_table(scenario: Scenario, party: Party) -> PreferenceTable:
-    """Precompute a party's package utilities (cached on the preference data itself)."""
+    """Precompute a party's package utilities, kept per preference data for the process:
+    a table is immutable, and what rule parties derive from it lives in a run's memos."""
     key = (
         tuple((t.id, tuple(t.option_ids())) for t in scenario.topics),
         tuple(

@@ -18,6 +18,7 @@ from typing import Literal
 
 import numpy as np
 
+from disputelab.agents.memos import AgentMemos
 from disputelab.agents.registry import build_parties
 from disputelab.agents.utility import preference_table
 from disputelab.curation.recast import RecastFailed, RecastSettings, recast
@@ -117,9 +118,10 @@ async def impasse_filter(s: Scenario, config: CurationConfig) -> FilterVerdict:
         if hopeless:
             return FilterVerdict((), f"rule parties cannot play it: {hopeless}")
         outcomes: list[str] = []
+        memos = AgentMemos()  # the replays of one scenario share what they work out
         for seed in config.replay_seeds:
             ep = Episode(s.id, DEFAULT_PROTOCOL, seed, {"parties": "rule", "mediator": "none"})
-            parties = build_parties(s, "rule", seed)
+            parties = build_parties(s, "rule", seed, memos=memos)
             ep = await play(DEFAULT_PROTOCOL, s, parties, {}, {"budget": config.budget}, ep)
             outcomes.append(ep.outcome.status.value if ep.outcome else Status.INCOMPLETE.value)
     except (ValueError, IndexError) as exc:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from disputelab.agents.base import Agent, PartyAgent
+from disputelab.agents.memos import AgentMemos
 from disputelab.agents.registry import build_agent, build_parties, sub_role
 from disputelab.episode import Episode, Turn, Usage
 from disputelab.evaluation.metrics import MetricResult
@@ -84,13 +85,15 @@ def _call_models(
 
 
 def seat_agents(
-    plan: EpisodePlan, hub: ModelHub
+    plan: EpisodePlan, hub: ModelHub, memos: AgentMemos | None = None
 ) -> tuple[list[PartyAgent], dict[str, Agent | None]]:
-    """The party agents and the agent in every other seat (None where left empty)."""
+    """The party agents and the agent in every other seat (None where left empty), all
+    sharing `memos`: the run's, or fresh ones for an episode played on its own."""
     protocol = get_protocol(plan.protocol)
     parties: list[PartyAgent] = []
     seated: dict[str, Agent | None] = {}
     settings = agent_settings(plan.params)
+    memos = memos if memos is not None else AgentMemos()
     for seat in protocol.seats:
         kind = plan.cast.seat_kind(seat)
         protocol.check_seat(seat.role, kind)
@@ -99,7 +102,9 @@ def seat_agents(
             continue
         model = _model(hub, plan.cast, seat.role, seat.takes_model(kind))
         if seat.per_party:
-            parties = build_parties(plan.scenario, kind, plan.seed, model, seat.interface, settings)
+            parties = build_parties(
+                plan.scenario, kind, plan.seed, model, seat.interface, settings, memos
+            )
         else:
             seated[seat.role] = build_agent(
                 seat.interface,
@@ -111,6 +116,7 @@ def seat_agents(
                 seat.role,
                 settings,
                 _call_models(hub, plan.cast, seat, kind, model),
+                memos,
             )
     return parties, seated
 
@@ -191,8 +197,11 @@ async def play_episode(
     run_id: str,
     plan: EpisodePlan,
     on_turn: Callable[[Turn], None] | None = None,
+    memos: AgentMemos | None = None,
 ) -> Episode:
-    """Play and commit one planned episode, turn by turn (each also handed to `on_turn`)."""
+    """Play and commit one planned episode, turn by turn (each also handed to `on_turn`).
+    Its agents share `memos` with the other episodes of the run (fresh ones if None):
+    whoever plays a run's episodes makes one set for the run and passes it to each."""
     protocol = get_protocol(plan.protocol)
     problem = protocol.scenario_problem(plan.scenario)
     if problem is not None:
@@ -224,7 +233,7 @@ async def play_episode(
             on_turn(turn)
 
     try:  # an agent that cannot be seated fails the episode on the record too
-        parties, seated = seat_agents(plan, hub)
+        parties, seated = seat_agents(plan, hub, memos)
         session = Session(plan.scenario, parties, episode, sink, protocol.keeps_silent_stances)
         session.store_dir = Path(store.root)
         session.finish(await protocol.play(session, seated, plan.params))
@@ -388,12 +397,13 @@ async def run_single(
             eid, scenario, proto.name, p, c, seed, condition, arm, matched, retrieved
         )
 
+    memos = AgentMemos()  # the run's: its twin and its mediated episode share them
     baseline = baseline_id = baseline_scores = None
     if twin:
         assert seat is not None
         baseline_id = f"{run_id}-unmediated"
         unmediated = plan(baseline_id, cast.with_kind(seat.role, NONE), "unmediated", None)
-        baseline = await play_episode(store, hub, run_id, unmediated, on_turn)
+        baseline = await play_episode(store, hub, run_id, unmediated, on_turn, memos)
         baseline_scores = await score_protocol(
             store, baseline_id, EpisodeToScore(baseline, scenario), proto
         )
@@ -401,7 +411,7 @@ async def run_single(
     episode_id = f"{run_id}-{mediator}" if mediated else f"{run_id}-unmediated"
     arm = "mediated" if mediated else "unmediated"
     mediated_plan = plan(episode_id, cast, arm, baseline_id)
-    episode = await play_episode(store, hub, run_id, mediated_plan, on_turn)
+    episode = await play_episode(store, hub, run_id, mediated_plan, on_turn, memos)
     scores = await score_protocol(
         store, episode_id, EpisodeToScore(episode, scenario, baseline), proto
     )

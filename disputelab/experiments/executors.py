@@ -11,7 +11,9 @@ the store, and an episode a kill interrupted is incomplete and is played again.
 
 Each worker keeps its own model stack (limits, retries, the shared response cache on
 disk), with an even share of the run's concurrency, and reports the calls it made so the
-driver's ledger counts them.
+driver's ledger counts them. It keeps its own agent memos too, one set for the episodes
+it plays of the run (the driver's cannot cross a process boundary, nor need to: a memo
+changes no result).
 
 Workers are forked from a server process that has imported disputelab once (the
 "forkserver" start method, where the platform has it), not started afresh: a fresh
@@ -37,6 +39,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from disputelab.agents.memos import AgentMemos
 from disputelab.episode import Episode
 from disputelab.experiments.episodes import EpisodePlan, play_episode
 from disputelab.llm.models import ModelHub, Profile
@@ -50,18 +53,33 @@ RELAYED = ("start_episode", "append_turns", "fail_episode", "record_usage", "fin
 
 
 class Executor(Protocol):
-    async def play(self, store: Store, hub: ModelHub, run_id: str, plan: EpisodePlan) -> Episode:
-        """Play `plan` to the end, its writes committed to `store`; return the episode."""
+    async def play(
+        self,
+        store: Store,
+        hub: ModelHub,
+        run_id: str,
+        plan: EpisodePlan,
+        memos: AgentMemos | None = None,
+    ) -> Episode:
+        """Play `plan` to the end, its writes committed to `store`; return the episode.
+        `memos` are the run's, for an executor that plays in the driver's process."""
         ...
 
     async def aclose(self) -> None: ...
 
 
 class LocalExecutor:
-    """Episodes in the runner's own event loop (the default)."""
+    """Episodes in the runner's own event loop (the default), with the run's memos."""
 
-    async def play(self, store: Store, hub: ModelHub, run_id: str, plan: EpisodePlan) -> Episode:
-        return await play_episode(store, hub, run_id, plan)
+    async def play(
+        self,
+        store: Store,
+        hub: ModelHub,
+        run_id: str,
+        plan: EpisodePlan,
+        memos: AgentMemos | None = None,
+    ) -> Episode:
+        return await play_episode(store, hub, run_id, plan, memos=memos)
 
     async def aclose(self) -> None:
         return None
@@ -251,6 +269,7 @@ class _Reported:
 async def _serve(tasks: Any, events: Any, config: HubConfig) -> None:
     hub = config.build()
     reported = _Reported(hub.ledger)
+    memos = AgentMemos()  # a worker lives as long as the run it plays for
     loop = asyncio.get_running_loop()
     running: set[asyncio.Task[None]] = set()
     try:
@@ -258,7 +277,7 @@ async def _serve(tasks: Any, events: Any, config: HubConfig) -> None:
             item = await loop.run_in_executor(None, tasks.get)
             if item is None:
                 break
-            task = asyncio.ensure_future(_play_one(hub, reported, events, *item))
+            task = asyncio.ensure_future(_play_one(hub, reported, memos, events, *item))
             running.add(task)
             task.add_done_callback(running.discard)
         await asyncio.gather(*running, return_exceptions=True)
@@ -269,6 +288,7 @@ async def _serve(tasks: Any, events: Any, config: HubConfig) -> None:
 async def _play_one(
     hub: ModelHub,
     reported: _Reported,
+    memos: AgentMemos,
     events: Any,
     task: int,
     root: Path,
@@ -277,7 +297,7 @@ async def _play_one(
 ) -> None:
     relay = cast(Store, RelayStore(events, task, root))
     try:
-        episode = await play_episode(relay, hub, run_id, plan)
+        episode = await play_episode(relay, hub, run_id, plan, memos=memos)
     except Exception as exc:  # the driver re-raises it as the episode's failure
         events.put((task, "error", (type(exc).__name__, str(exc), reported.take())))
         return
@@ -331,7 +351,14 @@ class ProcessExecutor:
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
-    async def play(self, store: Store, hub: ModelHub, run_id: str, plan: EpisodePlan) -> Episode:
+    async def play(
+        self,
+        store: Store,
+        hub: ModelHub,
+        run_id: str,
+        plan: EpisodePlan,
+        memos: AgentMemos | None = None,  # the workers keep their own
+    ) -> Episode:
         if not self._procs:
             self._start(hub)
         assert self._loop is not None
@@ -437,12 +464,13 @@ class EpisodeActor:
     def __init__(self, config: HubConfig) -> None:
         self.hub = config.build()
         self.reported = _Reported(self.hub.ledger)
+        self.memos = AgentMemos()  # an actor lives as long as the run it plays for
 
     async def play(
         self, task: int, root: Path, run_id: str, plan: EpisodePlan
     ) -> list[tuple[int, str, Any]]:
         collected = _Collected()
-        await _play_one(self.hub, self.reported, collected, task, root, run_id, plan)
+        await _play_one(self.hub, self.reported, self.memos, collected, task, root, run_id, plan)
         return collected.events
 
 
@@ -471,7 +499,14 @@ class RayExecutor(ProcessExecutor):
         self._load = [0] * self.workers
         self._loop = asyncio.get_running_loop()
 
-    async def play(self, store: Store, hub: ModelHub, run_id: str, plan: EpisodePlan) -> Episode:
+    async def play(
+        self,
+        store: Store,
+        hub: ModelHub,
+        run_id: str,
+        plan: EpisodePlan,
+        memos: AgentMemos | None = None,  # the actors keep their own
+    ) -> Episode:
         if not self._actors:
             self._start(hub)
         task = next(self._ids)

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from disputelab.agents.memos import AgentMemos
 from disputelab.episode import Episode
 from disputelab.evaluation.registry import EpisodeToScore, Evaluator, warm_up
 from disputelab.experiments.collector import heap_set_aside
@@ -198,6 +199,9 @@ class _Grid:
         self.held_elsewhere: set[str] = set()  # episodes found claimed by another process
         self.played: dict[str, Episode] = {}  # finished here and not yet fully scored
         self.poll_s = 0.5
+        # The memos every episode played in this process shares: they live as long as
+        # the grid runs (worker processes keep their own).
+        self.memos = AgentMemos()
         for ep in self.episodes:
             if ep.baseline_id is not None:
                 self.twins.setdefault(ep.baseline_id, []).append(ep)
@@ -292,7 +296,7 @@ class _Grid:
             played: Episode | None = None
             try:
                 played = await self.executor.play(
-                    self.store, self.hub, self.name, self.episode_plan(ep)
+                    self.store, self.hub, self.name, self.episode_plan(ep), self.memos
                 )
             except Exception as exc:  # recorded in the store; retried on resume
                 _count_failure(summary, ep, exc, progress)

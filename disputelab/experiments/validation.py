@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from disputelab.agents.memos import AgentMemos
 from disputelab.episode import Episode, Usage
 from disputelab.evaluation.trackers import LLM_TRACKERS, Trajectory, oracle, track
 from disputelab.evaluation.validation import Aligned, TrackerFit, align, fit_tracker
@@ -193,11 +194,12 @@ async def validate_judge(
     judges = [hub.model(m, "judge") for m in plan.judge_models]
     judge_name = ",".join(plan.judge_models)
     total, done = len(scenarios) * plan.episodes * (1 + len(plan.trackers)), 0
+    memos = AgentMemos()  # the run's, shared by its episodes
     for sc in scenarios:
         for seed in range(plan.first_seed, plan.first_seed + plan.episodes):
             eid = f"{run_id}-{sc.id}-s{seed}"
             episode_plan = EpisodePlan(eid, sc, proto.name, params, plan.cast(), seed)
-            episode = await play_episode(store, hub, run_id, episode_plan)
+            episode = await play_episode(store, hub, run_id, episode_plan, memos=memos)
             done += 1
             if progress is not None:
                 progress(done, total)

@@ -10,39 +10,13 @@ round ends with the chair counting hands; see the plug-in's own docstring.
 
 from __future__ import annotations
 
-import importlib
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
-import pytest
 from typer.testing import CliRunner
 
-from disputelab.agents.registry import AGENT_KINDS
 from disputelab.cli import app
-from disputelab.evaluation.registry import EVALUATORS
-from disputelab.protocols.base import PROTOCOLS
 from disputelab.store.sqlite import Store
-
-PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "show_of_hands"
-
-
-@pytest.fixture
-def toy() -> Iterator[ModuleType]:
-    """The plug-in's module, imported in this process (which registers it), and its
-    registrations undone afterwards so that no other test meets them."""
-    sys.path.insert(0, str(PLUGIN))
-    try:
-        module = importlib.import_module("show_of_hands")
-        if "show-of-hands" not in PROTOCOLS:
-            module = importlib.reload(module)  # registered again after an earlier test
-        yield module
-    finally:
-        PROTOCOLS.unregister("show-of-hands")
-        AGENT_KINDS.unregister("toy-chair/counter")
-        EVALUATORS.unregister("toy-hands")
-        sys.path.remove(str(PLUGIN))
 
 
 def _cli(store: Path, *args: str) -> str:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -18,7 +19,6 @@ from disputelab.report.blocks import markdown_blocks
 from disputelab.report.html import run_html, script_json
 from disputelab.report.html_data import Interner
 from disputelab.store.sqlite import Store
-from tests.protocols.test_toy_protocol import ShowOfHands, toy  # noqa: F401
 from tests.report.pages import (
     PAYLOADS,
     cli,
@@ -184,18 +184,18 @@ def test_motivated_turns_carry_every_partys_candidate_thoughts(tmp_path: Path) -
 
 
 def test_a_protocol_contributes_its_own_view_through_the_registry(
-    toy: None,  # noqa: F811
+    toy: ModuleType,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def hands_view(self: ShowOfHands, episode: object) -> EpisodeView:
+    def hands_view(self: object, episode: object) -> EpisodeView:
         base = default_view(episode)  # type: ignore[arg-type]
         hands = [(1.0, 0.0), (2.0, 2.0)]
         return EpisodeView(
             base.turns, (("chair", "counted hands"),), (Chart("Hands up", "hands", {"up": hands}),)
         )
 
-    monkeypatch.setattr(ShowOfHands, "episode_view", hands_view)
+    monkeypatch.setattr(toy.ShowOfHands, "episode_view", hands_view)
     cli(tmp_path, "run", "tenancy", "--protocol", "show-of-hands", "--param", "rounds=2")
     store = Store(tmp_path)
     html = run_html(store, store.resolve_run("last"))

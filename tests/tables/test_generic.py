@@ -4,11 +4,11 @@ where a cell has no interval, and undefined episodes counted with their reason."
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 
 from typer.testing import CliRunner
 
 from disputelab.cli import app
-from tests.protocols.test_toy_protocol import ShowOfHands, toy  # noqa: F401
 
 
 def _report(tmp_path: Path, scenarios: str, replicates: int) -> str:
@@ -26,7 +26,7 @@ def _report(tmp_path: Path, scenarios: str, replicates: int) -> str:
 
 
 def test_replicates_of_one_scenario_give_no_interval(
-    toy: None,  # noqa: F811
+    toy: ModuleType,
     tmp_path: Path,
 ) -> None:
     report = _report(tmp_path, "tenancy", 3)
@@ -37,7 +37,7 @@ def test_replicates_of_one_scenario_give_no_interval(
 
 
 def test_two_scenarios_give_an_interval(
-    toy: None,  # noqa: F811
+    toy: ModuleType,
     tmp_path: Path,
 ) -> None:
     report = _report(tmp_path, "tenancy, workplace", 2)

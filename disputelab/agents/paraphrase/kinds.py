@@ -2,40 +2,24 @@
 
 from __future__ import annotations
 
-from disputelab.agents.base import PartyAgent, PublicScenario
+from disputelab.agents.base import PartyAgent
 from disputelab.agents.paraphrase.voice import ParaphraseVoice
 from disputelab.agents.parties.kinds import general_parties
 from disputelab.agents.parties.rule import RuleParty
-from disputelab.agents.parties.rule_memos import ReadMemo
+from disputelab.agents.parties.rule_memos import ReadMemo, RuleMemos
 from disputelab.agents.registry import PARTY, AgentKind, AgentSetup, register_kind
-from disputelab.agents.settings import Disclosure
-from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour
-from disputelab.scenario.schema import Scenario
-
-
-class ParaphraseParty(RuleParty):
-    """The rule policy decides (so the oracle holds); the paraphrase voice speaks."""
-
-    def __init__(
-        self,
-        scenario: Scenario,
-        party_id: str,
-        seed: int,
-        public: PublicScenario | None = None,
-        reads: ReadMemo | None = None,
-        behaviour: Behaviour = DEFAULT_BEHAVIOUR,
-        disclosure: Disclosure = "negotiator",
-    ) -> None:
-        super().__init__(scenario, party_id, seed, public, reads, behaviour, disclosure)
-        self.voice = ParaphraseVoice(self.public, self.party, self.rng)
 
 
 def _paraphrase(s: AgentSetup) -> list[PartyAgent]:
+    """The rule policy decides (so the oracle holds); the paraphrase voice speaks."""
     reads: ReadMemo = {}
     # The `general` party style plays the policy without styles, as the rule kind does.
     sc = general_parties(s.scenario) if s.settings.party_style == "general" else s.scenario
-    b, told = s.settings.behaviour, s.settings.disclosure
-    return [ParaphraseParty(sc, p.id, s.seed, s.public, reads, b, told) for p in sc.parties]
+    b, told, memos = s.settings.behaviour, s.settings.disclosure, s.memos.of(RuleMemos)
+    return [
+        RuleParty(sc, p.id, s.seed, s.public, reads, b, told, voice=ParaphraseVoice, memos=memos)
+        for p in sc.parties
+    ]
 
 
 register_kind(

@@ -15,7 +15,7 @@ import random
 from collections.abc import Mapping, Sequence
 
 from disputelab.agents.base import PublicScenario
-from disputelab.agents.parties.voice import Voice
+from disputelab.agents.parties.voice import PhraseMemo, Voice
 from disputelab.episode import Signal, Stance, Tone
 from disputelab.scenario.schema import Party
 
@@ -98,8 +98,14 @@ def _common(name: str) -> str:
 class ParaphraseVoice(Voice):
     """Speaks a rule party's move in varied words, without its acceptable sets."""
 
-    def __init__(self, public: PublicScenario, party: Party, rng: random.Random) -> None:
-        super().__init__(public, party, rng)
+    def __init__(
+        self,
+        public: PublicScenario,
+        party: Party,
+        rng: random.Random,
+        phrases: PhraseMemo | None = None,
+    ) -> None:
+        super().__init__(public, party, rng, phrases)
         if not self.zh:
             self.t = PARAPHRASES
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from disputelab.agents.base import PartyAgent
 from disputelab.agents.parties.llm import HybridParty, LLMParty
 from disputelab.agents.parties.rule import RuleParty
-from disputelab.agents.parties.rule_memos import ReadMemo
+from disputelab.agents.parties.rule_memos import ReadMemo, RuleMemos
 from disputelab.agents.registry import PARTY, AgentKind, AgentSetup, register_kind
 from disputelab.scenario.schema import Persona, Scenario
 
@@ -43,7 +43,8 @@ def _rule(s: AgentSetup) -> list[PartyAgent]:
     reads: ReadMemo = {}
     sc = _policy_scenario(s)
     b, told = s.settings.behaviour, s.settings.disclosure
-    return [RuleParty(sc, p.id, s.seed, s.public, reads, b, told) for p in sc.parties]
+    memos = s.memos.of(RuleMemos)
+    return [RuleParty(sc, p.id, s.seed, s.public, reads, b, told, memos=memos) for p in sc.parties]
 
 
 def _llm(s: AgentSetup) -> list[PartyAgent]:
@@ -58,7 +59,11 @@ def _hybrid(s: AgentSetup) -> list[PartyAgent]:
     assert s.model is not None
     memo: ReadMemo = {}
     sc = _policy_scenario(s)
-    return [HybridParty(sc, p.id, s.seed, s.model, s.public, memo, s.settings) for p in sc.parties]
+    memos = s.memos.of(RuleMemos)
+    return [
+        HybridParty(sc, p.id, s.seed, s.model, s.public, memo, s.settings, memos)
+        for p in sc.parties
+    ]
 
 
 register_kind(

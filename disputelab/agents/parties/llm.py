@@ -13,7 +13,7 @@ from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, Usag
 from disputelab.agents.parties.llm_thinking import llm_thoughts
 from disputelab.agents.parties.reflection import note_terms, reflection_text, self_check
 from disputelab.agents.parties.rule import RuleParty
-from disputelab.agents.parties.rule_memos import ReadMemo
+from disputelab.agents.parties.rule_memos import ReadMemo, RuleMemos
 from disputelab.agents.parties.verdicts import VerdictReply, ask_verdict_in_two
 from disputelab.agents.prompts import dialogue_block, party_system, texts
 from disputelab.agents.settings import DEFAULT_SETTINGS, AgentSettings
@@ -357,9 +357,17 @@ class HybridParty(RuleParty):
         public: PublicScenario | None = None,
         reads: ReadMemo | None = None,
         settings: AgentSettings = DEFAULT_SETTINGS,
+        memos: RuleMemos | None = None,
     ) -> None:
         super().__init__(
-            scenario, party_id, seed, public, reads, settings.behaviour, settings.disclosure
+            scenario,
+            party_id,
+            seed,
+            public,
+            reads,
+            settings.behaviour,
+            settings.disclosure,
+            memos=memos,
         )
         self.model = model
         self.seed = seed

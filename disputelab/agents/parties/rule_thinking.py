@@ -19,15 +19,41 @@ speaks offline, and the README says so.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
-from disputelab.agents.base import PublicTurn
+from disputelab.agents.base import PublicScenario, PublicTurn
+from disputelab.agents.parties.rule_memos import Package
+from disputelab.agents.parties.rule_policy.choice import PackageChoice
+from disputelab.agents.parties.rule_policy.resentment import Backed
 from disputelab.agents.thinking import Mind, event_tag
+from disputelab.agents.utility import PreferenceTable
 from disputelab.episode import Thought
 
-if TYPE_CHECKING:
-    from disputelab.agents.parties.rule import RuleParty
+
+class Thinker(Protocol):
+    """What a rule party's thinking reads of its state (`RuleParty` has all of it)."""
+
+    @property
+    def party_id(self) -> str: ...
+    @property
+    def public(self) -> PublicScenario: ...
+    @property
+    def table(self) -> PreferenceTable: ...
+    @property
+    def choice(self) -> PackageChoice: ...
+    @property
+    def backed(self) -> Mapping[str, Backed]: ...
+    @property
+    def offer(self) -> Package: ...
+    @property
+    def target(self) -> float: ...
+    @property
+    def resentment(self) -> float: ...
+    @property
+    def reactivity(self) -> float: ...
+    def would_accept_now(self) -> bool: ...
+
 
 GAP_WEIGHT = 0.45
 STAKE_WEIGHT = 0.35
@@ -42,7 +68,7 @@ def motivation(gap: float, stake: float, agitation: float) -> float:
     return round(1.0 + 4.0 * min(1.0, max(0.0, drive)), 1)
 
 
-def table_package(party: RuleParty) -> tuple[int, ...]:
+def table_package(party: Thinker) -> tuple[int, ...]:
     """Per topic, the option most of the others back (the party's own where none do)."""
     out = []
     for j in range(len(party.table.topic_ids)):
@@ -77,7 +103,7 @@ _TEXT = {
 
 
 def rule_thoughts(
-    party: RuleParty, mind: Mind, dialogue: Sequence[PublicTurn], k: int
+    party: Thinker, mind: Mind, dialogue: Sequence[PublicTurn], k: int
 ) -> list[Thought]:
     """Up to `k` templated thoughts, most pressing first, with motivations from the
     party's state; each is kept in `mind`."""
@@ -88,7 +114,7 @@ def rule_thoughts(
     tag = event_tag(dialogue)
     table = table_package(party)
     ok = all(t.ok[j][o] for j, o in enumerate(table))
-    worth = party._utility(table) if ok else 0.0
+    worth = party.choice.utility(table) if ok else 0.0
     gap = 1.0 if not ok else max(0.0, party.target - worth) / max(party.target, 1e-9)
     agitation = min(1.0, party.resentment) * party.reactivity
     drafts: list[tuple[float, str, tuple[str, ...]]] = []

@@ -99,10 +99,35 @@ _LEVEL_ZH = {
 
 # The opening phrase's template key by tone.
 _OPENERS = {"hostile": "open_hostile", "warm": "open_warm", "neutral": "open_neutral"}
-# Rendered phrases of `Voice._wordings`, per set of words (templates, topic names and option
-# labels; see `Voice._words`), shared by every voice, and so every episode, that uses them.
-_PHRASES: dict[object, dict[tuple[str, Stance, bool], tuple[str, ...]]] = {}
-_PHRASES_LIMIT = 100_000
+# Every wording of a topic's phrase, by (topic, stance, whether it moved).
+Phrases = dict[tuple[str, Stance, bool], tuple[str, ...]]
+PHRASES_LIMIT = 100_000  # phrases kept per set of words, and sets of words kept
+
+
+class PhraseMemo:
+    """Rendered phrases of `Voice._wordings`, per set of words (templates, topic names
+    and option labels; see `Voice._words`): the voices of one run share one
+    (`RuleMemos.phrases`), and so every episode of the run that uses the same words.
+    Bounded: at most `limit` sets, each of at most `limit` phrases."""
+
+    __slots__ = ("_sets", "limit")
+
+    def __init__(self, limit: int = PHRASES_LIMIT) -> None:
+        self.limit = limit
+        self._sets: dict[object, Phrases] = {}
+
+    def phrases(self, words: object) -> Phrases:
+        """The phrases rendered so far from `words`."""
+        known = self._sets.get(words)
+        if known is None:
+            if len(self._sets) >= self.limit:
+                self._sets.clear()
+            known = self._sets[words] = {}
+        return known
+
+    def fullest(self) -> int:
+        """How many phrases the fullest set holds."""
+        return max((len(p) for p in self._sets.values()), default=0)
 
 
 @lru_cache(maxsize=8192)
@@ -112,9 +137,18 @@ def _render(template: str, topic: str, label: str, alt: str) -> str:
 
 
 class Voice:
-    """Phrases a party's action from templates, varied by a seeded random generator."""
+    """Phrases a party's action from templates, varied by a seeded random generator.
 
-    def __init__(self, public: PublicScenario, party: Party, rng: random.Random) -> None:
+    `phrases` is where it keeps the phrases it renders, shared with the other voices of a
+    run; a voice given none keeps its own."""
+
+    def __init__(
+        self,
+        public: PublicScenario,
+        party: Party,
+        rng: random.Random,
+        phrases: PhraseMemo | None = None,
+    ) -> None:
         self.public = public
         self.party = party
         self.rng = rng
@@ -126,7 +160,8 @@ class Voice:
         self.zh = self.t is _ZH
         # Every wording of a topic's phrase, by (topic, stance, whether it moved): parties
         # restate the same stances turn after turn, so each is rendered once (`_words`).
-        self._phrases: dict[tuple[str, Stance, bool], tuple[str, ...]] | None = None
+        self._phrases: Phrases | None = None
+        self._phrase_memo = PhraseMemo() if phrases is None else phrases
 
     def _pick(self, key: str) -> str:
         options = self.t[key]
@@ -202,7 +237,7 @@ class Voice:
             key = (topic_id, s, moved)
             wordings = phrases.get(key)
             if wordings is None:
-                if len(phrases) >= _PHRASES_LIMIT:
+                if len(phrases) >= self._phrase_memo.limit:
                     phrases.clear()  # bounded, as the other memos of the rule policy
                 wordings = phrases[key] = self._wordings(topic_id, s, moved)
             phrase = wordings[int(random() * len(wordings))]
@@ -210,7 +245,7 @@ class Voice:
                 parts.append(phrase)
         return ("" if self.zh else " ").join(parts)
 
-    def _words(self) -> dict[tuple[str, Stance, bool], tuple[str, ...]]:
+    def _words(self) -> Phrases:
         """The shared memo of `_wordings` for this voice's words: its templates (read at
         its first turn, after any subclass has chosen them), topic names and labels."""
         t = self.t
@@ -220,7 +255,7 @@ class Voice:
             tuple(self.names.items()),
             tuple(self.labels.items()),
         )
-        return _PHRASES.setdefault(key, {})
+        return self._phrase_memo.phrases(key)
 
     def _wordings(self, topic_id: str, s: Stance, moved: bool) -> tuple[str, ...]:
         """Each template's phrase for a topic's stance: a move, a flexible stance (other
