@@ -45,6 +45,13 @@ BertModel = Annotated[
         "local cache (bert-base-chinese for AgentMediation) or a model directory."
     ),
 ]
+RougeOption = Annotated[
+    str,
+    typer.Option(
+        help="ROUGE-L tokens under points-rouge: char, jieba, or paper (the released "
+        "AgentMediation code's jieba words and scorer)."
+    ),
+]
 # The API's names for what this command calls options.
 OPTIONS = {"judges": "--judge-model", "bert_model": "--bert-model"}
 
@@ -55,13 +62,7 @@ def evaluate(
     tracker: Annotated[
         str, typer.Option(help="Tracker under the promediate evaluator.")
     ] = "self-report",
-    rouge: Annotated[
-        str,
-        typer.Option(
-            help="ROUGE-L tokens under points-rouge: char, jieba, or paper (the released "
-            "AgentMediation code's jieba words and scorer)."
-        ),
-    ] = "char",
+    rouge: RougeOption = "char",
     bert_model: BertModel = "",
     judge_model: Annotated[
         list[str] | None,
@@ -82,7 +83,7 @@ def evaluate(
     try:
         api.check_evaluation(evaluator, judges, tracker, rouge, bert_model)
     except PlanError as exc:
-        fail(exc.worded(OPTIONS)[0].replace("bert_model: ", "--bert-model "))
+        fail(exc.worded(OPTIONS)[0].replace("bert_model", "--bert-model"))
     try:
         run_id = open_store(create=False).resolve_run(run_ref)
     except StoreError as exc:

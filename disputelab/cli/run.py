@@ -143,27 +143,43 @@ def _model_option(help: str) -> Any:
     return typer.Option(help=help, rich_help_panel=SEATS)
 
 
+PartiesModel = Annotated[str | None, _model_option("Model for the parties.")]
+MediatorModel = Annotated[
+    str | None, _model_option("Model for the mediator seat (settlement: the counsel).")
+]
+WhenModel = Annotated[
+    str | None, _model_option("Model of the generic and social mediators' when-call.")
+]
+JudgeModel = Annotated[
+    str | None, _model_option("Model for judges (recorded; asked by a judged --tracker).")
+]
+
+
+ConditionOption = Annotated[
+    str,
+    typer.Option(
+        help="Condition(s), joined by ',' (`disputelab conditions list`).", rich_help_panel=CASE
+    ),
+]
+CorpusOption = Annotated[
+    Path | None,
+    typer.Option(
+        help="Statute corpus for expertise:ek-topK (JSONL or YAML); default: the legal "
+        "bases of the other cases in the scenario file's folder.",
+        rich_help_panel=CASE,
+    ),
+]
+TrackerOption = Annotated[str | None, typer.Option(help=TRACKER_HELP, rich_help_panel=SEATS)]
+
+
 @with_param_options
 def run(
     scenario: Annotated[
         str, typer.Argument(help="Built-in scenario id or a scenario file.", show_default=False)
     ],
-    condition: Annotated[
-        str,
-        typer.Option(
-            help="Condition(s), joined by ',' (`disputelab conditions list`).",
-            rich_help_panel=CASE,
-        ),
-    ] = "general",
+    condition: ConditionOption = "general",
     seed: SeedOption = 0,
-    corpus: Annotated[
-        Path | None,
-        typer.Option(
-            help="Statute corpus for expertise:ek-topK (JSONL or YAML); default: the legal "
-            "bases of the other cases in the scenario file's folder.",
-            rich_help_panel=CASE,
-        ),
-    ] = None,
+    corpus: CorpusOption = None,
     protocol: ProtocolOption = None,
     preset: PresetOption = None,
     budget: BudgetOption = None,
@@ -172,30 +188,15 @@ def run(
     mediator: MediatorOption = None,
     parties: PartiesOption = None,
     model: Annotated[str, _model_option(f"Model for every LLM role: {MODEL_HELP}")] = RULE,
-    parties_model: Annotated[str | None, _model_option("Model for the parties.")] = None,
-    mediator_model: Annotated[
-        str | None, _model_option("Model for the mediator seat (settlement: the counsel).")
-    ] = None,
-    mediator_when_model: Annotated[
-        str | None, _model_option("Model of the generic and social mediators' when-call.")
-    ] = None,
-    judge_model: Annotated[
-        str | None, _model_option("Model for judges (recorded; asked by a judged --tracker).")
-    ] = None,
-    tracker: Annotated[str | None, typer.Option(help=TRACKER_HELP, rich_help_panel=SEATS)] = None,
+    parties_model: PartiesModel = None,
+    mediator_model: MediatorModel = None,
+    mediator_when_model: WhenModel = None,
+    judge_model: JudgeModel = None,
+    tracker: TrackerOption = None,
     **old_options: Any,
 ) -> None:
     """Run one episode; with a mediator, also its matched unmediated episode."""
-    models = {
-        role: name
-        for role, name in (
-            ("parties", parties_model),
-            ("mediator", mediator_model),
-            ("mediator.when", mediator_when_model),
-            ("judge", judge_model),
-        )
-        if name is not None
-    }
+    models = _models(parties_model, mediator_model, mediator_when_model, judge_model)
     plan = _plan(
         scenario,
         protocol=protocol,
@@ -220,6 +221,14 @@ def run(
     print_usage(hub)
     out.print(f"[dim]full transcript: disputelab {store_option()}report {result.run_id}[/]")
     fail_if_judges_silent(hub, undefined_reasons(result.tracked))  # exit 2 after the tables
+
+
+def _models(
+    parties: str | None, mediator: str | None, when: str | None, judge: str | None
+) -> dict[str, str]:
+    """The model of each role named by its own option; `--model` plays the rest."""
+    named = {"parties": parties, "mediator": mediator, "mediator.when": when, "judge": judge}
+    return {role: name for role, name in named.items() if name is not None}
 
 
 def _params(
@@ -252,18 +261,19 @@ def _plan(scenario: str, **options: Any) -> RunPlan:
 
 def _as_options(problem: str, budget: str = "") -> str:
     """A problem as the command line names its place: `params.turn_taking: ...` is about
-    `--param turn_taking`, the protocol's turn budget about `--budget`, and
-    `models.mediator.when: ...` about `--mediator-when-model`."""
-    where, sep, message = problem.partition(": ")
-    head, space, rest = where.partition(" ")
-    if not sep:
-        return problem
-    if head == f"params.{budget}":
-        return f"--budget{space}{rest}: {message}"
-    if head in OPTIONS:
-        return f"{OPTIONS[head]}{space}{rest}: {message}"
-    if head.startswith("params."):
-        return f"--param {head.removeprefix('params.')}{space}{rest}: {message}"
+    `--param turn_taking`, the protocol's turn budget about `--budget`, `corpus ...`
+    about `--corpus`, and `models.mediator.when: ...` about `--mediator-when-model`."""
+    head, space, rest = problem.partition(" ")
+    where = head.rstrip(":")
+    colon = head[len(where) :]
+    if where == "params" and colon:  # about the parameters together: it names them itself
+        return rest
+    if where == f"params.{budget}":
+        return f"--budget{colon}{space}{rest}"
+    if where in OPTIONS:
+        return f"{OPTIONS[where]}{colon}{space}{rest}"
+    if where.startswith("params."):
+        return f"--param {where.removeprefix('params.')}{colon}{space}{rest}"
     return problem
 
 

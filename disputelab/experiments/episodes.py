@@ -364,6 +364,23 @@ def _create_run(
     )
 
 
+async def _played_and_scored(
+    store: Store,
+    hub: ModelHub,
+    run_id: str,
+    plan: EpisodePlan,
+    proto: DisputeProtocol,
+    on_turn: Callable[[Turn], None] | None,
+    memos: AgentMemos,
+    baseline: Episode | None = None,
+) -> tuple[Episode, dict[str, MetricResult]]:
+    """Play and commit one planned episode of a run, then score it (against `baseline`,
+    its twin, when it has one)."""
+    episode = await play_episode(store, hub, run_id, plan, on_turn, memos)
+    item = EpisodeToScore(episode, plan.scenario, baseline)
+    return episode, await score_protocol(store, plan.episode_id, item, proto)
+
+
 async def run_single(
     store: Store,
     scenario: Scenario,
@@ -379,8 +396,7 @@ async def run_single(
     """One stored, scored run: the episode, and first its unmediated twin when the
     protocol plays twins and a mediator sits."""
     proto = get_protocol(protocol)
-    problem = proto.scenario_problem(scenario)
-    if problem is not None:
+    if (problem := proto.scenario_problem(scenario)) is not None:
         raise ValueError(problem)  # before a run is recorded
     retrieved = tuple(retrieved)
     cast = (cast or Cast()).for_protocol(proto)
@@ -403,17 +419,15 @@ async def run_single(
         assert seat is not None
         baseline_id = f"{run_id}-unmediated"
         unmediated = plan(baseline_id, cast.with_kind(seat.role, NONE), "unmediated", None)
-        baseline = await play_episode(store, hub, run_id, unmediated, on_turn, memos)
-        baseline_scores = await score_protocol(
-            store, baseline_id, EpisodeToScore(baseline, scenario), proto
+        baseline, baseline_scores = await _played_and_scored(
+            store, hub, run_id, unmediated, proto, on_turn, memos
         )
     mediated = mediator != NONE
     episode_id = f"{run_id}-{mediator}" if mediated else f"{run_id}-unmediated"
     arm = "mediated" if mediated else "unmediated"
     mediated_plan = plan(episode_id, cast, arm, baseline_id)
-    episode = await play_episode(store, hub, run_id, mediated_plan, on_turn, memos)
-    scores = await score_protocol(
-        store, episode_id, EpisodeToScore(episode, scenario, baseline), proto
+    episode, scores = await _played_and_scored(
+        store, hub, run_id, mediated_plan, proto, on_turn, memos, baseline
     )
     hub.flush()  # a judge's replies too, though the caller may never close the hub
     return RunResult(

@@ -74,8 +74,8 @@ def _check_expertise(plan: RunPlan, scenario: Scenario) -> None:
             [
                 Problem(
                     f"the expertise condition applies to the {names} protocol, whose "
-                    "mediator proposes legal bases",
-                    ("protocol",),
+                    f"mediator proposes legal bases, and this run plays the "
+                    f"{plan.protocol.name} protocol"
                 )
             ],
         )

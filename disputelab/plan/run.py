@@ -140,8 +140,7 @@ def _scenario_problems(proto: DisputeProtocol, base: Scenario, condition: str) -
         problems.append(
             Problem(
                 f"the expertise condition applies to the {names} protocol, whose mediator "
-                f"proposes legal bases",
-                ("protocol",),
+                f"proposes legal bases, and this run plays the {proto.name} protocol"
             )
         )
     return problems
@@ -153,8 +152,8 @@ def _corpus_problems(proto: DisputeProtocol, corpus: Path | None) -> list[Proble
     names = " or ".join(retrieval_protocols())
     return [
         Problem(
-            f"corpus: it serves the expertise condition of the {names} protocol",
-            ("protocol",),
+            f"corpus serves the expertise condition of the {names} protocol, and this run "
+            f"plays the {proto.name} protocol"
         )
     ]
 

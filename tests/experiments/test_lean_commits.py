@@ -274,7 +274,7 @@ def test_extra_evaluators_that_call_a_judge_or_take_long_score_after_the_run() -
         models={"judge": "local"},
         bert_model="bert-base-chinese",
     )
-    extras = extra_scoring(spec)
+    extras = extra_scoring(plan_experiment(spec))
     # promediate needs no judge, but judges topic mentions when a judge is given
     assert extras.evaluators == ("self-report",)
     assert extras.judge_name == "local"  # stored as a pass of `evaluate` would store it

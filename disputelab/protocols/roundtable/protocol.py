@@ -129,7 +129,7 @@ class RoundTableParams(AgentParams):
         if self.thoughts != DEFAULT_THOUGHTS and self.turn_taking != "motivated":
             raise ValueError(
                 "thoughts applies to motivated turn-taking only; add turn_taking=motivated "
-                "(--turn-taking motivated) or leave thoughts out"
+                "or leave thoughts out"
             )
         return self
 

@@ -233,7 +233,7 @@ def test_thoughts_without_motivated_turn_taking_are_refused_as_they_would_change
     with pytest.raises(ParamsError, match="thoughts applies to motivated turn-taking only"):
         proto.params({"thoughts": 3})
     assert proto.params({"thoughts": 3, "turn_taking": "motivated"}).thoughts == 3  # type: ignore[attr-defined]
-    r = CliRunner().invoke(app, ["run", "tenancy", "--thoughts", "3"])
+    r = CliRunner().invoke(app, ["run", "tenancy", "-P", "thoughts=3"])
     assert r.exit_code == 2
     assert r.output.startswith("error: thoughts applies to motivated turn-taking only")
 

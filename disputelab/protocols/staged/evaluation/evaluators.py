@@ -81,8 +81,8 @@ register_evaluator(
 def _bertscore_unavailable(options: Mapping[str, str]) -> str | None:
     if not options.get("bert_model"):
         return (
-            f"needs a BERTScore model (bert_model: {bertscore.PAPER_MODEL} for the paper's "
-            "setting, or a model directory)"
+            f"needs bert_model NAME ({bertscore.PAPER_MODEL} for the paper's setting, or a "
+            "model directory)"
         )
     why = bertscore.bertscore_available()
     return f"cannot run here: {why}" if why else None
