@@ -10,8 +10,8 @@ its work.
 
 Every function validates what it is given before anything is played or recorded, and
 raises a `DisputelabError` (a `PlanError` listing every problem) when it cannot. The
-synchronous functions run their own event loop; in code that already runs one (a Jupyter
-cell awaiting, an async application) call the `_async` twins.
+synchronous functions run their own event loop (in a thread of their own where one is
+already running, as in a Jupyter cell); async code can await the `_async` twins.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import asyncio
 import os
 import threading
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -130,17 +131,9 @@ def open_models(
 
 def run_loop(work: Callable[[], Coroutine[Any, Any, T]], hub: ModelHub | None = None) -> T:
     """Run `work` on a new event loop, closing the hub's connections on that same loop (a
-    connection pool belongs to the loop it ran on). Refused inside a running loop, where
-    the `_async` twin is the one to call."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:
-        raise DisputelabError(
-            "an event loop is already running here (a notebook cell, an async program): "
-            "await the _async twin of this function instead"
-        )
+    connection pool belongs to the loop it ran on). Where a loop is already running in
+    this thread (a Jupyter cell), the new loop runs in a thread of its own, so that the
+    synchronous functions work in a notebook as they do in a script."""
 
     async def then_close() -> T:
         try:
@@ -149,7 +142,12 @@ def run_loop(work: Callable[[], Coroutine[Any, Any, T]], hub: ModelHub | None = 
             if hub is not None:
                 await hub.aclose()
 
-    return asyncio.run(then_close())
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(then_close())
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="disputelab") as pool:
+        return pool.submit(asyncio.run, then_close()).result()
 
 
 # ---- one run ----------------------------------------------------------------------------

@@ -107,7 +107,12 @@ class Store:
                 create_database(self.path)
             elif problem := file_problem(self.path):
                 raise StoreError(problem)
-            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            # One thread uses a store at a time, but not always the one that opened it:
+            # the synchronous API runs its event loop in a thread of its own where a loop
+            # is running already (a Jupyter cell).
+            self.db = sqlite3.connect(
+                self.path, isolation_level=None, timeout=30, check_same_thread=False
+            )
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open store at {self.root}: {exc}") from None
         try:
@@ -144,7 +149,9 @@ class Store:
         so the file is opened as immutable. That assumes nobody writes it meanwhile, which
         a folder this user may not write makes likely but does not ensure."""
         self.db.close()
-        self.db = sqlite3.connect(immutable_uri(self.path), uri=True, isolation_level=None)
+        self.db = sqlite3.connect(
+            immutable_uri(self.path), uri=True, isolation_level=None, check_same_thread=False
+        )
         identify(self.db, self.path)
         self._refuse_newer()
         if problem := lost_table_problem(self.db):
