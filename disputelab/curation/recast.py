@@ -195,47 +195,13 @@ def integer_weights(raw: list[int]) -> list[int]:
 def to_scenario(draft: Draft, seed: Seed) -> Scenario:
     """Build the Scenario a draft describes, or raise DraftProblems listing every fault."""
     problems: list[str] = []
-    codes: dict[str, int] = {}
-    for i, t in enumerate(draft.topics):
-        code = _code(t.code)
-        if not code:
-            problems.append(f"topics[{i}].code: {t.code!r} has no letters or digits")
-        elif code in codes:
-            problems.append(f"topics[{i}].code: {t.code!r} is used by two topics")
-        else:
-            codes[code] = i
+    codes = _topic_codes(draft.topics, problems)
     party_ids: list[str] = []
     parties: list[dict[str, Any]] = []
     for i, p in enumerate(draft.parties):
-        pid = slug(p.name) or f"party-{i + 1}"
-        while pid in party_ids:
-            pid += f"-{i + 1}"
+        pid = _party_id(p.name, i, party_ids)
         party_ids.append(pid)
-        prefs: dict[str, dict[str, list[str]]] = {}
-        raw_weights: dict[str, int] = {}
-        for j, st in enumerate(p.stances):
-            code = _code(st.topic)
-            where = f"parties[{i}].stances[{j}].topic"
-            if code not in codes:
-                known = ", ".join(codes) or "none"
-                problems.append(f"{where}: {st.topic!r} is not a topic code; codes are {known}")
-            elif code in prefs:
-                problems.append(f"{where}: a second stance on {code}; give one per topic")
-            else:
-                prefs[code] = {
-                    "ranking": [o.strip().upper() for o in st.ranking],
-                    "unacceptable": [o.strip().upper() for o in st.unacceptable],
-                }
-                raw_weights[code] = st.weight
-        missing = [c for c in codes if c not in prefs]
-        if missing:
-            problems.append(f"parties[{i}].stances: no stance on {', '.join(missing)}")
-        if len(raw_weights) > 1 and len(set(raw_weights.values())) == 1:
-            problems.append(
-                f"parties[{i}].stances: every weight is {next(iter(raw_weights.values()))}; "
-                "give the topics a clear order of importance"
-            )
-        weights = dict(zip(raw_weights, integer_weights(list(raw_weights.values())), strict=True))
+        prefs, weights = _stances(i, p, codes, problems)
         parties.append(_party(pid, p, prefs, weights))
     if problems:
         raise DraftProblems(problems)
@@ -247,23 +213,84 @@ def to_scenario(draft: Draft, seed: Seed) -> Scenario:
         "background": draft.background,
         "history": draft.history,
         "parties": parties,
-        "topics": [
-            {
-                "id": _code(t.code),
-                "name": t.name,
-                "description": t.description,
-                "options": [
-                    {"id": LETTERS[k], "label": _LETTER_PREFIX.sub("", o).strip() or o}
-                    for k, o in enumerate(t.options)
-                ],
-            }
-            for t in draft.topics
-        ],
+        "topics": [_topic(t) for t in draft.topics],
     }
     try:
         return Scenario.model_validate(data)
     except ValidationError as exc:
         raise DraftProblems(describe_validation_error(exc)) from None
+
+
+def _topic_codes(topics: list[DraftTopic], problems: list[str]) -> dict[str, int]:
+    """Each usable topic code, mended (`_code`), with the index of its topic; a code that
+    is empty once mended, or taken, goes to `problems` instead."""
+    codes: dict[str, int] = {}
+    for i, t in enumerate(topics):
+        code = _code(t.code)
+        if not code:
+            problems.append(f"topics[{i}].code: {t.code!r} has no letters or digits")
+        elif code in codes:
+            problems.append(f"topics[{i}].code: {t.code!r} is used by two topics")
+        else:
+            codes[code] = i
+    return codes
+
+
+def _party_id(name: str, i: int, taken: list[str]) -> str:
+    """The id of party `i`: its name's slug (`party-N` for a name with none), suffixed with
+    `-N` until no earlier party has it."""
+    pid = slug(name) or f"party-{i + 1}"
+    while pid in taken:
+        pid += f"-{i + 1}"
+    return pid
+
+
+def _stances(
+    i: int, p: DraftParty, codes: dict[str, int], problems: list[str]
+) -> tuple[dict[str, dict[str, list[str]]], dict[str, int]]:
+    """Party `i`'s preferences and integer weights by topic code, read from its stances;
+    every fault (an unknown or repeated topic, a topic with no stance, weights that are
+    all equal) goes to `problems`."""
+    prefs: dict[str, dict[str, list[str]]] = {}
+    raw_weights: dict[str, int] = {}
+    for j, st in enumerate(p.stances):
+        code = _code(st.topic)
+        where = f"parties[{i}].stances[{j}].topic"
+        if code not in codes:
+            known = ", ".join(codes) or "none"
+            problems.append(f"{where}: {st.topic!r} is not a topic code; codes are {known}")
+        elif code in prefs:
+            problems.append(f"{where}: a second stance on {code}; give one per topic")
+        else:
+            prefs[code] = {
+                "ranking": [o.strip().upper() for o in st.ranking],
+                "unacceptable": [o.strip().upper() for o in st.unacceptable],
+            }
+            raw_weights[code] = st.weight
+    missing = [c for c in codes if c not in prefs]
+    if missing:
+        problems.append(f"parties[{i}].stances: no stance on {', '.join(missing)}")
+    if len(raw_weights) > 1 and len(set(raw_weights.values())) == 1:
+        problems.append(
+            f"parties[{i}].stances: every weight is {next(iter(raw_weights.values()))}; "
+            "give the topics a clear order of importance"
+        )
+    weights = dict(zip(raw_weights, integer_weights(list(raw_weights.values())), strict=True))
+    return prefs, weights
+
+
+def _topic(t: DraftTopic) -> dict[str, Any]:
+    """A draft topic as Scenario data: its mended code, and options lettered A, B, ... by
+    us (a label's own letter prefix is dropped, unless nothing else is left)."""
+    return {
+        "id": _code(t.code),
+        "name": t.name,
+        "description": t.description,
+        "options": [
+            {"id": LETTERS[k], "label": _LETTER_PREFIX.sub("", o).strip() or o}
+            for k, o in enumerate(t.options)
+        ],
+    }
 
 
 # Models often letter the options themselves ("(A) Full refund"); the letters are ours.

@@ -260,27 +260,36 @@ def intervention_effectiveness(
     positions = _check_positions(interventions, len(values))
     if not positions:
         return _undefined("no interventions to evaluate", {"events": []})
+    events = [_ie_event(values, k, horizon) for k in positions]
+    return _ie_result(events, horizon)
 
+
+def _ie_event(values: list[float], k: int, horizon: int) -> dict[str, Any]:
+    """One intervention at position ``k`` scored as IE scores it: the share of the gap to 1
+    closed ``horizon`` turns on (by the end, if the dialogue ends sooner), or skipped with
+    the reason when there is no gap left."""
     last = len(values) - 1
-    events: list[dict[str, Any]] = []
-    for k in positions:
-        after_turn = min(k + horizon, last)
-        base, after = values[k], values[after_turn]
-        event: dict[str, Any] = {
-            "position": k,
-            "base": base,
-            "after_turn": after_turn,
-            "after": after,
-            "truncated": k + horizon > last,
-        }
-        if base >= 1.0 - TOLERANCE:
-            event["score"] = None
-            event["skipped"] = "base consensus is already 1, leaving no room to improve"
-        else:
-            event["score"] = (after - base) / (1.0 - base) * 100.0
-            event["skipped"] = None
-        events.append(event)
+    after_turn = min(k + horizon, last)
+    base, after = values[k], values[after_turn]
+    event: dict[str, Any] = {
+        "position": k,
+        "base": base,
+        "after_turn": after_turn,
+        "after": after,
+        "truncated": k + horizon > last,
+    }
+    if base >= 1.0 - TOLERANCE:
+        event["score"] = None
+        event["skipped"] = "base consensus is already 1, leaving no room to improve"
+    else:
+        event["score"] = (after - base) / (1.0 - base) * 100.0
+        event["skipped"] = None
+    return event
 
+
+def _ie_result(events: list[dict[str, Any]], horizon: int) -> MetricResult:
+    """IE from its scored events: the mean of the scores, or NaN when every one was
+    skipped."""
     scores = [e["score"] for e in events if e["score"] is not None]
     detail: dict[str, Any] = {"horizon": horizon, "events": events}
     if not scores:

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from disputelab.consensus import consensus_by_topic
-from disputelab.episode import Episode, Stance
+from disputelab.episode import Episode, Stance, Turn
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message, ModelError
 from disputelab.llm.structured import ask_structured
 from disputelab.scenario.schema import Scenario
@@ -235,64 +235,101 @@ async def per_turn(
     With `from_preferences` (the paper's setting) the state at t = 0 scores every pair on
     every topic from the parties' preference profiles, K x C(P, 2) extra calls; without
     it every attitude starts as 'no mention' and every pair at 0."""
-    topic_ids = [t.id for t in scenario.topics]
-    names = {p.id: p.name for p in scenario.parties}
-    pairs = list(itertools.combinations([p.id for p in scenario.parties], 2))
-    topics = "\n".join(f"- {t}: {_topic_text(scenario, t)}" for t in topic_ids)
-    attitude: dict[str, dict[str, str]] = {p: dict.fromkeys(topic_ids, "no mention") for p in names}
-    pair_score: dict[tuple[str, str, str], float] = {
-        (a, b, t): 0.0 for a, b in pairs for t in topic_ids
-    }
-    out = Trajectory({t: [0.0] for t in topic_ids})
+    state = _PairwiseState.unmentioned(scenario)
+    out = Trajectory({t: [0.0] for t in state.topic_ids})
     try:
         if from_preferences:
-            attitude = preference_attitudes(scenario)
-            for t in topic_ids:
-                for a, b in pairs:
-                    pair_score[(a, b, t)] = await _agreement(
-                        judge, scenario, t, names, attitude, a, b, out
-                    )
-                out.by_topic[t][0] = sum(pair_score[(a, b, t)] for a, b in pairs) / max(
-                    1, len(pairs)
-                )
+            await _score_preferences(judge, scenario, state, out)
         for turn in episode.turns:
             if turn.role != "party":
                 continue  # mediator lines carry the previous state forward
-            request = ChatRequest(
-                (
-                    Message(
-                        "user",
-                        _ATTITUDE.format(
-                            topics=topics, speaker=names[turn.speaker], text=turn.text
-                        ),
-                    ),
-                ),
-                temperature=0.0,
-                max_tokens=300,
-                schema=_attitude_schema(topic_ids),
-                schema_name="attitudes",
-            )
-            reply, responses = await ask_structured(judge, request, AttitudeReply.model_validate)
-            out.charge(responses)
-            mentioned = [
-                t
-                for t in topic_ids
-                if reply.attitudes.get(t, "").strip().lower() not in ("", "no mention")
-            ]
-            for t in mentioned:
-                attitude[turn.speaker][t] = reply.attitudes[t]
-                for a, b in pairs:
-                    if turn.speaker not in (a, b):
-                        continue
-                    score = await _agreement(judge, scenario, t, names, attitude, a, b, out)
-                    pair_score[(a, b, t)] = score
-            for t in topic_ids:
-                out.by_topic[t].append(
-                    sum(pair_score[(a, b, t)] for a, b in pairs) / max(1, len(pairs))
-                )
+            await _score_utterance(judge, scenario, state, turn, out)
+            for t in state.topic_ids:
+                out.by_topic[t].append(state.mean(t))
     except ModelError as exc:
-        return _nan_trajectory(topic_ids, episode.party_turns + 1, f"judge failed: {exc}")
+        return _nan_trajectory(state.topic_ids, episode.party_turns + 1, f"judge failed: {exc}")
     return out
+
+
+@dataclass
+class _PairwiseState:
+    """What `per_turn` carries from one utterance to the next: each party's latest
+    attitude per topic and each pair's latest agreement score per topic."""
+
+    topic_ids: list[str]
+    names: dict[str, str]  # party id -> name, as the prompts show it
+    pairs: list[tuple[str, str]]
+    attitude: dict[str, dict[str, str]]  # party id -> topic id -> attitude
+    pair_score: dict[tuple[str, str, str], float]  # (a, b, topic id) -> agreement
+    topics: str  # the topic list the attitude prompt shows
+
+    @classmethod
+    def unmentioned(cls, scenario: Scenario) -> _PairwiseState:
+        """Before anyone speaks: every attitude 'no mention', every pair at 0."""
+        topic_ids = [t.id for t in scenario.topics]
+        names = {p.id: p.name for p in scenario.parties}
+        pairs = list(itertools.combinations([p.id for p in scenario.parties], 2))
+        return cls(
+            topic_ids=topic_ids,
+            names=names,
+            pairs=pairs,
+            attitude={p: dict.fromkeys(topic_ids, "no mention") for p in names},
+            pair_score={(a, b, t): 0.0 for a, b in pairs for t in topic_ids},
+            topics="\n".join(f"- {t}: {_topic_text(scenario, t)}" for t in topic_ids),
+        )
+
+    def mean(self, topic: str) -> float:
+        """The topic's consensus: the mean agreement over pairs (0 with fewer than two
+        parties)."""
+        return sum(self.pair_score[(a, b, topic)] for a, b in self.pairs) / max(1, len(self.pairs))
+
+
+async def _score_preferences(
+    judge: ChatModel, scenario: Scenario, state: _PairwiseState, out: Trajectory
+) -> None:
+    """The state at t = 0 from the preference profiles: every pair on every topic."""
+    state.attitude = preference_attitudes(scenario)
+    for t in state.topic_ids:
+        for a, b in state.pairs:
+            state.pair_score[(a, b, t)] = await _agreement(
+                judge, scenario, t, state.names, state.attitude, a, b, out
+            )
+        out.by_topic[t][0] = state.mean(t)
+
+
+async def _score_utterance(
+    judge: ChatModel, scenario: Scenario, state: _PairwiseState, turn: Turn, out: Trajectory
+) -> None:
+    """Read the speaker's attitude per topic from one party turn, then re-score the
+    speaker's pairs on the topics it mentioned; the other pairs keep their scores."""
+    request = ChatRequest(
+        (
+            Message(
+                "user",
+                _ATTITUDE.format(
+                    topics=state.topics, speaker=state.names[turn.speaker], text=turn.text
+                ),
+            ),
+        ),
+        temperature=0.0,
+        max_tokens=300,
+        schema=_attitude_schema(state.topic_ids),
+        schema_name="attitudes",
+    )
+    reply, responses = await ask_structured(judge, request, AttitudeReply.model_validate)
+    out.charge(responses)
+    mentioned = [
+        t
+        for t in state.topic_ids
+        if reply.attitudes.get(t, "").strip().lower() not in ("", "no mention")
+    ]
+    for t in mentioned:
+        state.attitude[turn.speaker][t] = reply.attitudes[t]
+        for a, b in state.pairs:
+            if turn.speaker not in (a, b):
+                continue
+            score = await _agreement(judge, scenario, t, state.names, state.attitude, a, b, out)
+            state.pair_score[(a, b, t)] = score
 
 
 async def _agreement(

@@ -239,63 +239,76 @@ def parse_model(
         # can outlast the default's three minutes for a whole call.
         return Endpoint(LocalLlama(), Prices(0.0, 0.0), 1, None, timeout_s or DEFAULT_TIMEOUT_S)
     if spec in profiles:
-        p = profiles[spec]
-        # A named key must be there; the OpenAI API itself always needs one.
-        key_env = p.api_key_env or (None if p.base_url else "OPENAI_API_KEY")
-        if p.base_url:
-            _check_url(shown, p.base_url)
-            if p.api_key_env and split_userinfo(p.base_url)[1] is not None:
-                raise ModelConfigError(
-                    f"profile {spec!r} gives credentials twice (in base_url and api_key_env); "
-                    "keep one"
-                )
-        _need_key(shown, key_env, required=key_env is not None)
-        timeout = timeout_s or p.timeout or DEFAULT_TIMEOUT_S
-        backend = _openai_backend(
-            shown,
-            p.model,
-            p.base_url,
-            key_env,
-            timeout_s=timeout,
-            json_schema=p.json_schema,
-            connections=calls_in_flight(p.concurrency, concurrency),
-        )
-        prices = Prices(p.input_price_per_m, p.output_price_per_m)
-        return Endpoint(
-            backend,
-            prices,
-            p.concurrency,
-            p.rpm,
-            timeout,
-            p.deadline,
-            p.max_retry_after,
-            adaptive=p.adaptive,
-        )
+        return _profile_endpoint(spec, shown, profiles[spec], timeout_s, concurrency)
     if spec.startswith("openai:") and len(spec) > len("openai:"):
-        model, at, url = spec.removeprefix("openai:").partition("@")
-        if not model:
-            raise ModelConfigError(f"model {shown!r} names no model before '@'")
-        if at and not url.strip():  # not the OpenAI API by default: the URL was meant
-            raise ModelConfigError(f"model {shown!r} names no URL after '@'")
-        if url:
-            _check_url(shown, url)
-        # The OpenAI API always needs the key; a server of one's own may need none.
-        _need_key(shown, "OPENAI_API_KEY", required=not url)
-        timeout = timeout_s or DEFAULT_TIMEOUT_S
-        backend = _openai_backend(
-            shown,
-            model,
-            url or None,
-            "OPENAI_API_KEY",
-            timeout_s=timeout,
-            connections=calls_in_flight(None, concurrency),
-        )
-        return Endpoint(backend, Prices(), None, None, timeout, adaptive=True)
+        return _openai_endpoint(spec.removeprefix("openai:"), shown, timeout_s, concurrency)
     known = ", ".join(sorted(profiles)) or "none defined"
     raise ModelConfigError(
         f"unknown model {shown!r}; use rule, local, openai:MODEL, openai:MODEL@URL or a "
         f"profile from {CONFIG_NAME} (profiles: {known})"
     )
+
+
+def _profile_endpoint(
+    spec: str, shown: str, p: Profile, timeout_s: float | None, concurrency: int | None
+) -> Endpoint:
+    """The endpoint a `disputelab.toml` profile describes; `shown` is `spec` redacted."""
+    # A named key must be there; the OpenAI API itself always needs one.
+    key_env = p.api_key_env or (None if p.base_url else "OPENAI_API_KEY")
+    if p.base_url:
+        _check_url(shown, p.base_url)
+        if p.api_key_env and split_userinfo(p.base_url)[1] is not None:
+            raise ModelConfigError(
+                f"profile {spec!r} gives credentials twice (in base_url and api_key_env); keep one"
+            )
+    _need_key(shown, key_env, required=key_env is not None)
+    timeout = timeout_s or p.timeout or DEFAULT_TIMEOUT_S
+    backend = _openai_backend(
+        shown,
+        p.model,
+        p.base_url,
+        key_env,
+        timeout_s=timeout,
+        json_schema=p.json_schema,
+        connections=calls_in_flight(p.concurrency, concurrency),
+    )
+    prices = Prices(p.input_price_per_m, p.output_price_per_m)
+    return Endpoint(
+        backend,
+        prices,
+        p.concurrency,
+        p.rpm,
+        timeout,
+        p.deadline,
+        p.max_retry_after,
+        adaptive=p.adaptive,
+    )
+
+
+def _openai_endpoint(
+    name: str, shown: str, timeout_s: float | None, concurrency: int | None
+) -> Endpoint:
+    """The endpoint `openai:MODEL` or `openai:MODEL@URL` names (`name` is the part after
+    `openai:`; `shown` the whole spec, redacted): unpriced, with an adaptive limit."""
+    model, at, url = name.partition("@")
+    if not model:
+        raise ModelConfigError(f"model {shown!r} names no model before '@'")
+    if at and not url.strip():  # not the OpenAI API by default: the URL was meant
+        raise ModelConfigError(f"model {shown!r} names no URL after '@'")
+    if url:
+        _check_url(shown, url)
+    # The OpenAI API always needs the key; a server of one's own may need none.
+    _need_key(shown, "OPENAI_API_KEY", required=not url)
+    timeout = timeout_s or DEFAULT_TIMEOUT_S
+    backend = _openai_backend(
+        shown,
+        model,
+        url or None,
+        "OPENAI_API_KEY",
+        timeout_s=timeout,
+        connections=calls_in_flight(None, concurrency),
+    )
+    return Endpoint(backend, Prices(), None, None, timeout, adaptive=True)
 
 
 def _check_url(spec: str, url: str) -> None:

@@ -43,6 +43,7 @@ class _QuietServer(ThreadingHTTPServer):
     # socketserver's default backlog of 5 drops bursts of connections that real servers
     # accept; the tests open hundreds at once.
     request_queue_size = 1024
+    fake: FakeOpenAI  # whose requests it serves: its handlers record them there
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that drops a kept-alive connection is normal, not an error to print."""
@@ -78,6 +79,57 @@ def reply_payload(reply: Scripted, body: dict[str, Any]) -> bytes:
     ).encode()
 
 
+class _Handler(BaseHTTPRequestHandler):
+    """Records each request on the server's FakeOpenAI and sends the reply it picks."""
+
+    server: _QuietServer
+    # HTTP/1.1 keeps connections open between requests, as real servers do; it is the
+    # default, because HTTP/1.0's closed connections hide a client pool that outlives its
+    # event loop. keep_alive=False (`_OldHandler`) is there to test old servers.
+    protocol_version = "HTTP/1.1"
+    # TCP_NODELAY, as real servers set it: the headers and the body go out in two writes,
+    # and with Nagle's algorithm on, the body waits for the client's delayed ACK of the
+    # headers, adding about 40 ms to every call.
+    disable_nagle_algorithm = True
+
+    def log_message(self, *args: Any) -> None:  # keep test output clean
+        pass
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length", 0))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        fake = self.server.fake
+        reply = fake._begin_request(body, dict(self.headers), self.path, self.client_address[:2])
+        try:
+            if reply.delay_s:
+                time.sleep(reply.delay_s)
+            self._send(reply, body)
+        finally:
+            fake._end_request()
+
+    def _send(self, reply: Scripted, body: dict[str, Any]) -> None:
+        payload = reply_payload(reply, body)
+        self.send_response(reply.status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(payload)))
+        for k, v in reply.headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        if reply.cut_at is not None:
+            # A body cut off mid-way: promise it all, send a part, hang up.
+            self.wfile.write(payload[: reply.cut_at])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        self.wfile.write(payload)
+
+
+class _OldHandler(_Handler):
+    """An old server (keep_alive=False): HTTP/1.0 closes the connection after each reply."""
+
+    protocol_version = "HTTP/1.0"
+
+
 class FakeOpenAI:
     def __init__(
         self,
@@ -98,67 +150,33 @@ class FakeOpenAI:
         self.refused = 0
         self.start_times: list[float] = []
         self.lock = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            # HTTP/1.1 keeps connections open between requests, as real servers do; it is
-            # the default, because HTTP/1.0's closed connections hide a client pool that
-            # outlives its event loop. keep_alive=False is there to test old servers.
-            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
-            # TCP_NODELAY, as real servers set it: the headers and the body go out in two
-            # writes, and with Nagle's algorithm on, the body waits for the client's
-            # delayed ACK of the headers, adding about 40 ms to every call.
-            disable_nagle_algorithm = True
-
-            def log_message(self, *args: Any) -> None:  # keep test output clean
-                pass
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length", 0))
-                body = json.loads(self.rfile.read(length) or b"{}")
-                with server.lock:
-                    server.connections.add(self.client_address[:2])
-                    server.requests.append(body)
-                    server.headers.append(dict(self.headers))
-                    server.paths.append(self.path)
-                    server.start_times.append(time.monotonic())
-                    server.in_flight += 1
-                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
-                    over = server.hidden_limit is not None and (
-                        server.in_flight > server.hidden_limit
-                    )
-                    if over:
-                        server.refused += 1
-                        reply = Scripted(status=429, headers={"retry-after": "0.05"})
-                    else:
-                        reply = server.queue.popleft() if server.queue else server.default(body)
-                try:
-                    if reply.delay_s:
-                        time.sleep(reply.delay_s)
-                    self._send(reply, body)
-                finally:
-                    with server.lock:
-                        server.in_flight -= 1
-
-            def _send(self, reply: Scripted, body: dict[str, Any]) -> None:
-                payload = reply_payload(reply, body)
-                self.send_response(reply.status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                for k, v in reply.headers.items():
-                    self.send_header(k, v)
-                self.end_headers()
-                if reply.cut_at is not None:
-                    # A body cut off mid-way: promise it all, send a part, hang up.
-                    self.wfile.write(payload[: reply.cut_at])
-                    self.wfile.flush()
-                    self.close_connection = True
-                    return
-                self.wfile.write(payload)
-
-        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
+        self.httpd = _QuietServer(("127.0.0.1", 0), _Handler if keep_alive else _OldHandler)
+        self.httpd.fake = self
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def _begin_request(
+        self, body: dict[str, Any], headers: dict[str, str], path: str, client: tuple[str, int]
+    ) -> Scripted:
+        """Record a request as in flight and pick its reply: a 429 past the hidden limit,
+        else the next scripted reply, else the default's."""
+        with self.lock:
+            self.connections.add(client)
+            self.requests.append(body)
+            self.headers.append(headers)
+            self.paths.append(path)
+            self.start_times.append(time.monotonic())
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            if self.hidden_limit is not None and self.in_flight > self.hidden_limit:
+                self.refused += 1
+                return Scripted(status=429, headers={"retry-after": "0.05"})
+            return self.queue.popleft() if self.queue else self.default(body)
+
+    def _end_request(self) -> None:
+        """The reply has gone out (or failed to): the request is no longer in flight."""
+        with self.lock:
+            self.in_flight -= 1
 
     @property
     def url(self) -> str:

@@ -9,7 +9,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from disputelab.episode import TurnChoice
+from disputelab.episode import Turn, TurnChoice
 from disputelab.store.sqlite import EpisodeRecord, Store, StoredScore
 
 # Metric display order; others follow alphabetically.
@@ -68,8 +68,20 @@ def _floor_line(choice: TurnChoice, names: dict[str, str]) -> str:
 
 
 def episode_markdown(store: Store, record: EpisodeRecord) -> str:
-    ep = record.episode
     names = _names(record)
+    lines = _episode_header(record)
+    lines += ["", "### Transcript", ""]
+    for t in record.episode.turns:
+        lines += _turn_lines(t, names)
+    lines += _usage_table(store.usage(record.episode_id))
+    if record.complete:
+        lines += _metrics_table(store.scores(record.episode_id))
+    return "\n".join(lines)
+
+
+def _episode_header(record: EpisodeRecord) -> list[str]:
+    """The episode's heading and its facts: scenario, arm, agents, seed and how it ended."""
+    ep = record.episode
     lines = [
         f"## Episode `{record.episode_id}`",
         "",
@@ -86,56 +98,68 @@ def episode_markdown(store: Store, record: EpisodeRecord) -> str:
         lines.append(f"- status: **{ep.outcome.status.value}**: {ep.outcome.stop_reason}")
         agreed = ", ".join(f"{t}={o or '-'}" for t, o in ep.outcome.agreement.items())
         lines.append(f"- agreement: {agreed or '-'}")
-    lines += ["", "### Transcript", ""]
-    for t in ep.turns:
-        s = ""
-        if t.consensus:
-            s = f" _(S={sum(t.consensus.values()) / len(t.consensus):.2f})_"
-        label = "party turn" if t.role == "party" else "after party turn"
-        speaker = names.get(t.speaker, t.speaker)
-        if t.stage == "caucus":  # a party speaking to the mediator alone
-            speaker += " (in private, to the mediator only)"
-        lines.append(f"**{label} {t.party_turn} · {speaker}:** {t.text}{s}")
-        if t.choice is not None:
-            lines.append(_floor_line(t.choice, names))
-        heard: dict[str, list[str]] = {}  # what listeners heard instead (a remediator's rewrite)
-        for listener, text in (t.delivered or {}).items():
-            if text != t.text:
-                heard.setdefault(text, []).append(names.get(listener, listener))
-        for text, who in heard.items():
-            lines.append(f"> heard by {', '.join(who)} as: {text}")
-        lines.append("")
-    usage = store.usage(record.episode_id)
-    if usage:
-        lines += [
-            "### Model use",
-            "",
-            "| role | model | calls | tokens in | tokens out | cost (USD) |",
-            "|---|---|---|---|---|---|",
-        ]
-        for u in usage:
-            cost = "unknown" if u["cost_usd"] is None else f"{u['cost_usd']:.4f}"
-            lines.append(
-                f"| {u['role']} | {u['model']} | {u['calls']} | {u['input_tokens']} "
-                f"| {u['output_tokens']} | {cost} |"
-            )
-        lines.append("")
-    if record.complete:
-        scores = store.scores(record.episode_id)
-        if scores:
-            lines += [
-                "### Metrics",
-                "",
-                "| metric | value | evaluator | explanation |",
-                "|---|---|---|---|",
-            ]
-            for sc in _sorted_scores(scores):
-                lines.append(
-                    f"| {sc.metric} | {_fmt(sc.value)} | {sc.evaluator} v{sc.version} "
-                    f"| {sc.explanation} |"
-                )
-            lines.append("")
-    return "\n".join(lines)
+    return lines
+
+
+def _turn_lines(t: Turn, names: dict[str, str]) -> list[str]:
+    """One turn of the transcript: who said what (with the consensus after it), how a
+    motivated speaker got the floor, and what listeners heard instead, then a blank line."""
+    s = ""
+    if t.consensus:
+        s = f" _(S={sum(t.consensus.values()) / len(t.consensus):.2f})_"
+    label = "party turn" if t.role == "party" else "after party turn"
+    speaker = names.get(t.speaker, t.speaker)
+    if t.stage == "caucus":  # a party speaking to the mediator alone
+        speaker += " (in private, to the mediator only)"
+    lines = [f"**{label} {t.party_turn} · {speaker}:** {t.text}{s}"]
+    if t.choice is not None:
+        lines.append(_floor_line(t.choice, names))
+    heard: dict[str, list[str]] = {}  # what listeners heard instead (a remediator's rewrite)
+    for listener, text in (t.delivered or {}).items():
+        if text != t.text:
+            heard.setdefault(text, []).append(names.get(listener, listener))
+    for text, who in heard.items():
+        lines.append(f"> heard by {', '.join(who)} as: {text}")
+    lines.append("")
+    return lines
+
+
+def _usage_table(usage: list[dict[str, Any]]) -> list[str]:
+    """The episode's model use by role and model, or nothing when it used none."""
+    if not usage:
+        return []
+    lines = [
+        "### Model use",
+        "",
+        "| role | model | calls | tokens in | tokens out | cost (USD) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for u in usage:
+        cost = "unknown" if u["cost_usd"] is None else f"{u['cost_usd']:.4f}"
+        lines.append(
+            f"| {u['role']} | {u['model']} | {u['calls']} | {u['input_tokens']} "
+            f"| {u['output_tokens']} | {cost} |"
+        )
+    lines.append("")
+    return lines
+
+
+def _metrics_table(scores: Sequence[StoredScore]) -> list[str]:
+    """The episode's stored scores in display order, or nothing when it has none."""
+    if not scores:
+        return []
+    lines = [
+        "### Metrics",
+        "",
+        "| metric | value | evaluator | explanation |",
+        "|---|---|---|---|",
+    ]
+    for sc in _sorted_scores(scores):
+        lines.append(
+            f"| {sc.metric} | {_fmt(sc.value)} | {sc.evaluator} v{sc.version} | {sc.explanation} |"
+        )
+    lines.append("")
+    return lines
 
 
 def run_markdown(store: Store, run_id: str) -> str:

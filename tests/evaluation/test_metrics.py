@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from disputelab.evaluation.metrics import (
+    TOLERANCE,
     MetricResult,
     consensus_gain,
     consensus_score,
@@ -369,6 +370,39 @@ def test_effectiveness_on_a_non_decreasing_trajectory_is_non_negative(
     trajectory, positions = run
     result = intervention_effectiveness(sorted(trajectory), positions)
     assert not result.defined or result.value >= 0.0
+
+
+@given(runs(), st.integers(min_value=1, max_value=10))
+def test_effectiveness_keeps_its_documented_contract(
+    run: tuple[list[float], list[int]], horizon: int
+) -> None:
+    # The docstring, event by event: base trajectory[k], outcome at min(k + horizon, T),
+    # score (after - base) / (1 - base) * 100 unless base is 1 (skipped, with the reason);
+    # the value is the mean of the scores, NaN when none was scored or none was given.
+    trajectory, positions = run
+    result = intervention_effectiveness(trajectory, positions, horizon=horizon)
+    if not trajectory or not positions:
+        assert not result.defined
+        return
+    last = len(trajectory) - 1
+    events = result.detail["events"]
+    assert result.detail["horizon"] == horizon
+    assert [e["position"] for e in events] == positions
+    for k, event in zip(positions, events, strict=True):
+        after_turn = min(k + horizon, last)
+        base, after = trajectory[k], trajectory[after_turn]
+        assert (event["base"], event["after_turn"], event["after"]) == (base, after_turn, after)
+        assert event["truncated"] is (k + horizon > last)
+        if base >= 1.0 - TOLERANCE:
+            assert event["score"] is None and "no room to improve" in event["skipped"]
+        else:
+            assert event["score"] == pytest.approx((after - base) / (1.0 - base) * 100.0)
+            assert event["skipped"] is None
+    scored = [e["score"] for e in events if e["score"] is not None]
+    if scored:
+        assert result.value == pytest.approx(math.fsum(scored) / len(scored))
+    else:
+        assert not result.defined and "no room to improve" in result.explanation
 
 
 # --------------------------------------------------------------------------- aggregation

@@ -458,89 +458,136 @@ def import_agentmediation(path: Path, prefix: str = "am") -> AgentMediationImpor
     Case ids are `PREFIX-LINE` (am-001 for the first line); callers importing several
     files give each its own prefix so that ids stay unique."""
     result = AgentMediationImport()
+    lines = _case_lines(path)
+    raw, raw_path = _raw_beside(path, result.warnings)
+    if not any(line.strip() for line in lines):
+        raise AgentMediationError("holds no case records (the file is empty)")
+    importing = _Importing(prefix, raw, raw_path, result)
+    for line_no, line in enumerate(lines, start=1):
+        if line.strip():
+            importing.add(line_no, line)
+    return importing.finish()
+
+
+def _case_lines(path: Path) -> list[str]:
+    """The lines of case file `path`; a file that cannot be read fails the import."""
     try:
         text = read_user_file(path, MAX_DATASET_BYTES, "an AgentMediation case file (.jsonl)")
     except UserFileError as e:
         raise AgentMediationError(f"cannot read {path}: {e}") from None
-    lines = text.splitlines()
+    return text.splitlines()
+
+
+def _raw_beside(path: Path, warnings: list[str]) -> tuple[_RawTypes | None, Path | None]:
+    """The raw records beside case file `path` and the file they came from. Raw records
+    that are missing, unreadable or in part unusable are warned about, not fatal: the
+    cases then take their dispute type from the title."""
     raw, raw_path = None, raw_file(path)
     if raw_path is None:
         partner = RAW_BESIDE.get(path.name)
         looked = " or ".join(dict.fromkeys([*([partner] if partner else []), *RAW_BESIDE.values()]))
-        result.warnings.append(f"no raw records beside {path.name} (looked for {looked})")
-    else:
+        warnings.append(f"no raw records beside {path.name} (looked for {looked})")
+        return raw, raw_path
+    try:
+        raw = _raw_types(raw_path)
+    except UserFileError as e:
+        warnings.append(f"cannot read the raw records {raw_path}: {e}")
+    if raw is not None and raw.bad_lines:
+        warnings.append(
+            f"{raw_path.name}: {len(raw.bad_lines)} line(s) give no dispute type "
+            f"(content.关键词 with a 2nd token): lines {_ids([str(n) for n in raw.bad_lines])}"
+        )
+    return raw, raw_path
+
+
+@dataclass
+class _Importing:
+    """One case file being imported: where its dispute types come from, what it has made
+    so far, and the cases that the warnings summing up the file will name."""
+
+    prefix: str
+    raw: _RawTypes | None
+    raw_path: Path | None
+    result: AgentMediationImport
+    untyped: list[str] = field(default_factory=list)  # no raw record gave the type
+    from_brief: list[str] = field(default_factory=list)  # the brief chose the claimant
+    amounts: SettledAmounts = field(default_factory=SettledAmounts)
+
+    def add(self, line_no: int, line: str) -> None:
+        """Import one non-blank line: a scenario, or a problem naming the line."""
+        rec = self._record(line_no, line)
+        if rec is None:
+            return
+        sid, title = f"{self.prefix}-{line_no:03d}", _title_key(rec.name)
+        assumed: list[str] = []
+        dispute_type = self._dispute_type(sid, title, rec, assumed)
         try:
-            raw = _raw_types(raw_path)
-        except UserFileError as e:
-            result.warnings.append(f"cannot read the raw records {raw_path}: {e}")
-        if raw is not None and raw.bad_lines:
-            result.warnings.append(
-                f"{raw_path.name}: {len(raw.bad_lines)} line(s) give no dispute type "
-                f"(content.关键词 with a 2nd token): lines {_ids([str(n) for n in raw.bad_lines])}"
+            scenario, decision = _scenario(line_no, rec, dispute_type, self.prefix, assumed)
+        except ValidationError as e:
+            self.result.problems.append(
+                (line_no, f"invalid scenario: {e.title}: {describe_validation_error(e)[0]}")
             )
-    if not any(line.strip() for line in lines):
-        raise AgentMediationError("holds no case records (the file is empty)")
-    untyped: list[str] = []
-    from_brief: list[str] = []
-    amounts = SettledAmounts()
-    for line_no, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+            return
+        self.amounts.add(scenario, self.raw.result(rec) if self.raw is not None else None)
+        self.result.scenarios.append(scenario)
+        if decision.basis == "brief":
+            self.from_brief.append(sid)
+        if decision.uncertain:
+            names = "、".join(rec.players[i] for i in decision.claimants)
+            self.result.warnings.append(
+                f"{sid} {title}: claimant uncertain ({decision.uncertain}); took {names}"
+            )
+
+    def _record(self, line_no: int, line: str) -> _Record | None:
+        """The case record on a line, or None with the reason in `problems`."""
         try:
             data = load_json(line)
         except json.JSONDecodeError as e:
-            result.problems.append((line_no, f"not valid JSON: {e.msg} at column {e.colno}"))
-            continue
+            self.result.problems.append((line_no, f"not valid JSON: {e.msg} at column {e.colno}"))
+            return None
         except InputLimitError as e:
-            result.problems.append((line_no, str(e)))
-            continue
+            self.result.problems.append((line_no, str(e)))
+            return None
         rec, reason = _record_problem(data)
         if rec is None:
-            result.problems.append((line_no, reason))
-            continue
-        sid, title = f"{prefix}-{line_no:03d}", _title_key(rec.name)
-        assumed: list[str] = []
-        dispute_type = raw.find(rec) if raw is not None else None
-        if dispute_type is None:
-            dispute_type = dispute_type_from_title(title, rec.players)
-            cut = f"cut from the title: {dispute_type}" if dispute_type else "left empty"
-            assumed.append(f"dispute type {cut} (no raw record matches)")
-            untyped.append(sid)
-            if raw is not None:
-                result.warnings.append(
-                    f"{sid} {title}: no record in {raw_path.name if raw_path else ''} "
-                    f"matches; dispute type {cut}"
-                )
-        try:
-            scenario, decision = _scenario(line_no, rec, dispute_type, prefix, assumed)
-        except ValidationError as e:
-            result.problems.append(
-                (line_no, f"invalid scenario: {e.title}: {describe_validation_error(e)[0]}")
+            self.result.problems.append((line_no, reason))
+        return rec
+
+    def _dispute_type(self, sid: str, title: str, rec: _Record, assumed: list[str]) -> str:
+        """The case's dispute type from its raw record; failing that, cut from its title
+        (recorded in `assumed`, and warned about here when there were raw records to
+        match; without any, `finish` names all such cases in one warning)."""
+        dispute_type = self.raw.find(rec) if self.raw is not None else None
+        if dispute_type is not None:
+            return dispute_type
+        dispute_type = dispute_type_from_title(title, rec.players)
+        cut = f"cut from the title: {dispute_type}" if dispute_type else "left empty"
+        assumed.append(f"dispute type {cut} (no raw record matches)")
+        self.untyped.append(sid)
+        if self.raw is not None:
+            self.result.warnings.append(
+                f"{sid} {title}: no record in {self.raw_path.name if self.raw_path else ''} "
+                f"matches; dispute type {cut}"
             )
-            continue
-        amounts.add(scenario, raw.result(rec) if raw is not None else None)
-        result.scenarios.append(scenario)
-        if decision.basis == "brief":
-            from_brief.append(sid)
-        if decision.uncertain:
-            names = "、".join(rec.players[i] for i in decision.claimants)
+        return dispute_type
+
+    def finish(self) -> AgentMediationImport:
+        """The result, with the warnings that sum up the whole file last."""
+        result = self.result
+        if self.untyped and self.raw is None:
             result.warnings.append(
-                f"{sid} {title}: claimant uncertain ({decision.uncertain}); took {names}"
+                f"{len(self.untyped)} case(s) take their dispute type from the title, best "
+                f"effort (recorded in each scenario's assumptions): {_ids(self.untyped)}"
             )
-    if untyped and raw is None:
-        result.warnings.append(
-            f"{len(untyped)} case(s) take their dispute type from the title, best effort "
-            f"(recorded in each scenario's assumptions): {_ids(untyped)}"
-        )
-    if from_brief:
-        result.warnings.append(
-            f"{len(from_brief)} case(s) take the claimant from the brief, not from the party "
-            f"the title names first: {_ids(from_brief)}"
-        )
-    result.warnings += amounts.warnings()
-    if result.scenarios:
-        result.warnings.append(
-            f"{len(result.scenarios)} case(s): topics, preferences, weights, fallbacks and "
-            "personas are the documented settlement ladder, not case data"
-        )
-    return result
+        if self.from_brief:
+            result.warnings.append(
+                f"{len(self.from_brief)} case(s) take the claimant from the brief, not from the "
+                f"party the title names first: {_ids(self.from_brief)}"
+            )
+        result.warnings += self.amounts.warnings()
+        if result.scenarios:
+            result.warnings.append(
+                f"{len(result.scenarios)} case(s): topics, preferences, weights, fallbacks and "
+                "personas are the documented settlement ladder, not case data"
+            )
+        return result

@@ -320,12 +320,56 @@ def import_promediate(
     of what the rules could not read (`result.unread` of a lenient pass) takes its place,
     also recorded there."""
     _check_fields(data)
-    warnings: list[str] = []
-    assumptions: list[str] = []
-    unread: list[UnreadPreference] = []
-    read = read_option_lists(str(data.get("options", "")))
-    parsed = [(t.heading, [(o.id, o.label) for o in t.options]) for t in read]
-    if not parsed:
+    notes = _CaseNotes()
+    listed, topics = _case_topics(data, topic_names, notes.warnings)
+    profiles = {k: str(v) for k, v in (data.get("names") or {}).items() if k != "Mediator"}
+    if len(profiles) < 2:
+        raise ValueError("fewer than two parties in 'names'")
+    config = _turn_taking_config(data.get("config"), [*profiles, "Mediator"], notes.warnings)
+    reader = _PreferenceReader(lenient, readings or {}, model_name, notes)
+    parties = [
+        _party(name, profile, reader.party(name, profile, topics, listed), topics, config)
+        for name, profile in profiles.items()
+    ]
+    notes.warnings += _duplicate_profiles(parties)
+    defaults = (
+        "ProMediate cases carry no weights or fallbacks: equal weights and a "
+        "fallback utility of 0.3 were assumed for every party"
+    )
+    notes.warnings.append(defaults)
+    notes.assumptions.append(defaults)
+    scenario = Scenario(
+        id=case_id,
+        title=f"ProMediate case: {case_id}",
+        domain="business-to-business",
+        language="en",
+        background=_background(data, case_id),
+        parties=parties,
+        topics=topics,
+        mediator=TurnTaking(**config["mediator"]) if "mediator" in config else None,
+        assumptions=notes.assumptions,
+    )
+    return ImportResult(scenario, notes.warnings, notes.unread)
+
+
+@dataclass
+class _CaseNotes:
+    """What importing one case has to say: warnings, the assumptions the scenario records,
+    and the preferences the rules could not read (what a model may be asked)."""
+
+    warnings: list[str] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
+    unread: list[UnreadPreference] = field(default_factory=list)
+
+
+def _case_topics(
+    data: dict[str, Any], topic_names: list[str] | None, warnings: list[str]
+) -> tuple[list[ParsedTopic], list[Topic]]:
+    """The case's option lists as read, and its topics: named by 'topics' (else
+    `topic_names`), or by the option lists' headings, with a warning, when there are no
+    names or not one for each list."""
+    listed = read_option_lists(str(data.get("options", "")))
+    if not listed:
         raise ValueError("no options could be read from 'options'")
     names = list(data.get("topics") or topic_names or [])
     if not names:
@@ -333,117 +377,153 @@ def import_promediate(
             "no 'topics' in the case and no topics.json beside it: topic names are taken "
             "from the 'options' headings"
         )
-    if len(names) != len(parsed):
+    if len(names) != len(listed):
         if names:
             warnings.append(
-                f"'topics' lists {len(names)} topics but 'options' {len(parsed)}; "
+                f"'topics' lists {len(names)} topics but 'options' {len(listed)}; "
                 "using the names in 'options'"
             )
-        names = [n for n, _ in parsed]
+        names = [t.heading for t in listed]
     topics = [
-        Topic(id=_slug(name), name=name, options=[Option(id=o, label=label) for o, label in opts])
-        for name, (_, opts) in zip(names, parsed, strict=True)
-    ]
-    profiles = {k: str(v) for k, v in (data.get("names") or {}).items() if k != "Mediator"}
-    if len(profiles) < 2:
-        raise ValueError("fewer than two parties in 'names'")
-    config = _turn_taking_config(data.get("config"), [*profiles, "Mediator"], warnings)
-    parties = []
-    for name, profile in profiles.items():
-        blocks = _opinion_blocks(profile, topics)
-        prefs = {}
-        for topic, block, (_, opts), listed in zip(topics, blocks, parsed, read, strict=True):
-            where = f"{name}/{topic.id}"
-            reading = read_preference(block, listed)
-            ranking, bad = reading.ranking, reading.unacceptable
-            if reading.conditional or re.search(r"only if|depends on", block, re.I):
-                warnings.append(
-                    f"{where}: a conditional choice ('only if', "
-                    "'depends on') was read as unconditional"
-                )
-                assumptions.append(f"{where}: a conditional choice read as unconditional")
-            unreadable = _unreadable(where, block, reading)
-            by_model = (readings or {}).get((name, topic.id))
-            if unreadable and by_model is not None:
-                if by_model.error:
-                    unreadable += f"; the model could not read it either: {by_model.error}"
-                else:
-                    ranking, bad = list(by_model.ranking), list(by_model.unacceptable)
-                    assumptions.append(
-                        f"{where}: read by {model_name or 'a model'} from the brief's prose "
-                        f"(rules could not): ranking {', '.join(ranking)}"
-                        + (f"; unacceptable {', '.join(bad)}" if bad else "")
-                    )
-                    unreadable = ""
-            elif unreadable:
-                unread.append(UnreadPreference(name, topic, block.strip(), unreadable))
-            rest = [o for o, _ in opts if o not in ranking and o not in bad]
-            if unreadable and not lenient:
-                raise ValueError(
-                    f"{unreadable} (--lenient imports it with an assumed ranking, marked)"
-                )
-            if unreadable:
-                warnings.append(f"{unreadable}; assumed: options ranked in listed order")
-                assumptions.append(
-                    f"{where}: preference unreadable; ranked in listed order: "
-                    + ", ".join(ranking + rest)
-                )
-            elif rest:
-                warnings.append(
-                    f"{where}: options {', '.join(rest)} not mentioned; "
-                    "ranked after the stated choices"
-                )
-                assumptions.append(f"{where}: {', '.join(rest)} not mentioned; ranked last")
-            ranking += rest
-            if not ranking:  # everything was marked unacceptable: keep the least bad one
-                ranking, bad = bad[-1:], bad[:-1]
-                warnings.append(
-                    f"{name}/{topic.id}: every option unacceptable; keeping "
-                    f"{ranking[0]} as the only acceptable one"
-                )
-            prefs[topic.id] = TopicPreference(ranking=ranking, unacceptable=bad)
-        share, extra = divmod(100, len(topics))
-        weights = {t.id: share + (1 if i < extra else 0) for i, t in enumerate(topics)}
-        role = _role(profile)
-        goal = re.search(r"Main Goal[:\s]*([^\n]+)", profile, re.I)
-        parties.append(
-            Party(
-                id=_slug(name),
-                name=name,
-                role=role,
-                objective=(
-                    goal.group(1).strip()
-                    if goal
-                    else f"Reach an agreement {name} can accept on every issue."
-                ),
-                fallback=Fallback(description="No agreement is reached.", utility=0.3),
-                preferences=prefs,
-                weights=weights,
-                persona=Persona(strategy="compromising", **config.get(name.lower(), {})),
-                private_notes=profile.strip(),
-            )
+        Topic(
+            id=_slug(name),
+            name=name,
+            options=[Option(id=o.id, label=o.label) for o in t.options],
         )
-    warnings += _duplicate_profiles(parties)
-    defaults = (
-        "ProMediate cases carry no weights or fallbacks: equal weights and a "
-        "fallback utility of 0.3 were assumed for every party"
+        for name, t in zip(names, listed, strict=True)
+    ]
+    return listed, topics
+
+
+@dataclass
+class _PreferenceReader:
+    """Reads the parties' preferences as `import_promediate` documents: the rules first,
+    a model's reading in place of what they could not read, and with `lenient` an assumed
+    ranking for what is still unread; everything assumed goes to `notes`."""
+
+    lenient: bool
+    readings: Mapping[tuple[str, str], ModelReading]
+    model_name: str
+    notes: _CaseNotes
+
+    def party(
+        self, name: str, profile: str, topics: list[Topic], listed: list[ParsedTopic]
+    ) -> dict[str, TopicPreference]:
+        """A party's preference on every topic, from its profile's opinions."""
+        blocks = _opinion_blocks(profile, topics)
+        return {
+            topic.id: self.topic(name, topic, block, options)
+            for topic, block, options in zip(topics, blocks, listed, strict=True)
+        }
+
+    def topic(self, name: str, topic: Topic, block: str, options: ParsedTopic) -> TopicPreference:
+        """A party's preference on one topic, from the opinion text `block`."""
+        where = f"{name}/{topic.id}"
+        reading = read_preference(block, options)
+        ranking, bad = reading.ranking, reading.unacceptable
+        if reading.conditional or re.search(r"only if|depends on", block, re.I):
+            self.notes.warnings.append(
+                f"{where}: a conditional choice ('only if', 'depends on') was read as unconditional"
+            )
+            self.notes.assumptions.append(f"{where}: a conditional choice read as unconditional")
+        unreadable = _unreadable(where, block, reading)
+        by_model = self.readings.get((name, topic.id))
+        if unreadable and by_model is not None:
+            ranking, bad, unreadable = self._model_reading(
+                where, by_model, ranking, bad, unreadable
+            )
+        elif unreadable:
+            self.notes.unread.append(UnreadPreference(name, topic, block.strip(), unreadable))
+        ranking = self._ranked_in_full(where, unreadable, ranking, bad, options)
+        if not ranking:  # everything was marked unacceptable: keep the least bad one
+            ranking, bad = bad[-1:], bad[:-1]
+            self.notes.warnings.append(
+                f"{where}: every option unacceptable; keeping "
+                f"{ranking[0]} as the only acceptable one"
+            )
+        return TopicPreference(ranking=ranking, unacceptable=bad)
+
+    def _model_reading(
+        self,
+        where: str,
+        by_model: ModelReading,
+        ranking: list[str],
+        bad: list[str],
+        unreadable: str,
+    ) -> tuple[list[str], list[str], str]:
+        """(ranking, unacceptable, why it is still unreadable) once a model has read what
+        the rules could not: its reading, recorded as an assumption; or, when the model
+        failed as well, the rules' reading, with the model's error added to `unreadable`."""
+        if by_model.error:
+            why = f"; the model could not read it either: {by_model.error}"
+            return ranking, bad, unreadable + why
+        ranking, bad = list(by_model.ranking), list(by_model.unacceptable)
+        self.notes.assumptions.append(
+            f"{where}: read by {self.model_name or 'a model'} from the brief's prose "
+            f"(rules could not): ranking {', '.join(ranking)}"
+            + (f"; unacceptable {', '.join(bad)}" if bad else "")
+        )
+        return ranking, bad, ""
+
+    def _ranked_in_full(
+        self, where: str, unreadable: str, ranking: list[str], bad: list[str], options: ParsedTopic
+    ) -> list[str]:
+        """`ranking` extended (in place) by the options it neither ranks nor rejects, in
+        listed order, with a warning. An unreadable preference fails the case unless
+        `lenient`, which takes that order as its ranking, marked as assumed."""
+        rest = [o.id for o in options.options if o.id not in ranking and o.id not in bad]
+        if unreadable and not self.lenient:
+            raise ValueError(f"{unreadable} (--lenient imports it with an assumed ranking, marked)")
+        if unreadable:
+            self.notes.warnings.append(f"{unreadable}; assumed: options ranked in listed order")
+            self.notes.assumptions.append(
+                f"{where}: preference unreadable; ranked in listed order: "
+                + ", ".join(ranking + rest)
+            )
+        elif rest:
+            self.notes.warnings.append(
+                f"{where}: options {', '.join(rest)} not mentioned; ranked after the stated choices"
+            )
+            self.notes.assumptions.append(f"{where}: {', '.join(rest)} not mentioned; ranked last")
+        ranking += rest
+        return ranking
+
+
+def _party(
+    name: str,
+    profile: str,
+    prefs: dict[str, TopicPreference],
+    topics: list[Topic],
+    config: dict[str, dict[str, float]],
+) -> Party:
+    """A party of the case: its role and main goal read from its profile, which it keeps
+    as private notes; equal weights and a fallback utility of 0.3, since the cases give
+    neither; its turn-taking thresholds from the case's config."""
+    share, extra = divmod(100, len(topics))
+    weights = {t.id: share + (1 if i < extra else 0) for i, t in enumerate(topics)}
+    goal = re.search(r"Main Goal[:\s]*([^\n]+)", profile, re.I)
+    return Party(
+        id=_slug(name),
+        name=name,
+        role=_role(profile),
+        objective=(
+            goal.group(1).strip()
+            if goal
+            else f"Reach an agreement {name} can accept on every issue."
+        ),
+        fallback=Fallback(description="No agreement is reached.", utility=0.3),
+        preferences=prefs,
+        weights=weights,
+        persona=Persona(strategy="compromising", **config.get(name.lower(), {})),
+        private_notes=profile.strip(),
     )
-    warnings.append(defaults)
-    assumptions.append(defaults)
+
+
+def _background(data: dict[str, Any], case_id: str) -> str:
+    """The case's instruction with its issues and options written in."""
     background = str(data.get("instruction", "")).replace("{issues}", str(data.get("issues", "")))
     background = background.replace("{options}", str(data.get("options", ""))).strip()
-    scenario = Scenario(
-        id=case_id,
-        title=f"ProMediate case: {case_id}",
-        domain="business-to-business",
-        language="en",
-        background=background or f"ProMediate case {case_id}.",
-        parties=parties,
-        topics=topics,
-        mediator=TurnTaking(**config["mediator"]) if "mediator" in config else None,
-        assumptions=assumptions,
-    )
-    return ImportResult(scenario, warnings, unread)
+    return background or f"ProMediate case {case_id}."
 
 
 def _check_fields(data: dict[str, Any]) -> None:
