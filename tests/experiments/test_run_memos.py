@@ -15,6 +15,7 @@ from disputelab.experiments.episodes import Cast, EpisodePlan, seat_agents
 from disputelab.experiments.executors import LocalExecutor
 from disputelab.experiments.runner import run_experiment
 from disputelab.llm.models import ModelHub
+from disputelab.plan.experiment import plan_experiment
 from disputelab.plan.spec import ExperimentSpec
 from disputelab.protocols.base import get_protocol
 from disputelab.store.sqlite import Store
@@ -52,7 +53,8 @@ def _grid(root: Path) -> RememberingExecutor:
     executor = RememberingExecutor()
     store = Store(root)
     try:
-        summary = asyncio.run(run_experiment(store, GRID, root, ModelHub(None), executor=executor))
+        plan = plan_experiment(GRID, base=root)
+        summary = asyncio.run(run_experiment(store, plan, ModelHub(None), executor=executor))
     finally:
         store.close()
     assert summary.done == 8 and not summary.failed
