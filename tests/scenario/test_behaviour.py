@@ -155,4 +155,4 @@ def test_every_rule_policy_kind_is_built_with_the_run_s_behaviour_and_disclosure
     for party in build_parties(scenario("tenancy"), kind, 0, settings=settings):
         assert party.b is b  # type: ignore[attr-defined]
         assert party.disclosure == "full"  # type: ignore[attr-defined]
-        assert party.calming == 0.0  # type: ignore[attr-defined]
+        assert party.mood.calming == 0.0  # type: ignore[attr-defined]
