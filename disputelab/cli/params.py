@@ -17,9 +17,8 @@ from typing import Annotated, Any
 
 import typer
 
+from disputelab.api import PROTOCOLS, DisputeProtocol, chosen_protocol
 from disputelab.cli.common import err, fail
-from disputelab.plan.params import chosen_protocol
-from disputelab.protocols.base import PROTOCOLS, DisputeProtocol
 
 PARAM_HELP = (
     "A protocol parameter as KEY=VALUE (`disputelab protocols show NAME` lists them); "

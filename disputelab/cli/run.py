@@ -12,6 +12,17 @@ import typer
 from rich.markup import escape
 
 from disputelab import api
+from disputelab.api import (
+    DEFAULT_PROTOCOL,
+    LLM_TRACKERS,
+    MAX_SEED,
+    PROTOCOLS,
+    RULE,
+    TRACKERS,
+    chosen_protocol,
+    mediator_kinds,
+    party_kinds,
+)
 from disputelab.cli.common import (
     fail,
     fail_if_judges_silent,
@@ -39,17 +50,9 @@ from disputelab.cli.params import (
 )
 from disputelab.cli.progress import ticker
 from disputelab.errors import DisputelabError, PlanError
-from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
-from disputelab.plan.cast import RULE
-from disputelab.plan.params import chosen_protocol
-from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS, mediator_kinds, party_kinds
-from disputelab.scenario.io import MAX_SEED
 
 if TYPE_CHECKING:
-    from disputelab.episode import Episode
-    from disputelab.evaluation.metrics import MetricResult
-    from disputelab.experiments.episodes import RunResult
-    from disputelab.plan.run import RunPlan
+    from disputelab.api import Episode, MetricResult, RunPlan, RunResult
 
 MODEL_HELP = "rule (none), local, openai:MODEL, openai:MODEL@URL or a disputelab.toml profile."
 CASE, PROTOCOL, SEATS = "Case", "Protocol", "Seats and models"
@@ -143,18 +146,6 @@ def _model_option(help: str) -> Any:
     return typer.Option(help=help, rich_help_panel=SEATS)
 
 
-PartiesModel = Annotated[str | None, _model_option("Model for the parties.")]
-MediatorModel = Annotated[
-    str | None, _model_option("Model for the mediator seat (settlement: the counsel).")
-]
-WhenModel = Annotated[
-    str | None, _model_option("Model of the generic and social mediators' when-call.")
-]
-JudgeModel = Annotated[
-    str | None, _model_option("Model for judges (recorded; asked by a judged --tracker).")
-]
-
-
 ConditionOption = Annotated[
     str,
     typer.Option(
@@ -168,6 +159,17 @@ CorpusOption = Annotated[
         "bases of the other cases in the scenario file's folder.",
         rich_help_panel=CASE,
     ),
+]
+ModelOption = Annotated[str, _model_option(f"Model for every LLM role: {MODEL_HELP}")]
+PartiesModel = Annotated[str | None, _model_option("Model for the parties.")]
+MediatorModel = Annotated[
+    str | None, _model_option("Model for the mediator seat (settlement: the counsel).")
+]
+WhenModel = Annotated[
+    str | None, _model_option("Model of the generic and social mediators' when-call.")
+]
+JudgeModel = Annotated[
+    str | None, _model_option("Model for judges (recorded; asked by a judged --tracker).")
 ]
 TrackerOption = Annotated[str | None, typer.Option(help=TRACKER_HELP, rich_help_panel=SEATS)]
 
@@ -187,7 +189,7 @@ def run(
     behaviour: BehaviourOption = None,
     mediator: MediatorOption = None,
     parties: PartiesOption = None,
-    model: Annotated[str, _model_option(f"Model for every LLM role: {MODEL_HELP}")] = RULE,
+    model: ModelOption = RULE,
     parties_model: PartiesModel = None,
     mediator_model: MediatorModel = None,
     mediator_when_model: WhenModel = None,
@@ -279,7 +281,7 @@ def _as_options(problem: str, budget: str = "") -> str:
 
 def _play(plan: RunPlan, hub: Any) -> RunResult:
     """Play the planned run under a progress line of turns and model spend."""
-    from disputelab.llm.base import ModelError
+    from disputelab.api import ModelError
 
     with ticker(f"simulating {plan.scenario.id}: turns", hub, transient=True) as progress:
         work = api.run_async(
