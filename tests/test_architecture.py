@@ -135,11 +135,43 @@ def test_nothing_outside_a_protocol_reaches_into_it() -> None:
             if dotted.startswith(f"disputelab.protocols.{parts[2]}"):
                 continue
             face = len(parts) == 3
-            if _unit_of(dotted) == "cli":
-                continue  # until the command line calls only the API (issue 39, step 5)
             if not face or _unit_of(dotted) != "api":
                 bad.append(f"{path.relative_to(PACKAGE)} imports {module}")
     assert not bad, "\n".join(bad)
+
+
+# What the command line may import of the package: the API, the errors it raises, and
+# its own modules. Everything else it needs comes through the API's re-exports.
+CLI_MAY_IMPORT = ("disputelab.api", "disputelab.errors", "disputelab.cli")
+
+
+def test_the_command_line_calls_only_the_api() -> None:
+    """The library is the product and the command line a thin skin over it: every module
+    of `cli/` (and `__main__`) imports from disputelab only the API, the errors and the
+    command line's own modules, lazy imports in functions and TYPE_CHECKING ones too."""
+    bad = []
+    for path in [*_modules("cli"), PACKAGE / "__main__.py"]:
+        for module in _imports(path):
+            if not module.startswith(tuple(f"{m}." for m in CLI_MAY_IMPORT)) and (
+                module not in CLI_MAY_IMPORT
+            ):
+                bad.append(f"{path.relative_to(PACKAGE)} imports {module}")
+    assert not bad, "the command line goes around the API:\n" + "\n".join(sorted(bad))
+
+
+def test_the_rule_for_the_command_line_sees_lazy_and_type_only_imports(tmp_path: Path) -> None:
+    """The check above counts an import inside a function and one under TYPE_CHECKING:
+    either would let a command reach past the API unnoticed."""
+    module = tmp_path / "command.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from disputelab.store.sqlite import Store\n"
+        "def command() -> None:\n"
+        "    import disputelab.plan.run\n",
+        encoding="utf-8",
+    )
+    assert {"disputelab.store.sqlite", "disputelab.plan.run"} <= _imports(module)
 
 
 def test_every_protocol_folder_registers_a_protocol() -> None:
