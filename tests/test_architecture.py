@@ -5,6 +5,8 @@ between layers; and no function is longer than sixty lines."""
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -172,6 +174,33 @@ def test_the_rule_for_the_command_line_sees_lazy_and_type_only_imports(tmp_path:
         encoding="utf-8",
     )
     assert {"disputelab.store.sqlite", "disputelab.plan.run"} <= _imports(module)
+
+
+# Advice worded as a command-line option: `pass --judge-model`, `--resume to continue`.
+CLI_ADVICE = re.compile(r"(pass|with|use|run) --[a-z]|--[a-z][a-z-]+ to ")
+
+
+def _raised_texts(path: Path) -> Iterator[tuple[int, str]]:
+    """The string parts of every exception raised in `path`, with their line."""
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            for part in ast.walk(node.exc):
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    yield part.lineno, part.value
+
+
+def test_the_library_words_no_fix_as_a_command_line_option() -> None:
+    """An error below the command line is raised from the API too, so it names a fix in
+    the API's and the spec's words (`give `judges``); the command line turns those into
+    its options (`cli.common.as_cli_advice`)."""
+    bad = [
+        f"{path.relative_to(PACKAGE)}:{line}: {text.strip()}"
+        for path in _modules()
+        if _unit_of(_dotted(path)) != "cli"
+        for line, text in _raised_texts(path)
+        if CLI_ADVICE.search(text)
+    ]
+    assert not bad, "command-line advice in library errors:\n" + "\n".join(bad)
 
 
 def test_every_protocol_folder_registers_a_protocol() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import re
 import sys
 from collections.abc import Coroutine, Iterable, Iterator, Mapping, Sequence
 from enum import StrEnum
@@ -81,9 +82,38 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun if n == 1 else noun + 's'}"
 
 
+# The library words a fix in the API's and the spec's names (`give `judges``, `resume`),
+# since it is raised from Python too; here those names become the options that set them.
+CLI_OPTIONS = {
+    "bert_model": "--bert-model",
+    "judges": "--judge-model",
+    "lenient": "--lenient",
+    "model": "--model",
+    "models.parties": "--parties-model",
+    "resume": "--resume",
+    "source": "--from",  # `datasets get`: a mirror or clone to fetch from
+    "store": "--store",
+    "to": "--to",  # `datasets get`: the folder to keep datasets under
+}
+_NAMED = re.compile(r"(give )?`([^`]+)`")
+
+
+def as_cli_advice(message: str) -> str:
+    """A library message with the settings it names as this command line's options:
+    "give `judges`" reads "pass --judge-model". Names it has no option for stay."""
+
+    def option(found: re.Match[str]) -> str:
+        name = CLI_OPTIONS.get(found[2])
+        if name is None:
+            return found[0]
+        return f"pass {name}" if found[1] else name
+
+    return _NAMED.sub(option, message)
+
+
 def fail(message: str) -> NoReturn:
     """One line on stderr, exit status 2: the contract for every bad input."""
-    line = clip(message.splitlines()[0] if message else "", MAX_LINE_CHARS)
+    line = clip(as_cli_advice(message.splitlines()[0] if message else ""), MAX_LINE_CHARS)
     err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
@@ -95,7 +125,7 @@ def _line(where: str, text: str) -> str:
 
 def print_problem(where: str, text: str) -> None:
     """One `error: WHERE: TEXT` line (the first line of `text`)."""
-    first = text.splitlines()[0] if text else ""
+    first = as_cli_advice(text.splitlines()[0] if text else "")
     err.print(f"[bold red]error:[/] {escape(_line(where, first))}", highlight=False, soft_wrap=True)
 
 
@@ -121,7 +151,7 @@ def fail_lines(problems: Iterable[str]) -> NoReturn:
     """One `error: ...` line per problem (at most MAX_PROBLEM_LINES), then exit 2."""
     listed = list(problems)
     for problem in listed[:MAX_PROBLEM_LINES]:
-        line = clip(problem.splitlines()[0] if problem else "", MAX_LINE_CHARS)
+        line = clip(as_cli_advice(problem.splitlines()[0] if problem else ""), MAX_LINE_CHARS)
         err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
     if len(listed) > MAX_PROBLEM_LINES:
         more = len(listed) - MAX_PROBLEM_LINES
