@@ -58,7 +58,7 @@ app = typer.Typer(
     cls=_Commands,
     help="Simulate dispute mediation and negotiation, run experiments, and score outcomes.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 

@@ -21,8 +21,8 @@ from disputelab.api import PROTOCOLS, DisputeProtocol, chosen_protocol
 from disputelab.cli.common import err, fail
 
 PARAM_HELP = (
-    "A protocol parameter as KEY=VALUE (`disputelab protocols show NAME` lists them); "
-    "MAPPING.ENTRY=VALUE sets one entry of a mapping parameter. Repeat for more."
+    "A protocol parameter KEY=VALUE or MAPPING.ENTRY=VALUE (`disputelab protocols show "
+    "NAME`); repeatable."
 )
 # Parameters that have an option of their own, visible in `--help`.
 FIRST_CLASS = {"budget"}

@@ -73,8 +73,7 @@ OPTIONS = {
 }
 TRACKER_HELP = (
     f"Consensus source of a second metrics table: {', '.join(t for t in TRACKERS if t != 'oracle')}"
-    f" ({' and '.join(LLM_TRACKERS)} ask the judge model). Default: a preset's with "
-    "--judge-model, else self-report where some party has no hidden state."
+    f" ({' and '.join(LLM_TRACKERS)} ask a judge); default as in an experiment."
 )
 
 
@@ -88,7 +87,10 @@ def _seed_in_range(seed: int) -> int:
 SeedOption = Annotated[
     int,
     typer.Option(
-        callback=_seed_in_range, help="Random seed (same seed, same episode).", rich_help_panel=CASE
+        callback=_seed_in_range,
+        help="Seed (default 0; same seed, same episode).",
+        show_default=False,
+        rich_help_panel=CASE,
     ),
 ]
 ProtocolOption = Annotated[
@@ -108,8 +110,7 @@ PresetOption = Annotated[
 BudgetOption = Annotated[
     int | None,
     typer.Option(
-        help="The turn budget, in the protocol's unit: party turns (roundtable), bargaining "
-        "rounds (staged), counsel turns (settlement), rounds (bilateral).",
+        help="The turn budget, in the protocol's unit (`disputelab protocols show NAME`).",
         rich_help_panel=PROTOCOL,
     ),
 ]
@@ -122,8 +123,7 @@ ParamOption = Annotated[
 BehaviourOption = Annotated[
     list[str] | None,
     typer.Option(
-        help="A rule-agent behaviour parameter as NAME=VALUE (`disputelab conditions "
-        "parameters`); repeat for more.",
+        help="A rule-agent parameter NAME=VALUE (`disputelab conditions parameters`); repeatable.",
         rich_help_panel=PROTOCOL,
     ),
 ]
@@ -136,41 +136,39 @@ MediatorOption = Annotated[
 PartiesOption = Annotated[
     str | None,
     typer.Option(
-        help=f"{', '.join(party_kinds())} (default: rule without a model, llm with one).",
+        help=f"{', '.join(party_kinds())} (default: rule, or llm with a model).",
         rich_help_panel=SEATS,
     ),
 ]
 
 
-def _model_option(help: str) -> Any:
-    return typer.Option(help=help, rich_help_panel=SEATS)
+def _model_option(help: str, show_default: bool = True) -> Any:
+    return typer.Option(help=help, show_default=show_default, rich_help_panel=SEATS)
 
 
 ConditionOption = Annotated[
     str,
     typer.Option(
-        help="Condition(s), joined by ',' (`disputelab conditions list`).", rich_help_panel=CASE
+        help="Condition(s), joined by ',' (`disputelab conditions list`); default general.",
+        show_default=False,
+        rich_help_panel=CASE,
     ),
 ]
 CorpusOption = Annotated[
     Path | None,
     typer.Option(
         help="Statute corpus for expertise:ek-topK (JSONL or YAML); default: the legal "
-        "bases of the other cases in the scenario file's folder.",
+        "bases of the scenario folder's other cases.",
         rich_help_panel=CASE,
     ),
 ]
-ModelOption = Annotated[str, _model_option(f"Model for every LLM role: {MODEL_HELP}")]
+ModelOption = Annotated[
+    str, _model_option(f"Model for every LLM role: {MODEL_HELP}", show_default=False)
+]
 PartiesModel = Annotated[str | None, _model_option("Model for the parties.")]
-MediatorModel = Annotated[
-    str | None, _model_option("Model for the mediator seat (settlement: the counsel).")
-]
-WhenModel = Annotated[
-    str | None, _model_option("Model of the generic and social mediators' when-call.")
-]
-JudgeModel = Annotated[
-    str | None, _model_option("Model for judges (recorded; asked by a judged --tracker).")
-]
+MediatorModel = Annotated[str | None, _model_option("Model for the mediator or counsel.")]
+WhenModel = Annotated[str | None, _model_option("Model of a mediator's when-call.")]
+JudgeModel = Annotated[str | None, _model_option("Model for judges (--tracker).")]
 TrackerOption = Annotated[str | None, typer.Option(help=TRACKER_HELP, rich_help_panel=SEATS)]
 
 
