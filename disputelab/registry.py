@@ -10,12 +10,16 @@ naming modules under the entry-point group `disputelab.plugins`:
 
 Every registry imports all plug-ins the first time it is read, so a lookup never depends
 on import order, and a plug-in found through an entry point is listed, played and
-reported exactly as a built-in one.
+reported exactly as a built-in one. Nor does a listing: it is in plug-in order (those of
+`BUILTIN_PLUGINS` as listed, then installed ones by entry-point name), each plug-in's
+entries in the order it registers them, whichever module happened to be imported first.
 """
 
 from __future__ import annotations
 
 import importlib
+import itertools
+import sys
 from collections.abc import Callable, Iterator
 from importlib.metadata import entry_points
 from typing import Generic, TypeVar
@@ -49,6 +53,8 @@ class _Plugins:
 
     loaded = False
     loading = False
+    # The plug-in modules in listing order: the built-in ones, then the installed ones.
+    modules: tuple[str, ...] = BUILTIN_PLUGINS
 
     def load(self) -> None:
         # A plug-in module may read a registry while it is imported (a protocol listing
@@ -57,17 +63,49 @@ class _Plugins:
             return
         self.loading = True
         try:
+            installed = sorted(entry_points(group=PLUGIN_GROUP), key=lambda ep: ep.name)
+            self.modules = BUILTIN_PLUGINS + tuple(_module_of(ep.value) for ep in installed)
             for module in BUILTIN_PLUGINS:
                 importlib.import_module(module)
-            for ep in entry_points(group=PLUGIN_GROUP):
+            for ep in installed:
                 _import_entry_point(ep.name, ep.value)
             self.loaded = True
         finally:
             self.loading = False
 
+    def rank(self, module: str) -> int:
+        """Where the plug-in that `module` belongs to is listed; after every plug-in for
+        code that registers at run time (a test's toy protocol)."""
+        for i, plugin in enumerate(self.modules):
+            if module == plugin or module.startswith(plugin + "."):
+                return i
+        return len(self.modules)
+
+    def rank_of_stack(self, stack: tuple[str, ...]) -> int:
+        """The rank of the innermost plug-in module of `stack` (see `calling_modules`)."""
+        return min((self.rank(m) for m in stack), default=len(self.modules))
+
+
+def calling_modules() -> tuple[str, ...]:
+    """The modules on the call stack, innermost first: the plug-in whose import registers
+    something is among them. Kept whole, since an installed plug-in imported before the
+    entry points are read is known to be one only later."""
+    names: list[str] = []
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = str(frame.f_globals.get("__name__", ""))
+        if name and name not in names:
+            names.append(name)
+        frame = frame.f_back  # type: ignore[assignment]
+    return tuple(names)
+
+
+def _module_of(value: str) -> str:
+    return value.split(":")[0].strip()
+
 
 def _import_entry_point(name: str, value: str) -> None:
-    module = value.split(":")[0].strip()
+    module = _module_of(value)
     try:
         importlib.import_module(module)
     except ImportError as exc:
@@ -94,16 +132,32 @@ class Registry(Generic[T]):
     def __init__(self, kind: str) -> None:
         self.kind = kind
         self._items: dict[str, T] = {}
+        # Per name, the plug-in module that registered it and when: the listing order.
+        self._origin: dict[str, tuple[tuple[str, ...], int]] = {}
+        self._count = itertools.count()
 
     def register(self, name: str, item: T, replace: bool = False) -> T:
-        """Add `item` under `name`; registering a taken name is an error unless `replace`."""
+        """Add `item` under `name`; registering a taken name is an error unless `replace`
+        (which keeps the name's place in the listing)."""
         if name in self._items and not replace:
             raise ValueError(f"a {self.kind} named {name!r} is already registered")
         self._items[name] = item
+        if name not in self._origin:
+            self._origin[name] = (calling_modules(), next(self._count))
         return item
 
     def unregister(self, name: str) -> None:
         self._items.pop(name, None)
+        self._origin.pop(name, None)
+
+    def _ordered(self) -> list[str]:
+        """The names in plug-in order, then in the order each plug-in registered them."""
+
+        def place(name: str) -> tuple[int, int]:
+            stack, count = self._origin[name]
+            return PLUGINS.rank_of_stack(stack), count
+
+        return sorted(self._items, key=place)
 
     def get(self, name: str) -> T:
         load_plugins()
@@ -120,11 +174,11 @@ class Registry(Generic[T]):
 
     def names(self) -> tuple[str, ...]:
         load_plugins()
-        return tuple(self._items)
+        return tuple(self._ordered())
 
     def items(self) -> Iterator[tuple[str, T]]:
         load_plugins()
-        return iter(list(self._items.items()))
+        return iter([(name, self._items[name]) for name in self._ordered()])
 
     def decorator(self, name: str) -> Callable[[T], T]:
         def add(item: T) -> T:

@@ -5,6 +5,8 @@ between layers; and no function is longer than sixty lines."""
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -135,11 +137,70 @@ def test_nothing_outside_a_protocol_reaches_into_it() -> None:
             if dotted.startswith(f"disputelab.protocols.{parts[2]}"):
                 continue
             face = len(parts) == 3
-            if _unit_of(dotted) == "cli":
-                continue  # until the command line calls only the API (issue 39, step 5)
             if not face or _unit_of(dotted) != "api":
                 bad.append(f"{path.relative_to(PACKAGE)} imports {module}")
     assert not bad, "\n".join(bad)
+
+
+# What the command line may import of the package: the API, the errors it raises, and
+# its own modules. Everything else it needs comes through the API's re-exports.
+CLI_MAY_IMPORT = ("disputelab.api", "disputelab.errors", "disputelab.cli")
+
+
+def test_the_command_line_calls_only_the_api() -> None:
+    """The library is the product and the command line a thin skin over it: every module
+    of `cli/` (and `__main__`) imports from disputelab only the API, the errors and the
+    command line's own modules, lazy imports in functions and TYPE_CHECKING ones too."""
+    bad = []
+    for path in [*_modules("cli"), PACKAGE / "__main__.py"]:
+        for module in _imports(path):
+            if not module.startswith(tuple(f"{m}." for m in CLI_MAY_IMPORT)) and (
+                module not in CLI_MAY_IMPORT
+            ):
+                bad.append(f"{path.relative_to(PACKAGE)} imports {module}")
+    assert not bad, "the command line goes around the API:\n" + "\n".join(sorted(bad))
+
+
+def test_the_rule_for_the_command_line_sees_lazy_and_type_only_imports(tmp_path: Path) -> None:
+    """The check above counts an import inside a function and one under TYPE_CHECKING:
+    either would let a command reach past the API unnoticed."""
+    module = tmp_path / "command.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from disputelab.store.sqlite import Store\n"
+        "def command() -> None:\n"
+        "    import disputelab.plan.run\n",
+        encoding="utf-8",
+    )
+    assert {"disputelab.store.sqlite", "disputelab.plan.run"} <= _imports(module)
+
+
+# Advice worded as a command-line option: `pass --judge-model`, `--resume to continue`.
+CLI_ADVICE = re.compile(r"(pass|with|use|run) --[a-z]|--[a-z][a-z-]+ to ")
+
+
+def _raised_texts(path: Path) -> Iterator[tuple[int, str]]:
+    """The string parts of every exception raised in `path`, with their line."""
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            for part in ast.walk(node.exc):
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    yield part.lineno, part.value
+
+
+def test_the_library_words_no_fix_as_a_command_line_option() -> None:
+    """An error below the command line is raised from the API too, so it names a fix in
+    the API's and the spec's words (`give `judges``); the command line turns those into
+    its options (`cli.common.as_cli_advice`)."""
+    bad = [
+        f"{path.relative_to(PACKAGE)}:{line}: {text.strip()}"
+        for path in _modules()
+        if _unit_of(_dotted(path)) != "cli"
+        for line, text in _raised_texts(path)
+        if CLI_ADVICE.search(text)
+    ]
+    assert not bad, "command-line advice in library errors:\n" + "\n".join(bad)
 
 
 def test_every_protocol_folder_registers_a_protocol() -> None:

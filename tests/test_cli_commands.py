@@ -190,7 +190,13 @@ def test_run_help_fits_a_screen_in_panels_and_names_no_protocol_parameter() -> N
     assert "--budget" in flat and "--param" in flat and "-P" in flat
     # The parameters are listed by `protocols show`, not one option each.
     assert "--turn-taking" not in flat and "--rounds" not in flat
-    assert "Built-in scenario id or a scenario file" in flat and "Random seed" in flat
+    assert "Built-in scenario id or a scenario file" in flat and "Seed (default 0" in flat
+
+
+def test_run_help_fits_a_screen_at_eighty_columns_too() -> None:
+    # What `disputelab run --help | less` shows: rich folds to 80 columns in a pipe.
+    out = runner.invoke(app, ["run", "--help"], env={"COLUMNS": "80"}).output
+    assert len(out.splitlines()) <= 60, out
 
 
 def test_one_budget_option_sets_each_protocols_turn_budget(tmp_path: Path) -> None:

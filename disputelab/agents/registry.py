@@ -186,7 +186,7 @@ def build_parties(
     are the run's, shared with its other episodes (default: fresh ones)."""
     k = get_kind(interface, kind)
     if k.needs_model and model is None:
-        raise UnknownAgentError(f"{kind} parties need a model: pass --model or --parties-model")
+        raise UnknownAgentError(f"{kind} parties need a model: give `model` or `models.parties`")
     memos = memos if memos is not None else AgentMemos()
     built = k.build(AgentSetup(scenario, seed, model, settings=settings, memos=memos))
     assert isinstance(built, Sequence)

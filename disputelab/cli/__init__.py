@@ -14,6 +14,8 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from disputelab.api import CacheError, StoreError
+from disputelab.api.stores import store_failure
 from disputelab.cli import (
     conditions,
     datasets,
@@ -35,8 +37,6 @@ from disputelab.cli.runs import list_runs
 from disputelab.cli.sensitivity import sensitivity
 from disputelab.cli.validate_judge import validate_judge
 from disputelab.cli.view import view
-from disputelab.llm.cache import CacheError
-from disputelab.store.health import StoreError, store_failure
 
 
 class _Commands(TyperGroup):
@@ -58,7 +58,7 @@ app = typer.Typer(
     cls=_Commands,
     help="Simulate dispute mediation and negotiation, run experiments, and score outcomes.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 

@@ -11,24 +11,15 @@ import platform
 from typing import TYPE_CHECKING, Annotated, Any, cast, get_args
 
 import typer
-from pydantic import ValidationError
 
+from disputelab.api import DEFAULT_PROTOCOL, ParamsError, catalog
+from disputelab.api.bench import LatencyShape, TargetSettings, check_protocol
 from disputelab.cli.common import fail, out, state
 from disputelab.cli.params import parse_pairs
-from disputelab.llm.load_settings import LatencyShape, TargetSettings
-from disputelab.protocols.base import (
-    DEFAULT_PROTOCOL,
-    PROTOCOLS,
-    DisputeProtocol,
-    ParamsError,
-    get_protocol,
-)
-from disputelab.registry import UnknownPluginError
-from disputelab.scenario.io import describe_validation_error
-from disputelab.scenario.library import builtin_ids
+from disputelab.errors import DisputelabError
 
 if TYPE_CHECKING:
-    from disputelab.experiments.bench import BenchResult, BenchSettings
+    from disputelab.api.bench import BenchResult
 
 
 # Bounded: an endless latency (inf) would run the bench for ever and then report NaN.
@@ -76,13 +67,12 @@ def bench(
     target = _target(
         latency_shape, latency_s=latency, hang_s=hang, hidden_limit=hidden_limit, **rates
     )
-    proto, params = _protocol(protocol, param or [])
-    if scenario not in builtin_ids():
-        fail(f"--scenario {scenario!r}: not a built-in scenario; use {', '.join(builtin_ids())}")
-    from disputelab.experiments.bench import BenchSettings  # see the docstring
-
-    settings = BenchSettings(
-        protocol=proto.name,
+    name, params = _protocol(protocol, param or [])
+    ids = catalog.scenario_ids()
+    if scenario not in ids:
+        fail(f"--scenario {scenario!r}: not a built-in scenario; use {', '.join(ids)}")
+    result = _measured(
+        protocol=name,
         scenario=scenario,
         episodes=episodes,
         concurrency=concurrency,
@@ -93,22 +83,19 @@ def bench(
         workers=workers,
         timeout_s=state.timeout_s,
     )
-    result = _measured(settings)
     if as_json:
         out.print_json(result.to_json())
         return
     _print(result)
 
 
-def _measured(settings: BenchSettings) -> BenchResult:
+def _measured(**settings: Any) -> BenchResult:
     """The bench's result, or its refusal in one line."""
-    from disputelab.experiments.bench import run_bench
+    from disputelab.api.bench import run_bench  # see the docstring
 
     try:
-        return run_bench(settings)
-    except ValidationError as exc:  # a spec the runner refuses (unknown mediator, ...)
-        fail("; ".join(describe_validation_error(exc)))
-    except ValueError as exc:  # a scenario the protocol cannot play
+        return run_bench(**settings)
+    except DisputelabError as exc:  # a spec the runner refuses (unknown mediator, ...)
         fail(str(exc).splitlines()[0].strip())
 
 
@@ -142,18 +129,18 @@ def _shape(value: str) -> LatencyShape:
     raise ValueError(f"--latency-shape takes fixed, uniform or exponential, not {value!r}")
 
 
-def _protocol(name: str, pairs: list[str]) -> tuple[DisputeProtocol, dict[str, str]]:
+def _protocol(name: str, pairs: list[str]) -> tuple[str, dict[str, str]]:
     """The protocol and its parameters, checked before the load target starts."""
     try:
-        proto = get_protocol(name)
-    except UnknownPluginError:
-        fail(f"unknown protocol {name!r}; available: {', '.join(PROTOCOLS.names())}")
+        catalog.describe_protocol(name)
+    except DisputelabError as exc:  # unknown: the message lists the protocols there are
+        fail(str(exc))
     params = parse_pairs(pairs)
     try:
-        proto.params(params)
+        check_protocol(name, params)
     except ParamsError as exc:
         fail(f"--param {exc}")
-    return proto, params
+    return name, params
 
 
 def _print(r: BenchResult) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
+import re
 import sys
 from collections.abc import Coroutine, Iterable, Iterator, Mapping, Sequence
 from enum import StrEnum
@@ -17,20 +18,20 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from disputelab.evaluation.metrics import MetricResult
-from disputelab.scenario.io import ScenarioError
-from disputelab.store.schema import holds_store
-from disputelab.store.sqlite import Store, StoreError
+from disputelab import api
+from disputelab.api import MetricResult, ModelConfigError, ScenarioError, Store, StoreError
+from disputelab.api.stores import store_missing
+from disputelab.errors import DisputelabError
 
 if TYPE_CHECKING:
-    from disputelab.llm.models import ModelHub, Profile
+    from disputelab.api import ModelHub, Profile
 
 T = TypeVar("T")
 
 # No emoji codes: user text such as 'posture:angry' must print as typed.
 out = Console(emoji=False)
 err = Console(stderr=True, emoji=False)
-DEFAULT_STORE = Path("disputelab-runs")
+DEFAULT_STORE = api.DEFAULT_STORE
 
 
 class _State:
@@ -81,9 +82,38 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun if n == 1 else noun + 's'}"
 
 
+# The library words a fix in the API's and the spec's names (`give `judges``, `resume`),
+# since it is raised from Python too; here those names become the options that set them.
+CLI_OPTIONS = {
+    "bert_model": "--bert-model",
+    "judges": "--judge-model",
+    "lenient": "--lenient",
+    "model": "--model",
+    "models.parties": "--parties-model",
+    "resume": "--resume",
+    "source": "--from",  # `datasets get`: a mirror or clone to fetch from
+    "store": "--store",
+    "to": "--to",  # `datasets get`: the folder to keep datasets under
+}
+_NAMED = re.compile(r"(give )?`([^`]+)`")
+
+
+def as_cli_advice(message: str) -> str:
+    """A library message with the settings it names as this command line's options:
+    "give `judges`" reads "pass --judge-model". Names it has no option for stay."""
+
+    def option(found: re.Match[str]) -> str:
+        name = CLI_OPTIONS.get(found[2])
+        if name is None:
+            return found[0]
+        return f"pass {name}" if found[1] else name
+
+    return _NAMED.sub(option, message)
+
+
 def fail(message: str) -> NoReturn:
     """One line on stderr, exit status 2: the contract for every bad input."""
-    line = clip(message.splitlines()[0] if message else "", MAX_LINE_CHARS)
+    line = clip(as_cli_advice(message.splitlines()[0] if message else ""), MAX_LINE_CHARS)
     err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
@@ -95,7 +125,7 @@ def _line(where: str, text: str) -> str:
 
 def print_problem(where: str, text: str) -> None:
     """One `error: WHERE: TEXT` line (the first line of `text`)."""
-    first = text.splitlines()[0] if text else ""
+    first = as_cli_advice(text.splitlines()[0] if text else "")
     err.print(f"[bold red]error:[/] {escape(_line(where, first))}", highlight=False, soft_wrap=True)
 
 
@@ -121,7 +151,7 @@ def fail_lines(problems: Iterable[str]) -> NoReturn:
     """One `error: ...` line per problem (at most MAX_PROBLEM_LINES), then exit 2."""
     listed = list(problems)
     for problem in listed[:MAX_PROBLEM_LINES]:
-        line = clip(problem.splitlines()[0] if problem else "", MAX_LINE_CHARS)
+        line = clip(as_cli_advice(problem.splitlines()[0] if problem else ""), MAX_LINE_CHARS)
         err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
     if len(listed) > MAX_PROBLEM_LINES:
         more = len(listed) - MAX_PROBLEM_LINES
@@ -143,18 +173,12 @@ def warn(where: str, text: str) -> None:
 
 def library() -> Path:
     """Where `scenarios import` puts cases when no --out is given."""
-    return state.store_path / "library"
+    return api.library(state.store_path)
 
 
 def store_option() -> str:
     """The `--store PATH ` to repeat in suggested commands, or nothing for the default."""
     return "" if state.store_path == DEFAULT_STORE else f"--store {state.store_path} "
-
-
-def _no_store(root: Path) -> bool:
-    """Nothing at `root` a store could be opened from (a file there is `Store`'s to
-    refuse, with its own message)."""
-    return (root.is_dir() or not root.exists()) and not holds_store(root)
 
 
 def open_store(writable: bool = True, create: bool = True) -> Store:
@@ -163,7 +187,7 @@ def open_store(writable: bool = True, create: bool = True) -> Store:
     cost on a big store, and a damaged page they meet fails in one line all the same.
     A command that only reads runs (`create` False) fails where there is no store yet,
     rather than leaving an empty one behind at a mistyped path."""
-    if not create and state.store is None and _no_store(state.store_path):
+    if not create and state.store is None and store_missing(state.store_path):
         fail(
             f"no store at {state.store_path}: nothing has been run there yet "
             "(--store or DISPUTELAB_STORE names another)"
@@ -181,16 +205,19 @@ def open_store(writable: bool = True, create: bool = True) -> Store:
 def open_models(models: Iterable[str], concurrency: int | None = None) -> ModelHub:
     """A model hub over the store's response cache, after checking every model name, so
     a typo fails before anything is simulated (`check_models`)."""
-    from disputelab.llm.cache import CACHE_NAME
-    from disputelab.llm.models import ModelHub
-
     models = list(models)
     profiles = check_models(models, concurrency)
-    cache = open_store(writable=False).root / CACHE_NAME  # the cache, not the runs
-    hub = ModelHub(cache, profiles, timeout_s=state.timeout_s, concurrency=concurrency)
-    if set(models) - {"rule"}:
-        _open_cache(hub)
-    return hub
+    store = open_store(writable=False)  # the cache sits beside the runs
+    try:
+        return api.open_models(
+            models,
+            store=store,
+            concurrency=concurrency,
+            timeout_s=state.timeout_s,
+            profiles=profiles,
+        )
+    except DisputelabError as exc:  # a response cache that cannot be opened
+        fail(str(exc))
 
 
 def check_models(
@@ -200,48 +227,13 @@ def check_models(
     cannot). `concurrency` is the run's: endpoints without a limit of their own take it,
     and one whose profile sets a lower limit is named in a warning, since it holds the
     whole run back. Without `keys` (a plan, not a run) a missing API key is a warning."""
-    from disputelab.llm.models import (
-        CONFIG_NAME,
-        MissingExtraError,
-        MissingKeyError,
-        ModelConfigError,
-        check_installed,
-        load_profiles,
-        parse_model,
-    )
-    from disputelab.redact import redact
-
     try:
-        profiles = load_profiles()
-        for spec in sorted(set(models) - {"rule"}):
-            try:
-                check_installed(spec)
-                endpoint = parse_model(spec, profiles, state.timeout_s, concurrency)
-            except (MissingKeyError, MissingExtraError) as exc:
-                if keys:
-                    raise
-                warn(redact(spec), f"{exc}; the run will need it")
-                continue
-            if spec in profiles and endpoint.caps(concurrency):
-                warn(
-                    redact(spec),
-                    f"its profile allows {endpoint.limit(concurrency)} calls in flight, fewer "
-                    f"than the run's concurrency of {concurrency}; raise `concurrency` in "
-                    f"{CONFIG_NAME} to use it all",
-                )
+        checked = api.check_models(
+            models, concurrency=concurrency, timeout_s=state.timeout_s, keys=keys, on_warning=warn
+        )
     except ModelConfigError as exc:
         fail(str(exc))
-    return profiles
-
-
-def _open_cache(hub: ModelHub) -> None:
-    """A response cache that cannot be opened fails the command before anything runs."""
-    from disputelab.llm.cache import CacheError
-
-    try:
-        hub.open_cache()
-    except CacheError as exc:
-        fail(str(exc))
+    return checked.profiles
 
 
 def run_with_models(hub: ModelHub, work: Coroutine[Any, Any, T]) -> T:
@@ -348,12 +340,6 @@ def print_rows(
     for row in cells:
         table.add_row(*(escape(v) for v in row))
     out.print(table)
-
-
-def check_judges(needs_judge: bool, judges: Sequence[str], who_needs: str) -> None:
-    """Fail when a judge is needed and none was given; `who_needs` is e.g. "X needs"."""
-    if needs_judge and not judges:
-        fail(f"{who_needs} a judge: pass --judge-model (e.g. local)")
 
 
 def fail_if_judges_silent(hub: ModelHub, reasons: Iterable[str]) -> None:

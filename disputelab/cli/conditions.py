@@ -7,14 +7,16 @@ from typing import Annotated
 
 import typer
 
+from disputelab.api import ScenarioError, catalog
+from disputelab.api.catalog import BehaviourParameter
 from disputelab.cli.common import (
     FormatOption,
     ListFormat,
     fail,
     fail_scenario,
-    library,
     out,
     print_rows,
+    state,
 )
 
 app = typer.Typer(help="Probing conditions: scenario transforms.", no_args_is_help=True)
@@ -25,13 +27,12 @@ def conditions_list(
     fmt: FormatOption = ListFormat.table,
 ) -> None:
     """List the conditions and SoCRATES's fifteen probing conditions."""
-    from disputelab.scenario.conditions import CONDITIONS, SOCRATES_CONDITIONS
-
-    rows = [{"condition": c.usage, "what it changes": c.description} for c in CONDITIONS.values()]
+    rows = [{"condition": c.usage, "what it changes": c.description} for c in catalog.conditions()]
     print_rows(rows, ("condition", "what it changes"), fmt, prose=("what it changes",))
     if fmt is not ListFormat.table:
         return
-    out.print("SoCRATES's 15 conditions: " + ", ".join(SOCRATES_CONDITIONS), highlight=False)
+    socrates = catalog.socrates_conditions()
+    out.print("SoCRATES's 15 conditions: " + ", ".join(socrates), highlight=False)
     out.print("Compose with ',': e.g. --condition posture:competing,culture:US-CN")
 
 
@@ -39,9 +40,7 @@ def conditions_list(
 def conditions_parameters(fmt: FormatOption = ListFormat.table) -> None:
     """List every behaviour parameter of the rule agents: default, neutral value, the
     range `disputelab sensitivity` samples, what it does and its source."""
-    from disputelab.scenario.behaviour import PARAMETERS
-
-    rows = [_parameter_row(name) for name in PARAMETERS]
+    rows = [_parameter_row(p) for p in catalog.behaviour_parameters()]
     print_rows(
         rows,
         ("parameter", "default", "neutral", "range sampled", "what it does", "source"),
@@ -50,10 +49,7 @@ def conditions_parameters(fmt: FormatOption = ListFormat.table) -> None:
     )
 
 
-def _parameter_row(name: str) -> dict[str, str]:
-    from disputelab.scenario.behaviour import PARAMETERS
-
-    p = PARAMETERS[name]
+def _parameter_row(p: BehaviourParameter) -> dict[str, str]:
     neutral = "none (a level)" if p.neutral is None else f"{p.neutral:g}"
     return {
         "parameter": p.name,
@@ -73,41 +69,34 @@ def conditions_show(
     ] = "tenancy",
 ) -> None:
     """Which behaviour parameters a condition moves, and what it changes per party."""
-    from disputelab.agents.utility import rule_profile
-    from disputelab.scenario.conditions import apply_condition, condition_parameters
-    from disputelab.scenario.io import ScenarioError
-    from disputelab.scenario.library import resolve_scenario
-
     try:
-        moved = condition_parameters(condition)
-        base = resolve_scenario(scenario, library())
-        after = apply_condition(base, condition)
+        effect = catalog.condition_effects(condition, scenario, store=state.store_path)
     except ScenarioError as exc:
         fail_scenario(exc)
     except ValueError as exc:
         fail(str(exc).splitlines()[0])
     out.print(f"[bold]{condition}[/] acts on the rule agents through:", highlight=False)
-    if moved:
-        rows = [_parameter_row(name) for name in moved]
+    if effect.parameters:
+        rows = [_parameter_row(p) for p in effect.parameters]
         print_rows(rows, ("parameter", "default", "neutral", "source"), ListFormat.table)
     else:
         out.print(
             "  no behaviour parameter: its effect on rule agents is structural "
             "(the scenario's parties, topics or text), so ablation cannot remove it"
         )
-    changes = []
-    for p, q in zip(base.parties, after.parties, strict=False):
-        before, now = rule_profile(p), rule_profile(q)
-        changes += [
-            {"party": p.id, "quantity": k, "general": f"{v:.4g}", condition: f"{now[k]:.4g}"}
-            for k, v in before.items()
-            if abs(now[k] - v) > 1e-12
-        ]
-    added = [q.id for q in after.parties[len(base.parties) :]]
-    out.print(f"\nWhat changes on {base.id}, per party (the numbers the policy runs on):")
+    changes = [
+        {
+            "party": c.party,
+            "quantity": c.quantity,
+            "general": f"{c.before:.4g}",
+            condition: f"{c.after:.4g}",
+        }
+        for c in effect.changes
+    ]
+    out.print(f"\nWhat changes on {effect.scenario}, per party (the numbers the policy runs on):")
     if changes:
         print_rows(changes, ("party", "quantity", "general", condition), ListFormat.table)
     else:
         out.print("  nothing in the parties' behaviour profiles")
-    if added:
-        out.print(f"  parties added: {', '.join(added)}")
+    if effect.added:
+        out.print(f"  parties added: {', '.join(effect.added)}")

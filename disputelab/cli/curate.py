@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
+from disputelab.api import RULE, UserFileError, make_user_dir, path_kind
 from disputelab.cli.common import err, fail, open_models, out, print_usage, run_with_models
-from disputelab.scenario.inputs import UserFileError, make_user_dir, path_kind
+from disputelab.errors import DisputelabError
 
 if TYPE_CHECKING:
-    from disputelab.curation import Accepted, Rejected
+    from disputelab.api.curation import Verdict
 
 
 def curate(
@@ -35,12 +36,9 @@ def curate(
     ] = 2,
 ) -> None:
     """Recast seed texts into scenarios with an LLM and keep the ones that reach impasse."""
-    from disputelab.curation import CurationConfig
-    from disputelab.curation import curate as run_curation
-    from disputelab.llm.base import ModelError
-    from disputelab.llm.models import ModelConfigError
+    from disputelab.api.curation import curate_async
 
-    if model == "rule":
+    if model == RULE:
         fail("curation needs a model: pass --model local, openai:MODEL[@URL] or a profile")
     missing = [str(p) for p in paths if path_kind(p) == "missing"]
     if missing:
@@ -51,12 +49,18 @@ def curate(
     except UserFileError as exc:
         fail(f"--out {exc.path}: {exc}")
 
-    config = CurationConfig(concurrency=concurrency, min_unresolved=keep_if_unresolved)
+    work = curate_async(
+        paths,
+        model=model,
+        hub=hub,
+        out=out_dir,
+        concurrency=concurrency,
+        keep_if_unresolved=keep_if_unresolved,
+        on_verdict=_said,
+    )
     try:
-        result = run_with_models(
-            hub, run_curation(paths, hub.model(model, "curator"), out_dir, config, on_verdict=_said)
-        )
-    except (ModelConfigError, ModelError, ValueError, OSError) as exc:
+        result = run_with_models(hub, work)
+    except (DisputelabError, ValueError, OSError) as exc:
         fail(str(exc).splitlines()[0])
     out.print(
         f"{len(result.accepted)} kept, {len(result.rejected)} rejected; "
@@ -71,9 +75,9 @@ def curate(
         fail("no seeds were read")
 
 
-def _said(v: Accepted | Rejected) -> None:
+def _said(v: Verdict) -> None:
     """One line per verdict: kept on stdout, rejected (with its stage) on stderr."""
-    from disputelab.curation import Accepted
+    from disputelab.api.curation import Accepted
 
     if isinstance(v, Accepted):
         out.print(

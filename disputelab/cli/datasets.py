@@ -8,15 +8,9 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from disputelab.api import catalog
 from disputelab.cli.common import FormatOption, ListFormat, fail, out, print_rows
-from disputelab.scenario.datasets import (
-    DATASETS,
-    DatasetError,
-    case_files,
-    data_root,
-    fetch,
-    get_dataset,
-)
+from disputelab.errors import DisputelabError
 
 app = typer.Typer(
     help="Public datasets: list them, and fetch them with git into a cache.",
@@ -29,13 +23,15 @@ def datasets_list(
     fmt: FormatOption = ListFormat.table,
 ) -> None:
     """The datasets disputelab can fetch, and whether each is fetched here."""
-    rows = []
-    for name, d in DATASETS.items():
-        try:
-            where = str(case_files(name)[0].parent)
-        except DatasetError:
-            where = "not fetched"
-        rows.append({"name": name, "what": d.description, "source": d.url, "here": where})
+    rows = [
+        {
+            "name": d.name,
+            "what": d.description,
+            "source": d.url,
+            "here": "not fetched" if d.here is None else str(d.here),
+        }
+        for d in catalog.datasets()
+    ]
     print_rows(rows, ("name", "what", "source", "here"), fmt, prose=("what",))
 
 
@@ -44,7 +40,7 @@ def datasets_get(
     name: Annotated[str, typer.Argument(help="agentmediation or promediate.")],
     to: Annotated[
         Path | None,
-        typer.Option("--to", help=f"Keep it under this folder (default {data_root()})."),
+        typer.Option("--to", help=f"Keep it under this folder (default {catalog.dataset_root()})."),
     ] = None,
     source: Annotated[
         str | None, typer.Option("--from", help="A mirror or local clone to fetch from instead.")
@@ -52,11 +48,10 @@ def datasets_get(
 ) -> None:
     """Fetch a dataset's public repository and lay out its case files for the importers."""
     try:
-        d = get_dataset(name)
-        where = fetch(name, source, to)
-        files = case_files(name, to)
-    except DatasetError as exc:
+        fetched = catalog.fetch_dataset(name, source, to)
+    except DisputelabError as exc:
         fail(str(exc))
+    d, where, files = fetched.dataset, fetched.folder, fetched.files
     out.print(f"[green]fetched[/] {name}: {len(files)} case file(s) in {escape(str(where))}")
     out.print(f"  licence: {d.licence}", highlight=False, soft_wrap=True)
     out.print(f"  cite: {d.citation}", highlight=False, soft_wrap=True)

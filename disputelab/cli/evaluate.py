@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from disputelab import api
+from disputelab.api import RULE, MetricResult, StoreError, get_evaluator, on_demand_evaluators
 from disputelab.cli.common import (
     RUN_HELP,
     ListFormat,
@@ -26,12 +27,9 @@ from disputelab.cli.common import (
 )
 from disputelab.cli.progress import ticker
 from disputelab.errors import PlanError
-from disputelab.evaluation.metrics import MetricResult
-from disputelab.evaluation.registry import get_evaluator, on_demand_evaluators
-from disputelab.store.sqlite import StoreError
 
 if TYPE_CHECKING:
-    from disputelab.llm.models import ModelHub
+    from disputelab.api import ModelHub
 
 
 def _evaluator_help() -> str:
@@ -52,6 +50,13 @@ RougeOption = Annotated[
         "AgentMediation code's jieba words and scorer)."
     ),
 ]
+ScoresFormat = Annotated[
+    ListFormat,
+    typer.Option(
+        "--format",
+        help="table (means per condition and arm), or json or csv (one row per episode).",
+    ),
+]
 # The API's names for what this command calls options.
 OPTIONS = {"judges": "--judge-model", "bert_model": "--bert-model"}
 
@@ -68,18 +73,12 @@ def evaluate(
         list[str] | None,
         typer.Option(help="Judge model (repeat to combine several by the mean)."),
     ] = None,
-    fmt: Annotated[
-        ListFormat,
-        typer.Option(
-            "--format",
-            help="table (means per condition and arm), or json or csv (one row per episode).",
-        ),
-    ] = ListFormat.table,
+    fmt: ScoresFormat = ListFormat.table,
 ) -> None:
     """Re-score a stored run without simulating again; scores are stored beside old ones."""
-    from disputelab.llm.base import ModelError
+    from disputelab.api import ModelError
 
-    judges = [j for j in (judge_model or []) if j != "rule"]
+    judges = [j for j in (judge_model or []) if j != RULE]
     try:
         api.check_evaluation(evaluator, judges, tracker, rouge, bert_model)
     except PlanError as exc:

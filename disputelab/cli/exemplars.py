@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from rich.markup import escape
 
+from disputelab.api import ModelError, ModelHub, exemplars
+from disputelab.api.exemplars import BUILTIN, ExemplarsExistError
 from disputelab.cli.common import (
     FormatOption,
     ListFormat,
@@ -26,11 +28,10 @@ from disputelab.cli.common import (
     print_usage,
     state,
 )
-from disputelab.llm.base import ModelError
-from disputelab.llm.models import ModelConfigError, ModelHub
-from disputelab.protocols.bilateral.agents.exemplars import ExemplarFile, save_exemplars
-from disputelab.protocols.bilateral.agents.library import BUILTIN, NAME, exemplar_dir, resolve
-from disputelab.protocols.bilateral.remediation.simulate import Cast
+from disputelab.errors import DisputelabError
+
+if TYPE_CHECKING:
+    from disputelab.api.exemplars import ExemplarFile
 
 app = typer.Typer(
     help="Exemplars of the remediator: generate a pool, select a set by value impact, "
@@ -44,26 +45,15 @@ ModelOption = Annotated[
 SeedOption = Annotated[int, typer.Option(min=0, max=2**31, help="Seed (same seed, same result).")]
 
 
-def _folder() -> Path:
-    return exemplar_dir(state.store_path)
-
-
-def _checked_name(name: str) -> str:
-    if not NAME.match(name) or name == BUILTIN:
-        fail(f"name {name[:80]!r}: use letters, digits, '.', '_' or '-' (and not {BUILTIN!r})")
-    return name
-
-
 def _new_file(name: str, overwrite: bool) -> Path:
     """Where a set saved as `name` goes; refused up front (before any simulation) when one
     is saved there already and `--overwrite` was not given."""
-    path = _folder() / f"{name}.json"
-    if path.exists() and not overwrite:
-        fail(
-            f"exemplars {name!r} are saved already ({path}); pass --overwrite to replace "
-            "them, or another --name"
-        )
-    return path
+    try:
+        return exemplars.new_exemplar_file(name, overwrite, state.store_path)
+    except ExemplarsExistError as exc:
+        fail(f"{exc}; pass --overwrite to replace them, or another --name")
+    except DisputelabError as exc:
+        fail(str(exc))
 
 
 OverwriteOption = Annotated[
@@ -77,11 +67,9 @@ def _reference(name: str) -> str:
 
 
 def _load(ref: str) -> ExemplarFile:
-    folder = _folder()
-    local = folder / f"{ref}.json"
     try:
-        return resolve(str(local) if NAME.match(ref) and local.is_file() else ref, state.store_path)
-    except ValueError as exc:
+        return exemplars.load_exemplars(ref, state.store_path)
+    except DisputelabError as exc:
         fail(str(exc))
 
 
@@ -97,15 +85,8 @@ def _run(models: list[str], job: Callable[[ModelHub], Awaitable[T]]) -> tuple[T,
 
     try:
         return asyncio.run(main()), hub
-    except (ModelError, ModelConfigError, ValueError) as exc:
+    except (ModelError, DisputelabError, ValueError) as exc:
         fail(str(exc).splitlines()[0])
-
-
-def _cast(hub: ModelHub, model: str, params: dict[str, Any]) -> Cast:
-    m = None if model == "rule" else hub.model(model, "parties")
-    r = None if model == "rule" else hub.model(model, "mediator")
-    mod = None if model == "rule" else hub.model(model, "moderator")
-    return Cast(m, r, mod, params)
 
 
 @app.command("pool")
@@ -118,12 +99,14 @@ def pool_command(
     overwrite: OverwriteOption = False,
 ) -> None:
     """Simulate dialogues and save their violations, each with a silver remediation."""
-    target = _new_file(_checked_name(name), overwrite)
-    params = {"max_rounds": max_rounds}
-    from disputelab.protocols.bilateral.remediation.pool import generate_pool
-
-    made, hub = _run([model], lambda h: generate_pool(name, size, seed, _cast(h, model, params)))
-    path = save_exemplars(made, target)
+    target = _new_file(name, overwrite)
+    made, hub = _run(
+        [model],
+        lambda h: exemplars.generate_pool_async(
+            name, size, seed, hub=h, model=model, max_rounds=max_rounds
+        ),
+    )
+    path = exemplars.save_exemplars(made, target)
     out.print(
         f"[green]saved[/] pool {name}: {len(made.exemplars)} candidates in {escape(str(path))}"
     )
@@ -152,19 +135,27 @@ def select_command(
     overwrite: OverwriteOption = False,
 ) -> None:
     """Choose K exemplars by value impact (stage 1 ranking, stage 2 search) and save them."""
-    from disputelab.protocols.bilateral.remediation.select import Budget, select_exemplars
-
     source = _load(pool)
-    target = _new_file(_checked_name(name), overwrite)
-    sizes = Budget(k, candidates, rollouts, patience, budget)
+    target = _new_file(name, overwrite)
     models = [model] + ([judge_model] if judge_model else [])
 
-    async def job(hub: ModelHub) -> ExemplarFile:
-        judges = [hub.model(judge_model, "judge")] if judge_model else []
-        return await select_exemplars(source, name, seed, _cast(hub, model, {}), sizes, judges)
+    def job(hub: ModelHub) -> Awaitable[ExemplarFile]:
+        return exemplars.select_exemplars_async(
+            source,
+            name,
+            seed,
+            hub=hub,
+            model=model,
+            judge_model=judge_model,
+            k=k,
+            candidates=candidates,
+            rollouts=rollouts,
+            patience=patience,
+            budget=budget,
+        )
 
     chosen, hub = _run(models, job)
-    path = save_exemplars(chosen, target)
+    path = exemplars.save_exemplars(chosen, target)
     meta = chosen.meta
     out.print(
         f"[green]saved[/] set {name}: value impact {meta['value_impact']:+.4f} (top-{k} of "
@@ -192,25 +183,21 @@ def compare_command(
     model: ModelOption = "rule",
 ) -> None:
     """Play every selection method on the same held-out dialogues; reward with CIs."""
-    from disputelab.protocols.bilateral.remediation.compare import (
-        compare,
-        comparison_markdown,
-        methods,
-    )
-
     the_set, the_pool = _load(chosen), _load(pool)
-    k = len(the_set.exemplars)
-    arms = methods(the_pool, the_set, k, not lexical)
-
     result, hub = _run(
-        [model], lambda h: compare(arms, _cast(h, model, {}), tasks, replicates, seed)
+        [model],
+        lambda h: exemplars.compare_async(
+            the_set,
+            the_pool,
+            hub=h,
+            tasks=tasks,
+            replicates=replicates,
+            seed=seed,
+            lexical=lexical,
+            model=model,
+        ),
     )
-    out.print(
-        comparison_markdown(result, ["random ICL", "retrieval ICL", "zero-shot"]),
-        highlight=False,
-        markup=False,
-        soft_wrap=True,
-    )
+    out.print(exemplars.comparison_markdown(result), highlight=False, markup=False, soft_wrap=True)
     out.print(_retrieval_note(lexical), highlight=False, markup=False)
     print_usage(hub)
 
@@ -218,13 +205,11 @@ def compare_command(
 def _retrieval_note(lexical: bool) -> str:
     """Which vectors retrieval ICL ranked the pool by: its numbers depend on it, and
     without the `embed` extra the sentence model is not there to use."""
-    from disputelab.llm.embedding import Embedder, embedding_available
-
-    kind = Embedder(semantic=not lexical).kind
+    kind, missing = exemplars.retrieval_vectors(lexical)
     if lexical:
         return f"retrieval ICL ranked the pool by {kind} vectors (--lexical)"
     if kind == "lexical":
-        return f"retrieval ICL ranked the pool by lexical vectors: {embedding_available()}"
+        return f"retrieval ICL ranked the pool by lexical vectors: {missing}"
     return f"retrieval ICL ranked the pool by {kind} sentence embeddings"
 
 
@@ -232,17 +217,13 @@ def _retrieval_note(lexical: bool) -> str:
 def list_command(fmt: FormatOption = ListFormat.table) -> None:
     """Saved pools and sets, with how each was made."""
     rows = []
-    folder = _folder()
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            f = resolve(str(path))
-        except ValueError as exc:
-            rows.append({"name": path.stem, "kind": "unreadable", "size": 0, "made by": str(exc)})
+    for f in exemplars.saved_exemplars(state.store_path):
+        if f.problem:
+            rows.append({"name": f.name, "kind": f.kind, "size": 0, "made by": f.problem})
             continue
-        how = f.meta.get("method", "") or f.meta.get("silver", "")
-        vi = f.meta.get("value_impact")
-        made = f"{how}" + (f", value impact {vi:+.4f}" if isinstance(vi, float) else "")
-        rows.append({"name": f.name, "kind": f.kind, "size": len(f.exemplars), "made by": made})
+        vi = f.value_impact
+        made = f.method + (f", value impact {vi:+.4f}" if vi is not None else "")
+        rows.append({"name": f.name, "kind": f.kind, "size": f.size, "made by": made})
     print_rows(rows, ("name", "kind", "size", "made by"), fmt, prose=("made by",))
 
 

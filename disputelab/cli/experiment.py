@@ -15,6 +15,7 @@ import typer
 from rich.markup import escape
 
 from disputelab import api
+from disputelab.api import SpecError
 from disputelab.cli.common import (
     check_models,
     counted,
@@ -32,13 +33,9 @@ from disputelab.cli.common import (
 )
 from disputelab.cli.progress import ticker
 from disputelab.errors import DisputelabError
-from disputelab.plan.spec import SpecError
 
 if TYPE_CHECKING:
-    from disputelab.experiments.executors import Executor
-    from disputelab.experiments.runner import Summary
-    from disputelab.llm.models import ModelHub
-    from disputelab.plan.experiment import ExperimentPlan
+    from disputelab.api import Executor, ExperimentPlan, ModelHub, Summary
 
 
 def experiment(
@@ -122,7 +119,7 @@ AblateOption = Annotated[
 
 def _executor(name: str, workers: int | None, address: str | None) -> Executor | None:
     """The executor `--executor` names; None plays episodes in this process."""
-    from disputelab.experiments.executors import ProcessExecutor, RayExecutor
+    from disputelab.api import ProcessExecutor, RayExecutor
 
     if name not in ("local", "processes", "ray"):
         fail(f"--executor takes local, processes or ray, not {name!r}")

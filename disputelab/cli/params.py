@@ -17,13 +17,12 @@ from typing import Annotated, Any
 
 import typer
 
+from disputelab.api import PROTOCOLS, DisputeProtocol, chosen_protocol
 from disputelab.cli.common import err, fail
-from disputelab.plan.params import chosen_protocol
-from disputelab.protocols.base import PROTOCOLS, DisputeProtocol
 
 PARAM_HELP = (
-    "A protocol parameter as KEY=VALUE (`disputelab protocols show NAME` lists them); "
-    "MAPPING.ENTRY=VALUE sets one entry of a mapping parameter. Repeat for more."
+    "A protocol parameter KEY=VALUE or MAPPING.ENTRY=VALUE (`disputelab protocols show "
+    "NAME`); repeatable."
 )
 # Parameters that have an option of their own, visible in `--help`.
 FIRST_CLASS = {"budget"}

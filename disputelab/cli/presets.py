@@ -6,7 +6,9 @@ from typing import Annotated
 
 import typer
 
+from disputelab.api import catalog
 from disputelab.cli.common import FormatOption, ListFormat, fail, out, print_rows
+from disputelab.errors import DisputelabError
 
 app = typer.Typer(help="Presets: a paper's exact setting in one word.", no_args_is_help=True)
 
@@ -14,11 +16,14 @@ app = typer.Typer(help="Presets: a paper's exact setting in one word.", no_args_
 @app.command("list")
 def presets_list(fmt: FormatOption = ListFormat.table) -> None:
     """List the presets: the paper and the protocol each plays."""
-    from disputelab.protocols.presets import PRESETS
-
     rows = [
-        {"preset": name, "paper": p.paper, "protocol": p.protocol, "settings": str(len(p.settings))}
-        for name, p in PRESETS.items()
+        {
+            "preset": p.name,
+            "paper": p.paper,
+            "protocol": p.protocol,
+            "settings": str(len(p.settings)),
+        }
+        for p in catalog.presets()
     ]
     print_rows(rows, ("preset", "paper", "protocol", "settings"), fmt)
 
@@ -29,8 +34,8 @@ def presets_show(
 ) -> None:
     """Every setting of a preset, its value, its source in the paper, and what
     disputelab does without it (markdown)."""
-    from disputelab.protocols.presets import PRESETS, get_preset, preset_markdown
-
-    if name not in PRESETS:
-        fail(f"unknown preset {name!r}; available: {', '.join(PRESETS.names())}")
-    out.print(preset_markdown(get_preset(name)), markup=False, highlight=False, soft_wrap=True)
+    try:
+        text = catalog.describe_preset(name)
+    except DisputelabError as exc:
+        fail(str(exc))
+    out.print(text, markup=False, highlight=False, soft_wrap=True)

@@ -21,7 +21,7 @@ from rich.progress import (
 from disputelab.cli.common import err
 
 if TYPE_CHECKING:
-    from disputelab.llm.models import ModelHub
+    from disputelab.api import ModelHub
 
 PLAIN_EVERY_S = 5.0
 

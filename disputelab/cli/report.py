@@ -11,11 +11,10 @@ from typing import Annotated
 import typer
 
 from disputelab import api
+from disputelab.api import Store, StoreError
+from disputelab.api.stores import overwrites_data
 from disputelab.cli.common import RUN_HELP, err, fail, open_store
 from disputelab.errors import DisputelabError
-from disputelab.llm.cache import CACHE_NAME
-from disputelab.store.health import is_sqlite_file
-from disputelab.store.sqlite import DB_NAME, Store, StoreError
 
 
 class ReportFormat(StrEnum):
@@ -72,13 +71,12 @@ def report(
 def _refuse_to_overwrite_data(out_path: Path, store_root: Path) -> None:
     """A report never overwrites a database (the store, a response cache, anyone's) nor
     one of the store's own files: a slip of `--out` would otherwise lose every run."""
-    own = out_path.resolve().parent == store_root.resolve() and out_path.name.startswith(
-        (DB_NAME, CACHE_NAME)
-    )
-    if is_sqlite_file(out_path) or own:
+    found = overwrites_data(out_path, store_root)
+    if found is not None:
+        own = " of the store" if found == "store" else ""
         fail(
-            f"--out {out_path} is a database{' of the store' if own else ''}; a report would "
-            "overwrite it: write the report to another file"
+            f"--out {out_path} is a database{own}; a report would overwrite it: write the "
+            "report to another file"
         )
 
 

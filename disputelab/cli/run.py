@@ -12,6 +12,17 @@ import typer
 from rich.markup import escape
 
 from disputelab import api
+from disputelab.api import (
+    DEFAULT_PROTOCOL,
+    LLM_TRACKERS,
+    MAX_SEED,
+    PROTOCOLS,
+    RULE,
+    TRACKERS,
+    chosen_protocol,
+    mediator_kinds,
+    party_kinds,
+)
 from disputelab.cli.common import (
     fail,
     fail_if_judges_silent,
@@ -39,17 +50,9 @@ from disputelab.cli.params import (
 )
 from disputelab.cli.progress import ticker
 from disputelab.errors import DisputelabError, PlanError
-from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
-from disputelab.plan.cast import RULE
-from disputelab.plan.params import chosen_protocol
-from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS, mediator_kinds, party_kinds
-from disputelab.scenario.io import MAX_SEED
 
 if TYPE_CHECKING:
-    from disputelab.episode import Episode
-    from disputelab.evaluation.metrics import MetricResult
-    from disputelab.experiments.episodes import RunResult
-    from disputelab.plan.run import RunPlan
+    from disputelab.api import Episode, MetricResult, RunPlan, RunResult
 
 MODEL_HELP = "rule (none), local, openai:MODEL, openai:MODEL@URL or a disputelab.toml profile."
 CASE, PROTOCOL, SEATS = "Case", "Protocol", "Seats and models"
@@ -70,8 +73,7 @@ OPTIONS = {
 }
 TRACKER_HELP = (
     f"Consensus source of a second metrics table: {', '.join(t for t in TRACKERS if t != 'oracle')}"
-    f" ({' and '.join(LLM_TRACKERS)} ask the judge model). Default: a preset's with "
-    "--judge-model, else self-report where some party has no hidden state."
+    f" ({' and '.join(LLM_TRACKERS)} ask a judge); default as in an experiment."
 )
 
 
@@ -85,7 +87,10 @@ def _seed_in_range(seed: int) -> int:
 SeedOption = Annotated[
     int,
     typer.Option(
-        callback=_seed_in_range, help="Random seed (same seed, same episode).", rich_help_panel=CASE
+        callback=_seed_in_range,
+        help="Seed (default 0; same seed, same episode).",
+        show_default=False,
+        rich_help_panel=CASE,
     ),
 ]
 ProtocolOption = Annotated[
@@ -105,8 +110,7 @@ PresetOption = Annotated[
 BudgetOption = Annotated[
     int | None,
     typer.Option(
-        help="The turn budget, in the protocol's unit: party turns (roundtable), bargaining "
-        "rounds (staged), counsel turns (settlement), rounds (bilateral).",
+        help="The turn budget, in the protocol's unit (`disputelab protocols show NAME`).",
         rich_help_panel=PROTOCOL,
     ),
 ]
@@ -119,8 +123,7 @@ ParamOption = Annotated[
 BehaviourOption = Annotated[
     list[str] | None,
     typer.Option(
-        help="A rule-agent behaviour parameter as NAME=VALUE (`disputelab conditions "
-        "parameters`); repeat for more.",
+        help="A rule-agent parameter NAME=VALUE (`disputelab conditions parameters`); repeatable.",
         rich_help_panel=PROTOCOL,
     ),
 ]
@@ -133,42 +136,39 @@ MediatorOption = Annotated[
 PartiesOption = Annotated[
     str | None,
     typer.Option(
-        help=f"{', '.join(party_kinds())} (default: rule without a model, llm with one).",
+        help=f"{', '.join(party_kinds())} (default: rule, or llm with a model).",
         rich_help_panel=SEATS,
     ),
 ]
 
 
-def _model_option(help: str) -> Any:
-    return typer.Option(help=help, rich_help_panel=SEATS)
-
-
-PartiesModel = Annotated[str | None, _model_option("Model for the parties.")]
-MediatorModel = Annotated[
-    str | None, _model_option("Model for the mediator seat (settlement: the counsel).")
-]
-WhenModel = Annotated[
-    str | None, _model_option("Model of the generic and social mediators' when-call.")
-]
-JudgeModel = Annotated[
-    str | None, _model_option("Model for judges (recorded; asked by a judged --tracker).")
-]
+def _model_option(help: str, show_default: bool = True) -> Any:
+    return typer.Option(help=help, show_default=show_default, rich_help_panel=SEATS)
 
 
 ConditionOption = Annotated[
     str,
     typer.Option(
-        help="Condition(s), joined by ',' (`disputelab conditions list`).", rich_help_panel=CASE
+        help="Condition(s), joined by ',' (`disputelab conditions list`); default general.",
+        show_default=False,
+        rich_help_panel=CASE,
     ),
 ]
 CorpusOption = Annotated[
     Path | None,
     typer.Option(
         help="Statute corpus for expertise:ek-topK (JSONL or YAML); default: the legal "
-        "bases of the other cases in the scenario file's folder.",
+        "bases of the scenario folder's other cases.",
         rich_help_panel=CASE,
     ),
 ]
+ModelOption = Annotated[
+    str, _model_option(f"Model for every LLM role: {MODEL_HELP}", show_default=False)
+]
+PartiesModel = Annotated[str | None, _model_option("Model for the parties.")]
+MediatorModel = Annotated[str | None, _model_option("Model for the mediator or counsel.")]
+WhenModel = Annotated[str | None, _model_option("Model of a mediator's when-call.")]
+JudgeModel = Annotated[str | None, _model_option("Model for judges (--tracker).")]
 TrackerOption = Annotated[str | None, typer.Option(help=TRACKER_HELP, rich_help_panel=SEATS)]
 
 
@@ -187,7 +187,7 @@ def run(
     behaviour: BehaviourOption = None,
     mediator: MediatorOption = None,
     parties: PartiesOption = None,
-    model: Annotated[str, _model_option(f"Model for every LLM role: {MODEL_HELP}")] = RULE,
+    model: ModelOption = RULE,
     parties_model: PartiesModel = None,
     mediator_model: MediatorModel = None,
     mediator_when_model: WhenModel = None,
@@ -279,7 +279,7 @@ def _as_options(problem: str, budget: str = "") -> str:
 
 def _play(plan: RunPlan, hub: Any) -> RunResult:
     """Play the planned run under a progress line of turns and model spend."""
-    from disputelab.llm.base import ModelError
+    from disputelab.api import ModelError
 
     with ticker(f"simulating {plan.scenario.id}: turns", hub, transient=True) as progress:
         work = api.run_async(

@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 
+from disputelab.api import ScenarioError, UserFileError, catalog, make_user_dir
+from disputelab.api.cases import (
+    IMPORT_FORMATS,
+    ImportedFile,
+    NotAScenarioError,
+    case_files,
+    import_cases,
+    read_opinions,
+    reads_with_model,
+    unread_opinions,
+    validate_scenario_file,
+)
 from disputelab.cli.common import (
     MAX_LINE_CHARS,
     MAX_PROBLEM_LINES,
@@ -25,25 +38,10 @@ from disputelab.cli.common import (
     print_rows,
     print_usage,
     run_with_models,
+    state,
     warn,
 )
-from disputelab.scenario.checks import unsettlable
-from disputelab.scenario.import_record import ImportRecord
-from disputelab.scenario.importers import (
-    FORMATS,
-    ONE_CASE_PER_FILE,
-    CaseFile,
-    case_files,
-    read_cases,
-)
-from disputelab.scenario.inputs import UserFileError, make_user_dir, path_kind, read_user_file
-from disputelab.scenario.io import (
-    ScenarioError,
-    dump_scenario,
-    load_scenario,
-    load_yaml,
-)
-from disputelab.scenario.library import builtin_scenarios, resolve_scenario
+from disputelab.errors import DisputelabError
 
 app = typer.Typer(help="List, show and validate scenarios.", no_args_is_help=True)
 
@@ -53,16 +51,7 @@ def scenarios_list(
     fmt: FormatOption = ListFormat.table,
 ) -> None:
     """List the built-in scenarios."""
-    rows = [
-        {
-            "id": sid,
-            "domain": s.domain,
-            "parties": len(s.parties),
-            "topics": len(s.topics),
-            "title": s.title,
-        }
-        for sid, s in builtin_scenarios().items()
-    ]
+    rows = catalog.scenarios()
     print_rows(rows, ("id", "domain", "parties", "topics", "title"), fmt, prose=("domain", "title"))
 
 
@@ -76,17 +65,13 @@ def scenarios_show(
     ] = "general",
 ) -> None:
     """Print a scenario in full, optionally as a condition changes it."""
-    from disputelab.scenario.conditions import apply_condition
-
-    if fmt not in ("yaml", "json"):
-        fail(f"unknown format {fmt!r}; use yaml or json")
     try:
-        sc = apply_condition(resolve_scenario(ref, library()), condition)
+        text = catalog.show_scenario(ref, format=fmt, condition=condition, store=state.store_path)
     except ScenarioError as exc:
         fail_scenario(exc)
     except ValueError as exc:
         fail(str(exc).splitlines()[0])
-    sys.stdout.write(dump_scenario(sc, fmt))
+    sys.stdout.write(text)
 
 
 @app.command("validate")
@@ -96,7 +81,9 @@ def scenarios_validate(
     """Check scenario files; one line per problem, exit status 2 if any is invalid."""
     bad = False
     for f in files:
-        if _looks_like_a_spec(f):
+        try:
+            checked = validate_scenario_file(f)
+        except NotAScenarioError:
             print_problem(
                 str(f),
                 "this is an experiment spec, not a scenario; check it with "
@@ -104,32 +91,20 @@ def scenarios_validate(
             )
             bad = True
             continue
-        try:
-            sc = load_scenario(f)
         except ScenarioError as exc:
             bad = True
             print_problems(exc.source, exc.problems)
             continue
+        sc = checked.scenario
         out.print(
             f"[green]ok[/] {escape(clip(str(f), MAX_LINE_CHARS))}: {escape(clip(sc.id))}, "
             f"{len(sc.parties)} parties, {len(sc.topics)} topics",
             soft_wrap=True,
         )
-        for line in unsettlable(sc):
+        for line in checked.warnings:
             warn(str(f), line)
     if bad:
         raise typer.Exit(2)
-
-
-def _looks_like_a_spec(path: Path) -> bool:
-    """A YAML mapping with a spec's `scenarios` list and no scenario `parties`."""
-    import yaml
-
-    try:
-        data = load_yaml(read_user_file(path))
-    except (ValueError, yaml.YAMLError):
-        return False  # load_scenario will say what is wrong
-    return isinstance(data, dict) and "scenarios" in data and "parties" not in data
 
 
 @app.command("import")
@@ -168,103 +143,72 @@ def scenarios_import(
     ] = False,
 ) -> None:
     """Convert external cases into scenario files, warning about anything assumed."""
-    if source not in FORMATS:
-        fail(f"unknown format {source!r}; available: {', '.join(FORMATS)}")
-    if model is not None and source != "promediate":
+    if model is not None and source in IMPORT_FORMATS and not reads_with_model(source):
         fail("--model reads ProMediate briefs only; AgentMediation records need no reading")
-    if path_kind(path) == "missing":
-        fail(f"{path}: no such file or folder")
-    files = case_files(source, path)
-    if not files:
-        fail(f"{path}: no {source} case files in this folder")
+    try:
+        files = case_files(source, path)
+    except DisputelabError as exc:
+        fail(str(exc))
     readings = _model_readings(files, model) if model else {}
     target = out_dir or library()
     try:
         make_user_dir(target)
     except UserFileError as exc:
         fail(f"--out {exc.path}: {exc}")
-    bad = 0
-    written: dict[str, Path] = {}  # scenario id -> the file it came from, in this import
-    for f in files:
-        found = read_cases(source, f, len(files) > 1, lenient, readings.get(f), model or "")
-        bad += _import_file(source, f, found, target, written, overwrite)
+    found = import_cases(
+        source,
+        files,
+        target,
+        lenient=lenient,
+        readings=readings,
+        model=model or "",
+        overwrite=overwrite,
+    )
+    bad = sum(_print_import(done, target) for done in found)
     if bad:
         raise typer.Exit(2)
 
 
-def _model_readings(files: list[Path], model: str) -> dict[Path, dict[tuple[str, str], Any]]:
+def _model_readings(files: list[Path], model: str) -> Mapping[Path, Mapping[tuple[str, str], Any]]:
     """A model's readings of every opinion the rules could not read, in all `files`, asked
     in one event loop; per file, keyed by (party, topic id)."""
-    from disputelab.authoring.preference_reader import read_all
-
-    unread = {f: read_cases("promediate", f, lenient=True).unread for f in files}
-    items = [(f, u) for f, us in unread.items() for u in us]
-    if not items:
+    unread = unread_opinions(files)
+    if not unread:
         return {}
     hub = open_models([model])
-    reader = hub.model(model, "reader")
-    results = run_with_models(hub, read_all(reader, [u for _, u in items]))
+    readings = run_with_models(hub, read_opinions(unread, hub, model))
     print_usage(hub)
-    out: dict[Path, dict[tuple[str, str], Any]] = {}
-    for (f, _), r in zip(items, results, strict=True):
-        out.setdefault(f, {})[(r.party, r.topic_id)] = r
-    return out
+    return readings
 
 
-def _import_file(
-    source: str,
-    f: Path,
-    found: CaseFile,
-    target: Path,
-    written: dict[str, Path],
-    overwrite: bool = False,
-) -> int:
-    """Save what `found` read from `f` into `target`; returns the number of problems."""
-    saved: list[Path] = []
-    clashes = 0
-    kept: list[Path] = []
-    record = ImportRecord(target)
-    for s in found.scenarios:
-        if s.id in written:
-            print_problem(
-                str(f), f"scenario id {s.id} was already imported from {written[s.id]}; skipped"
-            )
-            clashes += 1
-            continue
-        written[s.id] = f
-        path = target / f"{s.id}.yaml"
-        text = dump_scenario(s, "yaml")
-        if not overwrite and not record.may_write(path, text):
-            kept.append(path)  # edited since it was imported, or not an import's: keep it
-            continue
-        path.write_text(text, encoding="utf-8")
-        record.wrote(path, text)
-        saved.append(path)
-    if saved:
-        record.save()
-    if kept:
-        names = ", ".join(p.name for p in kept[:5]) + (" ..." if len(kept) > 5 else "")
+def _print_import(done: ImportedFile, target: Path) -> int:
+    """What importing one file did; returns the number of problems."""
+    f = done.path
+    for sid, first in done.clashes:
+        print_problem(str(f), f"scenario id {sid} was already imported from {first}; skipped")
+    if done.kept:
+        names = ", ".join(p.name for p in done.kept[:5]) + (" ..." if len(done.kept) > 5 else "")
         warn(
             str(f),
-            f"kept {len(kept)} scenario file(s) edited since an import wrote them (or not "
-            f"written by one): {names}; --overwrite replaces them",
+            f"kept {len(done.kept)} scenario file(s) edited since an import wrote them (or "
+            f"not written by one): {names}; --overwrite replaces them",
         )
-    for where, why in found.problems[:MAX_PROBLEM_LINES]:
+    for where, why in done.problems[:MAX_PROBLEM_LINES]:
         print_problem(where, why)
-    if len(found.problems) > MAX_PROBLEM_LINES:
-        more = len(found.problems) - MAX_PROBLEM_LINES
+    if len(done.problems) > MAX_PROBLEM_LINES:
+        more = len(done.problems) - MAX_PROBLEM_LINES
         print_problem(str(f), f"and {more:,} more records that could not be read")
-    if found.failed:
-        return 1
-    if source in ONE_CASE_PER_FILE and saved:
-        out.print(f"[green]imported[/] {escape(str(f))} -> {escape(str(saved[0]))}")
-    for w in found.warnings:
+    if done.failed:
+        return done.faults
+    if done.one_case_per_file and done.saved:
+        out.print(f"[green]imported[/] {escape(str(f))} -> {escape(str(done.saved[0]))}")
+    for w in done.warnings:
         warn(str(f), w)
-    if source not in ONE_CASE_PER_FILE:
-        skipped = f", {len(found.problems)} skipped" if found.problems else ""
+    if not done.one_case_per_file:
+        skipped = f", {len(done.problems)} skipped" if done.problems else ""
         out.print(
-            f"[green]imported[/] {len(saved)} case(s) from {escape(str(f))} -> "
+            f"[green]imported[/] {len(done.saved)} case(s) from {escape(str(f))} -> "
             f"{escape(str(target))}{skipped}",
             highlight=False,
         )
-    return len(found.problems) + clashes
+    return done.faults

@@ -8,11 +8,9 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from disputelab.api import StoreError
+from disputelab.api.stores import Salvage, check_store, recover_store
 from disputelab.cli.common import fail, out, state, store_option
-from disputelab.store.integrity import Salvage
-from disputelab.store.integrity import check as check_store
-from disputelab.store.integrity import recover as recover_store
-from disputelab.store.sqlite import StoreError
 
 app = typer.Typer(
     help="Check the run store for damage, and recover its readable runs.", no_args_is_help=True
@@ -57,7 +55,7 @@ def recover(
     0: everything copied; 1: copied, but something was lost; 2: nothing could be read, or
     OUT_DIR already holds a store."""
     try:
-        found = recover_store(state.store_path, out_dir)
+        found = recover_store(out_dir, store=state.store_path)
     except StoreError as exc:
         fail(str(exc))
     _say(f"recovered into {out_dir}: {_counts(found)}")

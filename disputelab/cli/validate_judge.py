@@ -8,32 +8,29 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from disputelab.api import ScenarioError
+from disputelab.api.judge_validation import DEFAULT_SCENARIOS
 from disputelab.cli.common import (
     ListFormat,
-    check_judges,
     fail,
     fail_if_judges_silent,
     fail_scenario,
-    library,
     open_models,
     open_store,
     out,
     print_rows,
     run_with_models,
+    state,
 )
 from disputelab.cli.progress import ticker
-from disputelab.evaluation.trackers import LLM_TRACKERS
-from disputelab.scenario.io import ScenarioError
-from disputelab.scenario.library import resolve_scenario
+from disputelab.errors import PlanError, Problem
 
 if TYPE_CHECKING:
-    from disputelab.experiments.validation import ValidationPlan, ValidationReport
-    from disputelab.llm.models import ModelHub
-    from disputelab.scenario.schema import Scenario
+    from disputelab.api import ModelHub, Scenario
+    from disputelab.api.judge_validation import ValidationPlan, ValidationReport
 
-# Three library scenarios with two, three and four parties.
-DEFAULT_SCENARIOS = ("tenancy", "workplace", "community-centre")
-VALIDATED = ("self-report", "topic-localized", "per-turn")
+# The API's names for what this command calls options.
+OPTIONS = {"judges": "--judge-model", "voice_model": "--voice-model"}
 
 
 class Voice(StrEnum):
@@ -76,31 +73,44 @@ def validate_judge(
 ) -> None:
     """Score trackers against the known truth of rule-policy episodes; stored as a run
     that `disputelab report RUN` prints again."""
-    from disputelab.experiments.validation import ValidationPlan
+    from disputelab.api import judge_validation
 
-    judges = [j for j in (judge_model or []) if j != "rule"]
-    names = _trackers(tracker, judges)
-    if mediator not in ("none", "rule"):
-        fail(
-            f"validation episodes use rule agents; mediator must be none or rule, not {mediator!r}"
+    try:
+        plan, scenarios = judge_validation.plan_validation(
+            trackers=tracker,
+            judges=judge_model or [],
+            scenarios=scenario or list(DEFAULT_SCENARIOS),
+            episodes=episodes,
+            budget=budget,
+            mediator=mediator,
+            voice=voice.value,
+            voice_model=voice_model,
+            seed=seed,
+            store=state.store_path,
         )
-    check_judges(any(n in LLM_TRACKERS for n in names), judges, "judge-based trackers need")
-    speaker = _voice_model(voice, voice_model, judges)
-    scenarios = _scenarios(scenario or list(DEFAULT_SCENARIOS))
-    ids = tuple(s.id for s in scenarios)
-    plan = ValidationPlan(
-        ids, tuple(names), tuple(judges), voice.value, speaker, episodes, budget, mediator, seed
-    )
+    except PlanError as exc:
+        fail(_worded(exc.found[0]))
+    except ScenarioError as exc:
+        fail_scenario(exc)
     hub = open_models([*plan.judge_models, *([plan.voice_model] if plan.voice_model else [])])
     report = _run(plan, scenarios, hub)
     show(report, fmt)
     fail_if_judges_silent(hub, (why for fit in report.fits for why in fit.failures))
 
 
+def _worded(problem: Problem) -> str:
+    """A planning problem with its fix named as this command's options; a judge alone is
+    named with one that is always there."""
+    names = dict(OPTIONS)
+    if problem.fixes == ("judges",):
+        names["judges"] = "--judge-model (e.g. local)"
+    return problem.worded(names)
+
+
 def _run(plan: ValidationPlan, scenarios: list[Scenario], hub: ModelHub) -> ValidationReport:
     """Run the validation with a progress bar; a model or input error is one line."""
-    from disputelab.experiments.validation import validate_judge as run_validation
-    from disputelab.llm.base import ModelError
+    from disputelab.api import ModelError
+    from disputelab.api.judge_validation import validate_judge_async
 
     with ticker("validate-judge: episodes and trackers", hub) as progress:
 
@@ -109,66 +119,25 @@ def _run(plan: ValidationPlan, scenarios: list[Scenario], hub: ModelHub) -> Vali
                 progress.plan(total)
             progress.advance()
 
+        work = validate_judge_async(plan, scenarios, store=open_store(), hub=hub, progress=step)
         try:
-            return run_with_models(hub, run_validation(open_store(), hub, scenarios, plan, step))
+            return run_with_models(hub, work)
         except (ModelError, ValueError) as exc:
             fail(str(exc).splitlines()[0])
 
 
-def _voice_model(voice: Voice, named: str | None, judges: list[str]) -> str:
-    """The model of the hybrid voice (the named one, else the first judge); "" otherwise."""
-    if voice is not Voice.hybrid:
-        return ""
-    speaker = named or (judges[0] if judges else "")
-    if not speaker:
-        fail("the hybrid voice needs a model: pass --voice-model or --judge-model")
-    return speaker
-
-
-def _trackers(named: list[str] | None, judges: list[str]) -> list[str]:
-    """The trackers to validate, checked. With a judge and none named, the judge-based
-    SoCRATES tracker too; per-turn costs O(T x P^2) calls, so it is opt-in."""
-    names = list(dict.fromkeys(named or ()))
-    if not names:
-        names = ["self-report", "topic-localized"] if judges else ["self-report"]
-    for name in names:
-        if name == "oracle":
-            fail("oracle is the truth the trackers are scored against, not a tracker to validate")
-        if name not in VALIDATED:
-            fail(f"unknown tracker {name!r}; available: {', '.join(VALIDATED)}")
-    return names
-
-
-def _scenarios(refs: list[str]) -> list[Scenario]:
-    found: dict[str, Scenario] = {}
-    for ref in refs:
-        try:
-            sc = resolve_scenario(ref, library())
-        except ScenarioError as exc:
-            fail_scenario(exc)
-        if not sc.topics:
-            fail(f"{sc.id} has no topics to agree on; validation needs a topic scenario")
-        found[sc.id] = sc
-    return list(found.values())
-
-
 def show(report: ValidationReport, fmt: ListFormat) -> None:
     """The validation table and its notes (or JSON / CSV rows for scripts)."""
-    from disputelab.report.validation import (
-        COLUMNS,
-        validation_heading,
-        validation_json,
-        validation_notes,
-        validation_rows,
-    )
+    from disputelab.api.judge_validation import validation_json, validation_table
 
     if fmt is ListFormat.json:
         out.print(validation_json(report), highlight=False, soft_wrap=True)
         return
+    table = validation_table(report)
     if fmt is ListFormat.csv:
-        print_rows(validation_rows(report), COLUMNS, fmt)
+        print_rows(table.rows, table.columns, fmt)
         return
-    out.print(validation_heading(report), highlight=False, soft_wrap=True)
-    print_rows(validation_rows(report), COLUMNS, fmt)
-    for note in validation_notes(report):
+    out.print(table.heading, highlight=False, soft_wrap=True)
+    print_rows(table.rows, table.columns, fmt)
+    for note in table.notes:
         out.print(f"  {note}", highlight=False, soft_wrap=True, markup=False)

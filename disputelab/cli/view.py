@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from disputelab.api.stores import is_loopback, report_server
 from disputelab.cli.common import err, fail, open_store, out
 
 DEFAULT_PORT = 8765
@@ -24,8 +25,6 @@ def view(
     ] = DEFAULT_PORT,
 ) -> None:
     """Serve the store's runs and their HTML reports, read-only, until Ctrl-C."""
-    from disputelab.report.serve import ReportServer, is_loopback
-
     if not 0 <= port <= 65535:
         fail(f"--port must be from 0 to 65535, not {port}")
     if not host.strip():
@@ -39,7 +38,7 @@ def view(
             highlight=False,
         )
     try:
-        server = ReportServer(root, host, port)
+        server = report_server(root, host, port)
     except OSError as exc:
         fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     out.print(

@@ -102,7 +102,7 @@ async def judge_scores(
     evaluator: str, episode: Episode, scenario: Scenario, judges: Sequence[ChatModel]
 ) -> dict[str, MetricResult]:
     if not judges:
-        raise ValueError(f"evaluator {evaluator!r} needs a judge: pass --judge-model")
+        raise ValueError(f"evaluator {evaluator!r} needs a judge: give `judges`")
     if evaluator == "outcome-judges":
         material = transcript(episode, scenario)
         line = f"Dispute: {scenario.title}"

@@ -386,7 +386,7 @@ async def track(
     if name not in LLM_TRACKERS:
         raise ValueError(f"unknown tracker {name!r}; available: {', '.join(TRACKERS)}")
     if not judges:
-        raise ValueError(f"tracker {name!r} needs a judge model: pass --judge-model")
+        raise ValueError(f"tracker {name!r} needs a judge model: give `judges`")
     runs = [
         await (topic_localized if name == "topic-localized" else per_turn)(episode, scenario, j)
         for j in judges

@@ -79,8 +79,8 @@ def check_resume(store: Store, plan: ExperimentPlan, resume: bool) -> bool:
     exists = spec.name in {r["run_id"] for r in store.runs()}
     if exists and not resume:
         raise StoreError(
-            f"experiment {spec.name!r} already exists in {store.root}; pass "
-            "--resume to continue it, or give the spec a new name"
+            f"experiment {spec.name!r} already exists in {store.root}; to continue it "
+            "give `resume`, or give the spec a new name"
         )
     changed = changed_fields(store.run_info(spec.name)[1], spec) if exists else []
     if changed:
@@ -103,6 +103,6 @@ def create_or_join(store: Store, plan: ExperimentPlan, resume: bool) -> None:
         if not resume:
             raise StoreError(
                 f"experiment {plan.name!r} was started by another process a moment ago; "
-                "pass --resume to work on it alongside that process"
+                "give `resume` to work on it alongside that process"
             ) from None
         check_resume(store, plan, resume)

@@ -89,8 +89,8 @@ def case_files(name: str, root: Path | None = None) -> list[Path]:
     found = sorted(p for p in folder(name, root).glob(d.cases) if p.name != "topics.json")
     if not found:
         raise DatasetError(
-            f"dataset {name} is not fetched yet; run `disputelab datasets get {name}` "
-            f"(or name a file: {name}:PATH)"
+            f"dataset {name} is not fetched yet; fetch it (`disputelab datasets get {name}`, "
+            f"or `fetch_dataset({name!r})` from Python), or name a file: {name}:PATH"
         )
     return found
 
@@ -108,9 +108,10 @@ def fetch(name: str, source: str | None = None, root: Path | None = None) -> Pat
     d = get_dataset(name)
     if source is not None and Path(source).is_dir() and not _is_repository(Path(source)):
         raise DatasetError(
-            f"{source} is a folder but not a git clone: --from takes a repository (a URL or a "
-            f"local clone); name a folder of case files directly instead ({name}:{source} in "
-            f"a spec, or `disputelab scenarios import --from {name} {source}`)"
+            f"{source} is a folder but not a git clone: a dataset is fetched from a "
+            f"repository (a URL or a local clone); name a folder of case files directly "
+            f"instead ({name}:{source} in a spec, or `disputelab scenarios import --from {name} "
+            f"{source}` on the command line)"
         )
     target = folder(name, root)
     repo = target / "repository"
@@ -121,7 +122,9 @@ def fetch(name: str, source: str | None = None, root: Path | None = None) -> Pat
     try:
         make_user_dir(target)
     except UserFileError as exc:
-        raise DatasetError(f"{exc.path}: {exc} (--to, or $DISPUTELAB_DATA, names it)") from None
+        raise DatasetError(
+            f"{exc.path}: {exc}; set $DISPUTELAB_DATA or give `to` for another folder"
+        ) from None
     url = source or d.url
     try:
         done = subprocess.run(
@@ -136,8 +139,8 @@ def fetch(name: str, source: str | None = None, root: Path | None = None) -> Pat
     if done.returncode != 0:
         why = (done.stderr.strip().splitlines() or ["git failed"])[-1]
         raise DatasetError(
-            f"cannot fetch {name} from {url} ({why}); check the network, or pass --from a "
-            "mirror or a local clone"
+            f"cannot fetch {name} from {url} ({why}); check the network, or give `source` "
+            "(a mirror or a local clone)"
         )
     if repo.exists():
         shutil.rmtree(repo)

@@ -93,7 +93,7 @@ def store_failure(root: Path, exc: sqlite3.Error, writing: bool = False) -> Stor
     if is_read_only_failure(exc, root):
         return StoreError(
             f"store {root} cannot be written by this user (read-only); "
-            "give a --store you may write to"
+            "give `store` a folder you may write to"
         )
     return StoreError(f"cannot use store at {root}: {damage_reason(exc)}")
 

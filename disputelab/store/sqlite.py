@@ -98,7 +98,7 @@ class Store:
         self._strings = Strings()
         self._batch: dict[str, int] | None = None  # strings added by the open `batch`
         if self.root.exists() and not self.root.is_dir():
-            raise StoreError(f"store {self.root} is a file; --store needs a directory")
+            raise StoreError(f"store {self.root} is a file; a store is a directory")
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             if not self.path.exists():

@@ -244,7 +244,10 @@ def test_quick_extra_evaluators_score_from_memory_what_a_pass_after_the_run_woul
     tmp_path: Path,
 ) -> None:
     spec = _small_grid("extras", "motivated", evaluators=["self-report", "turn-taking"])
-    assert extra_scoring(spec).evaluators == ("self-report", "turn-taking")
+    assert extra_scoring(plan_experiment(spec, base=tmp_path)).evaluators == (
+        "self-report",
+        "turn-taking",
+    )
     store = Store(tmp_path / "runs")
     turn_reads: list[str] = []
     store.db.set_trace_callback(
@@ -279,7 +282,7 @@ def test_extra_evaluators_that_call_a_judge_or_take_long_score_after_the_run() -
     assert extras.evaluators == ("self-report",)
     assert extras.judge_name == "local"  # stored as a pass of `evaluate` would store it
     unjudged = spec.model_copy(update={"models": {}, "evaluators": ["promediate"]})
-    assert extra_scoring(unjudged).evaluators == ("promediate",)
+    assert extra_scoring(plan_experiment(unjudged)).evaluators == ("promediate",)
 
 
 def test_an_extra_evaluator_that_fails_costs_no_protocol_score(tmp_path: Path) -> None:

@@ -60,7 +60,7 @@ def test_a_spec_names_a_dataset_that_is_not_fetched_yet(tmp_path: Path, data: Pa
     spec.write_text('name: legal\nprotocol: staged\nscenarios: ["agentmediation:"]\n')
     code, out = _cli(tmp_path, "experiment", str(spec))
     assert code == 2
-    assert "dataset agentmediation is not fetched yet; run `disputelab datasets get" in out
+    assert "dataset agentmediation is not fetched yet; fetch it (`disputelab datasets get" in out
 
 
 def test_get_agentmediation_then_run_a_spec_on_it(tmp_path: Path, data: Path) -> None:
@@ -114,7 +114,7 @@ def test_without_a_reachable_source_get_fails_in_one_line(tmp_path: Path, data: 
     code, out = _cli(tmp_path, "datasets", "get", "agentmediation", "--from", missing)
     assert code == 2
     assert out.startswith("error: cannot fetch agentmediation from file://")
-    assert "check the network, or pass --from a mirror or a local clone" in out
+    assert "check the network, or pass --from (a mirror or a local clone)" in out
 
 
 def test_a_plain_folder_given_as_the_source_is_named_as_one(tmp_path: Path, data: Path) -> None:

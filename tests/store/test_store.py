@@ -130,7 +130,7 @@ def test_the_store_uses_write_ahead_logging(tmp_path: Path) -> None:
 def test_a_store_path_that_is_a_file_is_refused_clearly(tmp_path: Path) -> None:
     target = tmp_path / "runs"
     target.write_text("not a directory")
-    with pytest.raises(StoreError, match="is a file; --store needs a directory"):
+    with pytest.raises(StoreError, match="is a file; a store is a directory"):
         Store(target)
 
 

@@ -4,11 +4,22 @@ legal aid and a red team.
 
 Importing this package registers the protocol, its counsel, party and mediator kinds and
 its evaluator. Its tables are read only when a report is made.
+
+This module is the protocol's face: outside its folder, only the API imports it, for the
+counsel's reflection memory kept in a store (`disputelab memory`).
 """
 
 from disputelab.protocols.settlement import evaluation
+from disputelab.protocols.settlement.agents.memory import Entry as MemoryEntry
 from disputelab.protocols.settlement.agents.memory import MemoryBank, MemoryFile
 from disputelab.protocols.settlement.params import SettlementParams
 from disputelab.protocols.settlement.protocol import Settlement
 
-__all__ = ["MemoryBank", "MemoryFile", "Settlement", "SettlementParams", "evaluation"]
+__all__ = [
+    "MemoryBank",
+    "MemoryEntry",
+    "MemoryFile",
+    "Settlement",
+    "SettlementParams",
+    "evaluation",
+]

@@ -273,7 +273,7 @@ class Settlement(DisputeProtocol):
             return (
                 f"the {self.name} protocol settles a legal claim against the prospect of trial "
                 f"and scenario {scenario.id} has no legal context; bargain over its amount "
-                "with --protocol bilateral"
+                "under the bilateral protocol"
             )
         if len(scenario.parties) != 2:
             return (

@@ -473,7 +473,7 @@ class _PreferenceReader:
         `lenient`, which takes that order as its ranking, marked as assumed."""
         rest = [o.id for o in options.options if o.id not in ranking and o.id not in bad]
         if unreadable and not self.lenient:
-            raise ValueError(f"{unreadable} (--lenient imports it with an assumed ranking, marked)")
+            raise ValueError(f"{unreadable} (`lenient` imports it with an assumed ranking, marked)")
         if unreadable:
             self.notes.warnings.append(f"{unreadable}; assumed: options ranked in listed order")
             self.notes.assumptions.append(

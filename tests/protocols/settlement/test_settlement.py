@@ -169,7 +169,7 @@ def test_a_bargain_without_a_legal_claim_is_refused_and_pointed_to_bilateral() -
     sc = builtin_scenarios()["salary"]  # an amount and two sides, but nothing to litigate
     problem = get_protocol("settlement").scenario_problem(sc)
     assert problem is not None and "salary has no legal context" in problem
-    assert problem.endswith("with --protocol bilateral")
+    assert problem.endswith("under the bilateral protocol")
     assert get_protocol("bilateral").scenario_problem(sc) is None
 
 

@@ -92,7 +92,7 @@ async def _points_bertscore(item: EpisodeToScore, ctx: ScoringContext) -> dict[s
     model = ctx.options.get("bert_model", "")
     if not model:
         raise ValueError(
-            f"evaluator {bertscore.EVALUATOR!r} needs a model: pass --bert-model NAME "
+            f"evaluator {bertscore.EVALUATOR!r} needs a model: give `bert_model` "
             f"({bertscore.PAPER_MODEL} for the paper's setting, or a model directory)"
         )
     return {bertscore.METRIC: bertscore.points_bertscore(item.episode, item.scenario, model)}

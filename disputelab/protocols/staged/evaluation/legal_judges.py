@@ -86,7 +86,7 @@ async def legal_judge_scores(
 ) -> dict[str, MetricResult]:
     """Judged Con and LR on 0-100 (level / 4 x 100), NaN with the reason on failure."""
     if not judges:
-        raise ValueError(f"evaluator {EVALUATOR!r} needs a judge: pass --judge-model")
+        raise ValueError(f"evaluator {EVALUATOR!r} needs a judge: give `judges`")
     if not any(t.stage == "closure" for t in episode.turns):
         why = MetricResult(float("nan"), "undefined: the episode has no closure stage")
         return {CONSENSUS: why, LITIGATION_RISK: why}

@@ -12,6 +12,13 @@ Every function validates what it is given before anything is played or recorded,
 raises a `DisputelabError` (a `PlanError` listing every problem) when it cannot. The
 synchronous functions run their own event loop (in a thread of their own where one is
 already running, as in a Jupyter cell); async code can await the `_async` twins.
+
+Each command group of the command line has a module here, which returns plain data for
+the command to print: `catalog` (scenarios, conditions, protocols, presets, datasets),
+`cases` (checking scenario files, importing external cases), `stores` (runs, damage
+checks, recovery, the report server), `bench`, `sensitivity`, `judge_validation`,
+`curation`, `exemplars` (the bilateral remediator's) and `memory` (the settlement
+counsel's). The most used of their functions are re-exported here.
 """
 
 from __future__ import annotations
@@ -25,26 +32,63 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from disputelab.errors import DisputelabError, PlanError
+# The command groups' modules import nothing from here at import time; what they need
+# of the front door (store paths, the library) they import when called.
+from disputelab.api import cases, catalog, stores
+from disputelab.api._lazy import lazy_attribute
+from disputelab.api.cases import import_cases, validate_scenario_file
+from disputelab.api.catalog import (
+    CatalogError,
+    behaviour_parameters,
+    condition_effects,
+    conditions,
+    datasets,
+    describe_preset,
+    describe_protocol,
+    fetch_dataset,
+    presets,
+    protocols,
+    scenarios,
+    show_scenario,
+)
+from disputelab.api.stores import check_store, list_runs, recover_store
+from disputelab.episode import Episode, Turn
+from disputelab.errors import DisputelabError, PlanError, Problem
+from disputelab.evaluation.metrics import MetricResult
+from disputelab.evaluation.registry import get_evaluator, on_demand_evaluators
+from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
+from disputelab.llm.base import ModelError
+from disputelab.llm.cache import CacheError
+from disputelab.llm.models import ModelConfigError, ModelHub, Profile
 from disputelab.plan import experiment as experiment_plans
 from disputelab.plan import run as run_plans
 from disputelab.plan.cast import RULE
 from disputelab.plan.experiment import ExperimentPlan, SpecSource
+from disputelab.plan.params import chosen_protocol
 from disputelab.plan.run import RunPlan
+from disputelab.plan.spec import ExperimentSpec, SpecError
+from disputelab.protocols.base import (
+    DEFAULT_PROTOCOL,
+    PROTOCOLS,
+    DisputeProtocol,
+    ParamsError,
+    mediator_kinds,
+    party_kinds,
+)
 from disputelab.scenario.conditions import apply_condition
+from disputelab.scenario.inputs import UserFileError, make_user_dir, path_kind
+from disputelab.scenario.io import MAX_SEED, ScenarioError
 from disputelab.scenario.library import resolve_scenario
 from disputelab.scenario.schema import Scenario
+from disputelab.store.health import StoreError
 from disputelab.store.sqlite import Store
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from disputelab.episode import Turn
-    from disputelab.evaluation.metrics import MetricResult
     from disputelab.experiments.episodes import RunResult
-    from disputelab.experiments.executors import Executor
+    from disputelab.experiments.executors import Executor, ProcessExecutor, RayExecutor
     from disputelab.experiments.runner import Progress, Summary
-    from disputelab.llm.models import ModelHub
 
 T = TypeVar("T")
 StoreLike = str | os.PathLike[str] | Store | None
@@ -104,23 +148,81 @@ def load_scenario(
     return apply_condition(scenario, condition) if condition else scenario
 
 
+@dataclass(frozen=True)
+class ModelCheck:
+    """Model names found usable: the profiles they were read with, and warnings as
+    (model name, redacted; what is wrong) that do not stop a run from starting."""
+
+    profiles: dict[str, Profile]
+    warnings: list[tuple[str, str]]
+
+
+def check_models(
+    models: Iterable[str],
+    *,
+    concurrency: int | None = None,
+    timeout_s: float | None = None,
+    keys: bool = True,
+    on_warning: Callable[[str, str], None] | None = None,
+) -> ModelCheck:
+    """Check that every model name can be used: ModelConfigError for one that cannot.
+    `concurrency` is the run's: an endpoint whose profile allows fewer calls in flight is
+    warned of, since it holds the whole run back. Without `keys` (a plan, not a run) a
+    missing API key or extra is a warning rather than an error. `on_warning` hears each
+    warning as it is found (before an error about a later name)."""
+    from disputelab.llm.models import (
+        CONFIG_NAME,
+        MissingExtraError,
+        MissingKeyError,
+        check_installed,
+        load_profiles,
+        parse_model,
+    )
+    from disputelab.redact import redact
+
+    warnings: list[tuple[str, str]] = []
+
+    def warn(spec: str, text: str) -> None:
+        warnings.append((redact(spec), text))
+        if on_warning is not None:
+            on_warning(*warnings[-1])
+
+    profiles = load_profiles()
+    for spec in sorted(set(models) - {RULE}):
+        try:
+            check_installed(spec)
+            endpoint = parse_model(spec, profiles, timeout_s, concurrency)
+        except (MissingKeyError, MissingExtraError) as exc:
+            if keys:
+                raise
+            warn(spec, f"{exc}; the run will need it")
+            continue
+        if spec in profiles and endpoint.caps(concurrency):
+            warn(
+                spec,
+                f"its profile allows {endpoint.limit(concurrency)} calls in flight, fewer "
+                f"than the run's concurrency of {concurrency}; raise `concurrency` in "
+                f"{CONFIG_NAME} to use it all",
+            )
+    return ModelCheck(profiles, warnings)
+
+
 def open_models(
     models: Iterable[str],
     *,
     store: StoreLike = None,
     concurrency: int | None = None,
     timeout_s: float | None = None,
+    profiles: dict[str, Profile] | None = None,
 ) -> ModelHub:
     """A hub of the named models over the store's response cache, each name checked
-    first (ModelConfigError for one that cannot be used)."""
+    first (ModelConfigError for one that cannot be used; CacheError for a cache that
+    cannot be opened). `profiles` from `check_models` skip the check."""
     from disputelab.llm.cache import CACHE_NAME
-    from disputelab.llm.models import ModelHub, check_installed, load_profiles, parse_model
 
     names = sorted(set(models) - {RULE})
-    profiles = load_profiles()
-    for name in names:
-        check_installed(name)
-        parse_model(name, profiles, timeout_s, concurrency)
+    if profiles is None:
+        profiles = check_models(names, concurrency=concurrency, timeout_s=timeout_s).profiles
     hub = ModelHub(
         store_path(store) / CACHE_NAME, profiles, timeout_s=timeout_s, concurrency=concurrency
     )
@@ -451,4 +553,90 @@ def runs_frame(store: StoreLike = None) -> pd.DataFrame:
     return pd.DataFrame(open_store(store, writable=False).runs())
 
 
-__all__ += ["DisputelabError", "ExperimentPlan", "PlanError", "RunPlan"]
+# ---- the names the command groups' results are made of ---------------------------------
+
+# Imported on first use: the experiment runner and its executors bring the statistics.
+_LAZY = {
+    "RunResult": "disputelab.experiments.episodes",
+    "Executor": "disputelab.experiments.executors",
+    "ProcessExecutor": "disputelab.experiments.executors",
+    "RayExecutor": "disputelab.experiments.executors",
+    "Summary": "disputelab.experiments.runner",
+}
+
+
+def __getattr__(name: str) -> Any:
+    return lazy_attribute(globals(), _LAZY, name)
+
+
+# The command groups' functions; the types their results are made of and the errors they
+# raise; and the vocabulary (protocols, kinds, trackers) that options and help name.
+__all__ += [
+    "DEFAULT_PROTOCOL",
+    "LLM_TRACKERS",
+    "MAX_SEED",
+    "PROTOCOLS",
+    "RULE",
+    "TRACKERS",
+    "CacheError",
+    "CatalogError",
+    "DisputeProtocol",
+    "DisputelabError",
+    "Episode",
+    "Executor",
+    "ExperimentPlan",
+    "ExperimentSpec",
+    "MetricResult",
+    "ModelCheck",
+    "ModelConfigError",
+    "ModelError",
+    "ModelHub",
+    "ParamsError",
+    "PlanError",
+    "Problem",
+    "ProcessExecutor",
+    "Profile",
+    "RayExecutor",
+    "RunPlan",
+    "RunResult",
+    "Scenario",
+    "ScenarioError",
+    "SpecError",
+    "Store",
+    "StoreError",
+    "Summary",
+    "Turn",
+    "UserFileError",
+    "behaviour_parameters",
+    "cases",
+    "catalog",
+    "check_evaluation",
+    "check_models",
+    "check_store",
+    "chosen_protocol",
+    "condition_effects",
+    "conditions",
+    "datasets",
+    "describe_preset",
+    "describe_protocol",
+    "episode_frame",
+    "fetch_dataset",
+    "get_evaluator",
+    "import_cases",
+    "library",
+    "list_runs",
+    "make_user_dir",
+    "mediator_kinds",
+    "on_demand_evaluators",
+    "party_kinds",
+    "path_kind",
+    "presets",
+    "protocols",
+    "recover_store",
+    "run_loop",
+    "scenarios",
+    "show_scenario",
+    "store_path",
+    "stores",
+    "validate_scenario_file",
+]
