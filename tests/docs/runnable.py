@@ -10,10 +10,10 @@ Markdown renders as nothing:
 A `console` block holds commands after `$ ` and, below each, what it prints. The shown
 output is compared line by line with standard output (or with standard output then
 standard error, less the progress lines a slow run writes there) after normalising run
-ids, timings and the workspace path, with runs of spaces collapsed; a line `...` (or `…`) stands for any number of
-lines, and a line ending in `...` matches any line that starts with the rest. A command
-with no lines below it is only checked for its exit status. A `python` block runs as a
-script and must exit 0.
+ids, timings and the workspace path, with runs of spaces collapsed; a line `...` (or
+`…`) stands for any number of lines, and a line ending in `...` matches any line that
+starts with the rest. A command with no lines below it is only checked for its exit
+status. A `python` block runs as a script and must exit 0.
 
 Every page gets its own workspace: a temporary folder that is the working directory of
 its commands, with `examples/` linked in from the repository, a store of its own
