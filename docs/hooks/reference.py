@@ -8,7 +8,8 @@ click, so the tree is read by duck typing rather than through click's classes.
 becomes one mkdocstrings block per public name of the `disputelab` package
 (`disputelab.__all__`), so a name that moves between modules is still found and a name
 that no longer resolves fails the strict build. Each package README under
-`disputelab/` (the package's contract) becomes the page `packages/NAME.md`.
+`disputelab/` (the package's contract) becomes the page `packages/NAME.md`, listed
+under "Package contracts" in the nav, so a new package's README needs no edit here.
 """
 
 from __future__ import annotations
@@ -91,8 +92,19 @@ def on_page_markdown(markdown: str, **_: Any) -> str:
     return markdown
 
 
+def _package_readmes() -> list[Path]:
+    return sorted(PACKAGE.glob("*/README.md"))
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    pages = [f"packages/{readme.parent.name}.md" for readme in _package_readmes()]
+    reference = next(s for s in config.nav or [] if isinstance(s, dict) and "Reference" in s)
+    reference["Reference"].append({"Package contracts": pages})
+    return config
+
+
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    for readme in sorted(PACKAGE.glob("*/README.md")):
+    for readme in _package_readmes():
         content = readme.read_text(encoding="utf-8")
         files.append(File.generated(config, f"packages/{readme.parent.name}.md", content=content))
     return files
