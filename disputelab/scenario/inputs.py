@@ -5,7 +5,7 @@ corpora, curation seeds) goes through `read_user_file`, and every YAML or JSON p
 through `load_yaml` or `load_json`. A hostile or mistaken input (a device such as
 /dev/zero, a FIFO, a file of gigabytes, a 5,000-digit number, nesting thousands deep, a
 YAML alias bomb) then fails at once with one line that names the problem, instead of a
-hang, a traceback or memory without bound. The limits are documented in the README
+hang, a traceback or memory without bound. The limits are documented in docs/concepts.md
 ("Input limits").
 """
 

@@ -13,7 +13,7 @@ negotiation rather than by a fixed cycle:
   agree).
 
 The weights below are assumptions of this rule agent, not findings: they decide who
-speaks offline, and the README says so.
+speaks offline, and docs/papers/promediate.md says so.
 """
 
 from __future__ import annotations
