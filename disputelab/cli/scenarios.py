@@ -28,7 +28,7 @@ from disputelab.cli.common import (
     warn,
 )
 from disputelab.scenario.checks import unsettlable
-from disputelab.scenario.import_record import ImportRecord
+from disputelab.scenario.import_record import RECORD_NAME, ImportRecord
 from disputelab.scenario.importers import (
     FORMATS,
     ONE_CASE_PER_FILE,
@@ -240,8 +240,16 @@ def _import_file(
         path.write_text(text, encoding="utf-8")
         record.wrote(path, text)
         saved.append(path)
-    if saved:
+    stale = [p for o, (n, t) in found.positional.items() if (p := record.retire(o, n, t))]
+    if saved or found.positional:
         record.save()
+    if stale:
+        warn(
+            str(f),
+            f"kept {len(stale)} file(s) under old line-number ids, edited since an import "
+            f"wrote them: {', '.join(p.name for p in stale[:5])}; {RECORD_NAME} maps each "
+            "old id to the case's id now",
+        )
     if kept:
         names = ", ".join(p.name for p in kept[:5]) + (" ..." if len(kept) > 5 else "")
         warn(

@@ -23,7 +23,7 @@ HMO = PROMEDIATE / "hmo.json"
 OPTIONS = [("A", "Open"), ("B", "Dual"), ("C", "Exclusive")]
 
 
-@pytest.mark.skipif(not HMO.exists(), reason=f"shared dataset absent: {HMO}")
+@pytest.mark.data("promediate")
 def test_the_shared_hmo_case_imports_with_the_rankings_its_profiles_state() -> None:
     result = import_promediate(json.loads(HMO.read_text()), "hmo")
     s = result.scenario
