@@ -54,6 +54,10 @@ def test_a_schema_constrained_reply_parses() -> None:
 def test_a_real_episode_runs_and_a_rerun_is_free_and_identical(tmp_path: Path) -> None:
     runner = CliRunner()
     args = [
+        # A call deadline a loaded 2-core machine meets (three times this): decoding runs
+        # at a few tokens a second there.
+        "--timeout",
+        "900",
         "--store",
         str(tmp_path),
         "run",
