@@ -211,6 +211,19 @@ def _model_readings(files: list[Path], model: str) -> dict[Path, dict[tuple[str,
     return out
 
 
+def _retire_positional(f: Path, found: CaseFile, record: ImportRecord) -> None:
+    """Map the line-number ids an earlier import used to the ids now, removing the old
+    files an import wrote; name those kept because someone edited them since."""
+    stale = [p for o, (n, t) in found.positional.items() if (p := record.retire(o, n, t))]
+    if stale:
+        warn(
+            str(f),
+            f"kept {len(stale)} file(s) under old line-number ids, edited since an import "
+            f"wrote them: {', '.join(p.name for p in stale[:5])}; {RECORD_NAME} maps each "
+            "old id to the case's id now",
+        )
+
+
 def _import_file(
     source: str,
     f: Path,
@@ -240,16 +253,9 @@ def _import_file(
         path.write_text(text, encoding="utf-8")
         record.wrote(path, text)
         saved.append(path)
-    stale = [p for o, (n, t) in found.positional.items() if (p := record.retire(o, n, t))]
+    _retire_positional(f, found, record)
     if saved or found.positional:
         record.save()
-    if stale:
-        warn(
-            str(f),
-            f"kept {len(stale)} file(s) under old line-number ids, edited since an import "
-            f"wrote them: {', '.join(p.name for p in stale[:5])}; {RECORD_NAME} maps each "
-            "old id to the case's id now",
-        )
     if kept:
         names = ", ".join(p.name for p in kept[:5]) + (" ..." if len(kept) > 5 else "")
         warn(
