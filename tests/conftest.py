@@ -18,6 +18,16 @@ from tests.data_location import ENABLE, SKIP_PREFIX, dataset_folder, skip_reason
 PLUGIN = Path(__file__).resolve().parent / "plugins" / "show_of_hands"
 
 
+@pytest.fixture(autouse=True)
+def _own_default_store(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command given no --store writes to a store of this test's own, never to
+    ./disputelab-runs in the clone, which parallel workers (pytest -n 2) would share.
+    A test of the default itself removes the variable."""
+    monkeypatch.setenv("DISPUTELAB_STORE", str(tmp_path_factory.mktemp("default-store")))
+
+
 @pytest.fixture
 def toy() -> Iterator[ModuleType]:
     """The plug-in's module, imported in this process (which registers it), and its
