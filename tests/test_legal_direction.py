@@ -33,7 +33,8 @@ from tests.data_location import agentmediation_records
 from tests.helpers import AGENTMEDIATION_CASES
 
 CASES = AGENTMEDIATION_CASES
-pytestmark = pytest.mark.data("agentmediation")
+# Slow: every real case is played, under each condition.
+pytestmark = [pytest.mark.data("agentmediation"), pytest.mark.slow]
 
 
 @cache

@@ -16,7 +16,10 @@ from disputelab.llm.local import LocalLlama, find_gguf, local_available
 from disputelab.llm.structured import MAX_SCHEMA_STRING, ask_structured
 
 REASON = local_available()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=f"embedded model absent: {REASON}")
+pytestmark = [
+    pytest.mark.skipif(REASON is not None, reason=f"embedded model absent: {REASON}"),
+    pytest.mark.slow,  # loads the embedded model and decodes on the CPU
+]
 
 
 class Offer(BaseModel):

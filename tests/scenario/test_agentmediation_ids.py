@@ -149,6 +149,7 @@ def test_a_record_written_before_ids_existed_still_reads(tmp_path: Path) -> None
     assert again.written == record.written and again.current_id("am-001") == "am-1a2b3c4d"
 
 
+@pytest.mark.slow  # imports every real case twice
 @pytest.mark.data("agentmediation")
 def test_the_real_cases_keep_their_ids_inside_a_reordered_superset(tmp_path: Path) -> None:
     # The full public repository holds the subset's cases and others between them: a
