@@ -49,7 +49,11 @@ def dataset_folder(name: str) -> Path | None:
 
 
 def skip_reason(missing: list[str]) -> str:
-    return f"{SKIP_PREFIX} {', '.join(missing)}; run {ENABLE}"
+    fetch = " and ".join(f"`disputelab datasets get {name}`" for name in missing)
+    return (
+        f"{SKIP_PREFIX} {', '.join(missing)}; run {fetch} "
+        "(or set DISPUTELAB_DATA to a folder that holds it)"
+    )
 
 
 def expected_folder(name: str) -> Path:
