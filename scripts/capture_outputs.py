@@ -387,6 +387,8 @@ def chains(repo: Path) -> list[Chain]:
                 dl("evaluate-promediate", "evaluate last --evaluator promediate"),
             ),
         ),
+        # The first four cases of the file, by their ids (from their titles; line-number ids
+        # am-001..am-004 before case ids were stable).
         Chain(
             "agentmediation-import",
             (
@@ -398,7 +400,7 @@ def chains(repo: Path) -> list[Chain]:
                 ),
                 dl(
                     "run-ek-top3",
-                    "run imported/agentmediation/am-001.yaml --protocol staged"
+                    "run imported/agentmediation/am-057314c9.yaml --protocol staged"
                     " --condition expertise:ek-top3",
                 ),
                 dl("report", "report last"),
@@ -409,13 +411,16 @@ def chains(repo: Path) -> list[Chain]:
                 dl("evaluate-rouge-char", "evaluate last --evaluator points-rouge"),
                 dl(
                     "run-stored-top5",
-                    "run imported/agentmediation/am-002.yaml --protocol staged"
+                    "run imported/agentmediation/am-a5c90939.yaml --protocol staged"
                     " --condition expertise:stored-top5",
                 ),
-                dl("run-preset", "run imported/agentmediation/am-003.yaml --preset agentmediation"),
+                dl(
+                    "run-preset",
+                    "run imported/agentmediation/am-c22504fb.yaml --preset agentmediation",
+                ),
                 dl(
                     "run-cause",
-                    "run imported/agentmediation/am-004.yaml --protocol staged"
+                    "run imported/agentmediation/am-d8bc124f.yaml --protocol staged"
                     " --condition cause:misconduct@1.5",
                 ),
             ),

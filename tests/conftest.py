@@ -13,8 +13,19 @@ import pytest
 from disputelab.agents.registry import AGENT_KINDS
 from disputelab.evaluation.registry import EVALUATORS
 from disputelab.protocols.base import PROTOCOLS
+from tests.data_location import ENABLE, SKIP_PREFIX, dataset_folder, skip_reason
 
 PLUGIN = Path(__file__).resolve().parent / "plugins" / "show_of_hands"
+
+
+@pytest.fixture(autouse=True)
+def _own_default_store(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command given no --store writes to a store of this test's own, never to
+    ./disputelab-runs in the clone, which parallel workers (pytest -n 2) would share.
+    A test of the default itself removes the variable."""
+    monkeypatch.setenv("DISPUTELAB_STORE", str(tmp_path_factory.mktemp("default-store")))
 
 
 @pytest.fixture
@@ -32,3 +43,31 @@ def toy() -> Iterator[ModuleType]:
         AGENT_KINDS.unregister("toy-chair/counter")
         EVALUATORS.unregister("toy-hands")
         sys.path.remove(str(PLUGIN))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip a test marked `data(NAME, ...)` whose datasets are not found, saying how to
+    fetch them (see tests/data_location.py)."""
+    for item in items:
+        names = [n for mark in item.iter_markers("data") for n in mark.args]
+        missing = [n for n in dict.fromkeys(names) if dataset_folder(n) is None]
+        if missing:
+            item.add_marker(pytest.mark.skip(reason=skip_reason(missing)))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Name the data tests that were skipped, and the command that runs them."""
+    skipped = [
+        r.nodeid
+        for r in terminalreporter.stats.get("skipped", [])
+        if SKIP_PREFIX in str(getattr(r, "longrepr", ""))
+    ]
+    if not skipped:
+        return
+    terminalreporter.section("tests skipped for want of the public datasets")
+    for nodeid in skipped:
+        terminalreporter.write_line(nodeid)
+    terminalreporter.write_line(
+        f"{len(skipped)} data test(s) skipped; to run them: {ENABLE}, then "
+        "`python -m pytest -m data`"
+    )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from pathlib import Path
 
 from disputelab.agents.memos import AgentMemos
 from disputelab.agents.registry import build_agent, build_parties
@@ -18,12 +17,19 @@ from disputelab.scenario import Scenario, builtin_scenarios
 from disputelab.scenario.schema import Strategy
 from disputelab.store.chunks import decode_turns
 from disputelab.store.sqlite import Store
+from tests.data_location import expected_folder
 
-# Real data nobody here wrote lies beside the project, never inside it; tests that read it
-# skip, naming the missing file, where it is absent.
-DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
-AGENTMEDIATION_CASES = DATASETS / "agentmediation" / "cases.jsonl"
-PROMEDIATE = DATASETS / "promediate"
+# Real data nobody here wrote lies outside the project, never inside it: found through
+# one setting (see tests/data_location.py); tests that read it carry
+# `@pytest.mark.data(NAME)` and skip, naming the command that fetches it, without it.
+AGENTMEDIATION = expected_folder("agentmediation")
+AGENTMEDIATION_CASES = AGENTMEDIATION / "cases.jsonl"
+PROMEDIATE = expected_folder("promediate")
+
+# How long a test waits for a child process or a server before calling it hung: only a
+# hung one gets near this, even on a 2-core machine at load 10, so no test's outcome
+# depends on the machine's speed (speed is measured in benchmarks/).
+WAIT_S = 600.0
 
 
 def scenario(sid: str = "tenancy") -> Scenario:

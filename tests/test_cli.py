@@ -29,7 +29,7 @@ from disputelab.report import serve
 from disputelab.scenario.io import scenario_to_data
 from disputelab.scenario.library import builtin_scenarios
 from disputelab.store.sqlite import DB_NAME, Store
-from tests.helpers import PROMEDIATE
+from tests.helpers import PROMEDIATE, WAIT_S
 
 BUILTIN_IDS = ("tenancy", "workplace", "community-centre")
 HEADLINE_METRICS = ("consensus_gain", "intervention_timeliness", "intervention_effectiveness")
@@ -327,7 +327,7 @@ def test_a_report_to_a_pipe_is_written_not_read_from(tmp_path: Path) -> None:
     reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
     reader.start()
     result = invoke(store, "report", "last", "--out", str(fifo))
-    reader.join(timeout=30)
+    reader.join(timeout=WAIT_S)
     assert result.exit_code == 0, result.output
     assert got and got[0].startswith(b"# Run ")
 
@@ -586,9 +586,7 @@ def test_bad_turn_taking_options_are_usage_errors(tmp_path: Path) -> None:
     assert_one_error_line(result, "--param thoughts")
 
 
-@pytest.mark.skipif(
-    not (PROMEDIATE / "hmo.json").exists(), reason=f"shared dataset absent: {PROMEDIATE}"
-)
+@pytest.mark.data("promediate")
 def test_the_imported_hmo_case_takes_motivated_turns(tmp_path: Path) -> None:
     store = tmp_path / "runs"
     imported = invoke(

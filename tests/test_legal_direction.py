@@ -1,4 +1,4 @@
-"""The AgentMediation conditions on the 308 real cases, as machinery.
+"""The AgentMediation conditions on the real cases, as machinery.
 
 No test here asserts a paper's direction (that competing settles less, that more
 retrieved bases raise recall): with rule agents those follow from their parameters and
@@ -7,8 +7,8 @@ from a mediator that cites whatever it is given, so pinning them would pin assum
 condition reaches the parties it names, and that the expertise condition hands the
 mediator the retrieved bases it claims to.
 
-The cases come from ../shared/datasets (never copied into the project); the tests skip
-with the reason when it is absent.
+The cases are the public dataset, found as tests/data_location.py says (never copied into
+the project); the tests skip, naming the command that fetches it, when it is absent.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import asyncio
 import math
 import statistics
 from functools import cache
-from pathlib import Path
 
 import pytest
 
@@ -30,11 +29,12 @@ from disputelab.protocols.staged.evaluation.agentmediation import proposals, sco
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.importers.agentmediation import import_agentmediation
 from disputelab.scenario.schema import Scenario
+from tests.data_location import agentmediation_records
+from tests.helpers import AGENTMEDIATION_CASES
 
-CASES = Path(__file__).resolve().parents[1].parent / "shared/datasets/agentmediation/cases.jsonl"
-pytestmark = pytest.mark.skipif(
-    not CASES.is_file(), reason=f"shared AgentMediation cases not found at {CASES}"
-)
+CASES = AGENTMEDIATION_CASES
+# Slow: every real case is played, under each condition.
+pytestmark = [pytest.mark.data("agentmediation"), pytest.mark.slow]
 
 
 @cache
@@ -60,8 +60,8 @@ def condition_means(condition: str) -> dict[str, float]:
     return {m: statistics.fmean(r[m] for r in rows) for m in rows[0]}
 
 
-def test_all_308_cases_import() -> None:
-    assert len(cases()) == 308
+def test_every_case_imports() -> None:
+    assert len(cases()) == len(agentmediation_records(CASES))
 
 
 @pytest.mark.parametrize("mode", ["competing", "compromising", "collaborating"])

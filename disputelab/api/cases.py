@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from disputelab.errors import DisputelabError
 from disputelab.scenario.checks import unsettlable
-from disputelab.scenario.import_record import ImportRecord
+from disputelab.scenario.import_record import RECORD_NAME, ImportRecord
 from disputelab.scenario.importers import FORMATS, ONE_CASE_PER_FILE, read_cases
 from disputelab.scenario.importers import case_files as files_of
 from disputelab.scenario.inputs import path_kind, read_user_file
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "IMPORT_FORMATS",
+    "RECORD_NAME",
     "CaseImportError",
     "CheckedScenario",
     "ImportedFile",
@@ -150,7 +151,9 @@ class ImportedFile:
     were edited since an import wrote them (or no import wrote them); `clashes` the
     scenario ids already imported from another file in this import, with that file;
     `problems` the records that could not be read, as (where, why); `failed` says the
-    file as a whole could not be read.
+    file as a whole could not be read. `stale` are files an earlier import wrote under
+    line-number ids and someone edited since: kept, with the import record mapping each
+    old id to the case's id now.
     """
 
     path: Path
@@ -160,6 +163,7 @@ class ImportedFile:
     clashes: list[tuple[str, Path]] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    stale: list[Path] = field(default_factory=list)
     failed: bool = False
 
     @property
@@ -194,7 +198,11 @@ def import_cases(
                 continue
             written[s.id] = f
             _save(s, target / f"{s.id}.yaml", record, overwrite, done)
-        if done.saved:
+        # Map the line-number ids an earlier import used to the ids now, removing the
+        # old files an import wrote and nobody edited.
+        positional = found.positional.items()
+        done.stale = [p for o, (n, t) in positional if (p := record.retire(o, n, t))]
+        if done.saved or found.positional:
             record.save()
         done.problems, done.warnings, done.failed = found.problems, found.warnings, found.failed
         yield done

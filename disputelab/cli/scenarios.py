@@ -13,6 +13,7 @@ from rich.markup import escape
 from disputelab.api import ScenarioError, UserFileError, catalog, make_user_dir
 from disputelab.api.cases import (
     IMPORT_FORMATS,
+    RECORD_NAME,
     ImportedFile,
     NotAScenarioError,
     case_files,
@@ -192,6 +193,13 @@ def _print_import(done: ImportedFile, target: Path) -> int:
             str(f),
             f"kept {len(done.kept)} scenario file(s) edited since an import wrote them (or "
             f"not written by one): {names}; --overwrite replaces them",
+        )
+    if done.stale:
+        warn(
+            str(f),
+            f"kept {len(done.stale)} file(s) under old line-number ids, edited since an "
+            f"import wrote them: {', '.join(p.name for p in done.stale[:5])}; "
+            f"{RECORD_NAME} maps each old id to the case's id now",
         )
     for where, why in done.problems[:MAX_PROBLEM_LINES]:
         print_problem(where, why)

@@ -12,7 +12,12 @@ from disputelab.scenario.importers import FORMATS, read_cases
 from disputelab.scenario.importers import case_files as importer_files
 from disputelab.scenario.inputs import InputLimitError, glob_paths, path_kind
 from disputelab.scenario.io import ScenarioError
-from disputelab.scenario.library import builtin_ids, builtin_scenario, resolve_scenario
+from disputelab.scenario.library import (
+    builtin_ids,
+    builtin_scenario,
+    imported_file,
+    resolve_scenario,
+)
 from disputelab.scenario.schema import Scenario
 
 IMPORT_SOURCES = tuple(FORMATS)
@@ -71,7 +76,7 @@ def _resolve_ref(
             found.problems.append(f"scenarios[{i}]: {ref} matches no built-in scenario")
         found.add(i, ref, [builtin_scenario(sid) for sid in matched])
         return
-    if library_dir is not None and path_kind(library_dir / f"{ref}.yaml") == "file":
+    if "/" not in ref and imported_file(ref, library_dir) is not None:
         found.add(i, ref, [resolve_scenario(ref, library_dir)])
         return
     source, sep, rest = ref.partition(":")

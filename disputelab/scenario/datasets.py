@@ -38,8 +38,8 @@ DATASETS = {
     for d in (
         Dataset(
             "agentmediation",
-            "308 Chinese civil-dispute cases with parties, points of contention, legal bases "
-            "and facts (AgentMediation)",
+            "Chinese civil-dispute cases with parties, points of contention, legal bases "
+            "and facts (AgentMediation; the public repository holds more than 300)",
             "https://github.com/cjj826/AgentMediation.git",
             (("data/case_back.json", "cases.jsonl"), ("data/data_resource.json", "raw.jsonl")),
             "cases.jsonl",

@@ -2,9 +2,12 @@
 rewrites its own files (a corrected case, a newer reader) but keeps one a user has edited
 since, which only a digest of what was written can tell apart.
 
-The record is `.imported.json` in the output folder: file name -> SHA-256 of the text
-written. A file it does not list (written before the record existed, or by hand) and
-that differs from what the import would write is kept too: nothing can tell whose it is.
+The record is `.imported.json` in the output folder: `files`, file name -> SHA-256 of the
+text written, and `ids`, an id a case was once imported under -> its id now (AgentMediation
+ids were line numbers before they came from the case), so that an old id still resolves.
+A record written before `ids` existed is the bare `files` mapping, and still reads. A file
+it does not list (written before the record existed, or by hand) and that differs from
+what the import would write is kept too: nothing can tell whose it is.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+
+import yaml
 
 RECORD_NAME = ".imported.json"
 
@@ -29,9 +34,10 @@ class ImportRecord:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             data = {}  # none yet, or unreadable: every differing file is then kept
-        self.written: dict[str, str] = (
-            {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
-        )
+        data = data if isinstance(data, dict) else {}
+        files = data.get("files", data) if isinstance(data.get("files"), dict) else data
+        self.written: dict[str, str] = _strings(files)
+        self.ids: dict[str, str] = _strings(data.get("ids")) if "files" in data else {}
 
     def may_write(self, path: Path, text: str) -> bool:
         """Whether writing `text` to `path` loses nothing: there is no file, it holds
@@ -47,5 +53,52 @@ class ImportRecord:
     def wrote(self, path: Path, text: str) -> None:
         self.written[path.name] = digest(text)
 
+    def renamed(self, old: str, new: str) -> None:
+        """Case `old` is imported as `new` now; ids that pointed at `old` follow it."""
+        if old != new:
+            self.ids[old] = new
+            for was, now in self.ids.items():
+                if now == old:
+                    self.ids[was] = new
+
+    def retire(self, old: str, new: str, title: str) -> Path | None:
+        """Record that case `old` is imported as `new` now, and remove `old`'s file when an
+        import wrote it, nobody has edited it since and it holds the same case (`title`):
+        the record resolves the old id. Returns the old file when it had to be kept."""
+        self.renamed(old, new)
+        path = self.path.parent / f"{old}.yaml"
+        if old == new or not path.exists():
+            return None
+        try:
+            current = path.read_text(encoding="utf-8")
+        except (OSError, ValueError):
+            return path
+        if self.written.get(path.name) != digest(current) or _title(current) != title:
+            return path
+        path.unlink()
+        del self.written[path.name]
+        return None
+
+    def current_id(self, sid: str) -> str | None:
+        """The id now of a case once imported as `sid`, if the record knows it."""
+        return self.ids.get(sid)
+
     def save(self) -> None:
-        self.path.write_text(json.dumps(self.written, indent=1, sort_keys=True), encoding="utf-8")
+        data = {"files": self.written, "ids": self.ids}
+        self.path.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+
+
+def _title(text: str) -> object:
+    """The title a scenario file's text gives (None when it cannot be read)."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    return data.get("title") if isinstance(data, dict) else None
+
+
+def _strings(data: object) -> dict[str, str]:
+    """A mapping of strings from what a record holds (anything else: empty)."""
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): str(v) for k, v in data.items() if isinstance(v, str)}

@@ -8,6 +8,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from disputelab.scenario.import_record import ImportRecord
 from disputelab.scenario.inputs import path_kind
 from disputelab.scenario.io import ScenarioError, load_scenario, parse_scenario_text
 from disputelab.scenario.schema import Scenario
@@ -49,6 +50,18 @@ def builtin_scenarios() -> dict[str, Scenario]:
     return {sid: builtin_scenario(sid) for sid in builtin_ids()}
 
 
+def imported_file(ref: str, library_dir: Path | None) -> Path | None:
+    """The scenario file imported into `library_dir` as `ref`, or under the id the import
+    record says a case once imported as `ref` has now (AgentMediation's old line-number
+    ids); None when there is none."""
+    if library_dir is None:
+        return None
+    for sid in (ref, ImportRecord(library_dir).current_id(ref)):
+        if sid and path_kind(library_dir / f"{sid}.yaml") == "file":
+            return library_dir / f"{sid}.yaml"
+    return None
+
+
 def resolve_scenario(ref: str, library_dir: Path | None = None) -> Scenario:
     """A built-in id, an id imported into `library_dir` (the store's library), or a path
     to a scenario file."""
@@ -56,8 +69,8 @@ def resolve_scenario(ref: str, library_dir: Path | None = None) -> Scenario:
         raise ScenarioError("scenario", ["empty; give a built-in id, an imported one or a file"])
     if ref in builtin_ids():
         return builtin_scenario(ref).model_copy(deep=True)
-    imported = library_dir / f"{ref}.yaml" if library_dir is not None else None
-    if imported is not None and "/" not in ref and path_kind(imported) == "file":
+    imported = imported_file(ref, library_dir) if "/" not in ref else None
+    if imported is not None:
         return load_scenario(imported)
     path = Path(ref)
     # Whatever is at the path (a device or a name too long included), loading says what.

@@ -21,7 +21,10 @@ from disputelab.llm.local import local_available
 from disputelab.llm.models import ModelHub
 
 REASON = local_available()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=f"embedded model absent: {REASON}")
+pytestmark = [
+    pytest.mark.skipif(REASON is not None, reason=f"embedded model absent: {REASON}"),
+    pytest.mark.slow,  # loads the embedded model and decodes on the CPU
+]
 
 
 def test_the_embedded_model_runs_the_pipeline_to_a_verdict(tmp_path: Path) -> None:

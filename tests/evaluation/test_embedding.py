@@ -11,6 +11,7 @@ from disputelab.evaluation.embedding import embedding_available, embedding_simil
 REASON = embedding_available()
 
 
+@pytest.mark.slow  # loads the sentence-embedding model
 @pytest.mark.skipif(REASON is not None, reason=f"embedding model absent: {REASON}")
 def test_similar_texts_score_higher_than_unrelated_ones() -> None:
     same = embedding_similarity(

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from disputelab.store.sqlite import Store
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,6 +38,7 @@ def test_the_example_has_at_most_ten_lines_of_code() -> None:
     assert len(code) <= 10, code
 
 
+@pytest.mark.slow  # two fresh interpreters run an experiment each
 def test_the_example_runs_and_prints_metrics_and_tables(tmp_path: Path) -> None:
     proc = _python(EXAMPLE, tmp_path)
     assert proc.returncode == 0, proc.stderr

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from disputelab.cli import app
 from disputelab.plan.spec import ExperimentSpec, SpecError, grid_episodes, load_spec
 from disputelab.store.sqlite import DB_NAME, Store
+from tests.helpers import WAIT_S
 
 SPEC = """name: grid
 scenarios: [tenancy, workplace]
@@ -108,7 +109,7 @@ def test_resume_after_a_kill_finishes_without_duplicates(tmp_path: Path) -> None
         stderr=subprocess.DEVNULL,
     )
     db = store_dir / DB_NAME
-    deadline = time.time() + 60
+    deadline = time.time() + WAIT_S  # only a hung child gets near this
     done = 0
     while time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)

@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from disputelab.cli import app
+from tests.helpers import WAIT_S
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-c", "from disputelab.cli import main; main()"]
@@ -40,7 +41,7 @@ def _cli(store: Path, *args: str) -> str:
 
 def _complete(store: Path) -> int:
     try:
-        db = sqlite3.connect(store / "disputelab.sqlite", timeout=5)
+        db = sqlite3.connect(store / "disputelab.sqlite", timeout=60)
         try:
             row = db.execute(
                 "SELECT COUNT(*) FROM episodes WHERE status NOT IN ('incomplete', 'failed')"
@@ -60,10 +61,11 @@ def _start(tmp_path: Path) -> tuple[subprocess.Popen[str], Path, Path]:
     proc = subprocess.Popen(
         args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    deadline = time.monotonic() + 90
+    # Only a hung child gets near this bound, even on a loaded 2-core machine.
+    deadline = time.monotonic() + WAIT_S
     while _complete(store) < 10:
         assert proc.poll() is None, "the experiment ended before it could be interrupted"
-        assert time.monotonic() < deadline, "no episode finished within 90 s"
+        assert time.monotonic() < deadline, f"no episode finished within {WAIT_S:g} s"
         time.sleep(0.05)
     return proc, store, spec
 
@@ -72,7 +74,7 @@ def _start(tmp_path: Path) -> tuple[subprocess.Popen[str], Path, Path]:
 def test_a_signal_stops_the_run_and_says_how_to_resume(tmp_path: Path, sig: int) -> None:
     proc, store, spec = _start(tmp_path)
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=WAIT_S)
     assert proc.returncode == 130, err
     assert "Traceback" not in out + err
     lines = [line for line in err.splitlines() if line.strip()]
@@ -92,7 +94,7 @@ def test_a_signal_stops_the_run_and_says_how_to_resume(tmp_path: Path, sig: int)
     assert command == ["disputelab", "--store", str(store), "experiment", str(spec), "--resume"]
     # The command it gives goes on from there and finishes every episode exactly once.
     again = subprocess.run(
-        [*CLI, *command[1:]], cwd=ROOT, capture_output=True, text=True, timeout=300
+        [*CLI, *command[1:]], cwd=ROOT, capture_output=True, text=True, timeout=WAIT_S
     )
     assert again.returncode == 0, again.stderr
     assert f"{kept} already done" in " ".join(again.stdout.split())
@@ -112,7 +114,7 @@ def test_a_second_interrupt_quits_at_once(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGINT)
     time.sleep(0.01)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
+    out, err = proc.communicate(timeout=WAIT_S)
     assert "Traceback" not in out + err
     # Either the second signal cut the stop short, or the stop was already complete.
     assert "quitting at once" in err or "resume with: " in err

@@ -63,7 +63,7 @@ MEDIATED_METRICS = UNMEDIATED_METRICS | {
 COMPLETE = ("resolved", "impasse", "budget")
 COUNT_COMPLETE = f"SELECT COUNT(*) FROM episodes WHERE status IN {COMPLETE}"
 COUNT_TURNS = "SELECT COALESCE(SUM(count), 0) FROM turn_chunks"
-ROUND_TIMEOUT_S = 120.0  # only a hung child gets near this
+ROUND_TIMEOUT_S = 600.0  # only a hung child gets near this, even at load 10
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def _planned() -> list[PlannedEpisode]:
 
 @contextmanager
 def _read_only(db: Path) -> Iterator[sqlite3.Connection]:
-    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)) as conn:
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=60)) as conn:
         yield conn
 
 

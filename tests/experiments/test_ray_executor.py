@@ -19,6 +19,7 @@ from tests.experiments.test_executors import RULE_GRID, _llm_spec, _run, _stored
 from tests.helpers import stored_turns
 
 ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'disputelab[ray]'")
+pytestmark = pytest.mark.slow  # starts a local Ray cluster
 
 
 @pytest.fixture(scope="module", autouse=True)

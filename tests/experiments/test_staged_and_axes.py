@@ -13,10 +13,10 @@ from disputelab.cli import app
 from disputelab.llm.testing import Scripted, fake_openai
 from disputelab.plan.spec import ExperimentSpec, grid_episodes, resolve_scenarios
 from disputelab.scenario import builtin_scenarios
+from disputelab.scenario.importers.agentmediation import import_agentmediation
 from disputelab.store.sqlite import Store
 from tests.curation import drafts
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import AGENTMEDIATION_CASES, PROMEDIATE
 
 
 def _cli(tmp_path: Path, *args: str) -> tuple[int, str]:
@@ -133,11 +133,9 @@ def test_extra_evaluators_in_a_spec_run_after_the_episodes(tmp_path: Path) -> No
     assert any(e.startswith("self-report") or "self-report" in e for e in evaluators)
 
 
+@pytest.mark.data("agentmediation")
 def test_agentmediation_import_names_bad_lines_and_imports_the_rest(tmp_path: Path) -> None:
-    cases = ROOT.parent / "shared/datasets/agentmediation/cases.jsonl"
-    if not cases.is_file():
-        pytest.skip(f"shared AgentMediation cases not found at {cases}")
-    lines = cases.read_text(encoding="utf-8").splitlines()[:2]
+    lines = AGENTMEDIATION_CASES.read_text(encoding="utf-8").splitlines()[:2]
     src = tmp_path / "mixed.jsonl"
     src.write_text("\n".join([lines[0], "{broken", lines[1]]) + "\n", encoding="utf-8")
     code, out = _cli(
@@ -156,9 +154,10 @@ def test_agentmediation_import_names_bad_lines_and_imports_the_rest(tmp_path: Pa
     assert "imported 2 case(s)" in flat and "1 skipped" in flat
     written = sorted(p.name for p in (tmp_path / "cases").iterdir())
     # The two cases read, and the import's record of what it wrote (for importing again).
-    assert written == [".imported.json", "am-001.yaml", "am-003.yaml"]
+    ids = [s.id for s in import_agentmediation(src).scenarios]
+    assert written == sorted([".imported.json", *(f"{sid}.yaml" for sid in ids)])
     code, out = _cli(
-        tmp_path, "run", str(tmp_path / "cases" / "am-001.yaml"), "--protocol", "staged"
+        tmp_path, "run", str(tmp_path / "cases" / f"{ids[0]}.yaml"), "--protocol", "staged"
     )
     assert code == 0, out
     assert "legal_basis_recall" in out and "points_rouge_l" in out
@@ -193,15 +192,14 @@ def test_curate_keeps_a_hard_recast_and_logs_an_easy_one(tmp_path: Path) -> None
     assert len(log) == 1 and json.loads(log[0])["stage"] in ("filter", "validate")
 
 
+@pytest.mark.data("agentmediation")
 def test_a_spec_can_name_an_importer_source_and_bad_records_are_listed(tmp_path: Path) -> None:
-    cases = ROOT.parent / "shared/datasets/agentmediation/cases.jsonl"
-    if not cases.is_file():
-        pytest.skip(f"shared AgentMediation cases not found at {cases}")
     src = tmp_path / "cases.jsonl"
-    lines = cases.read_text(encoding="utf-8").splitlines()[:3]
+    lines = AGENTMEDIATION_CASES.read_text(encoding="utf-8").splitlines()[:3]
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")
     spec = ExperimentSpec(name="x", scenarios=[f"agentmediation:{src.name}"], protocol="staged")
-    assert sorted(resolve_scenarios(spec, tmp_path)) == ["am-001", "am-002", "am-003"]
+    ids = sorted(s.id for s in import_agentmediation(src).scenarios)
+    assert len(ids) == 3 and sorted(resolve_scenarios(spec, tmp_path)) == ids
     src.write_text("\n".join([lines[0], "not json"]) + "\n", encoding="utf-8")
     code, out = _cli(
         tmp_path,
@@ -215,10 +213,9 @@ def test_a_spec_can_name_an_importer_source_and_bad_records_are_listed(tmp_path:
     assert code == 2 and "cases.jsonl:2: not valid JSON" in " ".join(out.split())
 
 
+@pytest.mark.data("promediate")
 def test_an_id_imported_into_the_store_library_runs_by_name(tmp_path: Path) -> None:
-    hmo = ROOT.parent / "shared/datasets/promediate/hmo.json"
-    if not hmo.is_file():
-        pytest.skip(f"shared ProMediate case not found at {hmo}")
+    hmo = PROMEDIATE / "hmo.json"
     code, out = _cli(tmp_path, "scenarios", "import", "--from", "promediate", str(hmo))
     assert code == 0, out
     assert (tmp_path / "runs" / "library" / "hmo.yaml").is_file()

@@ -153,7 +153,8 @@ def test_a_yaml_corpus_works_like_jsonl(tmp_path: Path) -> None:
     assert StatuteIndex.from_file(path).retrieve("拖欠物业费", k=1) == ["《民法典》第944条"]
 
 
-@pytest.mark.skipif(not CASES.exists(), reason=f"shared dataset absent: {CASES}")
+@pytest.mark.slow  # a BM25 query per real case
+@pytest.mark.data("agentmediation")
 def test_leave_one_out_recall_on_the_shared_cases_grows_with_k() -> None:
     cases = import_agentmediation(CASES).scenarios
     start = time.perf_counter()

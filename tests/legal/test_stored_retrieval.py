@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from disputelab.scenario.importers.agentmediation import import_agentmediation
 from disputelab.scenario.library import builtin_scenarios
 from disputelab.scenario.schema import Scenario
 from disputelab.store.sqlite import Store
+from tests.data_location import agentmediation_records
 from tests.helpers import AGENTMEDIATION_CASES
 
 CASES = AGENTMEDIATION_CASES
@@ -91,7 +93,9 @@ def test_a_legal_case_without_a_stored_list_is_a_one_line_condition_error(
     tmp_path: Path,
 ) -> None:
     [absent] = _import(tmp_path, _record("王某", None))
-    with pytest.raises(ConditionError, match="am-001 has no stored retrieval list") as info:
+    with pytest.raises(
+        ConditionError, match=f"{re.escape(absent.id)} has no stored retrieval"
+    ) as info:
         apply_condition(absent, "expertise:stored-top3")
     assert "\n" not in str(info.value) and "expertise:ek-top3" in str(info.value)
 
@@ -141,26 +145,24 @@ def test_experiment_cells_get_stored_bases_and_bm25_bases_side_by_side(tmp_path:
     conditions = ("expertise:none", "expertise:ek-top3", "expertise:stored-top3")
     conditioned = {(s.id, c): apply_condition(s, c) for s in cases for c in conditions}
     got = retrieved_bases(None, scenarios, conditioned)
-    assert got[("am-001", "expertise:stored-top3")] == ("《民法典》第577条", "《民法典》第509条")
-    assert got[("am-002", "expertise:stored-top3")] == ("《民法典》第1165条",)
-    assert set(got[("am-001", "expertise:ek-top3")]) == {"《民法典》第577条", "《民法典》第509条"}
-    assert ("am-001", "expertise:none") not in got
+    zhang, li = (s.id for s in cases)
+    assert got[(zhang, "expertise:stored-top3")] == ("《民法典》第577条", "《民法典》第509条")
+    assert got[(li, "expertise:stored-top3")] == ("《民法典》第1165条",)
+    assert set(got[(zhang, "expertise:ek-top3")]) == {"《民法典》第577条", "《民法典》第509条"}
+    assert (zhang, "expertise:none") not in got
 
 
 def test_only_stored_cells_need_no_corpus_at_all(tmp_path: Path) -> None:
     [case] = _import(tmp_path, _record("张某", STORED))
-    conditioned = {("am-001", "stored"): apply_condition(case, "expertise:stored-top3")}
+    conditioned = {(case.id, "stored"): apply_condition(case, "expertise:stored-top3")}
     # A lone case: BM25 would have no corpus (its own bases are left out), stored needs none.
-    assert retrieved_bases(None, {"am-001": case}, conditioned) == {
-        ("am-001", "stored"): ("《民法典》第577条", "《民法典》第509条")
+    assert retrieved_bases(None, {case.id: case}, conditioned) == {
+        (case.id, "stored"): ("《民法典》第577条", "《民法典》第509条")
     }
 
 
 def test_the_staged_mediator_cites_the_stored_bases_it_is_handed(tmp_path: Path) -> None:
-    records = [_record("张某", STORED), _record("李某", ["《民法典》第1165条"])]
-    (tmp_path / "cases.jsonl").write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), "utf-8"
-    )
+    zhang, _ = _import(tmp_path, _record("张某", STORED), _record("李某", ["《民法典》第1165条"]))
     spec = tmp_path / "spec.yaml"
     spec.write_text(
         "name: t7\nprotocol: staged\nscenarios: ['agentmediation:cases.jsonl']\n"
@@ -173,21 +175,23 @@ def test_the_staged_mediator_cites_the_stored_bases_it_is_handed(tmp_path: Path)
     store = Store(runs)
 
     def said(condition: str) -> str:
-        episode = store.load_episode(f"t7/am-001/{condition}/rule/r0").episode
+        episode = store.load_episode(f"t7/{zhang.id}/{condition}/rule/r0").episode
         return " ".join(t.text for t in episode.turns)
 
     assert "《民法典》第509条" in said("expertise:stored-top3")
     assert "《民法典》第509条" not in said("expertise:none")
 
 
-@pytest.mark.skipif(not CASES.exists(), reason=f"shared dataset absent: {CASES}")
+@pytest.mark.data("agentmediation")
 def test_every_shared_case_keeps_its_stored_list() -> None:
     cases = import_agentmediation(CASES).scenarios
-    lines = [json.loads(x) for x in CASES.read_text(encoding="utf-8").splitlines()]
+    lines = agentmediation_records(CASES)
     assert [s.legal.stored_retrieval for s in cases if s.legal] == [
-        x["retrieve_articles"] for x in lines
+        x.get("retrieve_articles") for x in lines
     ]
-    assert sum(1 for s in cases if s.legal and s.legal.stored_retrieval == []) == 16
+    # An empty list stays empty (16 such cases in the 308-case subset), never None.
+    empty = sum(1 for x in lines if x.get("retrieve_articles") == [])
+    assert sum(1 for s in cases if s.legal and s.legal.stored_retrieval == []) == empty
 
 
 def test_the_suggested_retriever_names_the_corpus_only_where_the_case_lacks_bases() -> None:

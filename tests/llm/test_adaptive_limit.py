@@ -85,7 +85,7 @@ def test_calls_failing_together_under_one_limit_cut_it_once() -> None:
 
 def _against_hidden_limit(adaptive: bool) -> tuple[int, float]:
     with fake_openai(lambda b: Scripted(content="ok", delay_s=0.03), hidden_limit=4) as server:
-        backend = OpenAICompatible("m", server.url, None, timeout_s=10, connections=32)
+        backend = OpenAICompatible("m", server.url, None, timeout_s=120, connections=32)
         limited = Limited(backend, 32, None, adaptive)
         model = Retrying(limited, attempts=60, base_s=0.01, cap_s=0.1)
 

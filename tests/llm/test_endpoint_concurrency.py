@@ -79,7 +79,7 @@ def test_the_pool_keeps_a_connection_alive_per_call_in_flight() -> None:
         await backend.aclose()
 
     with fake_openai(lambda body: Scripted(content="ok", delay_s=0.5)) as server:
-        backend = OpenAICompatible("m", server.url, None, timeout_s=30, connections=120)
+        backend = OpenAICompatible("m", server.url, None, timeout_s=120, connections=120)
         asyncio.run(waves(backend))
     assert server.calls == 240
     assert len(server.connections) <= 125  # a few may be replaced; not a wave's worth

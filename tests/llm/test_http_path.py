@@ -71,11 +71,11 @@ def test_server_errors_and_timeouts_are_retried() -> None:
             Scripted(status=500),
             Scripted(status=503),
             # Well past the timeout, while an ordinary reply stays well inside it even on
-            # a loaded machine (a 0.3 s timeout once cut off the final reply too).
-            Scripted(content="late", delay_s=3.0),
+            # a machine at load 10 (a 0.3 s timeout once cut off the final reply too).
+            Scripted(content="late", delay_s=12.0),
             Scripted(content="ok"),
         )
-        model = _fast_retry(_backend(server.url, timeout_s=1.0), attempts=5)
+        model = _fast_retry(_backend(server.url, timeout_s=4.0), attempts=5)
         r = asyncio.run(model.complete(ASK))
     assert r.text == "ok" and r.retries == 3 and server.calls == 4
 

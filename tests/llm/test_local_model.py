@@ -16,7 +16,10 @@ from disputelab.llm.local import LocalLlama, find_gguf, local_available
 from disputelab.llm.structured import MAX_SCHEMA_STRING, ask_structured
 
 REASON = local_available()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=f"embedded model absent: {REASON}")
+pytestmark = [
+    pytest.mark.skipif(REASON is not None, reason=f"embedded model absent: {REASON}"),
+    pytest.mark.slow,  # loads the embedded model and decodes on the CPU
+]
 
 
 class Offer(BaseModel):
@@ -54,6 +57,10 @@ def test_a_schema_constrained_reply_parses() -> None:
 def test_a_real_episode_runs_and_a_rerun_is_free_and_identical(tmp_path: Path) -> None:
     runner = CliRunner()
     args = [
+        # A call deadline a loaded 2-core machine meets (three times this): decoding runs
+        # at a few tokens a second there.
+        "--timeout",
+        "900",
         "--store",
         str(tmp_path),
         "run",

@@ -26,7 +26,7 @@ def _only(monkeypatch: pytest.MonkeyPatch, **env: str) -> None:
 
 
 def _complete(url: str) -> str:
-    backend = OpenAICompatible("m", url, api_key_env=None, timeout_s=5)
+    backend = OpenAICompatible("m", url, api_key_env=None, timeout_s=60)
 
     async def go() -> str:
         try:
@@ -52,7 +52,7 @@ def test_no_proxy_hosts_are_reached_directly(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_a_pool_is_opened_per_event_loop_and_closed_on_it() -> None:
-    transport = HttpTransport(connections=4, timeout_s=5)
+    transport = HttpTransport(connections=4, timeout_s=60)
     with fake_openai() as server:
 
         async def post() -> int:
@@ -93,7 +93,7 @@ def test_all_proxy_and_a_proxy_without_a_scheme_are_honoured(
 
 
 def test_a_closed_pool_is_opened_again_when_used_again() -> None:
-    transport = HttpTransport(connections=4, timeout_s=5)
+    transport = HttpTransport(connections=4, timeout_s=60)
     with fake_openai() as server:
 
         async def post_close_post() -> int:

@@ -54,11 +54,13 @@ def _disputelab(site: Path, cwd: Path, *args: str) -> str:
     return " ".join(proc.stdout.split())
 
 
+@pytest.mark.slow  # pip installs the plug-in package
 def test_the_plugin_is_listed_with_its_seat_and_evaluator(site: Path, tmp_path: Path) -> None:
     text = _disputelab(site, tmp_path, "protocols", "list")
     assert "show-of-hands" in text and "counter" in text and "toy-hands" in text
 
 
+@pytest.mark.slow  # pip installs the plug-in package
 def test_the_plugin_runs_stores_and_reports_as_a_built_in_does(site: Path, tmp_path: Path) -> None:
     ran = _disputelab(
         site, tmp_path, "run", "tenancy", "--protocol", "show-of-hands", "-P", "rounds=2"

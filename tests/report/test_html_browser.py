@@ -24,6 +24,8 @@ pytest.importorskip("selenium", reason="selenium is not installed (pip install '
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+pytestmark = pytest.mark.slow  # drives headless Chromium
+
 
 def _write(store: Store, run_id: str, path: Path) -> str:
     path.write_text(run_html(store, run_id), encoding="utf-8")

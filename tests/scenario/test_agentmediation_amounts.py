@@ -5,14 +5,13 @@ gets an amount term whose reference is that amount, and the rest are named in wa
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from disputelab.scenario.importers.agentmediation import import_agentmediation
 from disputelab.scenario.importers.amounts import chinese_number, recorded_amount
+from tests.helpers import AGENTMEDIATION_CASES
 
-DATASET = Path("/work/shared/datasets/agentmediation/cases.jsonl")
+DATASET = AGENTMEDIATION_CASES
 
 
 @pytest.mark.parametrize(
@@ -50,9 +49,7 @@ def test_chinese_numerals() -> None:
     assert chinese_number("两百") == 200
 
 
-@pytest.mark.skipif(
-    not DATASET.exists(), reason="the AgentMediation dataset is not at /work/shared/datasets"
-)
+@pytest.mark.data("agentmediation")
 def test_the_dataset_cases_with_a_readable_amount_get_an_amount_term() -> None:
     result = import_agentmediation(DATASET)
     with_amount = [s for s in result.scenarios if s.terms]

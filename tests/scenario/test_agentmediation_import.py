@@ -16,15 +16,17 @@ from disputelab.scenario.importers.agentmediation import (
     CLAIMANT,
     RESPONDENT,
     AgentMediationError,
+    case_hash,
     dispute_type_from_title,
     import_agentmediation,
 )
 from disputelab.scenario.schema import Scenario
+from tests.data_location import agentmediation_records
 from tests.helpers import AGENTMEDIATION_CASES
 
 DATA = AGENTMEDIATION_CASES.parent
 CASES = DATA / "cases.jsonl"
-needs_data = pytest.mark.skipif(not CASES.exists(), reason=f"shared dataset absent: {CASES}")
+needs_data = pytest.mark.data("agentmediation")
 
 GOOD = {
     "name": "张某与某装修公司装饰装修合同纠纷调解案.pdf",
@@ -52,10 +54,13 @@ def _write(tmp_path: Path, lines: list[str], name: str = "cases.jsonl") -> Path:
 
 
 @needs_data
-def test_all_308_shared_cases_import_without_a_problem(shared: list[Scenario]) -> None:
-    assert len(shared) == 308
-    assert [s.id for s in shared[:2]] == ["am-001", "am-002"]
-    assert len({s.id for s in shared}) == 308
+def test_every_real_case_imports_without_a_problem_under_an_id_from_its_title(
+    shared: list[Scenario],
+) -> None:
+    records = agentmediation_records(CASES)
+    assert len(shared) == len(records)
+    assert [s.id for s in shared] == ["am-" + case_hash(str(r["name"])) for r in records]
+    assert len({s.id for s in shared}) == len(records)
     assert all(s.domain == "legal" and s.language == "zh" for s in shared)
 
 
@@ -70,9 +75,8 @@ def test_dispute_types_come_from_raw_jsonl_and_give_the_papers_76_types(
 
 
 @needs_data
-def test_case_one_maps_field_by_field(shared: list[Scenario]) -> None:
-    s = shared[0]
-    assert s.title == "某物业公司与李某物业服务合同纠纷调解案"
+def test_a_case_maps_field_by_field(shared: list[Scenario]) -> None:
+    [s] = [x for x in shared if x.title == "某物业公司与李某物业服务合同纠纷调解案"]
     assert [(p.id, p.name, p.role) for p in s.parties] == [
         ("p1", "李某", RESPONDENT),
         ("p2", "物业公司法定代表人", CLAIMANT),
@@ -155,7 +159,7 @@ def test_bad_lines_are_reported_with_their_line_numbers_and_the_rest_import(
         tmp_path, [json.dumps(GOOD, ensure_ascii=False), "{not json", json.dumps(missing_players)]
     )
     result = import_agentmediation(path)
-    assert [s.id for s in result.scenarios] == ["am-001"]
+    assert [s.id for s in result.scenarios] == ["am-" + case_hash(str(GOOD["name"]))]
     assert [n for n, _ in result.problems] == [2, 3]
     assert "not valid JSON" in result.problems[0][1]
     assert "players" in result.problems[1][1]
@@ -201,7 +205,8 @@ def test_without_raw_records_the_type_is_cut_from_the_title_and_each_case_is_nam
         "相邻关系纠纷",
     ]
     assert any("no raw records beside cases.jsonl" in w for w in result.warnings)
-    assert any("am-001, am-002" in w and "dispute type" in w for w in result.warnings)
+    ids = ", ".join(s.id for s in result.scenarios)
+    assert any(ids in w and "dispute type" in w for w in result.warnings)
     assert all(
         any("dispute type cut from the title" in a for a in s.assumptions) for s in result.scenarios
     )

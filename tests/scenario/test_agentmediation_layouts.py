@@ -20,11 +20,12 @@ from disputelab.scenario.importers.agentmediation import (
     import_agentmediation,
     raw_file,
 )
+from tests.data_location import agentmediation_records
 from tests.helpers import AGENTMEDIATION_CASES
 
 DATA = AGENTMEDIATION_CASES.parent
 CASES, RAW = DATA / "cases.jsonl", DATA / "raw.jsonl"
-needs_data = pytest.mark.skipif(not CASES.exists(), reason=f"shared dataset absent: {CASES}")
+needs_data = pytest.mark.data("agentmediation")
 
 
 def _case(name: str, players: list[str], brief: str) -> dict[str, object]:
@@ -107,7 +108,7 @@ def test_a_case_no_raw_record_matches_is_named_in_a_warning_and_its_assumptions(
     result = import_agentmediation(_clone(tmp_path / "AgentMediation"))
     third = result.scenarios[2]
     assert third.legal is not None and third.legal.dispute_type == "服务合同纠纷"
-    named = [w for w in result.warnings if w.startswith("am-003 ")]
+    named = [w for w in result.warnings if w.startswith(f"{third.id} ")]
     assert len(named) == 1
     assert "吴某与某公司服务合同纠纷调解案" in named[0]
     assert "no record in data_resource.json matches" in named[0]
@@ -162,12 +163,9 @@ def test_the_cli_imports_case_back_json_from_a_clone(tmp_path: Path) -> None:
         ],
     )
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in out.glob("*.yaml")) == [
-        "am-001.yaml",
-        "am-002.yaml",
-        "am-003.yaml",
-    ]
-    assert "物业服务合同纠纷" in (out / "am-001.yaml").read_text(encoding="utf-8")
+    cases = import_agentmediation(back).scenarios
+    assert sorted(p.name for p in out.glob("*.yaml")) == sorted(f"{s.id}.yaml" for s in cases)
+    assert "物业服务合同纠纷" in (out / f"{cases[0].id}.yaml").read_text(encoding="utf-8")
 
 
 @needs_data
@@ -182,7 +180,7 @@ def test_the_shared_cases_laid_out_as_the_repository_keep_every_raw_type(tmp_pat
     for line in RAW.read_text(encoding="utf-8").splitlines():
         rec = json.loads(line)
         raw[rec["filename"].removesuffix(".pdf").strip()] = rec["content"]["关键词"].split()[1]
-    assert len(result.scenarios) == 308
+    assert len(result.scenarios) == len(agentmediation_records(CASES))
     differ = [s.id for s in result.scenarios if s.legal and s.legal.dispute_type != raw[s.title]]
     assert differ == []
     assert not any("dispute type" in w for w in result.warnings)

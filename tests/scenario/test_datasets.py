@@ -12,13 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from disputelab.cli import app
-from tests.helpers import DATASETS
+from tests.helpers import AGENTMEDIATION, PROMEDIATE
 
-SHARED = DATASETS
-pytestmark = [
-    pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared datasets not found at {SHARED}"),
-    pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed"),
-]
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 
 def _git(*args: str, cwd: Path) -> None:
@@ -63,8 +59,9 @@ def test_a_spec_names_a_dataset_that_is_not_fetched_yet(tmp_path: Path, data: Pa
     assert "dataset agentmediation is not fetched yet; fetch it (`disputelab datasets get" in out
 
 
+@pytest.mark.data("agentmediation")
 def test_get_agentmediation_then_run_a_spec_on_it(tmp_path: Path, data: Path) -> None:
-    am = SHARED / "agentmediation"
+    am = AGENTMEDIATION
     url = _bare_repository(
         tmp_path,
         {"data/case_back.json": am / "cases.jsonl", "data/data_resource.json": am / "raw.jsonl"},
@@ -86,10 +83,11 @@ def test_get_agentmediation_then_run_a_spec_on_it(tmp_path: Path, data: Path) ->
     assert "5 episodes planned, 5 run" in out
 
 
+@pytest.mark.data("promediate")
 def test_get_promediate_lays_out_the_cases_with_their_topic_names(
     tmp_path: Path, data: Path
 ) -> None:
-    pm = SHARED / "promediate"
+    pm = PROMEDIATE
     url = _bare_repository(
         tmp_path,
         {
@@ -129,8 +127,9 @@ def test_a_plain_folder_given_as_the_source_is_named_as_one(tmp_path: Path, data
     assert not (data / "promediate").exists()  # nothing fetched, nothing laid out
 
 
+@pytest.mark.data("agentmediation")
 def test_a_bare_mirror_given_as_a_path_is_fetched_from(tmp_path: Path, data: Path) -> None:
-    am = SHARED / "agentmediation"
+    am = AGENTMEDIATION
     files = {"data/case_back.json": am / "cases.jsonl", "data/data_resource.json": am / "raw.jsonl"}
     _bare_repository(tmp_path, files, lines=3)
     path = str(tmp_path / "mirror.git")  # a path, not a URL: a bare repository has no .git
@@ -139,8 +138,9 @@ def test_a_bare_mirror_given_as_a_path_is_fetched_from(tmp_path: Path, data: Pat
     assert (data / "agentmediation" / "cases.jsonl").is_file()
 
 
+@pytest.mark.data("agentmediation")
 def test_a_failed_fetch_keeps_the_dataset_fetched_before(tmp_path: Path, data: Path) -> None:
-    am = SHARED / "agentmediation"
+    am = AGENTMEDIATION
     url = _bare_repository(
         tmp_path,
         {"data/case_back.json": am / "cases.jsonl", "data/data_resource.json": am / "raw.jsonl"},

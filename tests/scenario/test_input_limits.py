@@ -28,7 +28,8 @@ from disputelab.scenario.inputs import (
 )
 from disputelab.scenario.io import ScenarioError, dump_scenario, parse_scenario_text
 from disputelab.scenario.library import builtin_scenarios, resolve_scenario
-from tests.helpers import AGENTMEDIATION_CASES, DATASETS
+from tests.data_location import agentmediation_records
+from tests.helpers import AGENTMEDIATION_CASES, PROMEDIATE
 
 
 def _problem(
@@ -73,19 +74,19 @@ def test_text_that_is_not_utf8_names_the_byte_and_the_fix(tmp_path: Path) -> Non
     assert _problem(path) == "not UTF-8 text (byte 0xe9 at offset 7); save it as UTF-8"
 
 
-@pytest.mark.skipif(not DATASETS.exists(), reason=f"shared datasets absent: {DATASETS}")
+@pytest.mark.data("agentmediation", "promediate")
 def test_the_real_datasets_fit_well_within_the_limits() -> None:
-    sizes = {p: p.stat().st_size for p in DATASETS.rglob("*.json*")}
+    files = [*AGENTMEDIATION_CASES.parent.glob("*.json*"), *PROMEDIATE.glob("*.json")]
+    sizes = {p: p.stat().st_size for p in files}
     assert sizes and max(sizes.values()) * 10 < MAX_DATASET_BYTES
     assert max(s for p, s in sizes.items() if "promediate" in p.parts) * 10 < MAX_FILE_BYTES
 
 
-@pytest.mark.skipif(
-    not AGENTMEDIATION_CASES.exists(), reason=f"shared dataset absent: {AGENTMEDIATION_CASES}"
-)
+@pytest.mark.data("agentmediation")
 def test_every_real_agentmediation_case_still_imports_through_the_guarded_reader() -> None:
     found = read_cases("agentmediation", AGENTMEDIATION_CASES)
-    assert len(found.scenarios) == 308 and not found.problems
+    records = agentmediation_records(AGENTMEDIATION_CASES)
+    assert len(found.scenarios) == len(records) and not found.problems
 
 
 def test_nesting_deeper_than_the_limit_is_refused_in_json_and_yaml() -> None:

@@ -61,9 +61,7 @@ DECIDED = {
     ),
 }
 
-needs_data = pytest.mark.skipif(
-    not (SHARED / "hmo.json").exists(), reason=f"shared dataset absent: {SHARED}"
-)
+needs_data = pytest.mark.data("promediate")
 
 
 def _party(s: Scenario, name: str) -> Any:

@@ -17,13 +17,14 @@ from disputelab.scenario.importers.promediate import (
     parse_preference,
     sibling_topics,
 )
+from tests.data_location import skip_reason
 from tests.helpers import PROMEDIATE
 
 HMO = PROMEDIATE / "hmo.json"
 OPTIONS = [("A", "Open"), ("B", "Dual"), ("C", "Exclusive")]
 
 
-@pytest.mark.skipif(not HMO.exists(), reason=f"shared dataset absent: {HMO}")
+@pytest.mark.data("promediate")
 def test_the_shared_hmo_case_imports_with_the_rankings_its_profiles_state() -> None:
     result = import_promediate(json.loads(HMO.read_text()), "hmo")
     s = result.scenario
@@ -118,12 +119,13 @@ def test_the_cli_writes_files_and_reports_bad_ones(tmp_path: Path) -> None:
 
 # ---- the variants of the other ProMediate cases (seed-003 §1.4, §0 finding 5) -----------
 def _hmo() -> dict[str, object]:
-    if not HMO.exists():
-        pytest.skip(f"shared dataset absent: {HMO}")
+    if not HMO.exists():  # the tests calling this are marked data("promediate")
+        pytest.skip(skip_reason(["promediate"]))
     data: dict[str, object] = json.loads(HMO.read_text())
     return data
 
 
+@pytest.mark.data("promediate")
 def test_issue_subsections_under_opinions_read_like_numbered_issues() -> None:
     data = _hmo()
     baseline = import_promediate(data, "hmo").scenario
@@ -146,6 +148,7 @@ def test_issue_subsections_under_opinions_read_like_numbered_issues() -> None:
         assert a.preferences == b.preferences, a.name
 
 
+@pytest.mark.data("promediate")
 def test_topic_names_come_from_a_topics_json_beside_the_case(tmp_path: Path) -> None:
     data = _hmo()
     names = list(data.pop("topics"))  # type: ignore[call-overload]
@@ -162,6 +165,7 @@ def test_topic_names_come_from_a_topics_json_beside_the_case(tmp_path: Path) -> 
     assert [t.name for t in load_scenario(tmp_path / "hmo.yaml").topics] == names
 
 
+@pytest.mark.data("promediate")
 def test_a_profile_copied_into_another_party_is_reported() -> None:
     data = _hmo()
     names = dict(data["names"])  # type: ignore[call-overload]
@@ -171,6 +175,7 @@ def test_a_profile_copied_into_another_party_is_reported() -> None:
     assert any(f"{first} and {second} have identical preferences" in w for w in result.warnings)
 
 
+@pytest.mark.data("promediate")
 def test_turn_taking_thresholds_carry_over_from_the_case_config() -> None:
     data = _hmo()
     config = {  # names spelt differently from `names`, as francis.json and ias.json do
@@ -186,6 +191,7 @@ def test_turn_taking_thresholds_carry_over_from_the_case_config() -> None:
     assert s.mediator is not None and s.mediator.im_threshold == 3.8
 
 
+@pytest.mark.data("promediate")
 def test_a_party_left_out_of_the_config_gets_the_defaults_with_a_warning() -> None:
     data = _hmo()
     config = dict(data["config"])  # type: ignore[call-overload]
@@ -200,6 +206,7 @@ def test_a_party_left_out_of_the_config_gets_the_defaults_with_a_warning() -> No
 @pytest.mark.parametrize(
     ("field", "value"), [("im_threshold", 7), ("interrupt_threshold", 0.5), ("system1_prob", 2)]
 )
+@pytest.mark.data("promediate")
 def test_a_threshold_out_of_range_fails_the_import_naming_it(field: str, value: float) -> None:
     data = _hmo()
     config = json.loads(json.dumps(data["config"]))

@@ -160,7 +160,7 @@ def test_model_reading_is_for_promediate_only(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "ProMediate briefs only" in result.output
 
 
-@pytest.mark.skipif(not (SHARED / "hmo.json").exists(), reason=f"shared dataset absent: {SHARED}")
+@pytest.mark.data("promediate")
 def test_a_clone_of_the_promediate_repository_imports_as_it_is(tmp_path: Path) -> None:
     # The repository keeps cases in cases/ and topic names in thoughtful_agents/prompts/.
     repo = tmp_path / "ProMediate-Eval"

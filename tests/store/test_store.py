@@ -20,7 +20,7 @@ from disputelab.evaluation.metrics import MetricResult
 from disputelab.report.render import rows_csv, run_markdown, run_rows
 from disputelab.store.chunks import unpack
 from disputelab.store.sqlite import DB_NAME, SCHEMA_VERSION, Store, StoreError
-from tests.helpers import run_matched, scenario, stored_turns
+from tests.helpers import WAIT_S, run_matched, scenario, stored_turns
 
 
 def test_a_run_round_trips_through_the_store(tmp_path: Path) -> None:
@@ -85,7 +85,7 @@ def test_a_killed_process_keeps_every_finished_turn(tmp_path: Path) -> None:
     env = {**os.environ, "DISPUTELAB_COMMIT_EVERY_S": "0"}
     proc = subprocess.Popen([sys.executable, "-c", child], cwd=Path(__file__).parents[2], env=env)
     db = tmp_path / DB_NAME
-    deadline = time.time() + 30
+    deadline = time.time() + WAIT_S  # only a hung child gets near this
     count = 0
     while time.time() < deadline:
         time.sleep(0.1)

@@ -34,6 +34,9 @@ class CaseFile:
     failed: bool = False  # the file as a whole could not be read
     # ProMediate opinions the rules could not read (`UnreadPreference`), for a model.
     unread: list[Any] = field(default_factory=list)
+    # AgentMediation: the line-number id each case had before ids came from the case ->
+    # (its id now, its title).
+    positional: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def read_cases(
@@ -45,7 +48,7 @@ def read_cases(
     model_name: str = "",
 ) -> CaseFile:
     """Scenarios from one case file of format `source`. With `many` AgentMediation files in
-    play, ids carry the file's name (am-FILE-001) so they cannot clash. For ProMediate,
+    play, ids carry the file's name (am-FILE-1a2b3c4d) so they cannot clash. For ProMediate,
     `lenient` imports a preference the rules cannot read with an assumed ranking, and
     `readings` holds a model's readings of those (see `promediate.import_promediate`)."""
     if source not in FORMATS:
@@ -61,10 +64,12 @@ def read_cases(
             result = import_agentmediation(path, id_prefix(path, many))
         except AgentMediationError as exc:
             return CaseFile(problems=[(str(path), str(exc))], failed=True)
+        titles = {s.id: s.title for s in result.scenarios}
         return CaseFile(
             list(result.scenarios),
             [(f"{path}:{line}", why) for line, why in result.problems],
             list(result.warnings),
+            positional={old: (new, titles[new]) for old, new in result.positional.items()},
         )
     if source == "socrates":
         return _read_socrates(path)

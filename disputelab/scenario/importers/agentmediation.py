@@ -15,6 +15,17 @@ Layouts.
     suffix). `case_files` finds the case files in a folder or a clone's root and never
     takes a raw-record file for a case file.
 
+Case ids.
+    A case's id comes from the case, never from where it sits in the file: `am-` and
+    the first 8 hex digits of the SHA-256 of its title (`name` without `.pdf`, NFKC
+    normalised, whitespace removed), the closest thing to a source id the records
+    carry. So the 308-case subset and the full repository give a shared case the same
+    id. Cases of one file that share a title hash the title and the brief instead (all
+    of them, so the id still does not depend on their order); a line that repeats one
+    already read is reported, not imported twice. Ids used to be line numbers
+    (`am-001`): `positional` maps each imported case's old id to its id now, which the
+    import record keeps so that old ids still resolve.
+
 Dispute type.
     The paper's DT: the 2nd space-separated token of `content.关键词` in the raw record
     whose `filename` is the case `name` (or, failing that, whose 基本案情 is the brief).
@@ -68,8 +79,10 @@ Weights, fallback and persona.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import unicodedata
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,6 +151,41 @@ class AgentMediationImport:
     scenarios: list[Scenario] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     problems: list[tuple[int, str]] = field(default_factory=list)
+    # The line-number id each case had before ids came from the case (am-001) -> its id.
+    positional: dict[str, str] = field(default_factory=dict)
+
+
+ID_DIGITS = 8
+
+
+def title_key(name: str) -> str:
+    """A case title as ids hash it: no `.pdf`, NFKC normalised, no whitespace, so that a
+    full-width space or a stray newline does not change the case's id."""
+    normal = unicodedata.normalize("NFKC", _title_key(name))
+    return re.sub(r"\s+", "", normal)
+
+
+def case_hash(name: str, brief: str | None = None) -> str:
+    """The short stable hash of a case: of its title, or of title and brief when the
+    title alone is shared by several cases of a file."""
+    text = title_key(name) if brief is None else title_key(name) + "\n" + brief.strip()
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:ID_DIGITS]
+
+
+def shared_titles(lines: list[str]) -> set[str]:
+    """The title keys more than one readable case of a file carries (a line that is not a
+    case does not change the ids of those that are)."""
+    seen: dict[str, int] = {}
+    for line in lines:
+        try:
+            data = load_json(line) if line.strip() else None
+        except (ValueError, InputLimitError):
+            continue
+        rec = _record_problem(data)[0] if data is not None else None
+        if rec is not None:
+            key = title_key(rec.name)
+            seen[key] = seen.get(key, 0) + 1
+    return {k for k, n in seen.items() if n > 1}
 
 
 def _options(*labels: str) -> list[Option]:
@@ -350,7 +398,7 @@ def _party(index: int, player: str, name: str, claimant: bool) -> Party:
 
 
 def _scenario(
-    line_no: int, rec: _Record, dispute_type: str, prefix: str, assumed: list[str]
+    sid: str, rec: _Record, dispute_type: str, assumed: list[str]
 ) -> tuple[Scenario, ClaimantDecision]:
     title = _title_key(rec.name)
     facts = [f.content for f in rec.fact.facts]
@@ -359,7 +407,7 @@ def _scenario(
         names = "、".join(rec.players[i] for i in decision.claimants)
         assumed = [*assumed, f"claimant {names}: uncertain, {decision.uncertain}"]
     scenario = Scenario(
-        id=f"{prefix}-{line_no:03d}",
+        id=sid,
         title=title,
         domain="legal",
         language="zh",
@@ -455,14 +503,14 @@ def import_agentmediation(path: Path, prefix: str = "am") -> AgentMediationImpor
     """Read an AgentMediation case file (JSON lines); bad lines go to `problems` with their
     line number, and what had to be assumed goes to `warnings`, naming the case.
 
-    Case ids are `PREFIX-LINE` (am-001 for the first line); callers importing several
-    files give each its own prefix so that ids stay unique."""
+    Case ids are `PREFIX-HASH` (see "Case ids" above); callers importing several files
+    give each its own prefix so that ids stay unique."""
     result = AgentMediationImport()
     lines = _case_lines(path)
     raw, raw_path = _raw_beside(path, result.warnings)
     if not any(line.strip() for line in lines):
         raise AgentMediationError("holds no case records (the file is empty)")
-    importing = _Importing(prefix, raw, raw_path, result)
+    importing = _Importing(prefix, raw, raw_path, result, shared_titles(lines))
     for line_no, line in enumerate(lines, start=1):
         if line.strip():
             importing.add(line_no, line)
@@ -509,6 +557,8 @@ class _Importing:
     raw: _RawTypes | None
     raw_path: Path | None
     result: AgentMediationImport
+    shared: set[str] = field(default_factory=set)  # title keys several lines carry
+    lines_by_id: dict[str, int] = field(default_factory=dict)
     untyped: list[str] = field(default_factory=list)  # no raw record gave the type
     from_brief: list[str] = field(default_factory=list)  # the brief chose the claimant
     amounts: SettledAmounts = field(default_factory=SettledAmounts)
@@ -516,13 +566,14 @@ class _Importing:
     def add(self, line_no: int, line: str) -> None:
         """Import one non-blank line: a scenario, or a problem naming the line."""
         rec = self._record(line_no, line)
-        if rec is None:
+        sid = None if rec is None else self._case_id(line_no, rec)
+        if rec is None or sid is None:
             return
-        sid, title = f"{self.prefix}-{line_no:03d}", _title_key(rec.name)
+        title = _title_key(rec.name)
         assumed: list[str] = []
         dispute_type = self._dispute_type(sid, title, rec, assumed)
         try:
-            scenario, decision = _scenario(line_no, rec, dispute_type, self.prefix, assumed)
+            scenario, decision = _scenario(sid, rec, dispute_type, assumed)
         except ValidationError as e:
             self.result.problems.append(
                 (line_no, f"invalid scenario: {e.title}: {describe_validation_error(e)[0]}")
@@ -530,6 +581,7 @@ class _Importing:
             return
         self.amounts.add(scenario, self.raw.result(rec) if self.raw is not None else None)
         self.result.scenarios.append(scenario)
+        self.result.positional[f"{self.prefix}-{line_no:03d}"] = sid
         if decision.basis == "brief":
             self.from_brief.append(sid)
         if decision.uncertain:
@@ -537,6 +589,20 @@ class _Importing:
             self.result.warnings.append(
                 f"{sid} {title}: claimant uncertain ({decision.uncertain}); took {names}"
             )
+
+    def _case_id(self, line_no: int, rec: _Record) -> str | None:
+        """The case's stable id, or None (a problem naming the earlier line) for a line
+        that repeats a case already read."""
+        shared = title_key(rec.name) in self.shared
+        sid = f"{self.prefix}-{case_hash(rec.name, rec.basic_back if shared else None)}"
+        if sid in self.lines_by_id:
+            first = self.lines_by_id[sid]
+            self.result.problems.append(
+                (line_no, f"the same case as line {first} (title and brief): id {sid}; skipped")
+            )
+            return None
+        self.lines_by_id[sid] = line_no
+        return sid
 
     def _record(self, line_no: int, line: str) -> _Record | None:
         """The case record on a line, or None with the reason in `problems`."""

@@ -66,6 +66,7 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(tiny_bert(tmp_path_factory.mktemp("bert") / "tiny"))
 
 
+@pytest.mark.slow  # loads the BERTScore model (about a minute on a loaded machine)
 @needs_bert
 def test_identical_texts_score_one_and_different_ones_less(model: str) -> None:
     same = bertscore.bertscore_f1("who pays for the boiler", "who pays for the boiler", model)
@@ -101,6 +102,7 @@ def _legal_case(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow  # loads the BERTScore model (about a minute on a loaded machine)
 @needs_bert
 def test_the_cli_scores_a_staged_run_and_stores_the_model_with_it(
     model: str, tmp_path: Path
@@ -130,6 +132,7 @@ def test_the_cli_scores_a_staged_run_and_stores_the_model_with_it(
     assert code == 2 and "'no-such/bert'" in out and "local Hugging Face cache" in out
 
 
+@pytest.mark.slow  # loads the BERTScore model (about a minute on a loaded machine)
 @needs_bert
 def test_table_7_shows_bertscore_beside_rouge_once_it_was_scored(
     model: str, tmp_path: Path
@@ -160,6 +163,7 @@ def test_table_7_shows_bertscore_beside_rouge_once_it_was_scored(
     assert f"with {model}" in text
 
 
+@pytest.mark.slow  # loads the BERTScore model (about a minute on a loaded machine)
 @needs_bert
 def test_an_experiment_spec_names_its_bertscore_model_and_scores_with_it(
     model: str, tmp_path: Path

@@ -23,7 +23,7 @@ def _cli(store: Path, *args: str) -> tuple[int, str]:
     return r.exit_code, r.output
 
 
-@pytest.mark.skipif(not CASES.is_file(), reason=f"shared AgentMediation cases not found: {CASES}")
+@pytest.mark.data("agentmediation")
 def test_each_rouge_style_is_scored_and_stored_apart(tmp_path: Path) -> None:
     one = tmp_path / "one.jsonl"
     one.write_text(CASES.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
