@@ -39,6 +39,7 @@ from disputelab.store.sqlite import Store
 if TYPE_CHECKING:
     import pandas as pd
 
+    from disputelab.compare.leaderboard import Leaderboard
     from disputelab.episode import Turn
     from disputelab.evaluation.metrics import MetricResult
     from disputelab.experiments.episodes import RunResult
@@ -452,3 +453,28 @@ def runs_frame(store: StoreLike = None) -> pd.DataFrame:
 
 
 __all__ += ["DisputelabError", "ExperimentPlan", "PlanError", "RunPlan"]
+
+
+# ---- comparisons ------------------------------------------------------------------------
+
+
+def compare(
+    runs: Sequence[str] = (),
+    *,
+    experiment: str | None = None,
+    metric: str | None = None,
+    by: str = "model",
+    higher_is_better: bool = True,
+    resamples: int = 1000,
+    store: StoreLike = None,
+) -> Leaderboard:
+    """Rank the models (or mediators, or whole runs) of stored runs, or of the experiment
+    named `experiment`, on `metric`: Bradley-Terry strengths from paired episodes, each
+    metric side by side, paired differences with Holm-adjusted tests (see
+    `disputelab.compare`). `.to_markdown()`, `.to_json()`, `.to_csv()` render it."""
+    from disputelab.compare import compare as compare_runs
+
+    named = [*runs, *([experiment] if experiment else [])]
+    return compare_runs(
+        open_store(store, writable=False), named, metric, by, higher_is_better, resamples
+    )
