@@ -39,13 +39,24 @@ def outcomes(played: Sequence[Played], column: str, by: str) -> list[Outcome]:
 
 
 def default_metric(played: Sequence[Played]) -> str:
+    """The first of DEFAULT_METRICS that the runs score and that tells their episodes
+    apart (a metric every episode scores alike ranks nothing); failing that, the first
+    scored at all."""
     columns = metric_columns(played)
+    found = []
     for name in DEFAULT_METRICS:
-        if any(c.rsplit(".", 1)[-1] == name for c in columns):
-            try:
-                return resolve_metric(played, name)
-            except CompareError:
-                continue
+        try:
+            found.append(resolve_metric(played, name))
+        except CompareError:
+            continue
+    for column in found:
+        defined = {
+            p.values[column] for p in played if not math.isnan(p.values.get(column, math.nan))
+        }
+        if len(defined) > 1:
+            return column
+    if found:
+        return found[0]
     if not columns:
         raise CompareError("these runs have no scored episode to compare")
     raise CompareError(f"name a metric to compare on; these runs score {', '.join(columns)}")

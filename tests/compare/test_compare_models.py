@@ -3,53 +3,14 @@ parties' model on a model axis, played through the API and ranked by `compare`."
 
 from __future__ import annotations
 
-import hashlib
 import json
-import random
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from disputelab import api
-from disputelab.llm.models import ModelHub, Profile
-from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
+from disputelab.llm.models import ModelHub
 from disputelab.store.sqlite import Store
-
-# How often each model's parties pick the first option of a topic (else any option at
-# random): B agrees most, then A, then C.
-AGREEMENT = {"stub-a": 0.5, "stub-b": 0.9, "stub-c": 0.05}
-SCENARIOS = ["tenancy", "workplace", "lab-merger", "school-catchment"]
-
-
-def agreeing(p: float) -> Callable[[dict[str, Any]], Scripted]:
-    """A party that takes the first option of each topic with probability `p`, drawn
-    from the request itself, so that a replay gets the same reply."""
-
-    def answer(body: dict[str, Any]) -> Scripted:
-        schema = requested_schema(body)
-        reply = fill(schema)
-        rng = random.Random(hashlib.sha256(json.dumps(body["messages"]).encode()).digest())
-        topics = schema.get("properties", {}).get("stances", {}).get("properties", {})
-        for topic, stance in topics.items():
-            options = stance["properties"]["option"]["enum"]
-            pick = options[0] if rng.random() < p else rng.choice(options)
-            reply["stances"][topic] = {"option": pick, "acceptable": [pick]}
-        return Scripted(content=json.dumps(reply))
-
-    return answer
-
-
-@pytest.fixture
-def hub() -> Iterator[ModelHub]:
-    with ExitStack() as stack:
-        servers = {n: stack.enter_context(fake_openai(agreeing(p))) for n, p in AGREEMENT.items()}
-        profiles = {n: Profile(model=n, base_url=s.url) for n, s in servers.items()}
-        yield ModelHub(None, profiles, concurrency=8)
-        for name, server in servers.items():
-            assert {r["model"] for r in server.requests} == {name}  # each its own endpoint
+from tests.compare.stubs import AGREEMENT, SCENARIOS
 
 
 def _spec() -> dict[str, Any]:
