@@ -20,6 +20,7 @@ from disputelab.compare.leaderboard import Leaderboard, mean_usage
 from disputelab.compare.stats import (
     ArmEstimate,
     Outcome,
+    Strength,
     arm_estimates,
     bradley_terry,
     comparisons,
@@ -87,7 +88,11 @@ def compare_played(
             f"no two {by}s share a scenario, condition and seed with {column} scored; "
             "nothing is paired to compare"
         )
-    strengths = bradley_terry(arms, contests, resamples, seed)
+    # An arm with no defined value paired with another's has no contest to rank it by:
+    # it is listed after the ranked arms, unranked, rather than given a strength.
+    fought = [a for a in arms if any(a in c[:2] for c in contests)]
+    unranked = [Strength(a, math.nan, math.nan, math.nan, 0.0, 0) for a in arms if a not in fought]
+    strengths = [*bradley_terry(fought, contests, resamples, seed), *unranked]
     ranked = [s.arm for s in strengths]
     return Leaderboard(
         column,

@@ -33,6 +33,12 @@ class Leaderboard:
 
     @property
     def ranking(self) -> list[str]:
+        """The ranked arms, strongest first (an arm without any contest is not ranked)."""
+        return [s.arm for s in self.strengths if not math.isnan(s.strength)]
+
+    @property
+    def arms(self) -> list[str]:
+        """Every arm: the ranked ones, then any without a contest."""
         return [s.arm for s in self.strengths]
 
     def render(self, format: str = "md") -> str:
@@ -71,7 +77,7 @@ class Leaderboard:
         """One arm's line of the leaderboard."""
         est = self.estimates.get(self.metric, {}).get(s.arm)
         row: dict[str, Any] = {
-            "rank": self.ranking.index(s.arm) + 1,
+            "rank": self.ranking.index(s.arm) + 1 if s.arm in self.ranking else math.nan,
             "arm": s.arm,
             "strength": s.strength,
             "strength_low": s.low,
@@ -115,7 +121,7 @@ class Leaderboard:
         for s in self.strengths:
             r = self._row(s)
             cells = [
-                str(r["rank"]),
+                _num(r["rank"], "d") if s.arm in self.ranking else "-",
                 s.arm,
                 _ci(s.strength, s.low, s.high, "+.2f"),
                 f"{s.wins:g} / {s.comparisons}",
@@ -148,7 +154,7 @@ class Leaderboard:
         return lines
 
     def _metrics_md(self) -> list[str]:
-        arms = self.ranking
+        arms = self.arms
         lines = [
             "### Every metric, arms side by side",
             "",
