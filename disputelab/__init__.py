@@ -28,6 +28,8 @@ __all__ = [
     "Scenario",
     "Store",
     "__version__",
+    "compare",
+    "episode_frame",
     "evaluate",
     "evaluate_async",
     "experiment",
@@ -40,6 +42,7 @@ __all__ = [
     "report",
     "run",
     "run_async",
+    "runs_frame",
 ]
 
 # Where each public name is defined; `disputelab.api` re-exports them all.
@@ -69,6 +72,8 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from disputelab.api import (
         ExperimentResult,
+        compare,
+        episode_frame,
         evaluate,
         evaluate_async,
         experiment,
@@ -81,6 +86,7 @@ if TYPE_CHECKING:
         report,
         run,
         run_async,
+        runs_frame,
     )
     from disputelab.errors import DisputelabError, PlanError
     from disputelab.experiments.episodes import RunResult

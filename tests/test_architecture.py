@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("errors", "registry", "memo", "redact", "episode", "consensus")),
     ("scenario", ("scenario", "scenarios")),
     ("services", ("llm", "store", "legal")),
-    ("shared", ("agents", "evaluation", "tables")),
+    ("shared", ("agents", "evaluation", "tables", "compare")),
     (
         "framework",
         (

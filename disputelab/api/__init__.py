@@ -86,6 +86,7 @@ from disputelab.store.sqlite import Store
 if TYPE_CHECKING:
     import pandas as pd
 
+    from disputelab.compare.leaderboard import Leaderboard
     from disputelab.experiments.episodes import RunResult
     from disputelab.experiments.executors import Executor, ProcessExecutor, RayExecutor
     from disputelab.experiments.runner import Progress, Summary
@@ -553,6 +554,31 @@ def runs_frame(store: StoreLike = None) -> pd.DataFrame:
     return pd.DataFrame(open_store(store, writable=False).runs())
 
 
+# ---- comparisons ------------------------------------------------------------------------
+
+
+def compare(
+    runs: Sequence[str] = (),
+    *,
+    experiment: str | None = None,
+    metric: str | None = None,
+    by: str = "model",
+    higher_is_better: bool = True,
+    resamples: int = 1000,
+    store: StoreLike = None,
+) -> Leaderboard:
+    """Rank the models (or mediators, or whole runs) of stored runs, or of the experiment
+    named `experiment`, on `metric`: Bradley-Terry strengths from paired episodes, each
+    metric side by side, paired differences with Holm-adjusted tests (see
+    `disputelab.compare`). `.to_markdown()`, `.to_json()`, `.to_csv()` render it."""
+    from disputelab.compare import compare as compare_runs
+
+    named = [*runs, *([experiment] if experiment else [])]
+    return compare_runs(
+        open_store(store, writable=False), named, metric, by, higher_is_better, resamples
+    )
+
+
 # ---- the names the command groups' results are made of ---------------------------------
 
 # Imported on first use: the experiment runner and its executors bring the statistics.
@@ -614,6 +640,7 @@ __all__ += [
     "check_models",
     "check_store",
     "chosen_protocol",
+    "compare",
     "condition_effects",
     "conditions",
     "datasets",

@@ -28,6 +28,7 @@ from disputelab.cli import (
 )
 from disputelab.cli.bench import bench
 from disputelab.cli.common import DEFAULT_STORE, err, fail, out, state
+from disputelab.cli.compare import compare
 from disputelab.cli.curate import curate
 from disputelab.cli.evaluate import evaluate
 from disputelab.cli.experiment import experiment
@@ -136,6 +137,7 @@ app.command("runs")(list_runs)
 app.command()(view)
 app.command()(bench)
 app.command()(sensitivity)
+app.command()(compare)
 app.add_typer(scenarios.app, name="scenarios")
 app.add_typer(conditions.app, name="conditions")
 app.add_typer(protocols.app, name="protocols")

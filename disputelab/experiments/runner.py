@@ -186,6 +186,7 @@ class _Grid:
         self.protocol = plan.protocol
         self.params = plan.params
         self.cast = plan.cast
+        self.casts = {b: plan.cast_for(b) for b in plan.backbones}
         self.conditioned = conditioned
         self.scenario_json = {cell: scenario_json(s) for cell, s in conditioned.items()}
         self.retrieved = retrieved
@@ -332,7 +333,8 @@ class _Grid:
 
     def episode_plan(self, ep: PlannedEpisode) -> EpisodePlan:
         seat = self.protocol.mediator_seat
-        cast = self.cast.with_kind(seat.role, ep.mediator) if seat else self.cast
+        cast = self.casts[ep.backbone] if ep.backbone else self.cast
+        cast = cast.with_kind(seat.role, ep.mediator) if seat else cast
         cell = (ep.scenario_id, ep.condition)
         mediated = ep.baseline_id is not None or not self.protocol.plays_twin
         return EpisodePlan(

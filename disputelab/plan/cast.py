@@ -40,6 +40,9 @@ class Cast:
 
     kinds: Mapping[str, str] = field(default_factory=lambda: {"parties": RULE})
     models: Mapping[str, str] = field(default_factory=dict)
+    # The backbone these models are, on an experiment's model axis ('' without one):
+    # stored with the episode's agents, so results group by it.
+    backbone: str = ""
 
     def kind(self, role: str, default: str = NONE) -> str:
         return self.kinds.get(role, default)
@@ -56,7 +59,7 @@ class Cast:
                 continue
             if source.needs_model(self.seat_kind(source)):
                 models[seat.role] = models[seat.model_from]
-        return Cast(self.kinds, models)
+        return Cast(self.kinds, models, self.backbone)
 
     def seat_kind(self, seat: Seat) -> str:
         """The kind in `seat`: as cast, else the seat's default with or without a model."""
@@ -75,7 +78,7 @@ class Cast:
         return {c: m for c, m in own.items() if m != RULE}
 
     def with_kind(self, role: str, kind: str) -> Cast:
-        return Cast({**self.kinds, role: kind}, self.models)
+        return Cast({**self.kinds, role: kind}, self.models, self.backbone)
 
     def describe(
         self, protocol: DisputeProtocol, params: ProtocolParams | None = None
@@ -92,6 +95,8 @@ class Cast:
                     out[f"{sub_role(s.role, call)}_model"] = m
         if self.model(JUDGE) != RULE:
             out["judge_model"] = self.model(JUDGE)
+        if self.backbone:
+            out["backbone"] = self.backbone
         return out
 
 

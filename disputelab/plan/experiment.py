@@ -18,6 +18,7 @@ from disputelab.agents.registry import sub_role
 from disputelab.evaluation.registry import Evaluator, get_evaluator
 from disputelab.llm.models import Profile, load_profiles
 from disputelab.plan.ablation import ablated_specs
+from disputelab.plan.backbones import models_of
 from disputelab.plan.cast import JUDGE, RULE, WRITER, Cast
 from disputelab.plan.profiles import profile_temperatures
 from disputelab.plan.spec import (
@@ -76,6 +77,10 @@ class ExperimentPlan:
     def config(self) -> dict[str, Any]:
         """The experiment as the store records it (and a resume compares)."""
         data: dict[str, Any] = json.loads((self.sent or self.spec).model_dump_json())
+        if not data.get("backbones"):
+            # A spec without a model axis is stored as it was before there was one, so
+            # its runs resume, and its stored config reads the same.
+            data.pop("backbones", None)
         return data
 
     @property
@@ -88,8 +93,22 @@ class ExperimentPlan:
 
     @property
     def models(self) -> tuple[str, ...]:
-        """Every model the experiment may call, `rule` left out."""
-        return tuple(sorted({m for m in self.spec.models.values() if m != RULE}))
+        """Every model the experiment may call (each backbone's too), `rule` left out."""
+        named = [*self.spec.models.values()]
+        named += [m for b in self.spec.backbones.values() for m in b.values()]
+        return tuple(sorted({m for m in named if m != RULE}))
+
+    @property
+    def backbones(self) -> tuple[str, ...]:
+        """The names of the model axis's backbones, in the spec's order (none without)."""
+        return tuple(self.spec.backbones)
+
+    def cast_for(self, backbone: str) -> Cast:
+        """The cast of an episode played with `backbone` ('' : the spec's own models)."""
+        if not backbone:
+            return self.cast
+        models = models_of(self.spec.backbones, self.spec.models, backbone)
+        return Cast(self.cast.kinds, models, backbone).for_protocol(self.protocol)
 
     @property
     def judges(self) -> tuple[str, ...]:
@@ -161,13 +180,22 @@ class ExperimentPlan:
         for seat in self.protocol.seats:
             if not seat.used(self.params):
                 continue
+            cast = self.cast_for(ep.backbone)
             kind = ep.mediator if seat is self.protocol.mediator_seat else None
-            kind = kind or self.cast.seat_kind(seat)
-            if seat.needs_model(kind) and self.cast.model(seat.role) != RULE:
+            kind = kind or cast.seat_kind(seat)
+            if seat.needs_model(kind) and cast.model(seat.role) != RULE:
                 calls[seat.role] = calls.get(seat.role, 0) + bound.get(seat.role, 0)
-                models[seat.role] = redact(self.cast.model(seat.role))  # borrowed ones too
-                for call, m in self.cast.call_models(seat, kind).items():
-                    models[sub_role(seat.role, call)] = redact(m)  # counted with the seat
+                _add_model(models, seat.role, cast.model(seat.role))  # borrowed ones too
+                for call, m in cast.call_models(seat, kind).items():
+                    _add_model(models, sub_role(seat.role, call), m)  # counted with the seat
+
+
+def _add_model(models: dict[str, str], role: str, model: str) -> None:
+    """File `model` under `role`; a role on the model axis lists each of its models."""
+    shown = redact(model)
+    listed = models[role].split(", ") if role in models else []
+    if shown not in listed:
+        models[role] = ", ".join([*listed, shown])
 
 
 def cast_of(spec: ExperimentSpec) -> Cast:

@@ -39,6 +39,12 @@ from disputelab.errors import DisputelabError
 from disputelab.evaluation.registry import get_evaluator, on_demand_evaluators
 from disputelab.evaluation.trackers import TRACKERS
 from disputelab.plan.ablation import check_targets
+from disputelab.plan.backbones import (
+    backbone_problems,
+    each_models,
+    expand_model_lists,
+    mediator_only,
+)
 from disputelab.plan.scenario_refs import find_scenarios
 from disputelab.protocols.agent_params import temperature_params
 from disputelab.protocols.base import (
@@ -83,6 +89,13 @@ class SpecError(DisputelabError, ValueError):
         self.source = source
         self.problems = problems
         super().__init__("\n".join(f"{source}: {p}" for p in problems))
+
+
+def model_roles() -> set[str]:
+    """Every role a model may be named for: the seats of every protocol, their calls
+    with a model of their own (`mediator.when`), the judge and the writer."""
+    seats = [(s.role, s.interface) for _, p in PROTOCOLS.items() for s in p.seats]
+    return {r for r, _ in seats} | {"judge", "writer"} | set(all_sub_roles(seats))
 
 
 def _protocol_param_names() -> set[str]:
@@ -145,6 +158,12 @@ class ExperimentSpec(BaseModel):
         "scenarios for LLM-written conditions), and per call where a kind offers one a model "
         "of its own (mediator.when: the generic and social mediators' when-call).",
     )
+    backbones: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="The model axis: named sets of seat models (`{gpt: {mediator: A}}`), "
+        "each played on every scenario, condition and seed; lists in models: name them "
+        "after their models.",
+    )
     # Counts and seeds take no yes/no: `replicates: true` is a slip, not one replicate.
     replicates: Count = Field(default=3, ge=1, le=10_000)
     # Episode seeds become backend seeds (x 1000 + the turn) and SQLite integers: bounded
@@ -195,7 +214,9 @@ class ExperimentSpec(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _shorthand_params(cls, data: Any) -> Any:
-        return apply_preset(with_shorthand_params(data)) if isinstance(data, dict) else data
+        if not isinstance(data, dict):
+            return data
+        return apply_preset(with_shorthand_params(expand_model_lists(data)))
 
     @model_validator(mode="after")
     def _consensus_source(self) -> ExperimentSpec:
@@ -238,12 +259,18 @@ class ExperimentSpec(BaseModel):
     @field_validator("models")
     @classmethod
     def _known_roles(cls, v: dict[str, str]) -> dict[str, str]:
-        seats = [(s.role, s.interface) for _, p in PROTOCOLS.items() for s in p.seats]
-        roles = {r for r, _ in seats} | {"judge", "writer"} | set(all_sub_roles(seats))
+        roles = model_roles()
         bad = [r for r in v if r not in roles]
         if bad:
             raise ValueError(f"unknown role {', '.join(bad)}; use {', '.join(sorted(roles))}")
         return v
+
+    @model_validator(mode="after")
+    def _backbones_fit(self) -> ExperimentSpec:
+        problems = backbone_problems(self.backbones, self.models, model_roles())
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
 
     @field_validator("mediators")
     @classmethod
@@ -343,23 +370,29 @@ class ExperimentSpec(BaseModel):
 
     @model_validator(mode="after")
     def _models_for_llm_roles(self) -> ExperimentSpec:
+        problems: list[str] = []
+        for models in each_models(self.backbones, self.models):
+            problems += [p for p in self._missing_models(models) if p not in problems]
+        problems += self._unused_sub_roles()
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    def _missing_models(self, models: Mapping[str, str]) -> list[str]:
+        """The LLM kinds of the spec that `models` (the spec's, or one backbone's) gives
+        no model."""
         proto = get_protocol(self.protocol)
         problems = []
-        if proto.party_seat.needs_model(self.parties) and self.models.get("parties", "rule") == (
-            "rule"
-        ):
+        if proto.party_seat.needs_model(self.parties) and models.get("parties", "rule") == "rule":
             problems.append(f"parties: {self.parties} parties need models: {{parties: MODEL}}")
         seat = proto.mediator_seat
         llm = [m for m in self.mediators if seat is not None and seat.needs_model(m)]
         # The seat `mediators:` spans takes its model under its own role (`mediator` for
         # the mediated protocols, `counsel` for the settlement's method under test).
         role = seat.role if seat is not None else "mediator"
-        if llm and self.models.get(role, "rule") == "rule":
+        if llm and models.get(role, "rule") == "rule":
             problems.append(f"mediators: {', '.join(llm)} need models: {{{role}: MODEL}}")
-        problems += self._unused_sub_roles()
-        if problems:
-            raise ValueError("; ".join(problems))
-        return self
+        return problems
 
     def _unused_sub_roles(self) -> list[str]:
         """A call's own model (`mediator.when`) that no kind in the spec's seat would ask."""
@@ -371,7 +404,8 @@ class ExperimentSpec(BaseModel):
                 if seat is proto.mediator_seat
                 else [self.parties if seat is proto.party_seat else seat.default_with_model]
             )
-            for key in self.models:
+            keys = dict.fromkeys(k for m in each_models(self.backbones, self.models) for k in m)
+            for key in keys:
                 call = key.removeprefix(f"{seat.role}.")
                 if call == key or any(call in kind_calls(seat.interface, k) for k in kinds):
                     continue
@@ -408,6 +442,7 @@ class PlannedEpisode:
     replicate: int
     seed: int
     baseline_id: str | None  # the matched unmediated episode, for mediated ones
+    backbone: str = ""  # the models it is played with, on a spec's model axis
 
 
 def load_spec(
@@ -719,14 +754,13 @@ def check_conditions(spec: ExperimentSpec, scenarios: dict[str, Scenario]) -> No
 
 def grid_episodes(spec: ExperimentSpec, scenario_ids: list[str]) -> list[PlannedEpisode]:
     """Every episode of the grid in a stable order; where the protocol plays twins, each
-    cell's unmediated twin comes first and is shared by every mediator of the cell. Each
+    cell's unmediated twin comes first and is shared by every mediator of the cell (and
+    by every backbone, when backbones differ in the mediator's models only). Each
     episode id is planned once: validation drops repeated grid entries (and says so), and
     repeats that reach here any other way are skipped."""
-    twins = get_protocol(spec.protocol).plays_twin
     mediators = list(dict.fromkeys(spec.mediators))
     sids, conditions = list(dict.fromkeys(scenario_ids)), list(dict.fromkeys(spec.conditions))
-    per_cell = 1 + sum(m != NONE for m in mediators) if twins else len(mediators)
-    total = len(sids) * len(conditions) * spec.replicates * per_cell
+    total = len(sids) * len(conditions) * spec.replicates * _per_cell(spec, mediators)
     if total > MAX_EPISODES:
         raise SpecError(
             "spec",
@@ -739,23 +773,49 @@ def grid_episodes(spec: ExperimentSpec, scenario_ids: list[str]) -> list[Planned
     for sid in sids:
         for cond in conditions:
             for r in range(spec.replicates):
-                seed = spec.base_seed + r
-                if not twins:
-                    episodes += [
-                        PlannedEpisode(
-                            f"{spec.name}/{sid}/{cond}/{med}/r{r}", sid, cond, med, r, seed, None
-                        )
-                        for med in mediators
-                    ]
-                    continue
-                base_id = f"{spec.name}/{sid}/{cond}/{NONE}/r{r}"
-                episodes.append(PlannedEpisode(base_id, sid, cond, NONE, r, seed, None))
-                for med in mediators:
-                    if med == NONE:
-                        continue
-                    episodes.append(
-                        PlannedEpisode(
-                            f"{spec.name}/{sid}/{cond}/{med}/r{r}", sid, cond, med, r, seed, base_id
-                        )
-                    )
+                episodes += _cell_episodes(spec, sid, cond, r, mediators)
     return episodes
+
+
+def _per_cell(spec: ExperimentSpec, mediators: list[str]) -> int:
+    """Episodes per scenario, condition and replicate."""
+    twins = get_protocol(spec.protocol).plays_twin
+    n_backbones = max(1, len(spec.backbones))
+    mediated = sum(m != NONE for m in mediators) if twins else len(mediators)
+    if not twins:
+        return mediated * n_backbones
+    shared = not spec.backbones or _shared_twin(spec)
+    return (1 if shared else n_backbones) + mediated * n_backbones
+
+
+def _shared_twin(spec: ExperimentSpec) -> bool:
+    seat = get_protocol(spec.protocol).mediator_seat
+    return mediator_only(spec.backbones, seat.role if seat is not None else "mediator")
+
+
+def _cell_episodes(
+    spec: ExperimentSpec, sid: str, cond: str, r: int, mediators: list[str]
+) -> list[PlannedEpisode]:
+    """One scenario, condition and replicate: every mediator under every backbone, after
+    the unmediated twins they are scored against."""
+    twins = get_protocol(spec.protocol).plays_twin
+    seed = spec.base_seed + r
+    prefix = f"{spec.name}/{sid}/{cond}"
+    out: list[PlannedEpisode] = []
+    backbones = list(spec.backbones) or [""]
+    shared = twins and (not spec.backbones or _shared_twin(spec))
+    if shared:
+        out.append(PlannedEpisode(f"{prefix}/{NONE}/r{r}", sid, cond, NONE, r, seed, None))
+    for b in backbones:
+        at = f"@{b}" if b else ""
+        base_id = None
+        if twins:
+            base_id = f"{prefix}/{NONE}{'' if shared else at}/r{r}"
+            if not shared:
+                out.append(PlannedEpisode(base_id, sid, cond, NONE, r, seed, None, b))
+        out += [
+            PlannedEpisode(f"{prefix}/{med}{at}/r{r}", sid, cond, med, r, seed, base_id, b)
+            for med in mediators
+            if not (twins and med == NONE)
+        ]
+    return out

@@ -27,6 +27,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from disputelab.compare import CompareError, compare
 from disputelab.episode import Episode
 from disputelab.protocols.base import get_protocol
 from disputelab.protocols.view import EpisodeView, default_view
@@ -209,7 +210,19 @@ def _tables(store: Store, run_id: str, config: dict[str, Any]) -> list[Block]:
     except UnknownPluginError as exc:
         return markdown_blocks(f"> No tables: {exc}")
     # The layouts' top heading names the run, which the page's header already does.
-    return [b for b in blocks if not (b.kind == "heading" and b.level == 1)]
+    blocks = [b for b in blocks if not (b.kind == "heading" and b.level == 1)]
+    return blocks + _leaderboard(store, run_id, config)
+
+
+def _leaderboard(store: Store, run_id: str, config: dict[str, Any]) -> list[Block]:
+    """The models of a run with a model axis, ranked on the default metric."""
+    if not config.get("backbones"):
+        return []
+    try:
+        board = compare(store, [run_id])
+    except CompareError as exc:
+        return markdown_blocks(f"## Leaderboard\n\n> No leaderboard: {exc}")
+    return markdown_blocks(board.to_markdown())
 
 
 def run_html(store: Store, run_id: str) -> str:
