@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from disputelab.evaluation.metrics import MetricResult
+from disputelab.redact import redact
 from disputelab.scenario.io import ScenarioError
 from disputelab.store.schema import holds_store
 from disputelab.store.sqlite import Store, StoreError
@@ -83,14 +84,14 @@ def counted(n: int, noun: str) -> str:
 
 def fail(message: str) -> NoReturn:
     """One line on stderr, exit status 2: the contract for every bad input."""
-    line = clip(message.splitlines()[0] if message else "", MAX_LINE_CHARS)
+    line = clip(redact(message.splitlines()[0]) if message else "", MAX_LINE_CHARS)
     err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
 def _line(where: str, text: str) -> str:
     """`WHERE: TEXT` for one message line, each part clipped."""
-    return clip(f"{clip(where, MAX_LINE_CHARS // 2)}: {text}", MAX_LINE_CHARS)
+    return clip(redact(f"{clip(where, MAX_LINE_CHARS // 2)}: {text}"), MAX_LINE_CHARS)
 
 
 def print_problem(where: str, text: str) -> None:
@@ -121,7 +122,7 @@ def fail_lines(problems: Iterable[str]) -> NoReturn:
     """One `error: ...` line per problem (at most MAX_PROBLEM_LINES), then exit 2."""
     listed = list(problems)
     for problem in listed[:MAX_PROBLEM_LINES]:
-        line = clip(problem.splitlines()[0] if problem else "", MAX_LINE_CHARS)
+        line = clip(redact(problem.splitlines()[0]) if problem else "", MAX_LINE_CHARS)
         err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
     if len(listed) > MAX_PROBLEM_LINES:
         more = len(listed) - MAX_PROBLEM_LINES
@@ -209,7 +210,6 @@ def check_models(
         load_profiles,
         parse_model,
     )
-    from disputelab.redact import redact
 
     try:
         profiles = load_profiles()

@@ -19,6 +19,7 @@ from pathlib import Path
 from disputelab.errors import DisputelabError
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, token_count
 from disputelab.llm.encoding import dumps_spliced
+from disputelab.redact import mask_secrets, redact
 
 
 def request_key(model: str, request: ChatRequest) -> str:
@@ -158,8 +159,8 @@ class ResponseCache:
         hold some of them, and one such row used to fail its whole group's write."""
         row = (
             key,
-            response.model,
-            response.text,
+            redact(response.model),
+            mask_secrets(response.text),  # a reply quoting the key is not kept verbatim
             token_count("input tokens", response.input_tokens)[0],
             token_count("output tokens", response.output_tokens)[0],
             time.time(),

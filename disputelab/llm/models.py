@@ -28,7 +28,7 @@ from disputelab.llm.openai_defaults import (
     calls_in_flight,
 )
 from disputelab.llm.wrappers import Ledger, Limited, Metered, Prices, Retrying
-from disputelab.redact import redact, split_userinfo
+from disputelab.redact import redact, remember_url_secrets, split_userinfo
 from disputelab.scenario.inputs import UserFileError, read_user_file
 
 if TYPE_CHECKING:
@@ -233,6 +233,8 @@ def parse_model(
     # never need it.
     from disputelab.llm.local import LocalLlama
 
+    if "@" in spec:  # a URL's password and query values are masked wherever they appear
+        remember_url_secrets(spec.partition("@")[2])
     shown = redact(spec)
     if spec == "local":
         # --timeout reaches the embedded model too: on a loaded machine one of its calls
@@ -256,6 +258,7 @@ def _profile_endpoint(
     # A named key must be there; the OpenAI API itself always needs one.
     key_env = p.api_key_env or (None if p.base_url else "OPENAI_API_KEY")
     if p.base_url:
+        remember_url_secrets(p.base_url)
         _check_url(shown, p.base_url)
         if p.api_key_env and split_userinfo(p.base_url)[1] is not None:
             raise ModelConfigError(

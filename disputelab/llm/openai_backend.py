@@ -33,7 +33,14 @@ from disputelab.llm.openai_defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_
 from disputelab.llm.reply_body import MAX_REPLY_BYTES, ReplyBodyError
 from disputelab.llm.transport import HttpTransport, failure
 from disputelab.memo import ByIdentity
-from disputelab.redact import redact, redact_url, split_userinfo
+from disputelab.redact import (
+    mask_secrets,
+    redact,
+    redact_url,
+    remember_secret,
+    remember_url_secrets,
+    split_userinfo,
+)
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
@@ -160,11 +167,14 @@ class OpenAICompatible:
         max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         self.model = model
+        if base_url:
+            remember_url_secrets(base_url)  # masked in any text from now on
         url, userinfo = split_userinfo(base_url) if base_url else (None, None)
         self.base_url = url
         self.name = f"openai:{model}" + (f"@{redact_url(base_url)}" if base_url else "")
         self.timeout_s = timeout_s
         key = os.environ.get(api_key_env, "") if api_key_env else ""
+        remember_secret(key)  # a provider may quote it back in an error body
         headers: dict[str, str] = {}
         if userinfo is not None:
             token = base64.b64encode(f"{userinfo[0]}:{userinfo[1]}".encode()).decode()
@@ -302,6 +312,7 @@ class OpenAICompatible:
             raise TransientModelError(f"{self.name}: the reply's content was not text")
         if not text.isascii():
             text = _LONE_SURROGATE.sub("\ufffd", text)
+        text = mask_secrets(text)  # a reply quoting the key goes no further than here
         usage = reply.get("usage") if isinstance(reply.get("usage"), dict) else {}
         tokens_in, why_in = token_count("prompt_tokens", usage.get("prompt_tokens"))
         tokens_out, why_out = token_count("completion_tokens", usage.get("completion_tokens"))
