@@ -313,6 +313,8 @@ class OpenAICompatible:
         if not text.isascii():
             text = _LONE_SURROGATE.sub("\ufffd", text)
         text = mask_secrets(text)  # a reply quoting the key goes no further than here
+        if _CONTROL.search(text):  # a NUL or an escape would reach the store and terminal
+            text = _CONTROL.sub("", text)
         usage = reply.get("usage") if isinstance(reply.get("usage"), dict) else {}
         tokens_in, why_in = token_count("prompt_tokens", usage.get("prompt_tokens"))
         tokens_out, why_out = token_count("completion_tokens", usage.get("completion_tokens"))
@@ -334,3 +336,5 @@ class OpenAICompatible:
 # joined by the JSON decoder, so any surrogate left in a str is a lone one: it becomes
 # U+FFFD, the replacement character, as undecodable bytes do.
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# Control characters but newline, tab and carriage return: stripped from replies.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
