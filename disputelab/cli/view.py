@@ -24,7 +24,7 @@ def view(
     ] = DEFAULT_PORT,
 ) -> None:
     """Serve the store's runs and their HTML reports, read-only, until Ctrl-C."""
-    from disputelab.report.serve import ReportServer, is_loopback
+    from disputelab.report.serve import ReportServer, is_loopback, listen_problem
 
     if not 0 <= port <= 65535:
         fail(f"--port must be from 0 to 65535, not {port}")
@@ -40,8 +40,8 @@ def view(
         )
     try:
         server = ReportServer(root, host, port)
-    except OSError as exc:
-        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    except (OSError, ValueError, OverflowError) as exc:  # ValueError: UnicodeError, a NUL
+        fail(listen_problem(host, port, exc))
     out.print(
         f"serving the reports of {root} at {server.url} (read-only; Ctrl-C stops)", highlight=False
     )

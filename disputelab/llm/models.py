@@ -9,7 +9,9 @@ into an endpoint URL are kept in memory only; every message here shows the URL r
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -334,6 +336,19 @@ def _check_url(spec: str, url: str) -> None:
         ) from None
     if not parts.hostname:
         raise ModelConfigError(f"model {spec!r}: the endpoint URL names no host")
+    _check_address(spec, parts.hostname)
+
+
+def _check_address(spec: str, host: str) -> None:
+    """A host written as numbers must be an IPv4 address: 999.1.1.1 is no name either."""
+    if not re.fullmatch(r"[0-9.]+", host):
+        return
+    try:
+        ipaddress.IPv4Address(host)
+    except ValueError:
+        raise ModelConfigError(
+            f"model {spec!r}: the endpoint's host {host[:40]} is not a valid IPv4 address"
+        ) from None
 
 
 def _need_key(spec: str, env: str | None, required: bool) -> None:
