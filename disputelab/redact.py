@@ -4,24 +4,74 @@ A model may be named with its endpoint, `openai:MODEL@http://user:pass@host/v1?k
 The real URL lives only in the backend's memory; every name that reaches the store, the
 response cache, an error message, the terminal or a report goes through `redact` first,
 so a password or token typed into a URL is never written anywhere.
+
+A URL's query values are all hidden but a few known to be harmless (`api-version`): a
+token may travel under any name (`?sk=...`). And the secrets themselves (the API key's
+value, a model URL's password and query values) are remembered when a backend is built,
+so that text quoting them anywhere (a provider's error body echoing the key, a reply) is
+masked as well, whoever wrote it.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import threading
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 HIDDEN = "***"
 
-# Query parameters that carry a credential in the wild: API keys, bearer and access
-# tokens, signed-URL signatures, passwords. Matched on the name, case-insensitively.
-_SECRET_PARAM = re.compile(
-    r"(^|[_-])(key|apikey|token|sig|signature|secret|password|passwd|pwd|auth|"
-    r"authorization|credential|credentials|code)$|^(x-amz-|x-goog-)",
-    re.IGNORECASE,
-)
 _URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>]+")
+# Query parameters known to carry no secret: shown, since they tell endpoints apart.
+_HARMLESS_PARAM = frozenset({"api-version", "api_version"})
+# An HTTP credential quoted in text, as providers quote the header they were sent.
+# A token has a digit or a symbol in it, so "basic terms" is left alone.
+_AUTH_HEADER = re.compile(
+    r"\b(Bearer|Basic)\s+(?=[A-Za-z.~-]*[0-9+/=_])[A-Za-z0-9._~+/=-]{6,}", re.IGNORECASE
+)
+# Shorter values are not remembered: masking "1" or "gpt" everywhere would garble text,
+# and a credential is never that short. Nor are values without a letter.
+MIN_SECRET_CHARS = 6
+_secrets: set[str] = set()
+_secrets_lock = threading.Lock()
+
+
+def remember_secret(value: str | None) -> None:
+    """Mask `value` in every text `redact` sees from now on (and its JSON-escaped form,
+    for text that is JSON)."""
+    if not value or len(value) < MIN_SECRET_CHARS or not any(c.isalpha() for c in value):
+        return  # digits alone could be any number in a stored record: never rewritten
+    escaped = json.dumps(value)[1:-1]
+    with _secrets_lock:
+        _secrets.update({value, escaped})
+
+
+def remember_url_secrets(url: str) -> None:
+    """Remember the password and every query value of a model URL."""
+    try:
+        parts = urlsplit(url)
+        pairs = parse_qsl(parts.query, keep_blank_values=True)
+    except ValueError:
+        return
+    if "@" in parts.netloc:
+        userinfo = parts.netloc.rpartition("@")[0]
+        password = userinfo.partition(":")[2] or userinfo
+        remember_secret(password)
+        remember_secret(unquote(password))
+    for name, value in pairs:
+        if name.lower() not in _HARMLESS_PARAM:
+            remember_secret(value)
+
+
+def mask_secrets(text: str) -> str:
+    """`text` with every remembered secret replaced by ***."""
+    if not _secrets:
+        return text
+    for secret in sorted(_secrets, key=len, reverse=True):  # a longer one may hold another
+        if secret in text:
+            text = text.replace(secret, HIDDEN)
+    return text
 
 
 def redact_url(url: str) -> str:
@@ -36,11 +86,12 @@ def redact_url(url: str) -> str:
     query = parts.query
     if query:
         pairs = parse_qsl(query, keep_blank_values=True)
-        if any(_SECRET_PARAM.search(k) for k, _ in pairs):
-            query = urlencode(
-                [(k, HIDDEN if _SECRET_PARAM.search(k) else v) for k, v in pairs], safe="*"
-            )
+        query = urlencode([(k, _shown_value(k, v)) for k, v in pairs], safe="*")
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _shown_value(name: str, value: str) -> str:
+    return value if name.lower() in _HARMLESS_PARAM else HIDDEN
 
 
 def _redact_unparsable(url: str) -> str:
@@ -52,7 +103,11 @@ def _redact_unparsable(url: str) -> str:
 
 
 def redact(text: str) -> str:
-    """Every URL inside `text` (a model name, an error message) redacted."""
+    """Every URL inside `text` (a model name, an error message) redacted, every HTTP
+    credential it quotes and every remembered secret masked."""
+    text = mask_secrets(text)
+    if "Bearer" in text or "Basic" in text or "bearer" in text or "basic" in text:
+        text = _AUTH_HEADER.sub(lambda m: f"{m.group(1)} {HIDDEN}", text)
     if "://" not in text:
         return text
     return _URL.sub(lambda m: redact_url(m.group(0)), text)

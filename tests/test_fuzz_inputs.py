@@ -30,6 +30,7 @@ import re
 import sys
 import threading
 import traceback
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
@@ -106,6 +107,7 @@ class Case:
     fifo: str | None = None  # a FIFO made at this path under the input folder
     one_line: bool = False
     must_pass: bool = False  # an unmutated input: exit 0
+    must_fail: bool = False  # nonsense a parser would accept (issue 46): exit 2
 
 
 # --- Mutations ----------------------------------------------------------------------
@@ -461,9 +463,78 @@ def device_cases() -> list[Case]:
     return cases
 
 
+# Nonsense that parses (issue 46, item 2): each must be refused, not played in silence.
+CONTROL_CHARS = "\x00\x01\x07\x08\x0b\x1b\x7f\x85\x9b"
+BAD_TAGS = ("!!binary SGVsbG8=", "!!timestamp 2001-12-14", "!!set {a: null}", "!custom x")
+
+
+def _strict_scenario(rng: random.Random, kind: str, data: Data) -> bytes:
+    """A built-in scenario with one strict fault of `kind`, as JSON or YAML text."""
+    if kind == "language":
+        data["language"] = rng.choice(("xx", "fr", "de-DE", "EN", "klingon", "zz-Hans"))
+    elif kind == "domain":
+        data["domain"] = rng.choice(("astrology", "Legal", "b2b", "sports", "x" * 30))
+    elif kind in ("control_name", "control_text"):
+        want = ("name", "title", "id", "label")
+        path = _pick(
+            rng,
+            data,
+            lambda p, v: isinstance(v, str) and (p[-1] in want) == (kind == "control_name"),
+        )
+        old = _nodes_value(data, path)
+        i = rng.randrange(len(old) + 1)
+        _replace(data, path, old[:i] + rng.choice(CONTROL_CHARS) + old[i:])
+    else:  # a YAML tag
+        text = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=1000)
+        return text.replace(f"title: {data['title']}", f"title: {rng.choice(BAD_TAGS)}", 1).encode()
+    return json.dumps(data).encode()  # JSON escapes, which YAML reads as the characters
+
+
+def _nodes_value(data: Data, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        data = data[step]
+    return data
+
+
+def strict_cases(rng: random.Random) -> list[Case]:
+    """Each kind of nonsense, several times over: scenarios, specs and importer records."""
+    cases = []
+    kinds = ("language", "domain", "control_name", "control_text", "yaml_tag")
+    for n in range(8):
+        sid = BUILTINS[n % len(BUILTINS)]
+        for kind in kinds:
+            content = _strict_scenario(rng, kind, yaml.safe_load(_builtin_text(sid)))
+            argv = ("scenarios", "validate", "{in}/case.yaml")
+            files = {"case.yaml": content}
+            cases.append(Case(f"strict/{sid}/{kind}#{n}", argv, files, must_fail=True))
+        field_name = rng.choice(("replicates", "base_seed", "concurrency", "limit_scenarios"))
+        spec = {**SPEC, field_name: str(rng.randint(1, 5))}
+        dry = ("experiment", "{in}/spec.yaml", "--dry-run")
+        files = {"spec.yaml": serialise(spec, "yaml", rng), "case.yaml": b""}
+        cases.append(Case(f"strict/spec/count_as_text#{n}", dry, files, must_fail=True))
+        record = {**AGENTMEDIATION_CASES[0]}
+        players = rng.choice((9, 50, 1000))
+        record["players"] = [f"当事人{i}" for i in range(players)]
+        record["player_number"] = players
+        argv = ("scenarios", "import", "{in}/c.jsonl", "--from", "agentmediation", "--out", "{out}")
+        files = {"c.jsonl": serialise([record], "jsonl", rng)}
+        cases.append(Case(f"strict/agentmediation/players#{n}", argv, files, must_fail=True))
+        case = {k: v for k, v in PROMEDIATE_CASE.items() if k != "issues"}
+        argv = ("scenarios", "import", "{in}/pm.json", "--from", "promediate", "--out", "{out}")
+        files = {"pm.json": serialise(case, "json", rng)}
+        cases.append(Case(f"strict/promediate/no_issues#{n}", argv, files, must_fail=True))
+    return cases
+
+
 def all_cases() -> list[Case]:
     rng = random.Random(SEED)
-    return scenario_cases(rng) + spec_cases(rng) + importer_cases(rng) + device_cases()
+    return (
+        scenario_cases(rng)
+        + spec_cases(rng)
+        + importer_cases(rng)
+        + device_cases()
+        + strict_cases(rng)
+    )
 
 
 # --- Running ------------------------------------------------------------------------
@@ -536,6 +607,8 @@ def check(case: Case, result: Outcome, before: dict[str, Any], after: dict[str, 
         wrong.append(f"wrote outside --store and --out: {changed[:3]}")
     if case.must_pass and result.code != 0:
         wrong.append(f"a valid input failed: {result.stderr.strip()[:300]}")
+    if case.must_fail and result.code != 2:
+        wrong.append(f"nonsense was accepted (exit {result.code}): {text.strip()[:200]}")
     if result.code not in (0, 2):
         wrong.append(f"exit status {result.code}")
     if result.code == 2:
@@ -581,6 +654,8 @@ def test_the_generator_is_deterministic_and_big_enough() -> None:
     again = all_cases()
     assert [(c.name, c.argv, c.files) for c in again] == [(c.name, c.argv, c.files) for c in CASES]
     assert len(CASES) >= 300
+    strict = Counter(c.name.split("/")[-1].split("#")[0] for c in CASES if c.must_fail)
+    assert len(strict) == 8 and min(strict.values()) >= 8, strict
     kinds = {c.name.split("/")[-1].split("#")[0] for c in CASES}
     assert {
         "byte_flip",

@@ -75,6 +75,7 @@ from disputelab.protocols.base import (
     mediator_kinds,
     party_kinds,
 )
+from disputelab.redact import redact
 from disputelab.scenario.conditions import apply_condition
 from disputelab.scenario.inputs import UserFileError, make_user_dir, path_kind
 from disputelab.scenario.io import MAX_SEED, ScenarioError
@@ -660,6 +661,7 @@ __all__ += [
     "presets",
     "protocols",
     "recover_store",
+    "redact",
     "run_loop",
     "scenarios",
     "show_scenario",

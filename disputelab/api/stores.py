@@ -36,6 +36,7 @@ __all__ = [
     "check_store",
     "is_loopback",
     "list_runs",
+    "listen_problem",
     "overwrites_data",
     "recover_store",
     "report_server",
@@ -130,10 +131,18 @@ def is_loopback(host: str) -> bool:
     return loopback(host)
 
 
+def listen_problem(host: str, port: int, exc: BaseException) -> str:
+    """Why the report server could not listen on `host`:`port`, naming the option at fault
+    (`--host`, `--port`) as one line."""
+    from disputelab.report.serve import listen_problem as problem
+
+    return problem(host, port, exc)
+
+
 def report_server(store: StoreLike, host: str, port: int) -> ReportServer:
     """A read-only HTTP server of the store's runs and their HTML reports, bound to
     `host`:`port` (0 picks a free port); call `serve_forever()` on it. OSError when the
-    address cannot be bound."""
+    address cannot be bound, ValueError or OverflowError when it is not one."""
     from disputelab.report import serve
 
     return serve.ReportServer(_path(store), host, port)

@@ -19,7 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from disputelab import api
-from disputelab.api import MetricResult, ModelConfigError, ScenarioError, Store, StoreError
+from disputelab.api import MetricResult, ModelConfigError, ScenarioError, Store, StoreError, redact
 from disputelab.api.stores import store_missing
 from disputelab.errors import DisputelabError
 
@@ -113,14 +113,14 @@ def as_cli_advice(message: str) -> str:
 
 def fail(message: str) -> NoReturn:
     """One line on stderr, exit status 2: the contract for every bad input."""
-    line = clip(as_cli_advice(message.splitlines()[0] if message else ""), MAX_LINE_CHARS)
+    line = clip(as_cli_advice(redact(message.splitlines()[0]) if message else ""), MAX_LINE_CHARS)
     err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
 def _line(where: str, text: str) -> str:
     """`WHERE: TEXT` for one message line, each part clipped."""
-    return clip(f"{clip(where, MAX_LINE_CHARS // 2)}: {text}", MAX_LINE_CHARS)
+    return clip(redact(f"{clip(where, MAX_LINE_CHARS // 2)}: {text}"), MAX_LINE_CHARS)
 
 
 def print_problem(where: str, text: str) -> None:
@@ -151,7 +151,9 @@ def fail_lines(problems: Iterable[str]) -> NoReturn:
     """One `error: ...` line per problem (at most MAX_PROBLEM_LINES), then exit 2."""
     listed = list(problems)
     for problem in listed[:MAX_PROBLEM_LINES]:
-        line = clip(as_cli_advice(problem.splitlines()[0] if problem else ""), MAX_LINE_CHARS)
+        line = clip(
+            as_cli_advice(redact(problem.splitlines()[0]) if problem else ""), MAX_LINE_CHARS
+        )
         err.print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
     if len(listed) > MAX_PROBLEM_LINES:
         more = len(listed) - MAX_PROBLEM_LINES

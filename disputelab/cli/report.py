@@ -64,7 +64,7 @@ def report(
     try:
         out_path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        fail(f"cannot write {out_path}: {exc.strerror}")
+        fail(f"--out {out_path}: cannot write it ({exc.strerror})")
     err.print(f"wrote {out_path}")
 
 
@@ -100,5 +100,5 @@ def _parquet(store: Store, run_id: str, out_path: Path | None) -> None:
     try:
         api.episode_frame(store, run_id).to_parquet(out_path, index=False)
     except (OSError, ImportError, ValueError) as exc:
-        fail(f"cannot write {out_path}: {exc}")
+        fail(f"--out {out_path}: cannot write it ({exc})")
     err.print(f"wrote {out_path}")

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from disputelab.api.stores import is_loopback, report_server
+from disputelab.api.stores import is_loopback, listen_problem, report_server
 from disputelab.cli.common import err, fail, open_store, out
 
 DEFAULT_PORT = 8765
@@ -39,8 +39,8 @@ def view(
         )
     try:
         server = report_server(root, host, port)
-    except OSError as exc:
-        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    except (OSError, ValueError, OverflowError) as exc:  # ValueError: UnicodeError, a NUL
+        fail(listen_problem(host, port, exc))
     out.print(
         f"serving the reports of {root} at {server.url} (read-only; Ctrl-C stops)", highlight=False
     )

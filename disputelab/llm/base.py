@@ -68,6 +68,25 @@ class ChatModel(Protocol):
     async def complete(self, request: ChatRequest) -> ChatResponse: ...
 
 
+# The most tokens one call is believed to carry. No model reads or writes two billion
+# tokens in one call, and so bounded, any total over a run (up to 2**32 calls) stays
+# within SQLite's 64-bit integers, where the store and the cache keep them.
+MAX_TOKEN_COUNT = 2**31 - 1
+
+
+def token_count(name: str, value: Any) -> tuple[int | None, str | None]:
+    """A token count as a reply gives it, checked: a whole number from 0 to
+    `MAX_TOKEN_COUNT`, else unknown (None) with the reason why."""
+    if value is None:
+        return None, f"the reply gave no {name}"
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None, f"{name} was not a whole number ({str(value)[:40]!r})"
+    if not 0 <= value <= MAX_TOKEN_COUNT:
+        shown = str(value) if abs(value) < 10**15 else f"about 10^{len(str(abs(value))) - 1}"
+        return None, f"{name} {shown} is outside 0..{MAX_TOKEN_COUNT}"
+    return value, None
+
+
 class ModelError(DisputelabError):
     """A model call failed in a way retrying will not fix (bad request, auth, missing model)."""
 

@@ -17,8 +17,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from disputelab.errors import DisputelabError
-from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse
+from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, token_count
 from disputelab.llm.encoding import dumps_spliced
+from disputelab.redact import mask_secrets, redact
 
 
 def request_key(model: str, request: ChatRequest) -> str:
@@ -154,12 +155,14 @@ class ResponseCache:
         return ChatResponse(text, model, tokens_in, tokens_out, cached=True)
 
     def put(self, key: str, response: ChatResponse) -> None:
+        """File a reply. Token counts no reply carries are filed as unknown: SQLite cannot
+        hold some of them, and one such row used to fail its whole group's write."""
         row = (
             key,
-            response.model,
-            response.text,
-            response.input_tokens,
-            response.output_tokens,
+            redact(response.model),
+            mask_secrets(response.text),  # a reply quoting the key is not kept verbatim
+            token_count("input tokens", response.input_tokens)[0],
+            token_count("output tokens", response.output_tokens)[0],
             time.time(),
         )
         loop = _running_loop()

@@ -9,7 +9,9 @@ into an endpoint URL are kept in memory only; every message here shows the URL r
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +30,7 @@ from disputelab.llm.openai_defaults import (
     calls_in_flight,
 )
 from disputelab.llm.wrappers import Ledger, Limited, Metered, Prices, Retrying
-from disputelab.redact import redact, split_userinfo
+from disputelab.redact import redact, remember_url_secrets, split_userinfo
 from disputelab.scenario.inputs import UserFileError, read_user_file
 
 if TYPE_CHECKING:
@@ -233,6 +235,8 @@ def parse_model(
     # never need it.
     from disputelab.llm.local import LocalLlama
 
+    if "@" in spec:  # a URL's password and query values are masked wherever they appear
+        remember_url_secrets(spec.partition("@")[2])
     shown = redact(spec)
     if spec == "local":
         # --timeout reaches the embedded model too: on a loaded machine one of its calls
@@ -256,6 +260,7 @@ def _profile_endpoint(
     # A named key must be there; the OpenAI API itself always needs one.
     key_env = p.api_key_env or (None if p.base_url else "OPENAI_API_KEY")
     if p.base_url:
+        remember_url_secrets(p.base_url)
         _check_url(shown, p.base_url)
         if p.api_key_env and split_userinfo(p.base_url)[1] is not None:
             raise ModelConfigError(
@@ -331,6 +336,19 @@ def _check_url(spec: str, url: str) -> None:
         ) from None
     if not parts.hostname:
         raise ModelConfigError(f"model {spec!r}: the endpoint URL names no host")
+    _check_address(spec, parts.hostname)
+
+
+def _check_address(spec: str, host: str) -> None:
+    """A host written as numbers must be an IPv4 address: 999.1.1.1 is no name either."""
+    if not re.fullmatch(r"[0-9.]+", host):
+        return
+    try:
+        ipaddress.IPv4Address(host)
+    except ValueError:
+        raise ModelConfigError(
+            f"model {spec!r}: the endpoint's host {host[:40]} is not a valid IPv4 address"
+        ) from None
 
 
 def _need_key(spec: str, env: str | None, required: bool) -> None:

@@ -8,7 +8,10 @@ OpenRouter and the rest. The SDK's own retries are switched off: retrying is the
 from __future__ import annotations
 
 import base64
+import datetime
+import email.utils
 import json
+import math
 import os
 import re
 import time
@@ -23,22 +26,45 @@ from disputelab.llm.base import (
     ChatResponse,
     ModelError,
     TransientModelError,
+    token_count,
 )
 from disputelab.llm.encoding import dumps_spliced
 from disputelab.llm.openai_defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
+from disputelab.llm.reply_body import MAX_REPLY_BYTES, ReplyBodyError
 from disputelab.llm.transport import HttpTransport, failure
 from disputelab.memo import ByIdentity
-from disputelab.redact import redact, redact_url, split_userinfo
+from disputelab.redact import (
+    mask_secrets,
+    redact,
+    redact_url,
+    remember_secret,
+    remember_url_secrets,
+    split_userinfo,
+)
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
     value = exc.response.headers.get("retry-after") if exc.response is not None else None
-    if value is None:
-        return None
+    return None if value is None else retry_after_seconds(value)
+
+
+def retry_after_seconds(value: str, now: float | None = None) -> float | None:
+    """A `Retry-After` header in either of its forms (RFC 9110): seconds, or an HTTP date
+    (the wait is then until that moment, 0 if it has passed). None for anything else, so
+    the call falls back to its backoff."""
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
-        return None  # an HTTP date; fall back to backoff
+        try:
+            when = email.utils.parsedate_to_datetime(value.strip())
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:  # HTTP dates are in GMT; an obsolete form may omit it
+            when = when.replace(tzinfo=datetime.UTC)
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    if math.isnan(seconds) or seconds == -math.inf:
+        return None
+    return max(0.0, seconds)  # an infinite wait stays one: the call gives up, saying so
 
 
 _BODY_HEADERS = ("content-encoding", "content-length", "transfer-encoding")
@@ -138,13 +164,17 @@ class OpenAICompatible:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         json_schema: bool = True,
         connections: int = DEFAULT_CONCURRENCY,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         self.model = model
+        if base_url:
+            remember_url_secrets(base_url)  # masked in any text from now on
         url, userinfo = split_userinfo(base_url) if base_url else (None, None)
         self.base_url = url
         self.name = f"openai:{model}" + (f"@{redact_url(base_url)}" if base_url else "")
         self.timeout_s = timeout_s
         key = os.environ.get(api_key_env, "") if api_key_env else ""
+        remember_secret(key)  # a provider may quote it back in an error body
         headers: dict[str, str] = {}
         if userinfo is not None:
             token = base64.b64encode(f"{userinfo[0]}:{userinfo[1]}".encode()).decode()
@@ -166,7 +196,9 @@ class OpenAICompatible:
         # more CPU than the exchange itself. Retrying is the Retrying wrapper's job anyway.
         self._url = str(self.client.base_url.join("chat/completions"))
         self._headers = _request_headers(self.client)
-        self.http = HttpTransport(connections, timeout_s, self._url.startswith("https:"))
+        self.http = HttpTransport(
+            connections, timeout_s, self._url.startswith("https:"), max_reply_bytes
+        )
         self.http.proxy_for(self._url)  # a proxy variable that is not a URL fails here
         # How this server takes a schema, most capable first; a refusal steps down once:
         # the OpenAI form, then json_object carrying the schema (llama.cpp's server turns
@@ -237,6 +269,8 @@ class OpenAICompatible:
             raise _status_error(self.name, exc) from None
         except (aiohttp.ClientError, TimeoutError) as exc:
             raise failure(self.name, exc, self.timeout_s) from None
+        except ReplyBodyError as exc:  # too large, or an encoding not asked for
+            raise TransientModelError(f"{self.name}: {exc}") from None
         except ValueError as exc:  # a 200 whose body is not JSON: a provider fault
             raise TransientModelError(
                 f"{self.name}: the reply body was not valid JSON ({redact(str(exc))[:200]})"
@@ -278,14 +312,22 @@ class OpenAICompatible:
             raise TransientModelError(f"{self.name}: the reply's content was not text")
         if not text.isascii():
             text = _LONE_SURROGATE.sub("\ufffd", text)
+        text = mask_secrets(text)  # a reply quoting the key goes no further than here
+        if _CONTROL.search(text):  # a NUL or an escape would reach the store and terminal
+            text = _CONTROL.sub("", text)
         usage = reply.get("usage") if isinstance(reply.get("usage"), dict) else {}
+        tokens_in, why_in = token_count("prompt_tokens", usage.get("prompt_tokens"))
+        tokens_out, why_out = token_count("completion_tokens", usage.get("completion_tokens"))
+        extra: dict[str, Any] = {"finish_reason": choices[0].get("finish_reason")}
+        if why_in or why_out:
+            extra["usage_unknown"] = "; ".join(w for w in (why_in, why_out) if w)
         return ChatResponse(
             text=text,
             model=self.name,
-            input_tokens=_count(usage.get("prompt_tokens")),
-            output_tokens=_count(usage.get("completion_tokens")),
+            input_tokens=tokens_in,
+            output_tokens=tokens_out,
             latency_s=latency_s,
-            extra={"finish_reason": choices[0].get("finish_reason")},
+            extra=extra,
         )
 
 
@@ -294,8 +336,5 @@ class OpenAICompatible:
 # joined by the JSON decoder, so any surrogate left in a str is a lone one: it becomes
 # U+FFFD, the replacement character, as undecodable bytes do.
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _count(value: Any) -> int | None:
-    """A token count as the reply gives it; anything but a whole number is unknown."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+# Control characters but newline, tab and carriage return: stripped from replies.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")

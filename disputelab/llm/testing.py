@@ -30,8 +30,9 @@ class Scripted:
     delay_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     raw: bytes | None = None
-    prompt_tokens: int = 11
-    completion_tokens: int = 7
+    # Any JSON value: a test may send counts no real reply carries (huge, negative, text).
+    prompt_tokens: Any = 11
+    completion_tokens: Any = 7
     finish_reason: str = "stop"  # "length" plays a reply cut off at max_tokens
     cut_at: int | None = None  # send only this many body bytes, then drop the connection
 
@@ -73,10 +74,15 @@ def reply_payload(reply: Scripted, body: dict[str, Any]) -> bytes:
             "usage": {
                 "prompt_tokens": reply.prompt_tokens,
                 "completion_tokens": reply.completion_tokens,
-                "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+                "total_tokens": _total(reply.prompt_tokens, reply.completion_tokens),
             },
         }
     ).encode()
+
+
+def _total(prompt: Any, completion: Any) -> Any:
+    numbers = all(isinstance(n, int | float) for n in (prompt, completion))
+    return prompt + completion if numbers else None
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -22,6 +22,7 @@ import aiohttp
 import httpx2
 
 from disputelab.llm.base import TransientModelError
+from disputelab.llm.reply_body import ACCEPTED_ENCODINGS, CHUNK, MAX_REPLY_BYTES, read_capped
 
 KEEPALIVE_S = 5.0  # as the openai SDK's own pool: idle connections close after this
 MIN_CONNECTIONS = 100  # the SDK's default pool size; a larger run gets one per call
@@ -44,8 +45,15 @@ class HttpTransport:
     aiohttp's pool belongs to the event loop it first ran on, so a transport used again
     under a new loop (one `asyncio.run` after another) opens a fresh pool there."""
 
-    def __init__(self, connections: int, timeout_s: float, tls: bool = True) -> None:
+    def __init__(
+        self,
+        connections: int,
+        timeout_s: float,
+        tls: bool = True,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
+    ) -> None:
         self.connections = max(MIN_CONNECTIONS, connections)
+        self.max_reply_bytes = max_reply_bytes  # as sent, and again once inflated
         self.tls = tls  # False for a plain-HTTP endpoint: no certificates to load
         # Waiting for a pooled connection, connecting and each wait for the server's next
         # bytes are bounded, as the SDK bounds them; a whole reply is not, since a long
@@ -86,16 +94,26 @@ class HttpTransport:
                 keepalive_timeout=KEEPALIVE_S,
                 ssl=_tls_context() if self.tls else True,
             )
-            session = aiohttp.ClientSession(connector=connector, timeout=self.timeout)
+            # Bodies are inflated here, within the cap (`read_capped`), not by aiohttp.
+            session = aiohttp.ClientSession(
+                connector=connector, timeout=self.timeout, auto_decompress=False
+            )
             self._session, self._loop = session, loop
         return session
 
     async def post(self, url: str, content: bytes, headers: Mapping[str, str]) -> HttpReply:
-        """Send `content`; the whole reply. aiohttp's errors pass through: see `failure`."""
+        """Send `content`; the whole reply, inflated. aiohttp's errors pass through (see
+        `failure`); a body past the cap raises `ReplyBodyError`."""
         proxy = self._proxies[url] if url in self._proxies else self.proxy_for(url)
         session = self._session_here()
-        async with session.post(url, data=content, headers=headers, proxy=proxy) as response:
-            body = await response.read()
+        sent = {**headers, "Accept-Encoding": ACCEPTED_ENCODINGS}
+        async with session.post(url, data=content, headers=sent, proxy=proxy) as response:
+            body = await read_capped(
+                response.content.iter_chunked(CHUNK),
+                response.headers.get("Content-Encoding", ""),
+                response.content_length,
+                self.max_reply_bytes,
+            )
             return HttpReply(response.status, response.headers, body)
 
     async def aclose(self) -> None:

@@ -9,7 +9,13 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 
-from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, TransientModelError
+from disputelab.llm.base import (
+    ChatModel,
+    ChatRequest,
+    ChatResponse,
+    TransientModelError,
+    token_count,
+)
 from disputelab.llm.openai_defaults import DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRY_AFTER_S
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -205,7 +211,8 @@ class RoleUsage:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = 0.0
-    tokens_unknown: int = 0  # calls whose reply carried no token counts
+    tokens_unknown: int = 0  # calls whose reply carried no token counts, or unusable ones
+    tokens_unknown_reason: str | None = None  # why, for the first such call
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -244,12 +251,19 @@ class Metered:
             return response
         u.calls += 1
         u.retries += response.retries
-        if response.input_tokens is None or response.output_tokens is None:
+        # Checked again here: a backend other than the OpenAI-compatible one may pass on
+        # whatever its server said.
+        tokens_in, why_in = token_count("prompt_tokens", response.input_tokens)
+        tokens_out, why_out = token_count("completion_tokens", response.output_tokens)
+        if tokens_in is None or tokens_out is None:
             u.tokens_unknown += 1
             u.cost_usd = None
+            u.tokens_unknown_reason = u.tokens_unknown_reason or str(
+                response.extra.get("usage_unknown") or why_in or why_out
+            )
             return response
-        u.input_tokens += response.input_tokens
-        u.output_tokens += response.output_tokens
-        cost = self.prices.cost(response.input_tokens, response.output_tokens)
+        u.input_tokens += tokens_in
+        u.output_tokens += tokens_out
+        cost = self.prices.cost(tokens_in, tokens_out)
         u.cost_usd = None if cost is None or u.cost_usd is None else u.cost_usd + cost
         return response

@@ -103,14 +103,17 @@ def _protocol_param_names() -> set[str]:
 
 
 def _no_yes_no(value: Any) -> Any:
-    """A bool is an int to Python (and to pydantic's lax mode); as a count, it is a slip."""
+    """A bool is an int to Python (and to pydantic's lax mode); as a count, it is a slip.
+    So is text: `replicates: "3"` is quoted, and pydantic's lax mode would read it."""
     if isinstance(value, bool):
         raise ValueError(f"a whole number, not {str(value).lower()}")
+    if isinstance(value, str | bytes):
+        raise ValueError(f"a whole number, not text ({str(value)[:20]!r}); write it unquoted")
     return value
 
 
-# An integer that is not a yes/no; other numbers convert as pydantic converts them (3.0,
-# a NumPy integer).
+# An integer that is neither a yes/no nor text; other numbers convert as pydantic
+# converts them (3.0, a NumPy integer).
 Count = Annotated[int, BeforeValidator(_no_yes_no)]
 
 

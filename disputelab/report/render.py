@@ -24,6 +24,20 @@ _ORDER = [
 ]
 
 
+# Characters that make markdown or HTML of text mid-line (the report never starts a line
+# with text, so list markers need no escape); a backslash too, so escapes stay escapes.
+_MD_ACTIVE = str.maketrans(
+    {c: "\\" + c for c in "\\`*_[]#|~"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+)
+
+
+def md_text(text: object) -> str:
+    """`text` (an utterance, a name, an error) as inert markdown on one line: no HTML tag,
+    link, image, emphasis, heading or table cell can open in it, as the HTML report
+    escapes the same text."""
+    return " ".join(str(text).split("\n")).translate(_MD_ACTIVE)
+
+
 def _fmt(value: float) -> str:
     if math.isnan(value):
         return "NaN"
@@ -39,7 +53,7 @@ def _sorted_scores(scores: Sequence[StoredScore]) -> list[StoredScore]:
 
 
 def _names(record: EpisodeRecord) -> dict[str, str]:
-    names = {p["id"]: p["name"] for p in record.scenario.get("parties", [])}
+    names = {p["id"]: md_text(p["name"]) for p in record.scenario.get("parties", [])}
     names["mediator"] = "Mediator"
     return names
 
@@ -56,9 +70,10 @@ def _floor_line(choice: TurnChoice, names: dict[str, str]) -> str:
     )
     # The thought that won the floor; an LLM party voices it, a rule party's move still
     # comes from its policy.
-    said = f' on the thought "{voiced.text}"' if voiced else ""
+    said = f' on the thought "{md_text(voiced.text)}"' if voiced else ""
     others = "; ".join(
-        f"{names.get(pid, pid)}: " + ", ".join(f'"{th.text}" {rating(th.rating)}' for th in ts)
+        f"{names.get(pid, pid)}: "
+        + ", ".join(f'"{md_text(th.text)}" {rating(th.rating)}' for th in ts)
         for pid, ts in choice.thoughts.items()
     )
     return (
@@ -85,18 +100,23 @@ def _episode_header(record: EpisodeRecord) -> list[str]:
     lines = [
         f"## Episode `{record.episode_id}`",
         "",
-        f"- scenario: `{ep.scenario_id}` ({record.scenario.get('title', '')})",
-        f"- arm: {record.arm or '-'}; mediator: {ep.agents.get('mediator', 'none')}; "
-        f"parties: {ep.agents.get('parties', '?')}; seed: {ep.seed}; condition: {ep.condition}",
+        f"- scenario: `{ep.scenario_id}` ({md_text(record.scenario.get('title', ''))})",
+        f"- arm: {md_text(record.arm or '-')}; "
+        f"mediator: {md_text(ep.agents.get('mediator', 'none'))}; "
+        f"parties: {md_text(ep.agents.get('parties', '?'))}; seed: {ep.seed}; "
+        f"condition: {md_text(ep.condition)}",
     ]
     if not record.complete:
         lines.append(
             f"- status: **{record.status.value.upper()}** (not a finished episode; "
-            "no metrics are reported for it)" + (f": {record.error}" if record.error else "")
+            "no metrics are reported for it)"
+            + (f": {md_text(record.error)}" if record.error else "")
         )
     elif ep.outcome is not None:
-        lines.append(f"- status: **{ep.outcome.status.value}**: {ep.outcome.stop_reason}")
-        agreed = ", ".join(f"{t}={o or '-'}" for t, o in ep.outcome.agreement.items())
+        lines.append(f"- status: **{ep.outcome.status.value}**: {md_text(ep.outcome.stop_reason)}")
+        agreed = ", ".join(
+            f"{md_text(t)}={md_text(o or '-')}" for t, o in ep.outcome.agreement.items()
+        )
         lines.append(f"- agreement: {agreed or '-'}")
     return lines
 
@@ -111,13 +131,13 @@ def _turn_lines(t: Turn, names: dict[str, str]) -> list[str]:
     speaker = names.get(t.speaker, t.speaker)
     if t.stage == "caucus":  # a party speaking to the mediator alone
         speaker += " (in private, to the mediator only)"
-    lines = [f"**{label} {t.party_turn} · {speaker}:** {t.text}{s}"]
+    lines = [f"**{label} {t.party_turn} · {speaker}:** {md_text(t.text)}{s}"]
     if t.choice is not None:
         lines.append(_floor_line(t.choice, names))
     heard: dict[str, list[str]] = {}  # what listeners heard instead (a remediator's rewrite)
     for listener, text in (t.delivered or {}).items():
         if text != t.text:
-            heard.setdefault(text, []).append(names.get(listener, listener))
+            heard.setdefault(md_text(text), []).append(names.get(listener, md_text(listener)))
     for text, who in heard.items():
         lines.append(f"> heard by {', '.join(who)} as: {text}")
     lines.append("")
@@ -137,7 +157,7 @@ def _usage_table(usage: list[dict[str, Any]]) -> list[str]:
     for u in usage:
         cost = "unknown" if u["cost_usd"] is None else f"{u['cost_usd']:.4f}"
         lines.append(
-            f"| {u['role']} | {u['model']} | {u['calls']} | {u['input_tokens']} "
+            f"| {md_text(u['role'])} | {md_text(u['model'])} | {u['calls']} | {u['input_tokens']} "
             f"| {u['output_tokens']} | {cost} |"
         )
     lines.append("")
@@ -156,7 +176,8 @@ def _metrics_table(scores: Sequence[StoredScore]) -> list[str]:
     ]
     for sc in _sorted_scores(scores):
         lines.append(
-            f"| {sc.metric} | {_fmt(sc.value)} | {sc.evaluator} v{sc.version} | {sc.explanation} |"
+            f"| {md_text(sc.metric)} | {_fmt(sc.value)} | {md_text(sc.evaluator)} v{sc.version} "
+            f"| {md_text(sc.explanation)} |"
         )
     lines.append("")
     return lines
@@ -263,7 +284,18 @@ def rows_csv(rows: list[dict[str, Any]]) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=columns, restval="", lineterminator="\n")
     writer.writeheader()
-    writer.writerows(
-        {k: "" if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()} for r in rows
-    )
+    writer.writerows({k: _csv_cell(v) for k, v in r.items()} for r in rows)
     return buf.getvalue()
+
+
+# What a spreadsheet reads as the start of a formula (OWASP's list): such a cell of text
+# is written after a quote, which spreadsheets show as text and do not run.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_cell(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return ""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value

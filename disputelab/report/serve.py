@@ -11,6 +11,7 @@ host, so a web page that rebinds its own name to 127.0.0.1 cannot read the repor
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import socket
 import sqlite3
@@ -39,6 +40,26 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def listen_problem(host: str, port: int, exc: BaseException) -> str:
+    """Why `ReportServer(host, port)` failed, in one line naming the option at fault."""
+    why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    number = getattr(exc, "errno", None)
+    shown = host[:60] + ("..." if len(host) > 60 else "")
+    if number == errno.EADDRINUSE:
+        return f"--port {port}: already in use on {shown}; pick another, or 0 for a free one"
+    if number == errno.EACCES:
+        return f"--port {port}: not permitted ({why}); ports below 1024 need privileges"
+    if isinstance(exc, socket.gaierror | UnicodeError | ValueError) or number in (
+        errno.EADDRNOTAVAIL,
+        errno.EAFNOSUPPORT,
+    ):
+        return (
+            f"--host {shown}: cannot listen there ({why}); give an address of this machine "
+            "(127.0.0.1, or 0.0.0.0 for every interface)"
+        )
+    return f"--host {shown} --port {port}: cannot listen ({why})"
 
 
 class ReportServer(ThreadingHTTPServer):

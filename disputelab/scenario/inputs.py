@@ -262,6 +262,15 @@ def _short(value: object, limit: int = 60) -> str:
 # --- YAML ---------------------------------------------------------------------------
 
 
+_YAML_TAG = "tag:yaml.org,2002:"
+# The tags a document may name explicitly: YAML's standard scalars and collections.
+# The others (!!binary, !!timestamp, !!set, !!omap, local tags) build values no input
+# of ours holds; an unquoted date stays the text it looks like.
+_STANDARD_TAGS = frozenset(
+    _YAML_TAG + t for t in ("str", "int", "float", "bool", "null", "seq", "map")
+)
+
+
 class _SafeLoader(yaml.SafeLoader):
     """YAML's pure-Python safe loader (the C one has no depth limit and crashes on deep
     nesting), with every limit enforced while the document is composed, before any
@@ -299,6 +308,15 @@ class _SafeLoader(yaml.SafeLoader):
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         event = self._event()
+        tag = getattr(event, "tag", None)
+        if tag is not None and tag not in _STANDARD_TAGS and tag != "!":
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"the tag {_short(tag.replace(_YAML_TAG, '!!'))} is not allowed; only text, "
+                "numbers, true/false, null, lists and mappings",
+                event.start_mark,
+            )
         if isinstance(event, yaml.AliasEvent):
             alias = str(event.anchor)
             if alias in self._open:
@@ -358,6 +376,14 @@ class _SafeLoader(yaml.SafeLoader):
 
 
 _SafeLoader.add_constructor("tag:yaml.org,2002:int", _SafeLoader.construct_yaml_int)
+
+
+# A date as text: the implicit timestamp would make `title: 2001-12-14` a date object.
+def _date_as_text(loader: _SafeLoader, node: yaml.Node) -> str:
+    return str(loader.construct_scalar(node))  # type: ignore[arg-type]
+
+
+_SafeLoader.add_constructor("tag:yaml.org,2002:timestamp", _date_as_text)
 
 
 def load_yaml(text: str, max_values: int = MAX_YAML_VALUES) -> Any:

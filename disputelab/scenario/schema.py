@@ -7,6 +7,7 @@ gets every problem reported at once, each with its field path.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Literal
@@ -34,6 +35,12 @@ SOCRATES_DOMAINS: tuple[str, ...] = (
     "intra-organisational",
 )
 
+# What a scenario's `domain` may be: SoCRATES's eight, and "general" for the rest.
+DOMAINS: tuple[str, ...] = ("general", *SOCRATES_DOMAINS)
+# The languages the agents' prompts and voices are written in; a regional form
+# (en-GB, zh-Hans) is the same language to them.
+LANGUAGES: tuple[str, ...] = ("en", "zh")
+
 _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
 # Ids, titles and names are printed on one line by every command and end up in episode
 # ids: bounded, so that a runaway value is refused by validation rather than wrapped for
@@ -44,10 +51,50 @@ MAX_TITLE_CHARS = 200
 MAX_NAME_CHARS = 120
 
 
+# Control characters (C0, DEL, C1) but the line breaks and tabs text is written with.
+# A NUL or an escape sequence in a name is printed by every command and sent in every
+# prompt; in a file meant for people, it is damage or mischief.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def control_problem(text: str) -> str | None:
+    """Why `text` cannot be used (the first control character in it), or None."""
+    found = _CONTROL.search(text)
+    if found is None:
+        return None
+    return (
+        f"holds the control character U+{ord(found.group()):04X} at character "
+        f"{found.start() + 1}; only newlines and tabs may be in text"
+    )
+
+
+def _refuse_control(value: object) -> None:
+    """Raise ValueError for a control character in any string in `value`."""
+    if isinstance(value, str):
+        problem = control_problem(value)
+        if problem:
+            raise ValueError(problem)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _refuse_control(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_control(key)
+            _refuse_control(item)
+
+
 class _Strict(BaseModel):
-    """Base for every schema model: unknown fields are errors, not silently dropped."""
+    """Base for every schema model: unknown fields are errors, not silently dropped, and
+    no text holds a control character other than a newline or a tab."""
 
     model_config = ConfigDict(extra="forbid", frozen=False)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_control_characters(cls, value: object) -> object:
+        if isinstance(value, str | list | tuple | dict):
+            _refuse_control(value)
+        return value
 
 
 def _listing(items: Iterable[str], limit: int = 12) -> str:
@@ -261,7 +308,7 @@ class Scenario(_Strict):
     id: str = Field(pattern=_ID_PATTERN, max_length=MAX_ID_CHARS)
     title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS)
     domain: str = Field(default="general", max_length=MAX_NAME_CHARS)
-    language: str = Field(default="en", pattern=r"^[a-z]{2}(-[A-Za-z]+)?$")
+    language: str = Field(default="en", max_length=MAX_NAME_CHARS)
     background: str = Field(min_length=1)
     history: str = ""
     parties: list[Party]
@@ -279,6 +326,23 @@ class Scenario(_Strict):
         description="The mediator's turn-taking thresholds, as a ProMediate case gives them; "
         "recorded, not used by the built-in mediators, which decide when to speak themselves.",
     )
+
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, v: str) -> str:
+        if re.fullmatch(r"[a-z]{2}(-[A-Za-z]+)?", v) and v[:2] in LANGUAGES:
+            return v
+        raise ValueError(
+            f"unknown language {v[:40]!r}; use {', '.join(LANGUAGES)} "
+            "(or a regional form such as en-GB)"
+        )
+
+    @field_validator("domain")
+    @classmethod
+    def _known_domain(cls, v: str) -> str:
+        if v in DOMAINS:
+            return v
+        raise ValueError(f"unknown domain {v[:40]!r}; use one of {', '.join(DOMAINS)}")
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:

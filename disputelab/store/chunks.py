@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from disputelab.episode import Action, Intervention, Turn
+from disputelab.redact import mask_secrets
 from disputelab.store.rows import consensus_text, said, shared_json
 
 _MAGIC = b"DLT1"  # disputelab turns, layout 1
@@ -92,7 +93,8 @@ def encode_turns(turns: Sequence[Turn]) -> bytes:
                 None if t.choice is None else t.choice.to_dict(),
             ]
         )
-    texts = list(values)
+    # A remembered secret (the API key) quoted by a model or a party is not stored.
+    texts = [mask_secrets(v) for v in values]
     header = json.dumps(
         [_VERSION, [len(v) for v in texts], rows], ensure_ascii=False, separators=(",", ":")
     ).encode("utf-8", "surrogatepass")
@@ -103,9 +105,13 @@ def encode_turns(turns: Sequence[Turn]) -> bytes:
 def _own(move: Action | Intervention, text: str, own: tuple[str, ...]) -> dict[str, Any] | None:
     """What of a move is the turn's alone: the fields named in `own` that are set, and
     the utterance when it differs from the turn's text; None when nothing is."""
-    mine: dict[str, Any] = {name: getattr(move, name) for name in own if getattr(move, name)}
+    mine: dict[str, Any] = {
+        name: mask_secrets(value) if isinstance(value, str) else value
+        for name in own
+        if (value := getattr(move, name))
+    }
     if move.utterance != text:
-        mine["utterance"] = move.utterance
+        mine["utterance"] = mask_secrets(move.utterance)
     return mine or None
 
 

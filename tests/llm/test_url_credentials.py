@@ -43,7 +43,7 @@ def _cli(store: Path, *args: str) -> Any:
     [
         ("http://user:pw@host:8000/v1", "http://***@host:8000/v1"),
         ("https://token@host/v1", "https://***@host/v1"),
-        ("http://host/v1?api_key=abc&x=1", "http://host/v1?api_key=***&x=1"),
+        ("http://host/v1?api_key=abc&x=1", "http://host/v1?api_key=***&x=***"),
         ("http://host/v1?sig=abc&access_token=t", "http://host/v1?sig=***&access_token=***"),
         ("http://host/v1?X-Amz-Credential=abc", "http://host/v1?X-Amz-Credential=***"),
         ("http://host:8000/v1", "http://host:8000/v1"),

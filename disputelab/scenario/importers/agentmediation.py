@@ -429,6 +429,11 @@ def _scenario(
     return scenario, decision
 
 
+# The most parties a case may seat. The dataset's largest case has 6; every party speaks
+# in every round of the staged protocol, so a case of hundreds could never be played.
+MAX_PLAYERS = 8
+
+
 def _record_problem(data: Any) -> tuple[_Record | None, str]:
     if not isinstance(data, dict):
         return None, f"expected a JSON object, got {type(data).__name__}"
@@ -444,6 +449,8 @@ def _record_problem(data: Any) -> tuple[_Record | None, str]:
         return None, "players: contains an empty name"
     if len(players) < 2:
         return None, f"players: has {len(players)} party, a dispute needs at least 2"
+    if len(players) > MAX_PLAYERS:
+        return None, f"players: has {len(players):,} parties; a case seats at most {MAX_PLAYERS}"
     if rec.player_number != len(players):
         return None, f"player_number is {rec.player_number} but players lists {len(players)}"
     return rec.model_copy(update={"players": players}), ""

@@ -548,6 +548,8 @@ def _check_fields(data: dict[str, Any]) -> None:
             raise ValueError(
                 f"'names'.{name[:40]} must be the party's profile text, not {_json_type(profile)}"
             )
+    if "issues" not in data:  # the case's topics are read from it
+        raise ValueError("'issues' is missing; a ProMediate case lists its issues there")
 
 
 def _json_type(value: object) -> str:

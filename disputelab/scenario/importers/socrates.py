@@ -27,7 +27,15 @@ from typing import Any
 
 from disputelab.errors import DisputelabError
 from disputelab.scenario.inputs import MAX_DATASET_BYTES, load_json, read_user_file
-from disputelab.scenario.schema import Fallback, Option, Party, Scenario, Topic, TopicPreference
+from disputelab.scenario.schema import (
+    DOMAINS,
+    Fallback,
+    Option,
+    Party,
+    Scenario,
+    Topic,
+    TopicPreference,
+)
 
 FALLBACK_UTILITY = 0.3
 
@@ -118,6 +126,14 @@ def _party(raw: Any, i: int, topics: list[Topic]) -> Party:
     )
 
 
+def _domain(given: object) -> tuple[str, list[str]]:
+    """The scenario's domain, and the assumption made when the file names none known."""
+    name = str(given or "general").strip().lower().replace(" ", "-")
+    if name in DOMAINS:
+        return name, []
+    return "general", [f"domain: {str(given)[:40]!r} is none of {', '.join(DOMAINS)}; general"]
+
+
 def import_socrates_file(path: Path) -> Scenario:
     """One SoCRATES scenario file as a Scenario (ids from the file name)."""
     data = load_json(read_user_file(path, MAX_DATASET_BYTES, "a SoCRATES scenario (.json)"))
@@ -127,15 +143,17 @@ def import_socrates_file(path: Path) -> Scenario:
     parties = _first(data, ("parties",), "scenario")
     if not isinstance(parties, list) or len(parties) < 2:
         raise SocratesError("parties: must list at least two parties")
+    domain, domain_note = _domain(data.get("domain"))
     return Scenario(
         id=f"socrates-{_slug(path.stem)}",
         title=str(_first(data, ("title",), "scenario")),
-        domain=str(data.get("domain") or "general"),
+        domain=domain,
         background=str(_first(data, ("background",), "scenario")),
         parties=[_party(p, i, topics) for i, p in enumerate(parties)],
         topics=topics,
         assumptions=[
             "rankings past each party's starting stance: the nearer options first",
             f"fallbacks: no agreement, utility {FALLBACK_UTILITY} (the file gives none)",
+            *domain_note,
         ],
     )
