@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from disputelab.llm.local import LOCAL_CALLS
 from disputelab.llm.models import Profile
 from disputelab.llm.openai_defaults import calls_in_flight
 from disputelab.redact import redact
 
 LLM_CONCURRENCY = 64  # episodes in flight when a spec calling a model sets none
 RULE_CONCURRENCY = 4  # episodes in flight for a rule-only spec that sets none
-LOCAL_CALLS = 1  # the embedded model: one loaded model, one context, calls serialised
 
 
 def default_concurrency(models: Iterable[str]) -> int:
