@@ -6,7 +6,7 @@ Importing this package registers the protocol, its bargainer, remediator, modera
 detector kinds and its evaluator. Its tables are read only when a report is made.
 """
 
-from disputelab.protocols.bilateral import evaluation
+from disputelab.protocols.bilateral import evaluation, presets
 from disputelab.protocols.bilateral.protocol import Bilateral, BilateralParams
 
-__all__ = ["Bilateral", "BilateralParams", "evaluation"]
+__all__ = ["Bilateral", "BilateralParams", "evaluation", "presets"]

@@ -6,9 +6,9 @@ Importing this package registers the protocol, its counsel, party and mediator k
 its evaluator. Its tables are read only when a report is made.
 """
 
-from disputelab.protocols.settlement import evaluation
+from disputelab.protocols.settlement import evaluation, presets
 from disputelab.protocols.settlement.agents.memory import MemoryBank, MemoryFile
 from disputelab.protocols.settlement.params import SettlementParams
 from disputelab.protocols.settlement.protocol import Settlement
 
-__all__ = ["MemoryBank", "MemoryFile", "Settlement", "SettlementParams", "evaluation"]
+__all__ = ["MemoryBank", "MemoryFile", "Settlement", "SettlementParams", "evaluation", "presets"]
