@@ -102,13 +102,20 @@ def experiment(
 
 
 def _plan(spec_path: Path, overrides: dict[str, Any]) -> ExperimentPlan:
-    """The experiment's plan, or every problem of the spec and exit status 2."""
+    """The experiment's plan, or every problem of the spec, or a missing prerequisite
+    (an exemplar set, a corpus), and exit status 2."""
+    from disputelab.plan.prerequisites import prerequisite_problems
+
     try:
-        return api.plan_experiment(spec_path, overrides, store=state.store_path)
+        plan = api.plan_experiment(spec_path, overrides, store=state.store_path)
     except SpecError as exc:
         fail_problems(exc.source, exc.problems)
     except DisputelabError as exc:
         fail(str(exc))
+    problems = prerequisite_problems(plan, state.store_path)
+    if problems:
+        fail_problems(str(spec_path), problems)
+    return plan
 
 
 AblateOption = Annotated[
