@@ -388,6 +388,13 @@ async def _played_and_scored(
     return episode, await score_protocol(store, plan.episode_id, item, proto)
 
 
+def _record_plan(store: Store, run_id: str, twin: bool) -> bool:
+    """Record a single run's episodes (its twin too) as planned, so that `runs` counts
+    them from the start; returns `twin`."""
+    store.set_plan(run_id, 2 if twin else 1)
+    return twin
+
+
 async def run_single(
     store: Store,
     scenario: Scenario,
@@ -413,8 +420,7 @@ async def run_single(
     seat = proto.mediator_seat
     mediator = cast.kind(seat.role, seat.default) if seat else NONE
     run_id = _create_run(store, scenario, proto, p, cast, seed, condition, retrieved)
-    twin = proto.plays_twin and seat is not None and mediator != NONE
-    store.set_plan(run_id, 2 if twin else 1)  # `runs` counts them from the start
+    twin = _record_plan(store, run_id, proto.plays_twin and seat is not None and mediator != NONE)
 
     def plan(eid: str, c: Cast, arm: str, matched: str | None) -> EpisodePlan:
         return EpisodePlan(

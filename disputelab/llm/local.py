@@ -13,7 +13,6 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, files
 from pathlib import Path
@@ -56,8 +55,8 @@ class Speed:
     guesses before any call. A busy machine is slower, and the next call's deadline
     follows what was measured."""
 
-    prompt_s: float = 0.01  # per prompt token
-    token_s: float = 0.1  # per generated token
+    prompt_s: float = 0.02  # per prompt token
+    token_s: float = 0.5  # per generated token (a busy machine; measured ones replace it)
     measured: bool = False
 
     def deadline_s(self, prompt_tokens: int, max_tokens: int) -> float:
@@ -67,7 +66,7 @@ class Speed:
         return DEADLINE_FLOOR_S + DEADLINE_FACTOR * expected
 
 
-DEADLINE_FLOOR_S = 30.0  # loading the model, a first slow call
+DEADLINE_FLOOR_S = 60.0  # a first slow call, a machine busy with other work
 DEADLINE_FACTOR = 3.0  # how much slower than measured a call may be before it is stopped
 
 
@@ -145,16 +144,14 @@ class LocalLlama:
                 )
             return self._shared["llm"]
 
-    def _kwargs(self, request: ChatRequest, activity: Activity) -> dict[str, Any]:
-        from llama_cpp import LogitsProcessorList
-
+    def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
             "temperature": request.temperature,
             # llama.cpp itself bounds it by what the context leaves after the prompt.
             "max_tokens": request.max_tokens,
             "seed": request.seed if request.seed is not None else request.sample,
-            "logits_processor": LogitsProcessorList([_counting(activity)]),
+            "stream": True,  # token by token: counted for progress, stopped at the deadline
         }
         if request.schema is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": request.schema}
@@ -174,33 +171,27 @@ class LocalLlama:
             activity = Activity(request.max_tokens, t0, deadline_at=t0 + self.deadline_s(request))
             LocalLlama.activity = activity
             try:
-                out = llm.create_chat_completion(**self._kwargs(request, activity))
-            except _DeadlinePassed:
-                out = None
+                text, finish = _generate(llm, self._kwargs(request), activity)
             except ValueError as exc:  # e.g. the prompt does not fit the context
                 raise ModelError(f"local: {exc}") from None
             finally:
                 LocalLlama.activity = None
-        if out is None:
+            # What the context holds now: the prompt and the tokens generated after it.
+            prompt_tokens = max(0, int(llm.n_tokens) - activity.tokens) or None
+        if activity.stopped:
             raise ModelError(
                 f"local: stopped after {activity.tokens} tokens: no reply within the call's "
-                f"{activity.deadline_at - t0:.0f} s deadline (scaled from {request.max_tokens} "
+                f"{activity.deadline_at - t0:.3g} s deadline (scaled from {request.max_tokens} "
                 "tokens asked and the measured speed; --timeout sets it)"
             )
-        return self._response(out, activity, time.monotonic() - t0)
-
-    def _response(self, out: dict[str, Any], activity: Activity, latency: float) -> ChatResponse:
-        usage = out.get("usage") or {}
-        choice = out["choices"][0]
-        prompt_tokens = usage.get("prompt_tokens")
         self._measure(activity, prompt_tokens)
         return ChatResponse(
-            text=choice["message"]["content"] or "",
+            text=text,
             model=self.name,
             input_tokens=prompt_tokens,
-            output_tokens=usage.get("completion_tokens"),
-            latency_s=latency,
-            extra={"finish_reason": choice.get("finish_reason")},
+            output_tokens=activity.tokens,
+            latency_s=time.monotonic() - t0,
+            extra={"finish_reason": finish},
         )
 
     def _measure(self, activity: Activity, prompt_tokens: int | None) -> None:
@@ -218,20 +209,24 @@ class LocalLlama:
         return await asyncio.to_thread(self._run, request)
 
 
-class _DeadlinePassed(Exception):
-    """Raised inside llama.cpp's sampling loop to stop a call past its deadline (its chat
-    API takes no stopping criteria; a logits processor runs once per token)."""
-
-
 CHARS_PER_TOKEN = 3  # a prompt's length in tokens, estimated before it is tokenised
 
 
-def _counting(activity: Activity) -> Callable[[Any, Any], Any]:
-    """A logits processor that changes nothing and counts the tokens as they come."""
-
-    def count(input_ids: Any, scores: Any) -> Any:
-        if activity.on_token():
-            raise _DeadlinePassed
-        return scores
-
-    return count
+def _generate(llm: Any, kwargs: dict[str, Any], activity: Activity) -> tuple[str, str | None]:
+    """Stream one reply, a token a chunk, counting them; stop at the deadline (closing
+    the stream ends generation). The text and llama.cpp's finish reason."""
+    parts: list[str] = []
+    finish: str | None = None
+    stream = llm.create_chat_completion(**kwargs)
+    try:
+        for chunk in stream:
+            choice = chunk["choices"][0]
+            content = choice.get("delta", {}).get("content")
+            if content:
+                parts.append(content)
+                if activity.on_token():
+                    break
+            finish = choice.get("finish_reason") or finish
+    finally:
+        stream.close()
+    return "".join(parts), finish
