@@ -397,7 +397,7 @@ async def experiment_async(
 
     plan = _experiment_plan(spec, store, overrides)
     opened = open_store(store)
-    hub = hub or open_models(plan.models, store=opened, concurrency=concurrency)
+    hub = hub or open_models(plan.models, store=opened, concurrency=concurrency or plan.concurrency)
     summaries = []
     for grid in plan.grids() if ablations else (plan,):
         summary = await run_experiment(
@@ -426,7 +426,7 @@ def experiment(
     """
     plan = _experiment_plan(spec, store, overrides)
     opened = open_store(store)
-    hub = hub or open_models(plan.models, store=opened, concurrency=concurrency)
+    hub = hub or open_models(plan.models, store=opened, concurrency=concurrency or plan.concurrency)
     return run_loop(
         lambda: experiment_async(
             plan,

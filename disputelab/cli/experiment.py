@@ -76,9 +76,10 @@ def experiment(
     if dry_run:
         # As a run would, but a key may be set later: a plan is often sized first.
         check_models(plan.models, concurrency or plan.concurrency, keys=False)
-        _print_plan(plan)
+        _print_plan(plan, concurrency)
         return
     hub = open_models(plan.models, concurrency or plan.concurrency)
+    _print_concurrency(plan, concurrency)
     # The handlers stay in place until the interrupt has been reported: a second signal
     # while it is written must still quit with 130, not with Python's default handler.
     failed = 0
@@ -98,13 +99,20 @@ def experiment(
 
 
 def _plan(spec_path: Path, overrides: dict[str, Any]) -> ExperimentPlan:
-    """The experiment's plan, or every problem of the spec and exit status 2."""
+    """The experiment's plan, or every problem of the spec, or a missing prerequisite
+    (an exemplar set, a corpus), and exit status 2."""
+    from disputelab.plan.prerequisites import prerequisite_problems
+
     try:
-        return api.plan_experiment(spec_path, overrides, store=state.store_path)
+        plan = api.plan_experiment(spec_path, overrides, store=state.store_path)
     except SpecError as exc:
         fail_problems(exc.source, exc.problems)
     except DisputelabError as exc:
         fail(str(exc))
+    problems = prerequisite_problems(plan, state.store_path)
+    if problems:
+        fail_problems(str(spec_path), problems)
+    return plan
 
 
 AblateOption = Annotated[
@@ -165,9 +173,26 @@ def _failures(summary: Summary) -> None:
     )
 
 
-def _print_plan(plan: ExperimentPlan) -> None:
-    """The plan of a checked spec: the grid, its episodes and a bound on model calls."""
-    p = plan.summary()
+def _print_concurrency(plan: ExperimentPlan, asked: int | None) -> None:
+    """The episodes and calls in flight the run will use; an endpoint that holds the run
+    below a concurrency the user set is warned about (profiles are, by `check_models`)."""
+    p = plan.summary(asked)
+    how = "set" if p.concurrency_set else "the default; set `concurrency:` or --concurrency"
+    out.print(f"  concurrency: {p.concurrency} episodes in flight ({how})", highlight=False)
+    for limit in p.limits:
+        out.print(f"  endpoint {limit.line}", highlight=False, soft_wrap=True)
+        if p.concurrency_set and limit.model == "local" and limit.calls < p.concurrency:
+            warn(
+                "local",
+                f"{limit.calls} call in flight at a time, fewer than the concurrency of "
+                f"{p.concurrency}: episodes will wait on it",
+            )
+
+
+def _print_plan(plan: ExperimentPlan, asked: int | None = None) -> None:
+    """The plan of a checked spec: the grid, its episodes, a bound on model calls, and
+    the concurrency and endpoint limits that will apply."""
+    p = plan.summary(asked)
     twins = " (+ an unmediated twin per cell)" if p.twins else ""
     out.print(
         f"experiment {plan.name} ({plan.protocol.name}): {counted(p.scenarios, 'scenario')} x "
@@ -195,6 +220,7 @@ def _print_plan(plan: ExperimentPlan) -> None:
             highlight=False,
             soft_wrap=True,
         )
+    _print_concurrency(plan, asked)
     out.print("  dry run: nothing was run or stored", highlight=False)
 
 

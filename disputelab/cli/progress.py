@@ -4,6 +4,7 @@ alive. Each shows work done of the total, model calls and elapsed time."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from disputelab.api import ModelHub
 
 PLAIN_EVERY_S = 5.0
+BEAT_EVERY_S = 1.0  # how often the heartbeat looks; plain lines still come every 5 s
 
 
 class Ticker:
@@ -67,7 +69,17 @@ class Ticker:
             calls = sum(u.calls for u in roles)
             cached = sum(u.cached for u in roles)
             parts.append(f"{calls} model calls, {cached} from cache")
+        generating = _model_activity()
+        if generating is not None:
+            parts.append(generating)
         return "; ".join(parts)
+
+    def beat(self) -> None:
+        """Say the work is alive while nothing finishes: a long model call in flight."""
+        if self.progress is not None and self.task is not None:
+            self.progress.update(self.task, note=self.note())
+        else:
+            self._line()
 
     def _line(self, force: bool = False) -> None:
         now = time.monotonic()
@@ -85,12 +97,40 @@ class Ticker:
         )
 
 
+def _model_activity() -> str | None:
+    """What the embedded model is generating now, if it is loaded and busy."""
+    import sys
+
+    local = sys.modules.get("disputelab.llm.local")  # never imported just to ask
+    return None if local is None else local.local_activity()
+
+
+@contextmanager
+def heartbeat(t: Ticker, every_s: float = BEAT_EVERY_S) -> Iterator[None]:
+    """Beat `t` every few seconds from a thread while the block runs."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(every_s):
+            t.beat()
+
+    thread = threading.Thread(target=beat, name="progress-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=every_s)
+
+
 @contextmanager
 def ticker(what: str, hub: ModelHub | None = None, transient: bool = False) -> Iterator[Ticker]:
     """A Ticker that draws a bar on a terminal (gone when done, if `transient`) and writes
-    plain lines otherwise."""
+    plain lines otherwise, with a heartbeat so that a long model call shows progress."""
     if not err.is_terminal:
-        yield Ticker(what, hub, None)
+        t = Ticker(what, hub, None)
+        with heartbeat(t):
+            yield t
         return
     with Progress(
         TextColumn("{task.description}"),
@@ -102,4 +142,6 @@ def ticker(what: str, hub: ModelHub | None = None, transient: bool = False) -> I
         console=err,
         transient=transient,
     ) as progress:
-        yield Ticker(what, hub, progress)
+        t = Ticker(what, hub, progress)
+        with heartbeat(t):
+            yield t

@@ -81,7 +81,7 @@ def sensitivity(
     n = sa.default_samples(method) if samples is None else samples
     design = _design(spec, param or [], method, n, seed)
     specs, size = _points(spec, spec_path, design, resume)
-    hub = open_models(spec.models.values(), spec.concurrency)
+    hub = open_models(spec.models.values(), spec.run_concurrency)
     found = _evaluate(spec, spec_path, specs, size, hub, wanted)
     if found.interrupted:
         _interrupted(found, _again(spec_path, param, method, samples, metric, out_dir, seed))

@@ -141,6 +141,12 @@ def _tracker_evaluator(name: str) -> Evaluator:
             key = item.baseline_id or ""
             base = await trajectory(name, item.baseline, key, item.scenario, ctx)
         scores = tracker_scores(traj, item.episode, base)
+        final = scores["final_consensus"]
+        # The trajectory itself, for the report's charts (JSON: NaN becomes null).
+        by_topic = {t: [None if v != v else v for v in vs] for t, vs in traj.by_topic.items()}
+        scores["final_consensus"] = MetricResult(
+            final.value, final.explanation, {**final.detail, "by_topic": by_topic}
+        )
         # Counted as the usage line counts: calls to the model, cache hits apart.
         scores["judge_calls"] = MetricResult(
             float(traj.calls),

@@ -40,6 +40,7 @@ from disputelab.protocols.base import (
 from disputelab.protocols.session import Session
 from disputelab.scenario.io import scenario_to_data
 from disputelab.scenario.schema import Scenario
+from disputelab.store.leases import Leases
 from disputelab.store.sqlite import Store, compact_json
 
 if TYPE_CHECKING:
@@ -375,10 +376,23 @@ async def _played_and_scored(
     baseline: Episode | None = None,
 ) -> tuple[Episode, dict[str, MetricResult]]:
     """Play and commit one planned episode of a run, then score it (against `baseline`,
-    its twin, when it has one)."""
-    episode = await play_episode(store, hub, run_id, plan, on_turn, memos)
+    its twin, when it has one). It is claimed while it plays, so that `runs` shows the
+    run as running."""
+    leases = Leases(store.db)
+    leases.claim(plan.episode_id)
+    try:
+        episode = await play_episode(store, hub, run_id, plan, on_turn, memos)
+    finally:
+        leases.release_all()
     item = EpisodeToScore(episode, plan.scenario, baseline)
     return episode, await score_protocol(store, plan.episode_id, item, proto)
+
+
+def _record_plan(store: Store, run_id: str, twin: bool) -> bool:
+    """Record a single run's episodes (its twin too) as planned, so that `runs` counts
+    them from the start; returns `twin`."""
+    store.set_plan(run_id, 2 if twin else 1)
+    return twin
 
 
 async def run_single(
@@ -406,7 +420,7 @@ async def run_single(
     seat = proto.mediator_seat
     mediator = cast.kind(seat.role, seat.default) if seat else NONE
     run_id = _create_run(store, scenario, proto, p, cast, seed, condition, retrieved)
-    twin = proto.plays_twin and seat is not None and mediator != NONE
+    twin = _record_plan(store, run_id, proto.plays_twin and seat is not None and mediator != NONE)
 
     def plan(eid: str, c: Cast, arm: str, matched: str | None) -> EpisodePlan:
         return EpisodePlan(

@@ -113,3 +113,8 @@ class ModelReplyError(ModelError):
     def __init__(self, message: str, responses: Sequence[ChatResponse] = ()) -> None:
         super().__init__(message)
         self.responses = list(responses)
+
+
+class TruncatedReplyError(ModelReplyError):
+    """The model's reply was cut off at its token limit, again after a re-ask with more
+    room: recorded as truncated with this reason, never repaired into a valid answer."""

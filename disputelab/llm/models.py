@@ -190,6 +190,9 @@ class Endpoint:
     deadline_s: float | None = None
     max_retry_after_s: float = DEFAULT_MAX_RETRY_AFTER_S
     adaptive: bool = False
+    # The backend bounds each call itself, from when the call starts running rather than
+    # from when it joined the queue for the endpoint (the embedded model's calls queue).
+    bounds_own_calls: bool = False
 
     def limit(self, run_concurrency: int | None) -> int:
         """Calls in flight: the profile's own limit, else the run's concurrency, so that
@@ -201,8 +204,11 @@ class Endpoint:
         return bool(run_concurrency and self.limit(run_concurrency) < run_concurrency)
 
     @property
-    def call_deadline_s(self) -> float:
-        """A whole call, retries and waits included: three timeouts unless set."""
+    def call_deadline_s(self) -> float | None:
+        """A whole call, retries and waits included: three timeouts unless set; None
+        when the backend bounds its own calls."""
+        if self.bounds_own_calls:
+            return None
         return self.deadline_s if self.deadline_s is not None else 3 * self.timeout_s
 
 
@@ -231,17 +237,11 @@ def parse_model(
     """A backend for a model name, with its prices and limits. `timeout_s` (from
     `--timeout`) overrides every profile's; `concurrency` is the run's, which an endpoint
     without a limit of its own takes, and sizes the connection pool."""
-    # Imported here: the openai SDK takes about a second to import, and rule-only runs
-    # never need it.
-    from disputelab.llm.local import LocalLlama
-
     if "@" in spec:  # a URL's password and query values are masked wherever they appear
         remember_url_secrets(spec.partition("@")[2])
     shown = redact(spec)
     if spec == "local":
-        # --timeout reaches the embedded model too: on a loaded machine one of its calls
-        # can outlast the default's three minutes for a whole call.
-        return Endpoint(LocalLlama(), Prices(0.0, 0.0), 1, None, timeout_s or DEFAULT_TIMEOUT_S)
+        return _local_endpoint(timeout_s)
     if spec in profiles:
         return _profile_endpoint(spec, shown, profiles[spec], timeout_s, concurrency)
     if spec.startswith("openai:") and len(spec) > len("openai:"):
@@ -251,6 +251,17 @@ def parse_model(
         f"unknown model {shown!r}; use rule, local, openai:MODEL, openai:MODEL@URL or a "
         f"profile from {CONFIG_NAME} (profiles: {known})"
     )
+
+
+def _local_endpoint(timeout_s: float | None) -> Endpoint:
+    """The embedded model: free, one call at a time, each call bounded from when it gets
+    the model, by `--timeout` when given, else by a deadline scaled from the tokens it
+    asks for and the speed measured on this machine."""
+    from disputelab.llm.local import LOCAL_CALLS, LocalLlama
+
+    timeout = timeout_s or DEFAULT_TIMEOUT_S
+    backend = LocalLlama(timeout_s=timeout_s)
+    return Endpoint(backend, Prices(0.0, 0.0), LOCAL_CALLS, None, timeout, bounds_own_calls=True)
 
 
 def _profile_endpoint(

@@ -9,7 +9,14 @@ from typing import Any, TypeVar
 from json_repair import repair_json
 from pydantic import ValidationError
 
-from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message, ModelReplyError
+from disputelab.llm.base import (
+    ChatModel,
+    ChatRequest,
+    ChatResponse,
+    Message,
+    ModelReplyError,
+    TruncatedReplyError,
+)
 from disputelab.memo import ByIdentity
 
 T = TypeVar("T")
@@ -92,6 +99,54 @@ def schema_instruction(schema: dict[str, Any]) -> str:
     return _INSTRUCTIONS.put(schema, text)
 
 
+# How much more room a reply cut off at its token limit gets when it is asked again.
+ROOM_FACTOR = 2
+
+
+def _with_schema_line(request: ChatRequest) -> tuple[Message, ...]:
+    """The request's messages, the last one followed by the schema it must match."""
+    messages = request.messages
+    if request.schema is None:
+        return messages
+    _check_once(request.schema, request.schema_name)
+    *head, last = messages
+    return (*head, Message(last.role, last.content + "\n\n" + schema_instruction(request.schema)))
+
+
+def _cut_off(response: ChatResponse) -> bool:
+    return response.extra.get("finish_reason") == "length"
+
+
+async def _complete_with_room(
+    model: ChatModel, request: ChatRequest, responses: list[ChatResponse]
+) -> ChatResponse:
+    """One call; a reply cut off at its token limit is asked again once with more room,
+    and cut off again it is a TruncatedReplyError. A cut reply is never parsed: JSON
+    repair would close it into an answer the model never gave."""
+    response = await model.complete(request)
+    responses.append(response)
+    if not _cut_off(response):
+        return response
+    roomier = ChatRequest(
+        request.messages,
+        request.temperature,
+        request.max_tokens * ROOM_FACTOR,
+        request.schema,
+        request.schema_name,
+        request.sample,
+        request.seed,
+    )
+    response = await model.complete(roomier)
+    responses.append(response)
+    if _cut_off(response):
+        raise TruncatedReplyError(
+            f"{model.name}: truncated: the reply was cut off at max_tokens="
+            f"{request.max_tokens} and again at {roomier.max_tokens}; it was not repaired",
+            responses,
+        )
+    return response
+
+
 async def ask_structured(
     model: ChatModel,
     request: ChatRequest,
@@ -100,31 +155,20 @@ async def ask_structured(
 ) -> tuple[T, list[ChatResponse]]:
     """Call until the reply parses and validates, at most 1 + `reasks` times.
 
-    Each re-ask shows the model its own reply and what was wrong with it. Raises
-    ModelReplyError naming the last problem when every attempt fails.
+    Each re-ask shows the model its own reply and what was wrong with it. A reply cut
+    off at its token limit is asked again with more room, not repaired (see
+    `_complete_with_room`). Raises ModelReplyError naming the last problem when every
+    attempt fails, TruncatedReplyError when the reply never fits its room.
     """
-    messages = request.messages
-    if request.schema is not None:
-        _check_once(request.schema, request.schema_name)
-        *head, last = messages
-        messages = (
-            *head,
-            Message(last.role, last.content + "\n\n" + schema_instruction(request.schema)),
-        )
+    messages = _with_schema_line(request)
     responses: list[ChatResponse] = []
     problem = "no reply"
     for _ in range(reasks + 1):
-        response = await model.complete(request.with_messages(messages))
-        responses.append(response)
+        response = await _complete_with_room(model, request.with_messages(messages), responses)
         try:
             return parse(load_json(response.text)), responses
         except (ValueError, ValidationError) as exc:
             problem = _describe(exc)
-            if response.extra.get("finish_reason") == "length":
-                problem = (
-                    f"the reply was cut off at max_tokens={request.max_tokens}, "
-                    f"so it ends unfinished ({problem})"
-                )
         messages = (
             *messages,
             # Echo a long failed reply only in part: a rambling reply fed back in full

@@ -105,13 +105,14 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length", 0))
         body = json.loads(self.rfile.read(length) or b"{}")
         fake = self.server.fake
+        started = time.monotonic()
         reply = fake._begin_request(body, dict(self.headers), self.path, self.client_address[:2])
         try:
             if reply.delay_s:
                 time.sleep(reply.delay_s)
             self._send(reply, body)
         finally:
-            fake._end_request()
+            fake._end_request(started)
 
     def _send(self, reply: Scripted, body: dict[str, Any]) -> None:
         payload = reply_payload(reply, body)
@@ -155,6 +156,9 @@ class FakeOpenAI:
         self.hidden_limit = hidden_limit
         self.refused = 0
         self.start_times: list[float] = []
+        # The request log: (arrived, answered) on the monotonic clock, one per request
+        # served, so that a benchmark can measure how busy a client kept the server.
+        self.spans: list[tuple[float, float]] = []
         self.lock = threading.Lock()
         self.httpd = _QuietServer(("127.0.0.1", 0), _Handler if keep_alive else _OldHandler)
         self.httpd.fake = self
@@ -179,10 +183,11 @@ class FakeOpenAI:
                 return Scripted(status=429, headers={"retry-after": "0.05"})
             return self.queue.popleft() if self.queue else self.default(body)
 
-    def _end_request(self) -> None:
+    def _end_request(self, started: float) -> None:
         """The reply has gone out (or failed to): the request is no longer in flight."""
         with self.lock:
             self.in_flight -= 1
+            self.spans.append((started, time.monotonic()))
 
     @property
     def url(self) -> str:

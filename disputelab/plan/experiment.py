@@ -20,6 +20,7 @@ from disputelab.llm.models import Profile, load_profiles
 from disputelab.plan.ablation import ablated_specs
 from disputelab.plan.backbones import models_of
 from disputelab.plan.cast import JUDGE, RULE, WRITER, Cast
+from disputelab.plan.concurrency import EndpointLimit, endpoint_limits
 from disputelab.plan.profiles import profile_temperatures
 from disputelab.plan.spec import (
     ExperimentSpec,
@@ -49,6 +50,9 @@ class PlanSummary:
     twins: bool
     calls: dict[str, int]  # role -> first-attempt model calls at most
     models: dict[str, str] = field(default_factory=dict)  # role -> the model it calls
+    concurrency: int = 0  # episodes in flight
+    concurrency_set: bool = False  # by the spec or the caller, not the default
+    limits: list[EndpointLimit] = field(default_factory=list)  # per model endpoint
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,8 @@ class ExperimentPlan:
     # profile's, else the default): what the store records, so that a resume after a
     # profile's temperature changed is refused as a changed spec.
     sent: ExperimentSpec | None = None
+    # The model profiles the plan was made with: the endpoints' limits come from them.
+    profiles: Mapping[str, Profile] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -85,7 +91,13 @@ class ExperimentPlan:
 
     @property
     def concurrency(self) -> int:
-        return self.spec.concurrency
+        """Episodes in flight: the spec's, else the default for the models it calls."""
+        return self.spec.run_concurrency
+
+    def endpoint_limits(self, concurrency: int | None = None) -> list[EndpointLimit]:
+        """The calls each model endpoint will take at once, at `concurrency` episodes in
+        flight (the plan's own when None)."""
+        return endpoint_limits(self.models, self.profiles, concurrency or self.concurrency)
 
     @property
     def conditions(self) -> tuple[str, ...]:
@@ -148,8 +160,9 @@ class ExperimentPlan:
         """This experiment's grid, then each ablation's, each stored on its own."""
         return (self, *self.ablations)
 
-    def summary(self) -> PlanSummary:
-        """The grid's size, and a bound on the model calls of each role."""
+    def summary(self, concurrency: int | None = None) -> PlanSummary:
+        """The grid's size, a bound on the model calls of each role, and the episodes and
+        calls in flight at `concurrency` (the plan's own when None)."""
         calls: dict[str, int] = {}
         models: dict[str, str] = {}
         for ep in self.episodes:
@@ -168,6 +181,9 @@ class ExperimentPlan:
             twins,
             calls,
             models,
+            concurrency or self.concurrency,
+            concurrency is not None or self.spec.concurrency is not None,
+            self.endpoint_limits(concurrency),
         )
 
     def _bound_calls(
@@ -262,4 +278,5 @@ def plan_spec(
         ablations,
         tuple(spec.warnings),
         sent,
+        profiles,
     )

@@ -45,6 +45,7 @@ from disputelab.plan.backbones import (
     expand_model_lists,
     mediator_only,
 )
+from disputelab.plan.concurrency import LLM_CONCURRENCY, RULE_CONCURRENCY, default_concurrency
 from disputelab.plan.scenario_refs import find_scenarios
 from disputelab.protocols.agent_params import temperature_params
 from disputelab.protocols.base import (
@@ -202,7 +203,13 @@ class ExperimentSpec(BaseModel):
         description="BERTScore model for the points-bertscore evaluator: a directory or a "
         "name in the local Hugging Face cache (bert-base-chinese for AgentMediation).",
     )
-    concurrency: Count = Field(default=4, ge=1, le=1024)
+    concurrency: Count | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        description=f"Episodes in flight; unset, {LLM_CONCURRENCY} when a role calls a model "
+        f"(each endpoint's adaptive limit backs off from there), else {RULE_CONCURRENCY}.",
+    )
     limit_scenarios: Count | None = Field(
         default=None, ge=1, description="Use only the first N scenarios (quick trials)."
     )
@@ -213,6 +220,11 @@ class ExperimentSpec(BaseModel):
     @property
     def warnings(self) -> list[str]:
         return list(self._warnings)
+
+    @property
+    def run_concurrency(self) -> int:
+        """Episodes in flight: the spec's `concurrency:`, else the default for its models."""
+        return self.concurrency or default_concurrency(self.models.values())
 
     @model_validator(mode="before")
     @classmethod

@@ -13,6 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -162,6 +163,14 @@ class DisputeProtocol(ABC):
             raise UnknownAgentError(
                 f"the {self.name} protocol takes {role} {' or '.join(allowed)}, not {kind!r}"
             )
+
+    def resource_problems(
+        self, params: ProtocolParams, mediators: Sequence[str], store_dir: Path | None
+    ) -> list[str]:
+        """What the run needs that is not there, said before anything is played: files
+        or saved sets the parameters name (for `mediators`), looked up under the store
+        at `store_dir`. None by default."""
+        return []
 
     def scenario_problem(self, scenario: Scenario) -> str | None:
         """Why this protocol cannot play `scenario`, or None when it can. The topic

@@ -33,7 +33,7 @@ from disputelab.protocols.base import get_protocol
 from disputelab.protocols.view import EpisodeView, default_view
 from disputelab.registry import UnknownPluginError
 from disputelab.report.blocks import Block, markdown_blocks
-from disputelab.report.html_data import Packer, TopicCurves
+from disputelab.report.html_data import OfferPaths, Packer, TopicCurves
 from disputelab.report.layout import protocol_tables
 from disputelab.report.plots import Curves, add_curve, experiment_figures, figure_svg
 from disputelab.report.render import episode_row
@@ -115,6 +115,7 @@ class _Collected:
     rows: list[dict[str, Any]] = field(default_factory=list)
     curves: Curves = field(default_factory=lambda: defaultdict(list))
     topics: TopicCurves = field(default_factory=TopicCurves)
+    offers: OfferPaths = field(default_factory=OfferPaths)
     statuses: Counter[str] = field(default_factory=Counter)
     titles: dict[str, str] = field(default_factory=dict)  # scenario id -> title
     cost: float | None = 0.0  # None once any model call's price is unknown
@@ -137,7 +138,8 @@ def _collect(store: Store, run_id: str, experiment: bool) -> _Collected:
             c.calls += u["calls"]
             c.cost = None if c.cost is None or u["cost_usd"] is None else c.cost + u["cost_usd"]
         if rec.complete:
-            c.topics.add(rec)
+            c.topics.add(rec, scores)
+            c.offers.add(rec)
             if experiment:
                 add_curve(c.curves, eid, rec.episode)
     return c
@@ -247,6 +249,7 @@ def run_html(store: Store, run_id: str) -> str:
                 "count": len(c.episodes),
                 "chunk": CHUNK,
                 "topics": c.topics.data(),
+                "offers": c.offers.data(),
                 **c.packer.tables(),
             }
         ),

@@ -179,8 +179,37 @@ def arm_label(ep: Episode) -> str:
     return "unmediated" if med == "none" else f"mediator: {med}"
 
 
+def tracked_states(
+    ep: Episode, scores: Sequence[StoredScore]
+) -> tuple[str, list[dict[str, float]]] | None:
+    """An episode's consensus per topic at the start and after each party turn, and the
+    tracker that gave it: the oracle where the parties have hidden state, else the
+    trajectory a tracker stored with its scores (self-report, topic-localized,
+    per-turn); None when there is neither."""
+    if ep.initial_consensus is not None:
+        states = [ep.initial_consensus] + [
+            t.consensus for t in ep.turns if t.role == "party" and t.consensus is not None
+        ]
+        return "oracle", states
+    for score in scores:
+        by_topic = score.detail.get("by_topic") if score.metric == "final_consensus" else None
+        if score.evaluator.startswith("tracker:") and isinstance(by_topic, dict) and by_topic:
+            length = max(len(v) for v in by_topic.values())
+            states = [
+                {
+                    t: math.nan if vs[i] is None else float(vs[i])
+                    for t, vs in by_topic.items()
+                    if i < len(vs)
+                }
+                for i in range(length)
+            ]
+            return score.evaluator.removeprefix("tracker:"), states
+    return None
+
+
 class TopicCurves:
-    """Mean oracle consensus per topic after each party turn, per scenario and arm."""
+    """Mean consensus per topic after each party turn, per scenario and arm, from the
+    oracle or the tracker the run used (each scenario says which)."""
 
     def __init__(self) -> None:
         # scenario id -> arm -> topic -> one curve per episode
@@ -189,18 +218,19 @@ class TopicCurves:
         )
         self.titles: dict[str, str] = {}
         self.topics: dict[str, list[tuple[str, str]]] = {}
+        self.trackers: dict[str, set[str]] = defaultdict(set)
 
-    def add(self, rec: EpisodeRecord) -> None:
+    def add(self, rec: EpisodeRecord, scores: Sequence[StoredScore] = ()) -> None:
         ep = rec.episode
-        if ep.initial_consensus is None:
+        tracked = tracked_states(ep, scores)
+        if tracked is None:
             return
+        tracker, states = tracked
         sid = ep.scenario_id
+        self.trackers[sid].add(tracker)
         self.titles.setdefault(sid, rec.scenario.get("title", sid))
         names = [(t["id"], t.get("name", t["id"])) for t in rec.scenario.get("topics", [])]
         self.topics.setdefault(sid, names)
-        states = [ep.initial_consensus] + [
-            t.consensus for t in ep.turns if t.role == "party" and t.consensus is not None
-        ]
         cell = self.curves[sid][arm_label(ep)]
         for topic, _ in names:
             curve = [c[topic] for c in states if topic in c and not math.isnan(c[topic])]
@@ -215,6 +245,7 @@ class TopicCurves:
                 {
                     "id": sid,
                     "title": self.titles[sid],
+                    "tracker": ", ".join(sorted(self.trackers[sid])),
                     "topics": [[t, name] for t, name in self.topics[sid]],
                     "arms": [
                         [
@@ -232,3 +263,60 @@ class TopicCurves:
                 }
             )
         return out
+
+
+class OfferPaths:
+    """Mean amount each party proposed after each of its turns, per scenario, arm and
+    numeric term: a price negotiation's path (it has no topics to chart)."""
+
+    def __init__(self) -> None:
+        # scenario id -> (arm, party name) -> term id -> one path per episode
+        self.paths: dict[str, dict[tuple[str, str], dict[str, list[list[float]]]]] = defaultdict(
+            lambda: defaultdict(lambda: defaultdict(list))
+        )
+        self.titles: dict[str, str] = {}
+        self.terms: dict[str, list[tuple[str, str]]] = {}
+
+    def add(self, rec: EpisodeRecord) -> None:
+        ep = rec.episode
+        names = {p["id"]: p.get("name", p["id"]) for p in rec.scenario.get("parties", [])}
+        by_party: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        for turn in ep.turns:
+            if turn.role == "party" and turn.action is not None:
+                for term, value in turn.action.offer.items():
+                    by_party[turn.speaker][term].append(float(value))
+        if not by_party:
+            return
+        sid = ep.scenario_id
+        self.titles.setdefault(sid, rec.scenario.get("title", sid))
+        terms = {term for offers in by_party.values() for term in offers}
+        known = [(t["id"], t.get("name", t["id"])) for t in rec.scenario.get("terms", [])]
+        self.terms.setdefault(
+            sid, [k for k in known if k[0] in terms] or [(t, t) for t in sorted(terms)]
+        )
+        for speaker, offers in by_party.items():
+            cell = self.paths[sid][(arm_label(ep), names.get(speaker, speaker))]
+            for term, path in offers.items():
+                cell[term].append(path)
+
+    def data(self) -> list[dict[str, Any]]:
+        """Per scenario: its terms and, per arm and party, each term's mean path."""
+        return [
+            {
+                "id": sid,
+                "title": self.titles[sid],
+                "terms": [[t, name] for t, name in self.terms[sid]],
+                "series": [
+                    [
+                        f"{party}, {arm}",
+                        max((len(ps) for ps in by_term.values()), default=0),
+                        [
+                            [_num(v, 2) for v in mean_curve(by_term[t])] if by_term.get(t) else []
+                            for t, _ in self.terms[sid]
+                        ],
+                    ]
+                    for (arm, party), by_term in sorted(cells.items())
+                ],
+            }
+            for sid, cells in sorted(self.paths.items())
+        ]

@@ -134,3 +134,22 @@ class Leases:
             db.execute("DELETE FROM leases WHERE token = ?", (self.token,))
         self.held.clear()
         self.finished.clear()
+
+
+def live_runs(db: sqlite3.Connection) -> set[str]:
+    """The runs some live process holds an episode of: being played now. An episode id
+    starts with its run's id and `/` (an experiment's) or `-` (a single run's)."""
+    known = db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='leases'")
+    if known.fetchone() is None:
+        return set()  # a store no run has claimed an episode in
+    rows = db.execute(
+        "SELECT r.run_id, l.host, l.pid, l.expires_at FROM runs r JOIN leases l"
+        " ON substr(l.episode_id, 1, length(r.run_id) + 1) IN (r.run_id || '/', r.run_id || '-')"
+    ).fetchall()
+    here, now = socket.gethostname(), time.time()
+    return {
+        str(run_id)
+        for run_id, host, pid, expires_at in rows
+        # A process elsewhere cannot be checked: its lease is trusted until it lapses.
+        if (host == here and Holder(host, pid).alive()) or (host != here and expires_at > now)
+    }

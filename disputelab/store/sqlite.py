@@ -37,6 +37,7 @@ from disputelab.store.health import (
     quick_check,
     store_failure,
 )
+from disputelab.store.leases import live_runs
 from disputelab.store.records import (
     HEADER,
     EpisodeRecord,
@@ -487,7 +488,8 @@ class Store:
             )
 
     def runs(self) -> list[dict[str, Any]]:
-        """Every run with its episode counts and status: complete, partial or failed."""
+        """Every run with its episode counts and status: complete, partial or failed, or
+        running while a live process plays one of its episodes."""
         done = (Status.INCOMPLETE.value, Status.FAILED.value)
         rows = self.db.execute(
             "SELECT r.run_id, r.kind, r.label, r.created_at, COUNT(e.episode_id),"
@@ -497,12 +499,15 @@ class Store:
             (*done, Status.FAILED.value),
         ).fetchall()
         keys = ("run_id", "kind", "label", "created_at", "episodes", "complete", "failed")
+        live = live_runs(self.db)
         out = []
         for r in rows:
             d = dict(zip(keys, (*r[:5], r[5] or 0, r[6] or 0), strict=True))
             d["planned"] = r[7] if r[7] is not None else d["episodes"]
             d["source"] = r[8]
             d["status"] = run_status(d["complete"], d["failed"], d["planned"])
+            if d["run_id"] in live and d["status"] != "complete":
+                d["status"] = "running"
             out.append(d)
         return out
 

@@ -25,11 +25,34 @@ def _isolated_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DISPUTELAB_STORE", raising=False)
 
 
-def test_the_three_papers_have_presets_whose_values_fit_their_protocols() -> None:
-    assert set(PRESETS.names()) == {"agentmediation", "socrates", "promediate"}
+PAPERS = {"agentmediation", "socrates", "promediate", "settleagent", "remediator"}
+
+
+def test_the_five_papers_have_presets_whose_values_fit_their_protocols() -> None:
+    assert set(PRESETS.names()) == PAPERS
     for _, preset in PRESETS.items():
         get_protocol(preset.protocol).params(preset.params())  # raises if a value is wrong
         assert all(s.source and s.before for s in preset.settings)
+
+
+@pytest.mark.parametrize(
+    ("name", "protocol"), [("settleagent", "settlement"), ("remediator", "bilateral")]
+)
+def test_settleagent_and_the_remediator_name_where_in_the_paper_each_value_is(
+    name: str, protocol: str
+) -> None:
+    preset = get_preset(name)
+    assert preset.protocol == protocol
+    for setting in preset.settings:  # a section, a table or an appendix of the paper
+        assert any(mark in setting.source for mark in ("§", "Table", "App.")), setting
+    shown = CliRunner().invoke(app, ["presets", "show", name])
+    assert shown.exit_code == 0, shown.output
+    assert all(f"`{s.key}`" in shown.output for s in preset.settings)
+    mediator, scenario = {"settlement": ("mcts", "settle-gym-slip")}.get(
+        protocol, ("zero-shot", "product-sale")
+    )
+    spec = ExperimentSpec(name="x", scenarios=[scenario], mediators=[mediator], preset=name)
+    assert spec.protocol == protocol
 
 
 def test_a_spec_preset_sets_the_protocol_and_its_parameters() -> None:

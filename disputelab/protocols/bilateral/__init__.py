@@ -15,7 +15,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from disputelab.protocols.bilateral import evaluation
+from disputelab.protocols.bilateral import evaluation, presets
 from disputelab.protocols.bilateral.agents.exemplars import ExemplarFile, save_exemplars
 from disputelab.protocols.bilateral.agents.library import (
     BUILTIN,
@@ -40,6 +40,7 @@ __all__ = [
     "evaluation",
     "exemplar_dir",
     "generate_pool",
+    "presets",
     "resolve_exemplars",
     "save_exemplars",
     "select_exemplars",

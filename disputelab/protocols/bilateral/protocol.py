@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -121,6 +121,24 @@ class Bilateral(DisputeProtocol):
         from disputelab.protocols.bilateral.tables import bilateral_markdown
 
         return bilateral_markdown(store, run_id, dict(config))
+
+    def resource_problems(
+        self, params: ProtocolParams, mediators: Sequence[str], store_dir: Path | None
+    ) -> list[str]:
+        """The saved exemplar set and pool the remediators of `mediators` would load."""
+        assert isinstance(params, BilateralParams)
+        refs = []
+        if "remediator" in mediators and params.exemplars not in METHODS[:3]:
+            refs.append(("exemplars", params.exemplars))
+        if {"random-icl", "retrieval-icl", "remediator"} & set(mediators):
+            refs.append(("pool", params.pool))
+        problems = []
+        for field, ref in refs:
+            try:
+                resolve(ref, store_dir)
+            except ValueError as exc:
+                problems.append(f"{field}: {exc}")
+        return problems
 
     def scenario_problem(self, scenario: Scenario) -> str | None:
         try:

@@ -9,7 +9,7 @@ This module is the protocol's face: outside its folder, only the API imports it,
 counsel's reflection memory kept in a store (`disputelab memory`).
 """
 
-from disputelab.protocols.settlement import evaluation
+from disputelab.protocols.settlement import evaluation, presets
 from disputelab.protocols.settlement.agents.memory import Entry as MemoryEntry
 from disputelab.protocols.settlement.agents.memory import MemoryBank, MemoryFile
 from disputelab.protocols.settlement.params import SettlementParams
@@ -22,4 +22,5 @@ __all__ = [
     "Settlement",
     "SettlementParams",
     "evaluation",
+    "presets",
 ]

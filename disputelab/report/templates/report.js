@@ -284,33 +284,55 @@
 
   /* ---- trajectory plots per topic, mediated vs unmediated -------------------------- */
 
-  function topicPlots(meta) {
-    var select = document.getElementById("topic-scenario");
-    var out = document.getElementById("topic-charts");
-    if (!select || !out) return;
-    if (!meta.topics.length) { out.appendChild(el("p", "muted", "No finished episode with oracle consensus.")); return; }
-    meta.topics.forEach(function (sc, i) {
+  function scenarioCharts(select, out, scenarios, charts) {
+    scenarios.forEach(function (sc, i) {
       var opt = el("option", null, sc.title + " (" + sc.id + ")");
       opt.value = String(i);
       select.appendChild(opt);
     });
     function draw() {
-      var sc = meta.topics[+select.value];
       out.replaceChildren();
-      sc.topics.forEach(function (topic, ti) {
-        var series = sc.arms.map(function (arm, ai) {
-          return {
-            name: arm[0] + " (n=" + arm[1] + ")",
-            pts: arm[2][ti].map(function (y, x) { return [x, y]; }),
-            color: PALETTE[ai % PALETTE.length],
-            dash: arm[0] === "unmediated" ? "5 4" : null
-          };
-        });
-        out.appendChild(lineChart({ title: topic[1], xLabel: "party turn", yLabel: "consensus", yMin: 0, yMax: 1, series: series }));
-      });
+      charts(scenarios[+select.value]).forEach(function (c) { out.appendChild(c); });
     }
     select.addEventListener("change", draw);
     draw();
+  }
+
+  function consensusCharts(sc) {
+    return sc.topics.map(function (topic, ti) {
+      var series = sc.arms.map(function (arm, ai) {
+        return {
+          name: arm[0] + " (n=" + arm[1] + ")",
+          pts: arm[2][ti].map(function (y, x) { return [x, y]; }),
+          color: PALETTE[ai % PALETTE.length],
+          dash: arm[0] === "unmediated" ? "5 4" : null
+        };
+      });
+      return lineChart({ title: topic[1] + " (" + sc.tracker + ")", xLabel: "party turn", yLabel: "consensus, " + sc.tracker, yMin: 0, yMax: 1, series: series });
+    });
+  }
+
+  function offerCharts(sc) {
+    return sc.terms.map(function (term, ti) {
+      var series = sc.series.map(function (s, si) {
+        return {
+          name: s[0] + " (n=" + s[1] + ")",
+          pts: s[2][ti].map(function (y, x) { return [x, y]; }),
+          color: PALETTE[si % PALETTE.length],
+          dash: s[0].indexOf("unmediated") >= 0 ? "5 4" : null
+        };
+      });
+      return lineChart({ title: term[1] + ": offers (price path)", xLabel: "the party's turn", yLabel: "amount", series: series });
+    });
+  }
+
+  function topicPlots(meta) {
+    var select = document.getElementById("topic-scenario");
+    var out = document.getElementById("topic-charts");
+    if (!select || !out) return;
+    if (meta.topics.length) { scenarioCharts(select, out, meta.topics, consensusCharts); return; }
+    if (meta.offers.length) { scenarioCharts(select, out, meta.offers, offerCharts); return; }
+    out.appendChild(el("p", "muted", "No finished episode with a consensus trajectory (oracle or tracker) or offers."));
   }
 
   /* ---- the episode viewer ----------------------------------------------------------- */
