@@ -96,7 +96,8 @@ def validation_notes(report: ValidationReport) -> list[str]:
         f"defined): {kept} of {report.considered}; CIs: {CLUSTERED_BY_EPISODE}. "
         "kappa: quadratic-weighted Cohen's kappa and alpha: ordinal Krippendorff's alpha, "
         "on values rounded to the five levels 0, .25, .5, .75, 1; cal. MAE: MAE after "
-        "the best monotone (isotonic) fit of the oracle on the tracker.",
+        "the monotone fit of the oracle on the tracker with least absolute error "
+        "(isotonic median regression), never above the raw MAE.",
     ]
     notes += [f"dropped {n}: {why}" for why, n in report.dropped.items()]
     for fit in report.fits:
