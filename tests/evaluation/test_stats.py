@@ -5,10 +5,10 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-import numpy as np
 from scipy import stats as scipy_stats
 from statsmodels.stats.multitest import multipletests
 
