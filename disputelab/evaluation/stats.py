@@ -194,7 +194,8 @@ ADJUSTMENTS = {"holm": "Holm", "fdr_bh": "Benjamini-Hochberg"}
 
 
 def adjust(p_values: Sequence[float], method: str = "holm") -> list[float]:
-    """Adjust a family of p-values for multiple comparisons (statsmodels' `multipletests`).
+    """Adjust a family of p-values for multiple comparisons (Holm by `holm_adjusted`,
+    Benjamini-Hochberg by statsmodels' `multipletests`).
 
     `method` is "holm" (family-wise error) or "fdr_bh" (Benjamini-Hochberg, false discovery
     rate). NaN entries (tests that could not be run) stay NaN and are not counted in the
@@ -206,9 +207,32 @@ def adjust(p_values: Sequence[float], method: str = "holm") -> list[float]:
     defined = [i for i, p in enumerate(ps) if not math.isnan(p)]
     out = [math.nan] * len(ps)
     if defined:
-        _, adjusted, _, _ = multipletests([ps[i] for i in defined], method=method)
+        family = np.array([ps[i] for i in defined])
+        if method == "holm":
+            adjusted = holm_adjusted(family)
+        else:
+            _, adjusted, _, _ = multipletests(family, method=method)
         for i, q in zip(defined, adjusted, strict=True):
             out[i] = float(q)
+    return out
+
+
+def holm_adjusted(p_values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Holm's step-down adjusted p-values of one family (no NaN), in the input's order.
+
+    The i-th smallest p (from 0) is multiplied by m - i, the running maximum keeps the
+    adjusted values in the order of the raw ones, and nothing exceeds 1. The same numbers
+    as statsmodels' `multipletests(method="holm")`, without its per-call garbage
+    collection (about 150 ms a call, which a report with hundreds of cells pays each time).
+    """
+    p = np.asarray(p_values, dtype=float)
+    m = len(p)
+    if m == 0:
+        return p.copy()
+    order = np.argsort(p, kind="stable")
+    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out = np.empty(m)
+    out[order] = np.minimum(stepped, 1.0)
     return out
 
 

@@ -17,8 +17,9 @@ from typing import Any
 
 from disputelab.agents.memos import AgentMemos
 from disputelab.episode import Episode, Usage
+from disputelab.evaluation.baselines import BASELINES, skill_over
 from disputelab.evaluation.trackers import LLM_TRACKERS, Trajectory, oracle, track
-from disputelab.evaluation.validation import Aligned, TrackerFit, align, fit_tracker
+from disputelab.evaluation.validation import Aligned, Stat, TrackerFit, align, fit_tracker
 from disputelab.experiments.episodes import EpisodePlan, play_episode
 from disputelab.llm.models import ModelHub
 from disputelab.plan.cast import Cast
@@ -94,6 +95,9 @@ class ValidationReport:
     dropped: dict[str, int] = field(default_factory=dict)
     scenario_ids: list[str] = field(default_factory=list)
     incomplete: list[str] = field(default_factory=list)  # episodes left out, and why
+    # tracker -> statistic ("r", "kappa") -> (its value minus the best baseline's, with a
+    # paired CI resampling episodes; that baseline's name)
+    skills: dict[str, dict[str, tuple[Stat, str]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -269,6 +273,8 @@ def load_validation(store: Store, run_id: str) -> ValidationReport:
         truth.append(oracle(record.episode, sc))
         for name in plan.trackers:
             tracked[name].append(stored[name])
+        for name, baseline in BASELINES.items():
+            tracked.setdefault(name, []).append(baseline(record.episode, sc))
     return _report(run_id, plan, truth, tracked, incomplete, sorted(set(scenario_ids)))
 
 
@@ -290,7 +296,7 @@ def _report(
             aligned,
             tracked[name],
         )
-        for name in plan.trackers
+        for name in tracked
     ]
     return ValidationReport(
         run_id,
@@ -300,4 +306,19 @@ def _report(
         dict(aligned.dropped.most_common()),
         scenario_ids,
         incomplete,
+        _skills(aligned, plan.trackers),
     )
+
+
+def _skills(aligned: Aligned, trackers: Sequence[str]) -> dict[str, dict[str, tuple[Stat, str]]]:
+    """Each tracker's r and kappa minus the best baseline's, paired on the same points."""
+    clusters = [p.episode for p in aligned.points]
+    base = {n: aligned.tracked[n] for n in BASELINES if n in aligned.tracked}
+    return {
+        name: {
+            s: skill_over(aligned.tracked[name], base, aligned.oracle, clusters, s)
+            for s in ("r", "kappa")
+        }
+        for name in trackers
+        if name != "oracle"
+    }

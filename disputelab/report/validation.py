@@ -24,6 +24,8 @@ COLUMNS = (
     "alpha",
     "MAE",
     "cal. MAE",
+    "r over best baseline [95% CI]",
+    "kappa over best baseline [95% CI]",
     "calls/ep",
     "tokens/ep",
 )
@@ -53,12 +55,36 @@ def _with_ci(s: Stat) -> str:
     return f"{s.value:.3f} [{s.low:.2f}, {s.high:.2f}]"
 
 
-def fit_row(fit: TrackerFit) -> dict[str, str]:
-    """One tracker's row of the validation table."""
+def _skill(skills: dict[str, tuple[Stat, str]] | None, statistic: str) -> str:
+    if skills is None:
+        return "-"
+    stat, best = skills[statistic]
+    versus = f" (vs {best.removeprefix('baseline: ')})" if best else ""
+    return _with_ci(stat) + versus
+
+
+def _reads(fit: TrackerFit) -> str:
+    if fit.reads_oracle:
+        return NOT_A_JUDGE
+    return BASELINE_READS.get(fit.tracker, "the dialogue")
+
+
+BASELINE_READS = {
+    "baseline: elapsed time": "the clock only",
+    "baseline: constant": "nothing",
+    "baseline: opening carried forward": "the opening state only",
+}
+
+
+def fit_row(fit: TrackerFit, skills: dict[str, tuple[Stat, str]] | None = None) -> dict[str, str]:
+    """One tracker's row of the validation table; `skills` its gains over the best
+    baseline (None for a baseline, or a tracker without them)."""
     return {
         "tracker": fit.tracker,
         "judge": fit.judge,
-        "reads": NOT_A_JUDGE if fit.reads_oracle else "the dialogue",
+        "reads": _reads(fit),
+        "r over best baseline [95% CI]": _skill(skills, "r"),
+        "kappa over best baseline [95% CI]": _skill(skills, "kappa"),
         "points": str(fit.points),
         "episodes": str(fit.episodes),
         "Pearson r [95% CI]": _with_ci(fit.pearson),
@@ -74,7 +100,7 @@ def fit_row(fit: TrackerFit) -> dict[str, str]:
 
 
 def validation_rows(report: ValidationReport) -> list[dict[str, str]]:
-    return [fit_row(f) for f in report.fits]
+    return [fit_row(f, report.skills.get(f.tracker)) for f in report.fits]
 
 
 def validation_heading(report: ValidationReport) -> str:
@@ -96,7 +122,13 @@ def validation_notes(report: ValidationReport) -> list[str]:
         f"defined): {kept} of {report.considered}; CIs: {CLUSTERED_BY_EPISODE}. "
         "kappa: quadratic-weighted Cohen's kappa and alpha: ordinal Krippendorff's alpha, "
         "on values rounded to the five levels 0, .25, .5, .75, 1; cal. MAE: MAE after "
-        "the best monotone (isotonic) fit of the oracle on the tracker.",
+        "the monotone fit of the oracle on the tracker with least absolute error "
+        "(isotonic median regression), never above the raw MAE. Baselines read nothing "
+        "a judge must read: elapsed time (t / T), a constant (the middle level) and the "
+        "opening state carried forward. Over best baseline: the tracker's r (kappa) minus "
+        "the best baseline's on the same points, with a paired percentile CI resampling "
+        "episodes; a judge whose interval includes 0 has not shown that it reads more "
+        "than the baseline.",
     ]
     notes += [f"dropped {n}: {why}" for why, n in report.dropped.items()]
     for fit in report.fits:

@@ -1,7 +1,9 @@
 """What the cells of every experiment table share, whatever the protocol's layout:
 
-- a mean with the half-width of its 95% CI, clustered by scenario, or "n/a" where there
-  is no interval (fewer than two values, or a single scenario): never "± 0.0" for that;
+- a mean with the half-width of its 95% CI, clustered by scenario (the cluster t
+  interval), or "n/a (k clusters)" where there are too few scenarios for that interval
+  to reach its stated coverage (`inference.MIN_CLUSTERS`, chosen from the simulation in
+  `tables.coverage`): never "± 0.0" for that;
 - significance markers from p-values adjusted across all the tests of one table, with a
   footnote naming the adjustment and how many tests it covered;
 - how many of the cell's episodes were undefined for the metric, and why, lettered to a
@@ -15,31 +17,55 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from disputelab.evaluation.inference import Key, cluster_bootstrap_ci
+from disputelab.evaluation.inference import MIN_CLUSTERS, Key, cluster_ci
 from disputelab.evaluation.stats import ADJUSTMENTS, Estimate, TestResult, adjust
 
 MARKER_METHOD = "holm"
 LETTERS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"  # superscript a-z (Unicode has no superscript q)
 NOT_SCORED = "not scored"
+CI_NOTE = (
+    "mean ± half-width of the 95% cluster-robust t interval over scenarios (Student's t "
+    f"with k - 1 degrees of freedom for k scenarios; n/a below {MIN_CLUSTERS} scenarios, "
+    "where a coverage simulation shows no interval reaching 95%)"
+)
+"""How every table's caption describes its cells' intervals."""
 
 
 def estimate(values: Mapping[Key, float]) -> Estimate:
-    """Mean and 95% CI of values keyed by (scenario, replicate), resampling scenarios."""
-    return cluster_bootstrap_ci(list(values.values()), [k[0] for k in values])
+    """Mean and 95% CI of values keyed by (scenario, replicate), clustered by scenario."""
+    return cluster_ci(list(values.values()), [k[0] for k in values])
 
 
 def estimate_text(est: Estimate, mean_format: str = ".1f", half_format: str = "") -> str:
-    """ "mean ± half-width"; "mean ± n/a" without an interval; "-" without a mean."""
+    """ "mean ± half-width"; "mean ± n/a (k clusters)" without an interval; "-" without a
+    mean."""
     if math.isnan(est.mean):
         return "-"
     mean = format(est.mean, mean_format)
     if not est.has_interval:
-        return f"{mean} ± n/a"
+        k = est.clusters
+        return f"{mean} ± n/a ({k} cluster{'s' if k != 1 else ''})"
     return f"{mean} ± {format((est.high - est.low) / 2, half_format or mean_format)}"
 
 
-def marker(p: float) -> str:
-    return "" if math.isnan(p) else "††" if p < 0.01 else "†" if p < 0.05 else ""
+def difference_text(est: Estimate, number_format: str = "+.3f") -> str:
+    """A difference with its CI: "+0.120 [+0.050, +0.190]", the bracket saying n/a with
+    too few clusters for an interval; "-" without a difference."""
+    if math.isnan(est.mean):
+        return "-"
+    mean = format(est.mean, number_format)
+    if not est.has_interval:
+        return f"{mean} [n/a ({est.clusters} clusters)]"
+    return f"{mean} [{format(est.low, number_format)}, {format(est.high, number_format)}]"
+
+
+def marker(p: float, symbol: str = "†") -> str:
+    return "" if math.isnan(p) else 2 * symbol if p < 0.01 else symbol if p < 0.05 else ""
+
+
+AGAINST_REFERENCE, AGAINST_UNMEDIATED = "†", "‡"
+"""Marker symbols: a cell against the table's reference row, a mediated cell against the
+same condition without a mediator."""
 
 
 class Markers:
@@ -53,18 +79,20 @@ class Markers:
     def __init__(self, method: str = MARKER_METHOD) -> None:
         self.method = method
         self.tests: list[TestResult] = []
+        self.symbols: list[str] = []
 
-    def mark(self, test: TestResult) -> str:
+    def mark(self, test: TestResult, symbol: str = AGAINST_REFERENCE) -> str:
         if math.isnan(test.p_value):
             return ""
         self.tests.append(test)
+        self.symbols.append(symbol)
         return f"\x00{len(self.tests) - 1}\x00"
 
     def adjusted(self) -> list[float]:
         return adjust([t.p_value for t in self.tests], self.method)
 
     def resolve(self, lines: Iterable[str]) -> list[str]:
-        marks = [marker(p) for p in self.adjusted()]
+        marks = [marker(p, s) for p, s in zip(self.adjusted(), self.symbols, strict=True)]
         return [re.sub(r"\x00(\d+)\x00", lambda m: marks[int(m.group(1))], x) for x in lines]
 
     def footnote(self) -> str:
@@ -74,9 +102,13 @@ class Markers:
         kinds = Counter(t.test for t in self.tests)
         used = "; ".join(f"{name}: {n}" for name, n in sorted(kinds.items()))
         n = len(self.tests)
+        symbols = "† against the reference row"
+        if AGAINST_UNMEDIATED in self.symbols:
+            symbols += ", ‡ mediated against the same condition without a mediator"
         return (
-            f"† p < 0.05, †† p < 0.01 after {ADJUSTMENTS[self.method]}'s adjustment across "
-            f"the {n} test{'s' if n != 1 else ''} of this table ({used})."
+            f"{symbols}: one mark p < 0.05, two p < 0.01, after "
+            f"{ADJUSTMENTS[self.method]}'s adjustment across the {n} "
+            f"test{'s' if n != 1 else ''} of this table, one family ({used})."
         )
 
 

@@ -1,6 +1,6 @@
 """Experiment tables for a protocol with no layout of its own: one row per condition and
 mediator, one column per metric its evaluators stored, each a mean with a 95% CI over the
-cell's complete episodes. The CI resamples scenarios (a cluster bootstrap), since
+cell's complete episodes. The CI is clustered by scenario (a cluster t interval), since
 replicates of one scenario are not independent; this layout has no reference row, so it
 draws no significance markers."""
 
@@ -13,13 +13,9 @@ from typing import Any
 from disputelab.evaluation.averaging import averaged_value
 from disputelab.evaluation.inference import Key
 from disputelab.store.sqlite import Store
-from disputelab.tables.cells import NOT_SCORED, Undefined, estimate, estimate_text
+from disputelab.tables.cells import CI_NOTE, NOT_SCORED, Undefined, estimate, estimate_text
 
-NOTE = (
-    "Cells: mean ± half-width of the 95% CI from a cluster bootstrap that resamples "
-    "scenarios (n/a with fewer than two values or a single scenario); undefined (NaN) "
-    "scores are left out of the mean."
-)
+NOTE = "Cells: " + CI_NOTE + "; undefined (NaN) scores are left out of the mean."
 
 
 def experiment_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:

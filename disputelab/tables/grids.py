@@ -7,7 +7,9 @@ mediator).
 Inference follows the design: replicates of one scenario are not independent, so CIs
 resample scenarios (a cluster bootstrap) and tests run on scenario means, after pairing
 each episode with the reference episode of the same scenario and replicate (same seed).
-Markers come from p-values Holm-adjusted across all the tests of one table.
+Markers come from p-values Holm-adjusted across all the tests of one table: against the
+reference row (†) and, for a mediated row, against the same condition without a mediator
+(‡), one family.
 """
 
 from __future__ import annotations
@@ -18,10 +20,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from disputelab.evaluation.averaging import averaged_value
-from disputelab.evaluation.inference import Key, paired_scenario_test
-from disputelab.evaluation.stats import bootstrap_ci
+from disputelab.evaluation.inference import Key, cluster_ci, paired_scenario_test
+from disputelab.evaluation.stats import Estimate, bootstrap_ci
 from disputelab.store.sqlite import Store
-from disputelab.tables.cells import NOT_SCORED, Markers, Undefined, estimate, estimate_text
+from disputelab.tables.cells import (
+    AGAINST_REFERENCE,
+    AGAINST_UNMEDIATED,
+    NOT_SCORED,
+    Markers,
+    Undefined,
+    estimate,
+    estimate_text,
+)
 
 SCALE = {"final_consensus": 100.0, "resolved": 100.0}  # shown as percentages
 
@@ -98,6 +108,48 @@ def metric_values(
     return {k: v.get(metric, math.nan) * scale for k, v in cells.items()}
 
 
+UNDEFINED_GAP = 0.20
+"""A cell whose share of undefined episodes differs from its reference's by more than
+this is flagged: its mean averages different episodes from the reference's."""
+GAP_FLAG = "⚑"
+
+
+def undefined_share(values: dict[Key, float]) -> float:
+    return sum(math.isnan(x) for x in values.values()) / len(values) if values else math.nan
+
+
+def undefined_gap(xs: dict[Key, float], ref: dict[Key, float] | None) -> str:
+    """The flag for a cell whose undefined share is more than 20 points off its reference's."""
+    if ref is None or not xs or not ref:
+        return ""
+    return GAP_FLAG if abs(undefined_share(xs) - undefined_share(ref)) > UNDEFINED_GAP else ""
+
+
+def gap_footnote(lines: list[str]) -> list[str]:
+    if not any(GAP_FLAG in x for x in lines):
+        return []
+    return [
+        f"{GAP_FLAG} the cell's share of undefined episodes differs from its reference row's "
+        f"by more than {100 * UNDEFINED_GAP:.0f} points: its mean and test average "
+        "different episodes from the reference's."
+    ]
+
+
+def _test_mark(
+    xs: dict[Key, float],
+    other: dict[Key, dict[str, float]] | None,
+    metric: str,
+    marks: Markers,
+    symbol: str,
+) -> str:
+    # A partial run's cells miss some pairs: no marker rather than a test on whichever
+    # episodes happened to finish.
+    if other is None or set(xs) != set(other):
+        return ""
+    test = paired_scenario_test(xs, metric_values(other, metric), metric in BINARY)
+    return marks.mark(test, symbol)
+
+
 def cell_text(
     scores: Scores,
     cell: tuple[str, str],
@@ -105,28 +157,34 @@ def cell_text(
     metric: str,
     marks: Markers,
     undefined: Undefined,
+    unmediated: tuple[str, str] | None = None,
 ) -> str:
-    """Mean ± CI, the marker of its test against `ref`, and its undefined episodes."""
+    """Mean ± CI, the markers of its tests against `ref` (†) and against the same
+    condition without a mediator (`unmediated`, ‡), its undefined episodes, and a flag
+    when their share is far from the reference's."""
     cells = scores.values[cell]
     if all(metric not in v for v in cells.values()):
         return "-"  # not a metric of this cell (say, consensus gain without a mediator)
     xs = metric_values(cells, metric)
     shown = metric_values(cells, metric, SCALE.get(metric, 1.0))
     text = estimate_text(estimate(shown), f".{DECIMALS.get(metric, 1)}f")
+    if text == "-":
+        return text + undefined.note([scores.reason(cell, k, metric) for k in xs])
     reference = scores.values.get(ref) if ref is not None else None
-    # A partial run's cells miss some pairs: no marker rather than a test on whichever
-    # episodes happened to finish.
-    if reference is not None and text != "-" and set(cells) == set(reference):
-        test = paired_scenario_test(xs, metric_values(reference, metric), metric in BINARY)
-        text += marks.mark(test)
+    text += _test_mark(xs, reference, metric, marks, AGAINST_REFERENCE)
+    bare = scores.values.get(unmediated) if unmediated is not None else None
+    if bare is not None and any(metric in v for v in bare.values()):
+        text += _test_mark(xs, bare, metric, marks, AGAINST_UNMEDIATED)
     missing = [scores.reason(cell, k, metric) for k, x in xs.items() if math.isnan(x)]
-    return text + undefined.note(missing)
+    gap = undefined_gap(xs, metric_values(reference, metric) if reference else None)
+    return text + undefined.note(missing) + gap
 
 
 def metric_table(
     scores: Scores, conditions: list[str], metrics: tuple[str, ...]
 ) -> tuple[list[str], list[str]]:
-    """The table's lines, and its footnotes: the markers' adjustment, undefined episodes."""
+    """The table's lines, and its footnotes: the markers' adjustment (one family for the
+    whole table), undefined episodes and the cells flagged for them."""
     grid = scores.values
     order = {c: i for i, c in enumerate(conditions)}
     keys = sorted(grid, key=lambda k: (k[1] != "none", k[1], order.get(k[0], 99), k[0]))
@@ -138,10 +196,11 @@ def metric_table(
     for cond, med in keys:
         tested = bool(conditions) and cond != conditions[0]
         ref = (conditions[0], med) if tested else None
+        bare = (cond, "none") if med != "none" and (cond, "none") in grid else None
         row = [cond, med, str(len(grid[(cond, med)]))]
-        row += [cell_text(scores, (cond, med), ref, m, marks, undefined) for m in metrics]
+        row += [cell_text(scores, (cond, med), ref, m, marks, undefined, bare) for m in metrics]
         lines.append("| " + " | ".join(row) + " |")
-    notes = [marks.footnote(), undefined.footnote()]
+    notes = [marks.footnote(), undefined.footnote(), *gap_footnote(lines)]
     return marks.resolve(lines), [n for n in notes if n]
 
 
@@ -151,24 +210,35 @@ def axis_of(condition: str) -> str:
     return "+".join(dict.fromkeys(names)) or "general"
 
 
+def paired_differences(xs: dict[Key, float], ys: dict[Key, float]) -> tuple[list[float], list[str]]:
+    """x - y for each episode key where both are defined (same scenario and replicate,
+    hence the same seed), and each difference's scenario: the paired effect's data."""
+    keys = [k for k in sorted(xs.keys() & ys.keys()) if not math.isnan(xs[k] - ys[k])]
+    return [xs[k] - ys[k] for k in keys], [k[0] for k in keys]
+
+
+def paired_effect(xs: dict[Key, float], ys: dict[Key, float]) -> Estimate:
+    """Mean of the paired differences x - y, with its cluster t CI over scenarios."""
+    diffs, clusters = paired_differences(xs, ys)
+    return cluster_ci(diffs, clusters)
+
+
 def axis_gains(
     grid: dict[tuple[str, str], dict[tuple[str, int], dict[str, float]]],
     conditions: list[str],
     mediator: str,
 ) -> dict[str, list[tuple[str, float, float]]]:
-    """axis -> [(condition, mean consensus gain, shift from the reference condition)]."""
-    reference = conditions[0]
-
-    def mean_gain(cond: str) -> float:
-        vals = [v.get("consensus_gain", math.nan) for v in grid.get((cond, mediator), {}).values()]
-        return bootstrap_ci(vals).mean
-
-    ref = mean_gain(reference)
+    """axis -> [(condition, mean consensus gain, paired effect against the reference)]:
+    the effect is the mean over episode pairs of the same scenario and replicate where
+    both gains are defined, not a difference of means over different episodes."""
+    gain = "consensus_gain"
+    ref = metric_values(grid.get((conditions[0], mediator), {}), gain)
     out: dict[str, list[tuple[str, float, float]]] = {}
     for cond in conditions[1:]:
         if (cond, mediator) in grid:
-            g = mean_gain(cond)
-            out.setdefault(axis_of(cond), []).append((cond, g, g - ref))
+            xs = metric_values(grid[(cond, mediator)], gain)
+            mean = bootstrap_ci(list(xs.values())).mean
+            out.setdefault(axis_of(cond), []).append((cond, mean, paired_effect(xs, ref).mean))
     return out
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
+from statsmodels.stats.multitest import multipletests
 
 from disputelab.evaluation.stats import (
     adjust,
@@ -17,6 +19,7 @@ from disputelab.evaluation.stats import (
     chi_squared_rates,
     cohens_kappa,
     holm,
+    holm_adjusted,
     krippendorff_alpha,
     mcnemar_test,
     paired_t,
@@ -196,6 +199,22 @@ def test_tests_that_could_not_run_are_not_counted_in_the_family() -> None:
     assert math.isnan(adjusted[1])
     assert [adjusted[0], adjusted[2], adjusted[3]] == pytest.approx([0.03, 0.06, 0.06])
     assert holm([]) == [] and math.isnan(holm([math.nan])[0])
+
+
+P_VALUES = st.lists(
+    st.one_of(
+        st.floats(0.0, 1.0),
+        st.sampled_from([0.0, 0.01, 0.05, 0.5, 1.0]),  # ties, which order must not break
+    ),
+    max_size=40,
+)
+
+
+@given(P_VALUES)
+def test_the_fast_holm_gives_statsmodels_numbers(ps: list[float]) -> None:
+    expected = multipletests(ps, method="holm")[1] if ps else []
+    assert holm_adjusted(np.array(ps)) == pytest.approx(list(expected), abs=1e-12)
+    assert holm(ps) == pytest.approx(list(expected), abs=1e-12)
 
 
 def test_an_unknown_adjustment_is_refused() -> None:

@@ -17,6 +17,7 @@ from disputelab.evaluation.validation import (
     fit_tracker,
     level_of,
     mean_absolute_error,
+    median_monotone_fit,
     monotone_fit,
     ordinal_alpha,
     weighted_kappa,
@@ -111,6 +112,9 @@ def test_ordinal_alpha_is_one_on_agreement_and_below_on_disagreement() -> None:
     assert ordinal_alpha([1.0, 0.5, 0.0], [0.0, 0.5, 1.0]).value < 0
 
 
+_grid = st.integers(0, 20).map(lambda i: i / 20)  # values a rescaling keeps apart
+
+
 def test_the_monotone_fit_pools_violators_and_shares_ties() -> None:
     # Tracker 0 1 2, oracle 0 2 1: the last two violate order and pool to 1.5.
     assert monotone_fit([0, 1, 2], [0, 2, 1]).tolist() == pytest.approx([0, 1.5, 1.5])
@@ -118,7 +122,26 @@ def test_the_monotone_fit_pools_violators_and_shares_ties() -> None:
     # Equal tracker values get one fitted value: x=1 -> mean 0.5 (weight 2), x=2 -> 0;
     # they violate order and pool to (0.5*2 + 0) / 3 = 1/3 everywhere.
     assert monotone_fit([1, 1, 2], [0, 1, 0]).tolist() == pytest.approx([1 / 3] * 3)
-    assert calibration_error([1, 1, 2], [0, 1, 0]).value == pytest.approx(4 / 9)
+    # In absolute error the fit is the median, not the mean: x=1 -> median(0, 1) = 0
+    # (the lower one), x=2 -> 0; no violation; MAE 1/3, below the least-squares map's 4/9.
+    assert median_monotone_fit([1, 1, 2], [0, 1, 0]).tolist() == pytest.approx([0, 0, 0])
+    assert calibration_error([1, 1, 2], [0, 1, 0]).value == pytest.approx(1 / 3)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(_grid, _grid), min_size=1, max_size=40))
+def test_calibrated_mae_never_exceeds_the_raw_mae_nor_the_least_squares_maps(
+    pairs: list[tuple[float, float]],
+) -> None:
+    xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+    y = np.asarray(ys)
+    fitted = median_monotone_fit(xs, ys)
+    order = np.argsort(xs, kind="stable")
+    assert np.all(np.diff(fitted[order]) >= -1e-12)  # monotone in x
+    err = calibration_error(xs, ys).value
+    # The identity and the least-squares monotone map are monotone maps too.
+    assert err <= mean_absolute_error(xs, ys).value + 1e-12
+    assert err <= float(np.mean(np.abs(y - monotone_fit(xs, ys)))) + 1e-12
 
 
 def test_calibration_forgives_a_scale_that_mean_absolute_error_does_not() -> None:
@@ -126,9 +149,6 @@ def test_calibration_forgives_a_scale_that_mean_absolute_error_does_not() -> Non
     ys = [0.0, 0.25, 0.5, 0.75]
     assert mean_absolute_error(xs, ys).value == pytest.approx((0 + 0.15 + 0.3 + 0.45) / 4)
     assert calibration_error(xs, ys).value == pytest.approx(0.0)
-
-
-_grid = st.integers(0, 20).map(lambda i: i / 20)  # values a rescaling keeps apart
 
 
 @settings(max_examples=50, deadline=None)

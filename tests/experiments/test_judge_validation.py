@@ -9,6 +9,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from disputelab.evaluation.baselines import BASELINES
 from disputelab.evaluation.trackers import oracle, self_report
 from disputelab.experiments.validation import (
     EVALUATOR,
@@ -47,7 +48,8 @@ def test_self_report_reads_the_oracle_on_every_voice_and_is_flagged(tmp_path: Pa
             budget=16,
         )
         _, report = _validate(tmp_path / voice, plan)
-        (fit,) = report.fits
+        fit, *baselines = report.fits
+        assert [b.tracker for b in baselines] == list(BASELINES)
         assert fit.reads_oracle and fit.episodes == 6
         assert math.isclose(fit.pearson.value, 1.0) and fit.mae.value == 0.0
         assert fit.kappa.value == 1.0 and fit.calls_per_episode == 0
@@ -110,7 +112,7 @@ def test_a_judge_through_a_server_is_scored_on_the_points_self_report_defines(
             budget=8,
         )
         store, report = _validate(tmp_path, plan)
-    mine, judge = report.fits
+    mine, judge, *_ = report.fits
     assert mine.points == judge.points > 0  # the same aligned points
     assert judge.judge == model and not judge.reads_oracle
     # One judge pass per topic: 4 topics in each scenario.
@@ -137,7 +139,7 @@ def test_a_failing_judge_drops_points_with_its_reason(tmp_path: Path) -> None:
             budget=6,
         )
         _, report = _validate(tmp_path, plan)
-    mine, judge = report.fits
+    mine, judge, *_ = report.fits
     assert mine.points == judge.points == 0
     assert any("topic-localized: judge failed" in why for why in report.dropped)
     assert math.isnan(judge.pearson.value) and judge.pearson.why

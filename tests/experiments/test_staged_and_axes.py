@@ -114,7 +114,7 @@ def test_the_roundtable_report_has_the_per_axis_gain_table_and_plot(tmp_path: Pa
     assert _cli(tmp_path, "experiment", str(spec))[0] == 0
     code, report = _cli(tmp_path, "report", "axes", "--plots", str(tmp_path / "plots"))
     assert code == 0, report
-    assert "## Consensus gain by axis (shift from `general`" in report
+    assert "## Consensus gain by axis (paired effect against `general`" in report
     assert "| culture | (axis mean) | rule |" in report
     assert "| posture | posture:competing | rule |" in report
     for name in ("trajectories.png", "gain_shift.png", "axis_gain.png"):

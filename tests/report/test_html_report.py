@@ -90,9 +90,9 @@ def test_the_experiment_tables_are_the_markdown_reports_with_their_intervals(
     store, run_id = experiment
     markdown = cli(store.root, "report", run_id)
     html = run_html(store, run_id)
-    # The same cell text, e.g. "74.9 ± 0.7††", "98.2 ± n/a" (one scenario: no interval) or
-    # "100.0 ± n/a (2ᵃ undef.)", stands in both.
-    cells = re.findall(r"\| ([0-9.]+ ± (?:[0-9.]+|n/a)†*(?: \([^|]*\))?) (?=\|)", markdown)
+    # The same cell text, e.g. "74.9 ± 0.7††", "98.2 ± n/a (1 cluster)" (too few scenarios
+    # for an interval) or "100.0 ± n/a (2 clusters) (2ᵃ undef.)", stands in both.
+    cells = re.findall(r"\| ([0-9.]+ ± (?:[0-9.]+|n/a)[†‡]*(?: \([^|]*\))?⚑?) (?=\|)", markdown)
     assert cells
     for cell in cells:
         assert f"<td>{cell}</td>" in html

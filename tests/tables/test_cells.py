@@ -17,12 +17,12 @@ def _test(p: float) -> Result:
 
 def test_a_cell_of_one_value_shows_n_a_not_a_zero_width_interval() -> None:
     text = estimate_text(estimate({("tenancy", 0): 42.0}))
-    assert text == "42.0 ± n/a"
+    assert text == "42.0 ± n/a (1 cluster)"
 
 
 def test_a_cell_of_one_scenario_shows_n_a_however_many_replicates() -> None:
     text = estimate_text(estimate({("tenancy", r): float(r) for r in range(7)}))
-    assert text == "3.0 ± n/a"
+    assert text == "3.0 ± n/a (1 cluster)"
 
 
 def test_a_cell_with_an_interval_shows_its_half_width_and_an_empty_cell_a_dash() -> None:

@@ -32,14 +32,25 @@ def test_replicates_of_one_scenario_give_no_interval(
     report = _report(tmp_path, "tenancy", 3)
     row = next(line for line in report.splitlines() if line.startswith("| general |"))
     cells = [c.strip() for c in row.strip("|").split("|")[3:]]
-    assert cells and all(c.endswith("± n/a") or c.startswith("-") for c in cells), row
-    assert "cluster bootstrap that resamples scenarios" in report
+    assert cells and all(c.endswith("± n/a (1 cluster)") or c.startswith("-") for c in cells), row
+    assert "cluster-robust t interval over scenarios" in report
 
 
-def test_two_scenarios_give_an_interval(
+def test_two_scenarios_are_too_few_for_an_interval(
     toy: ModuleType,
     tmp_path: Path,
 ) -> None:
     report = _report(tmp_path, "tenancy, workplace", 2)
     row = next(line for line in report.splitlines() if line.startswith("| general |"))
-    assert "| 4 |" in row and "n/a" not in row
+    assert "| 4 |" in row and row.endswith("± n/a (2 clusters) |")
+
+
+def test_five_scenarios_give_an_interval(
+    toy: ModuleType,
+    tmp_path: Path,
+) -> None:
+    report = _report(
+        tmp_path, "tenancy, workplace, boundary-wall, community-centre, farm-inheritance", 1
+    )
+    row = next(line for line in report.splitlines() if line.startswith("| general |"))
+    assert "| 5 |" in row and "n/a" not in row

@@ -6,8 +6,9 @@ The party listed first opens (the seller states its price; in `salary` HR makes 
 offer), the other answers with its opening price, then they alternate. Before each later
 seller turn a coin with probability `violation_prob` decides whether the seller is told to
 break a norm; the category is drawn from the five of the paper's Table 4. Coin and category
-are drawn for every seller turn from a stream of their own, so two arms of the same seed
-meet the same violations at the same turns until their dialogues part.
+are drawn for every seller turn from a stream of their own, seeded by the task (the
+scenario) and the episode seed, so two arms of the same task and seed meet the same
+violations at the same turns until their dialogues part, and two tasks do not.
 
 A labelled (or, with `trigger: detector`, detected) violation goes to the remediator, if
 one sits; the turn keeps what the seller said and its delivery carries the rewrite to
@@ -19,7 +20,6 @@ after every utterance whether the session has ended and with what deal. After
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -42,8 +42,9 @@ from disputelab.protocols.bilateral.agents.kinds import BARGAINER, DETECTOR, MOD
 from disputelab.protocols.bilateral.agents.library import BUILTIN, resolve
 from disputelab.protocols.bilateral.agents.market import Market
 from disputelab.protocols.bilateral.agents.moderator import Call, Detector, Moderator
-from disputelab.protocols.bilateral.agents.norms import CATEGORIES, Category
+from disputelab.protocols.bilateral.agents.norms import Category
 from disputelab.protocols.bilateral.agents.remediators import METHODS, Remediator
+from disputelab.protocols.bilateral.seeding import violation_draws
 from disputelab.protocols.session import Session
 from disputelab.protocols.view import EpisodeView, TurnView, add_to, default_view
 from disputelab.scenario.schema import Scenario
@@ -229,7 +230,9 @@ class _Bargaining:
         self.market = Market.of(session.scenario)
         self.by_id: dict[str, PartyAgent] = {a.party_id: a for a in session.parties}
         self.order = [p.id for p in session.scenario.parties]
-        self.coin = random.Random(f"violations:{session.episode.seed}")
+        self.draws = violation_draws(
+            session.scenario.id, session.episode.seed, params.violation_prob
+        )
         self.violated = False
 
     def ctx(self) -> TurnContext:
@@ -237,9 +240,8 @@ class _Bargaining:
 
     def draw(self) -> Category | None:
         """This seller turn's coin and category, drawn whether used or not."""
-        hit = self.coin.random() < self.p.violation_prob
-        category = self.coin.choice(CATEGORIES)
-        if not hit or (self.p.single_violation and self.violated):
+        category = next(self.draws)
+        if category is None or (self.p.single_violation and self.violated):
             return None
         return category
 

@@ -14,7 +14,7 @@ import math
 from collections import defaultdict
 from typing import Any
 
-from disputelab.evaluation.inference import Key
+from disputelab.evaluation.inference import MIN_CLUSTERS, Key
 from disputelab.store.sqlite import Store
 from disputelab.tables.cells import estimate, estimate_text
 
@@ -125,7 +125,7 @@ def _render(
         "",
         "Suc, Trust and Rel: % of episodes with a deal, deepened trust, deepened relationship;",
         "Deal: mean price over deals; R: mean reward. R, all topics: mean ± half-width of the",
-        "95% CI from a cluster bootstrap over scenarios (n/a with one scenario). Trust and",
+        f"95% cluster t CI over scenarios (n/a below {MIN_CLUSTERS} scenarios). Trust and",
         "relationship come from a judge when one scored the run, else from the rule buyer's",
         "hidden state (see each score's explanation). Violation rate: "
         f"{config.get('violation_prob')}.",

@@ -8,9 +8,10 @@
   system, on SR and Acc@10/20/30 (w/o Tree is the direct counsel: without a tree there is
   nothing for RoT to reflect on either).
 - Planning against direct: the paired difference (MCTS minus direct, same case and
-  replicate) in SR, surplus and SR x Acc@20 with its cluster-bootstrap CI.
+  replicate) in SR, surplus and SR x Acc@20 with its cluster t CI (tested once, in the
+  methods table; w/o Tree against the full system likewise).
 
-Cells are mean ± the half-width of a 95% CI from a cluster bootstrap over cases; markers
+Cells are mean ± the half-width of a 95% cluster t CI over cases; markers
 compare a row with the reference row (direct counsel in the methods table, the full
 system in the ablations) with tests paired by case and replicate (McNemar on SR when each
 case has one replicate, else Wilcoxon on case means), Holm-adjusted across the table.
@@ -23,10 +24,18 @@ from collections import defaultdict
 from typing import Any
 
 from disputelab.evaluation.averaging import reason_of
-from disputelab.evaluation.inference import Key, cluster_bootstrap_ci, paired_scenario_test
+from disputelab.evaluation.inference import Key, cluster_ci, paired_scenario_test
 from disputelab.protocols.settlement.evaluation import EVALUATOR
 from disputelab.store.sqlite import Store
-from disputelab.tables.cells import NOT_SCORED, Markers, Undefined, estimate, estimate_text
+from disputelab.tables.cells import (
+    CI_NOTE,
+    NOT_SCORED,
+    Markers,
+    Undefined,
+    difference_text,
+    estimate,
+    estimate_text,
+)
 
 Cells = dict[str, dict[Key, dict[str, float]]]  # method -> (case, replicate) -> metric -> value
 Why = dict[str, dict[Key, dict[str, str]]]
@@ -105,36 +114,48 @@ def _cell(
 
 
 def _table(
-    cells: Cells, why: Why, rows: list[tuple[str, str]], metrics: tuple[str, ...], ref: str | None
+    cells: Cells,
+    why: Why,
+    rows: list[tuple[str, str]],
+    metrics: tuple[str, ...],
+    ref: str | None,
+    tested_before: frozenset[str] = frozenset(),
 ) -> list[str]:
+    """One table, its tests one Holm family; rows in `tested_before` show no test here
+    (their contrast with `ref` is in an earlier table's family, and is not counted twice)."""
     marks, undefined = Markers(), Undefined()
     lines = [
         "| Method | " + " | ".join(HEADERS[m] for m in metrics) + " |",
         "|---" * (len(metrics) + 1) + "|",
     ]
     for label, method in rows:
-        row = [_cell(cells, why, method, m, ref, marks, undefined) for m in metrics]
+        against = None if method in tested_before else ref
+        row = [_cell(cells, why, method, m, against, marks, undefined) for m in metrics]
         lines.append(f"| {label} | " + " | ".join(row) + " |")
     lines = marks.resolve(lines)
     return [*lines, "", *(n for n in (marks.footnote(), undefined.footnote()) if n)]
 
 
 def planning_difference(cells: Cells, planner: str, direct: str) -> list[str]:
-    """MCTS minus direct, paired by case and replicate, with cluster-bootstrap CIs."""
+    """MCTS minus direct, paired by case and replicate, with cluster t CIs. The same
+    contrasts are tested in the methods table (its markers, one family): they are not
+    tested again here, so that no contrast counts in two families."""
     a, b = cells.get(planner), cells.get(direct)
     if not a or not b:
         return []
-    lines = [f"| metric | {planner} − {direct} (95% CI) | paired test p |", "|---|---|---|"]
+    lines = [f"| metric | {planner} − {direct} (95% CI) | pairs |", "|---|---|---|"]
     for metric in ("success", "surplus", "sr_acc20"):
         keys = sorted(set(a) & set(b))
         diffs = [(k, a[k].get(metric, math.nan) - b[k].get(metric, math.nan)) for k in keys]
-        est = cluster_bootstrap_ci([d for _, d in diffs], [k[0] for k, _ in diffs])
-        test = paired_scenario_test(
-            _values(a, metric), _values(b, metric), binary=metric == "success"
-        )
-        ci = "-" if math.isnan(est.mean) else f"{est.mean:+.3f} [{est.low:+.3f}, {est.high:+.3f}]"
-        lines.append(f"| {HEADERS[metric]} | {ci} | {test.p_value:.3g} ({test.test}, n={test.n}) |")
-    return lines
+        defined = [(k, d) for k, d in diffs if not math.isnan(d)]
+        est = cluster_ci([d for _, d in defined], [k[0] for k, _ in defined])
+        lines.append(f"| {HEADERS[metric]} | {difference_text(est)} | {len(defined)} |")
+    return [
+        *lines,
+        "",
+        f"Tests: the markers of {planner}'s row in the methods table (same pairs, that "
+        "table's Holm family).",
+    ]
 
 
 def settlement_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
@@ -155,7 +176,10 @@ def settlement_markdown(store: Store, run_id: str, config: dict[str, Any]) -> st
     ablations = [(label, prefix + m) for label, m in ABLATION_ROWS if prefix + m in cells]
     if len(ablations) > 2:
         out += ["", "## Table 3 layout: ablation study", ""]
-        out += _table(cells, why, ablations, PAPER, prefix + "mcts")
+        # w/o Tree is the direct counsel: its contrast with the full system is the methods
+        # table's mcts-against-direct test, which is not repeated in a second family.
+        again = frozenset({direct} if direct and prefix + "mcts" in cells else ())
+        out += _table(cells, why, ablations, PAPER, prefix + "mcts", again)
     if direct and prefix + "mcts" in cells:
         out += ["", "## Planning against direct counsel (paired by case and replicate)", ""]
         out += planning_difference(cells, prefix + "mcts", direct)
@@ -163,8 +187,9 @@ def settlement_markdown(store: Store, run_id: str, config: dict[str, Any]) -> st
         "",
         "SR is a fraction; Acc@τ is the percentage of *settled* episodes within τ of the "
         "known judgment (a settled episode without a readable amount is a miss); SR×Acc@τ is "
-        "the percentage of all episodes. Cells: mean ± half-width of the 95% CI from a "
-        "cluster bootstrap over cases; † p < 0.05, †† p < 0.01 against the reference row "
+        "the percentage of all episodes. Cells: "
+        + CI_NOTE.replace("scenarios", "cases")
+        + "; † p < 0.05, †† p < 0.01 against the reference row "
         "(direct counsel; the full system in Table 3), Holm-adjusted within each table.",
     ]
     return "\n".join(out) + "\n"

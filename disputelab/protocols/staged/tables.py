@@ -10,10 +10,11 @@ Every test is paired, case against the same case under the reference row: McNema
 success (SR), Wilcoxon signed-rank on per-case scores for Sat, Con, LR, ROUGE-L and
 recall. (The paper's chi-squared test on pooled five-level labels treats every party of
 every case as independent, and bins continuous scores into levels; neither holds.) Cases
-are the independent units: replicates of a case are averaged before a test, and CIs come
-from a cluster bootstrap over cases. Markers use p-values Holm-adjusted across the tests
-of each table. Sat is the mean of every party's label, as the paper's formula pools them,
-and its CI resamples cases with all their parties, so it is on the same statistic.
+are the independent units: replicates of a case are averaged before a test, and CIs are
+cluster t intervals over cases (n/a with too few cases, see `tables.coverage`). Markers
+use p-values Holm-adjusted across the tests of each table. Sat is the mean of every
+party's label, as the paper's formula pools them, and its CI resamples cases with all
+their parties, so it is on the same statistic.
 """
 
 from __future__ import annotations
@@ -24,12 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from disputelab.evaluation.averaging import reason_of
-from disputelab.evaluation.inference import Key, cluster_bootstrap_ci, paired_scenario_test
+from disputelab.evaluation.inference import Key, cluster_ci, paired_scenario_test
 from disputelab.protocols.staged.evaluation import bertscore, legal_judges
 from disputelab.protocols.staged.evaluation.agentmediation import EVALUATOR
 from disputelab.scenario.causes import dispute_causes
 from disputelab.store.sqlite import Store
-from disputelab.tables.cells import NOT_SCORED, Markers, Undefined, estimate, estimate_text
+from disputelab.tables.cells import CI_NOTE, NOT_SCORED, Markers, Undefined, estimate, estimate_text
 
 MODES = ("compromising", "competing", "accommodating", "avoiding", "collaborating")
 OUTCOME = ("success", "satisfaction", "consensus", "litigation_risk")
@@ -49,8 +50,7 @@ EXPERTISE = ("expertise:none", "expertise:ek-top3", "expertise:ek-top5", "expert
 RETRIEVERS = (("ek", "BM25"), ("stored", "stored list"))
 NOTE = (
     "n: the episodes (cases x replicates) behind a row; '-' cells have none. "
-    "Cells: mean ± half-width of the 95% CI from a cluster bootstrap that resamples cases "
-    "(n/a with fewer than two values or a single case). Sat is the mean of every party's "
+    "Cells: " + CI_NOTE.replace("scenarios", "cases") + ". Sat is the mean of every party's "
     "label, as in the paper; its CI resamples cases with all their parties. † p < 0.05, "
     "†† p < 0.01 against a reference row, after Holm's adjustment across the tests of the "
     "table (its footnote gives their number): in the paper-layout tables the paper's own "
@@ -154,7 +154,7 @@ def cell_text(
     xs = _values(cell, metric)
     if metric == "satisfaction" and cell.parties:
         labels = [(k[0], x) for k, party in cell.parties.items() for x in party]
-        est = cluster_bootstrap_ci([x for _, x in labels], [c for c, _ in labels])
+        est = cluster_ci([x for _, x in labels], [c for c, _ in labels])
     else:
         est = estimate(xs)
     text = estimate_text(est, ".4f" if metric in SOLUTION else ".1f")

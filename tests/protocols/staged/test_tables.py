@@ -74,13 +74,15 @@ def _sat_cell(parties: dict[str, list[int]]) -> Cell:
 
 
 def test_sat_pools_every_party_and_its_interval_is_on_that_same_mean() -> None:
-    # Case a: parties at 0 and 100; case b: one party at 100. Pooled over the three
-    # parties (the paper's formula): 200 / 3 = 66.7, not the mean of case means (75).
-    # Resampling cases gives pooled means of 50 (aa), 66.7 (ab, twice as likely) and
-    # 100 (bb), so the 95% CI is [50, 100] and the cell 66.7 ± 25.0.
-    cell = _sat_cell({"a": [0, 4], "b": [4]})
-    assert cell_text(cell, "satisfaction", None) == "66.7 ± 25.0"
-    assert cell_text(_sat_cell({"a": [0, 4]}), "satisfaction", None) == "50.0 ± n/a"
+    # Case a: parties at 0 and 100; cases b-e: one party at 100 each. Pooled over the
+    # six parties (the paper's formula): 500 / 6 = 83.3, not the mean of case means (90).
+    # The interval is on that pooled mean: residuals (cluster sum - size x mean) are
+    # -66.7 for a and +16.7 for the others, so SE = sqrt(5/4 x 5555.6) / 6 = 13.9 and
+    # the half-width t(0.975, 4) x 13.9 = 2.776 x 13.9 = 38.6.
+    cell = _sat_cell({"a": [0, 4], "b": [4], "c": [4], "d": [4], "e": [4]})
+    assert cell_text(cell, "satisfaction", None) == "83.3 ± 38.6"
+    two = _sat_cell({"a": [0, 4], "b": [4]})
+    assert cell_text(two, "satisfaction", None) == "66.7 ± n/a (2 clusters)"
 
 
 def test_success_is_compared_by_mcnemar_on_paired_cases() -> None:
@@ -129,4 +131,4 @@ def test_cause_table_tests_are_paired_and_adjusted_across_the_table() -> None:
 @pytest.mark.parametrize("metric", ["consensus", "legal_basis_recall"])
 def test_a_cell_of_one_case_has_no_interval(metric: str) -> None:
     cell = Cell({("am-001", 0): {metric: 0.5}})
-    assert cell_text(cell, metric, None).endswith("± n/a")
+    assert cell_text(cell, metric, None).endswith("± n/a (1 cluster)")

@@ -44,6 +44,7 @@ from disputelab.protocols.bilateral.agents.norms import (
     strip_phrases,
     violation_phrase,
 )
+from disputelab.protocols.bilateral.seeding import task_stream
 from disputelab.scenario.schema import Scenario
 
 METHODS = ("zero-shot", "random", "retrieval", "set")
@@ -121,6 +122,7 @@ class _Chooser(UsageReporter):
         self.fixed = method  # None: the method comes from the protocol's parameters
         self.method = method or "zero-shot"
         self.seed = seed
+        self.task = scenario.id
         self.market = Market.of(scenario)
         self.names = {p.id: p.role or p.id for p in scenario.parties}
         self.pool: tuple[Exemplar, ...] = ()
@@ -142,7 +144,7 @@ class _Chooser(UsageReporter):
         self.pool, self.k, self.semantic = tuple(pool), k, semantic
         self.ready = True
         if self.method == "random":
-            rng = random.Random(f"random-icl:{self.seed}")
+            rng = task_stream("random-icl", self.task, self.seed)
             self.static = tuple(rng.sample(self.pool, min(k, len(self.pool))))
         elif self.method == "set":
             self.static = tuple(chosen)[:k]
@@ -210,7 +212,7 @@ class TemplateRemediator(_Chooser):
         cat = category if category in CATEGORIES else read_tone(text).worst
         exemplars = self.exemplars_for(dialogue, text)
         matching = [e for e in exemplars if e.category == cat]
-        rng = random.Random(f"{self.seed}:{ctx.party_turn}:remediate")
+        rng = task_stream("remediate", self.task, self.seed, ctx.party_turn)
         chosen = rng.choice(matching) if matching else None
         style = style_of(chosen) if chosen is not None else ZERO_SHOT
         speaker = dialogue[-1].speaker if dialogue else ""

@@ -13,7 +13,6 @@ number that shapes this response is a named field of `BuyerTraits`: an assumptio
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -23,6 +22,7 @@ from disputelab.agents.utility import strategy_beta
 from disputelab.episode import Action, Signal
 from disputelab.protocols.bilateral.agents.market import Market, last_amount
 from disputelab.protocols.bilateral.agents.norms import Category, read_tone, violation_phrase
+from disputelab.protocols.bilateral.seeding import task_stream
 from disputelab.scenario.schema import Scenario
 
 STATE = re.compile(r"\[state trust=(-?[\d.]+) relationship=(-?[\d.]+) anger=(-?[\d.]+)\]")
@@ -92,7 +92,7 @@ class RuleBargainer(UsageReporter):
         self.traits = replace(base, offence_sensitivity=2.0 * party.persona.reactivity)
         if traits is not None:
             self.traits = traits
-        self.rng = random.Random(f"{seed}:{party_id}")
+        self.rng = task_stream("buyer-noise", scenario.id, seed, party_id)
         self.anger = self.trust = self.relationship = 0.0
         self.heard = -1  # index of the last turn read for tone
         self.last_offer: float | None = None

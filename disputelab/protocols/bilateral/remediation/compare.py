@@ -4,7 +4,7 @@ Methods: no remediator, zero-shot, random k from the pool (static per dialogue s
 vanilla ICL), retrieval (the k nearest pool items per violation), the stage-1 top k
 (Top-VI, no traversal) and the value-impact set. Every method plays the same tasks and
 seeds, none of them used in selection (test tasks are other variants, seeds are fresh),
-at the paper's violation rate. Intervals resample tasks (a cluster bootstrap); the paired
+at the paper's violation rate. Intervals are cluster t intervals over tasks; the paired
 differences of the value-impact set against random and retrieval are tested on task means
 (Wilcoxon), the way the report's tables test.
 """
@@ -14,14 +14,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from disputelab.evaluation.inference import Key, cluster_bootstrap_ci, paired_scenario_test
+from disputelab.evaluation.inference import Key, cluster_ci, paired_scenario_test
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext
-from disputelab.evaluation.stats import Estimate, TestResult
+from disputelab.evaluation.stats import Estimate, TestResult, adjust
 from disputelab.llm.base import ChatModel
+from disputelab.protocols.base import get_protocol
 from disputelab.protocols.bilateral.agents.exemplars import Exemplar, ExemplarFile
 from disputelab.protocols.bilateral.evaluation import score
-from disputelab.protocols.bilateral.remediation.simulate import Cast, Method, play_once
+from disputelab.protocols.bilateral.protocol import BilateralParams
+from disputelab.protocols.bilateral.remediation.simulate import PROTOCOL, Cast, Method, play_once
 from disputelab.protocols.bilateral.remediation.tasks import tasks
+from disputelab.protocols.bilateral.seeding import violation_stream
+from disputelab.tables.cells import difference_text, estimate_text
 
 METRICS = ("reward", "deal", "normalised_price", "trust_deepened", "relationship_deepened")
 
@@ -47,18 +51,34 @@ class Comparison:
     scores: dict[str, dict[str, dict[Key, float]]] = field(default_factory=dict)
     tasks: int = 0
     episodes: int = 0
+    # (task, replicate) -> the seller turns' violation draws every arm of it met.
+    streams: dict[Key, tuple[str | None, ...]] = field(default_factory=dict)
+
+    def distinct_streams(self) -> dict[int, int]:
+        """Replicate -> how many distinct violation streams its tasks drew: the number of
+        tasks when tasks are independent draws."""
+        by_rep: dict[int, set[tuple[str | None, ...]]] = {}
+        for (_, r), stream in self.streams.items():
+            by_rep.setdefault(r, set()).add(stream)
+        return {r: len(s) for r, s in sorted(by_rep.items())}
 
     def estimate(self, method: str, metric: str) -> Estimate:
         values = self.scores[method][metric]
         keys = sorted(values)
-        return cluster_bootstrap_ci([values[k] for k in keys], [k[0] for k in keys])
+        return cluster_ci([values[k] for k in keys], [k[0] for k in keys])
 
     def difference(self, a: str, b: str, metric: str = "reward") -> tuple[Estimate, TestResult]:
         """a - b on paired dialogues, with a task-clustered CI and a task-level test."""
         xs, ys = self.scores[a][metric], self.scores[b][metric]
         keys = sorted(xs.keys() & ys.keys())
-        diff = cluster_bootstrap_ci([xs[k] - ys[k] for k in keys], [k[0] for k in keys])
+        diff = cluster_ci([xs[k] - ys[k] for k in keys], [k[0] for k in keys])
         return diff, paired_scenario_test(xs, ys)
+
+
+def _run_seed(seed: int, replicate: int) -> int:
+    """The episode seed of a replicate: fresh (none used in selection), shared by tasks;
+    the task's own id goes into every stream it seeds (see `seeding`)."""
+    return 900_000 + seed * 10_000 + replicate
 
 
 async def compare(
@@ -72,12 +92,19 @@ async def compare(
     """Every arm on `per_topic` held-out tasks per topic x `replicates` seeds each."""
     held_out = tasks(per_topic, start=500 + 100 * seed)
     out = Comparison(tasks=len(held_out))
+    params = get_protocol(PROTOCOL).params(cast.params)
+    if not isinstance(params, BilateralParams):  # the bilateral protocol's own, always
+        raise TypeError(f"expected bilateral parameters, got {type(params).__name__}")
+    for scenario in held_out:
+        for r in range(replicates):
+            out.streams[(scenario.id, r)] = violation_stream(
+                scenario.id, _run_seed(seed, r), params.violation_prob, params.max_rounds
+            )
     for arm in arms:
         table: dict[str, dict[Key, float]] = {m: {} for m in METRICS}
         for scenario in held_out:
             for r in range(replicates):
-                run_seed = 900_000 + seed * 10_000 + r
-                episode = await play_once(scenario, run_seed, arm, cast)
+                episode = await play_once(scenario, _run_seed(seed, r), arm, cast)
                 out.episodes += 1
                 scores = await score(EpisodeToScore(episode, scenario), ScoringContext(judges))
                 for m in METRICS:
@@ -93,21 +120,21 @@ def comparison_markdown(result: Comparison, baselines: Sequence[str] = ()) -> st
     for name in result.scores:
         cells = []
         for m in METRICS:
-            e = result.estimate(name, m)
-            half = (e.high - e.low) / 2 if e.has_interval else float("nan")
-            cells.append(f"{e.mean:.3f} ± {half:.3f}")
+            cells.append(estimate_text(result.estimate(name, m), ".3f"))
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    streams = ", ".join(f"{n} (seed {r})" for r, n in result.distinct_streams().items())
     lines += [
         "",
         f"{result.tasks} held-out tasks (clusters), {result.episodes} episodes; "
-        "± is the half-width of the 95% cluster-bootstrap CI over tasks.",
+        "± is the half-width of the 95% cluster t CI over tasks. Distinct violation "
+        f"streams among the {result.tasks} tasks, per replicate seed: {streams}.",
         "",
     ]
-    for b in baselines:
-        diff, test = result.difference("value impact", b)
+    found = [(b, *result.difference("value impact", b)) for b in baselines]
+    adjusted = adjust([test.p_value for _, _, test in found], "holm")
+    for (b, diff, test), p in zip(found, adjusted, strict=True):
         lines.append(
-            f"- reward, value impact - {b}: {diff.mean:+.3f} "
-            f"[{diff.low:+.3f}, {diff.high:+.3f}], Wilcoxon on {test.n} task means p = "
-            f"{test.p_value:.3g}"
+            f"- reward, value impact - {b}: {difference_text(diff)}, Wilcoxon on {test.n} "
+            f"task means p = {p:.3g} (Holm across the {len(found)} differences)"
         )
     return "\n".join(lines) + "\n"

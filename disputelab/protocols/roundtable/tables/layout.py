@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from disputelab.evaluation.inference import paired_scenario_test
+from disputelab.evaluation.inference import cluster_ci
 from disputelab.protocols.roundtable.tables.socrates import (
     BEHAVIOUR,
     behaviour_markdown,
@@ -14,16 +14,19 @@ from disputelab.protocols.roundtable.tables.socrates import (
     scenario_domains,
 )
 from disputelab.store.sqlite import Store
-from disputelab.tables.cells import Markers, Undefined
+from disputelab.tables.cells import CI_NOTE, Markers, Undefined, difference_text
 from disputelab.tables.grids import (
     Scores,
-    axis_gains,
+    axis_of,
     cell_text,
     experiment_scores,
+    gap_footnote,
     metric_table,
     metric_values,
+    paired_differences,
     source_line,
     spec_conditions,
+    undefined_gap,
 )
 
 METRICS = (
@@ -77,9 +80,8 @@ def experiment_markdown(
     lines = [f"# Experiment `{run_id}`", "", source_line(tracker), "", *table]
     lines += [
         "",
-        "Cells: mean ± half-width of the 95% CI from a cluster bootstrap that resamples "
-        "scenarios, since replicates of one scenario are not independent (n/a with fewer "
-        f"than two values or a single scenario). Tests against `{ref}` with the same "
+        "Cells: " + CI_NOTE + ", since replicates of one scenario are not independent. "
+        f"Tests against `{ref}` with the same "
         "mediator pair each episode with the one of the same scenario and replicate (same "
         "seed), average the pairs per scenario, and run a paired Wilcoxon signed-rank test "
         "on the scenario means (McNemar on resolved where each scenario has one replicate). "
@@ -116,52 +118,65 @@ def turn_taking_markdown(scores: Scores, conditions: list[str]) -> str:
 
 
 def axis_markdown(scores: Scores, conditions: list[str], tracker: str = "oracle") -> str:
-    """Consensus gain per socio-cognitive axis and condition, as shifts from the first
-    condition (SoCRATES Figure 3), each shift tested on scenario means."""
+    """Consensus gain per socio-cognitive axis and condition, with the paired effect
+    against the first condition (SoCRATES Figure 3): the mean over episode pairs of one
+    scenario and replicate, and its CI. Its test is the consensus_gain marker of the
+    first table (the same pairs): a contrast is tested in one family only."""
     grid = scores.values
     mediators = sorted({m for (_, m) in grid if m != "none"})
     if len(conditions) < 2 or not mediators:
         return ""
-    ref_name = conditions[0]
-    marks, undefined = Markers(), Undefined()
+    marks, undefined = Markers(), Undefined()  # nothing is marked here: see the docstring
     lines = [
-        f"## Consensus gain by axis (shift from `{ref_name}`, as in SoCRATES Figure 3)",
+        f"## Consensus gain by axis (paired effect against `{conditions[0]}`, SoCRATES Figure 3)",
         "",
         source_line(tracker),
         "",
-        "| axis | condition | mediator | consensus_gain | shift |",
-        "|---|---|---|---|---|",
+        "| axis | condition | mediator | consensus_gain | paired effect (95% CI) | pairs |",
+        "|---|---|---|---|---|---|",
     ]
-    gain = "consensus_gain"
     for med in mediators:
-        ref = grid.get((ref_name, med), {})
-        base = cell_text(scores, (ref_name, med), None, gain, marks, undefined)
-        lines.append(f"| (reference) | {ref_name} | {med} | {base} | - |")
-        for axis, rows in axis_gains(grid, conditions, med).items():
-            for cond, _, shift in rows:
-                cells = grid[(cond, med)]
-                text = cell_text(scores, (cond, med), None, gain, marks, undefined)
-                mark = ""
-                if set(cells) == set(ref):
-                    test = paired_scenario_test(
-                        metric_values(cells, gain), metric_values(ref, gain)
-                    )
-                    mark = marks.mark(test)
-                lines.append(f"| {axis} | {cond} | {med} | {text} | {shift:+.1f}{mark} |")
-            if len(rows) > 1:
-                mean_shift = sum(r[2] for r in rows) / len(rows)
-                lines.append(f"| {axis} | (axis mean) | {med} | | {mean_shift:+.1f} |")
+        lines += _axis_rows(scores, conditions, med, marks, undefined)
     lines = marks.resolve(lines)
     lines += [
         "",
-        "Shift: the condition's mean consensus gain minus the reference's, same mediator; "
-        "consensus_gain cells as in the first table. Tests: episodes paired by scenario "
-        "and replicate, averaged per scenario, Wilcoxon signed-rank on the scenario means. "
-        + marks.footnote(),
+        "Paired effect: the mean, over episodes of one scenario and replicate (the same "
+        "seed) where both gains are defined, of the condition's gain minus the "
+        "reference's; pairs: how many. Its CI: " + CI_NOTE + ". Its test is the "
+        "consensus_gain marker of the first table (the same pairs, in that table's one "
+        "family), not repeated here. An axis mean pools the pairs of its conditions. "
+        "consensus_gain cells as in the first table.",
+        *(x for n in (undefined.footnote(), *gap_footnote(lines)) if n for x in ("", n)),
     ]
-    if undefined.footnote():
-        lines += ["", undefined.footnote()]
     return "\n".join(lines) + "\n"
+
+
+def _axis_rows(
+    scores: Scores, conditions: list[str], med: str, marks: Markers, undefined: Undefined
+) -> list[str]:
+    gain, grid, ref_name = "consensus_gain", scores.values, conditions[0]
+    ref = metric_values(grid.get((ref_name, med), {}), gain)
+    base = cell_text(scores, (ref_name, med), None, gain, marks, undefined)
+    lines = [f"| (reference) | {ref_name} | {med} | {base} | - | - |"]
+    by_axis: dict[str, list[str]] = {}
+    for cond in conditions[1:]:
+        if (cond, med) in grid:
+            by_axis.setdefault(axis_of(cond), []).append(cond)
+    for axis, conds in by_axis.items():
+        pooled: tuple[list[float], list[str]] = ([], [])
+        for cond in conds:
+            xs = metric_values(grid[(cond, med)], gain)
+            text = cell_text(scores, (cond, med), None, gain, marks, undefined)
+            text += undefined_gap(xs, ref)
+            diffs, clusters = paired_differences(xs, ref)
+            pooled[0].extend(diffs)
+            pooled[1].extend(clusters)
+            effect = difference_text(cluster_ci(diffs, clusters), "+.1f")
+            lines.append(f"| {axis} | {cond} | {med} | {text} | {effect} | {len(diffs)} |")
+        if len(conds) > 1:
+            effect = difference_text(cluster_ci(*pooled), "+.1f")
+            lines.append(f"| {axis} | (axis mean) | {med} | | {effect} | {len(pooled[0])} |")
+    return lines
 
 
 def experiment_markdown_for(store: Store, run_id: str, config: dict[str, Any]) -> str:

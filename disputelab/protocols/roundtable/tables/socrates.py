@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from disputelab.evaluation.inference import cluster_bootstrap_ci
+from disputelab.evaluation.inference import cluster_ci
 from disputelab.store.sqlite import Store
 from disputelab.tables.cells import estimate_text
 
@@ -55,7 +55,7 @@ def _pooled(grid: Grid, mediator: str, metric: str, keep: set[str] | None = None
             if keep is None or sid in keep:
                 values.append(metrics.get(metric, math.nan))
                 clusters.append(sid)
-    return estimate_text(cluster_bootstrap_ci(values, clusters))
+    return estimate_text(cluster_ci(values, clusters))
 
 
 def behaviour_markdown(grid: Grid) -> str:
@@ -80,7 +80,7 @@ def behaviour_markdown(grid: Grid) -> str:
         "IF: the share of party turns after which the mediator spoke; FI: the position of "
         "its first utterance, as a share of the party turns; the last five columns: the "
         "share of its interventions in each fifth of the conversation. Pooled over "
-        "conditions; CIs resample scenarios.",
+        "conditions; CIs are cluster t intervals over scenarios.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -107,7 +107,7 @@ def domain_markdown(grid: Grid, domains: dict[str, str], source: str) -> str:
             lines.append(f"| {med} | " + " | ".join([*cells, _pooled(grid, med, metric)]) + " |")
         lines.append("")
     lines.append(
-        "Cells pool every condition of a mediator in the domain (mean ± 95% CI resampling "
-        "scenarios; '-' where undefined everywhere)."
+        "Cells pool every condition of a mediator in the domain (mean ± 95% cluster t CI "
+        "over scenarios; '-' where undefined everywhere)."
     )
     return "\n".join(lines) + "\n"

@@ -6,6 +6,7 @@ rule agents happen to do."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from disputelab.evaluation.averaging import RAW_CHANGE
@@ -31,7 +32,7 @@ def _row(lines: list[str], *labels: str) -> str:
 def test_replicates_of_one_scenario_give_a_mean_without_an_interval() -> None:
     scores = _scores({("general", "rule"): {("tenancy", r): 50.0 + r for r in range(5)}})
     table, _ = metric_table(scores, ["general"], ("consensus_gain",))
-    assert _row(table, "general", "rule").endswith("| 52.0 ± n/a |")
+    assert _row(table, "general", "rule").endswith("| 52.0 ± n/a (1 cluster) |")
 
 
 def test_a_condition_is_tested_on_scenario_means_and_marked_after_holm() -> None:
@@ -70,7 +71,7 @@ def test_raw_changes_are_not_averaged_with_normalised_gains(tmp_path: Path) -> N
     assert notes[-1].endswith(f"ᵃ {RAW_CHANGE}.")
 
 
-def test_the_axis_table_tests_its_shifts_as_one_family() -> None:
+def test_the_axis_table_shows_paired_effects_with_cis_and_tests_nothing_twice() -> None:
     scenarios = [f"s{i}" for i in range(8)]
     reference = {(s, 0): 10.0 + i for i, s in enumerate(scenarios)}
     scores = _scores(
@@ -81,6 +82,40 @@ def test_the_axis_table_tests_its_shifts_as_one_family() -> None:
         }
     )
     text = axis_markdown(scores, ["general", "posture:competing", "culture:US-KR"])
-    # Both shifts have p = 2 / 2^8 = 0.0078 alone; Holm: 0.0156 for both, one dagger each.
-    assert "| -5.0† |" in text and "| +1.0† |" in text
-    assert "Holm's adjustment across the 2 tests of this table" in text
+    # Every pair moves by exactly -5 (or +1): the effect and both CI bounds; 8 pairs.
+    assert "| -5.0 [-5.0, -5.0] | 8 |" in text and "| +1.0 [+1.0, +1.0] | 8 |" in text
+    # Its test is the first table's consensus_gain marker: no second family here.
+    assert "†" not in text and "not repeated here" in text
+
+
+def test_the_paired_effect_is_not_a_difference_of_means_over_different_episodes() -> None:
+    # The condition's gain is undefined wherever the reference's was low; its cell mean
+    # then averages only the high episodes and looks higher, though every pair fell by 1.
+    scenarios = [f"s{i}" for i in range(6)]
+    reference = {(s, r): 10.0 * r for s in scenarios for r in range(4)}
+    condition = {k: (v - 1 if k[1] >= 2 else math.nan) for k, v in reference.items()}
+    scores = _scores({("general", "rule"): reference, ("posture:avoiding", "rule"): condition})
+    text = axis_markdown(scores, ["general", "posture:avoiding"])
+    row = next(x for x in text.splitlines() if "| posture:avoiding |" in x)
+    assert row.split("|")[4].strip().startswith("24.0 ± ")  # mean 24 against the ref's 15
+    assert "| -1.0 [-1.0, -1.0] | 12 |" in row
+    # 12 of 24 undefined against none in the reference: 50 points apart, flagged.
+    assert "⚑" in row and "more than 20 points" in text
+
+
+def test_a_mediated_row_is_tested_against_the_same_condition_without_a_mediator() -> None:
+    scenarios = [f"s{i}" for i in range(8)]
+    bare = {(s, 0): 0.10 + 0.01 * i for i, s in enumerate(scenarios)}
+    scores = Scores()
+    for cell, episodes in {
+        ("general", "none"): bare,
+        ("general", "rule"): {k: v + 0.3 for k, v in bare.items()},
+    }.items():
+        for key, value in episodes.items():
+            scores.values[cell][key] = {"final_consensus": value}
+    table, notes = metric_table(scores, ["general"], ("final_consensus",))
+    # 8 scenarios all up: exact p = 2 / 2^8 = 0.0078, alone in its family: two marks.
+    assert _row(table, "general", "rule").split("|")[4].strip().endswith("‡‡")
+    assert "‡" not in _row(table, "general", "none")
+    assert "‡ mediated against the same condition without a mediator" in notes[0]
+    assert "across the 1 test of this table, one family" in notes[0]
