@@ -371,9 +371,16 @@ def plan_experiment(
     """Check an experiment and resolve it into its plan without running anything: the
     spec (a file, a mapping of its fields, or a validated spec) with `overrides`
     (replicates, limit_scenarios, ablate, ...) in place of its own. SpecError lists every
-    problem. `plan.summary()` is what `disputelab experiment --dry-run` prints."""
+    problem, and every missing prerequisite (a statute corpus, a saved exemplar set).
+    `plan.summary()` is what `disputelab experiment --dry-run` prints."""
+    from disputelab.plan.prerequisites import prerequisite_problems
+
     given = {k: v for k, v in (overrides or {}).items() if v is not None}
-    return experiment_plans.plan_experiment(spec, given, library(store), base=base)
+    plan = experiment_plans.plan_experiment(spec, given, library(store), base=base)
+    if problems := prerequisite_problems(plan, store_path(store)):
+        source = str(spec) if isinstance(spec, str | os.PathLike) else plan.name
+        raise SpecError(source, problems)
+    return plan
 
 
 async def experiment_async(

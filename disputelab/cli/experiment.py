@@ -99,20 +99,14 @@ def experiment(
 
 
 def _plan(spec_path: Path, overrides: dict[str, Any]) -> ExperimentPlan:
-    """The experiment's plan, or every problem of the spec, or a missing prerequisite
-    (an exemplar set, a corpus), and exit status 2."""
-    from disputelab.plan.prerequisites import prerequisite_problems
-
+    """The experiment's plan, or every problem of the spec or missing prerequisite (an
+    exemplar set, a corpus), and exit status 2."""
     try:
-        plan = api.plan_experiment(spec_path, overrides, store=state.store_path)
+        return api.plan_experiment(spec_path, overrides, store=state.store_path)
     except SpecError as exc:
         fail_problems(exc.source, exc.problems)
     except DisputelabError as exc:
         fail(str(exc))
-    problems = prerequisite_problems(plan, state.store_path)
-    if problems:
-        fail_problems(str(spec_path), problems)
-    return plan
 
 
 AblateOption = Annotated[
