@@ -135,6 +135,10 @@ class Registry(Generic[T]):
         # Per name, the plug-in module that registered it and when: the listing order.
         self._origin: dict[str, tuple[tuple[str, ...], int]] = {}
         self._count = itertools.count()
+        # The listing, worked out once per change: hot paths (an episode's seats, an
+        # evaluator's lookup) list a registry many times per episode, and ranking each
+        # name's call stack costs far more than the lookup itself.
+        self._listing: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
     def register(self, name: str, item: T, replace: bool = False) -> T:
         """Add `item` under `name`; registering a taken name is an error unless `replace`
@@ -144,20 +148,27 @@ class Registry(Generic[T]):
         self._items[name] = item
         if name not in self._origin:
             self._origin[name] = (calling_modules(), next(self._count))
+        self._listing = None
         return item
 
     def unregister(self, name: str) -> None:
         self._items.pop(name, None)
         self._origin.pop(name, None)
+        self._listing = None
 
-    def _ordered(self) -> list[str]:
-        """The names in plug-in order, then in the order each plug-in registered them."""
+    def _ordered(self) -> tuple[str, ...]:
+        """The names in plug-in order, then in the order each plug-in registered them;
+        worked out again only when a name comes or goes or the plug-ins are read."""
+        if self._listing is not None and self._listing[0] is PLUGINS.modules:
+            return self._listing[1]
 
         def place(name: str) -> tuple[int, int]:
             stack, count = self._origin[name]
             return PLUGINS.rank_of_stack(stack), count
 
-        return sorted(self._items, key=place)
+        ordered = tuple(sorted(self._items, key=place))
+        self._listing = (PLUGINS.modules, ordered)
+        return ordered
 
     def get(self, name: str) -> T:
         load_plugins()
@@ -174,7 +185,7 @@ class Registry(Generic[T]):
 
     def names(self) -> tuple[str, ...]:
         load_plugins()
-        return tuple(self._ordered())
+        return self._ordered()
 
     def items(self) -> Iterator[tuple[str, T]]:
         load_plugins()
