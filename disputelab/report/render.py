@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,15 +28,19 @@ _ORDER = [
 # Characters that make markdown or HTML of text mid-line (the report never starts a line
 # with text, so list markers need no escape); a backslash too, so escapes stay escapes.
 _MD_ACTIVE = str.maketrans(
-    {c: "\\" + c for c in "\\`*_[]#|~"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+    {c: "\\" + c for c in "\\`*[]#|~"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 )
+# An underscore opens emphasis only at a word's edge; inside a word (`party_turns`, a
+# model's name) it is plain text in CommonMark and GitHub's markdown, and stays as it is.
+_EDGE_UNDERSCORE = re.compile(r"(?<!\w)_|_(?!\w)")
 
 
 def md_text(text: object) -> str:
     """`text` (an utterance, a name, an error) as inert markdown on one line: no HTML tag,
     link, image, emphasis, heading or table cell can open in it, as the HTML report
     escapes the same text."""
-    return " ".join(str(text).split("\n")).translate(_MD_ACTIVE)
+    inert = " ".join(str(text).split("\n")).translate(_MD_ACTIVE)
+    return _EDGE_UNDERSCORE.sub(r"\\_", inert)
 
 
 def _fmt(value: float) -> str:

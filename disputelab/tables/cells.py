@@ -36,6 +36,10 @@ def estimate(values: Mapping[Key, float]) -> Estimate:
     return cluster_ci(list(values.values()), [k[0] for k in values])
 
 
+def _clusters(k: int) -> str:
+    return f"{k} cluster{'s' if k != 1 else ''}"
+
+
 def estimate_text(est: Estimate, mean_format: str = ".1f", half_format: str = "") -> str:
     """ "mean ± half-width"; "mean ± n/a (k clusters)" without an interval; "-" without a
     mean."""
@@ -43,8 +47,7 @@ def estimate_text(est: Estimate, mean_format: str = ".1f", half_format: str = ""
         return "-"
     mean = format(est.mean, mean_format)
     if not est.has_interval:
-        k = est.clusters
-        return f"{mean} ± n/a ({k} cluster{'s' if k != 1 else ''})"
+        return f"{mean} ± n/a ({_clusters(est.clusters)})"
     return f"{mean} ± {format((est.high - est.low) / 2, half_format or mean_format)}"
 
 
@@ -55,7 +58,7 @@ def difference_text(est: Estimate, number_format: str = "+.3f") -> str:
         return "-"
     mean = format(est.mean, number_format)
     if not est.has_interval:
-        return f"{mean} [n/a ({est.clusters} clusters)]"
+        return f"{mean} [n/a ({_clusters(est.clusters)})]"
     return f"{mean} [{format(est.low, number_format)}, {format(est.high, number_format)}]"
 
 
