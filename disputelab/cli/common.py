@@ -258,7 +258,8 @@ def print_usage(hub: ModelHub) -> None:
             f"model use, {role} ({u.model}): {u.calls} calls to the model, "
             f"{u.cached} answered from the cache, "
             f"{u.retries} retries, {u.input_tokens} tokens in, {u.output_tokens} out, "
-            f"cost {cost}",
+            f"cost {cost}"
+            + (f" (token counts unknown: {u.tokens_unknown_reason})" if u.tokens_unknown else ""),
             highlight=False,
             soft_wrap=True,
         )

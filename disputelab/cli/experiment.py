@@ -79,7 +79,6 @@ def experiment(
         _print_plan(plan, concurrency)
         return
     hub = open_models(plan.models, concurrency or plan.concurrency)
-    _print_concurrency(plan, concurrency)
     # The handlers stay in place until the interrupt has been reported: a second signal
     # while it is written must still quit with 130, not with Python's default handler.
     failed = 0
@@ -227,11 +226,18 @@ def _run(
     stop: threading.Event,
     executor: Executor | None = None,
 ) -> Summary:
-    """Run one grid under a progress bar of episodes, failures and model spend."""
+    """Run one grid under a progress bar of episodes, failures and model spend. Once the
+    run is checked and recorded, a grid that calls a model says the concurrency and the
+    endpoints' limits it runs under (a rule-only grid has nothing to wait on)."""
     with ticker(f"experiment {grid.name}", hub) as progress:
 
         def tick(event: str, ep: object, error: str | None) -> None:
             progress.advance(failed=event == "failed")
+
+        def started(planned: int) -> None:
+            if grid.models:
+                _print_concurrency(grid, concurrency)
+            progress.plan(planned)
 
         work = api.experiment_async(
             grid,
@@ -241,7 +247,7 @@ def _run(
             hub=hub,
             executor=executor,
             progress=tick,
-            on_plan=progress.plan,
+            on_plan=started,
             stop=stop,
             source=source,
             ablations=False,
