@@ -63,6 +63,9 @@ def test_a_validation_is_played_stored_and_tabled(tmp_path: Path) -> None:
     assert steps and steps[-1][0] == steps[-1][1]
     table = jv.validation_table(report)
     assert table.heading.startswith(f"Judge validation {report.run_id}")
-    assert [r["tracker"] for r in table.rows] == ["self-report"]
-    assert set(table.rows[0]) == set(table.columns)
+    trackers = [r["tracker"] for r in table.rows]
+    # The tracker first, then the baselines a judge must beat, scored on the same points.
+    assert trackers[0] == "self-report" and len(trackers) > 1
+    assert all(t.startswith("baseline: ") for t in trackers[1:])
+    assert all(set(row) == set(table.columns) for row in table.rows)
     assert report.run_id in jv.validation_json(report)

@@ -33,7 +33,7 @@ def store(tmp_path: Path) -> Path:
 def test_compare_ranks_the_mediators_of_an_experiment(store: Path) -> None:
     r = _invoke(store, "compare", "--experiment", "two", "--by", "mediator", "--format", "json")
     assert r.exit_code == 0, r.output
-    data = json.loads(r.output)
+    data = json.loads(r.stdout)
     assert data["by"] == "mediator" and data["metric"] == "socrates-oracle.final_consensus"
     assert sorted(row["arm"] for row in data["leaderboard"]) == ["none", "rule"]
     assert data["differences"][0]["pairs"] == 4

@@ -183,7 +183,7 @@ def test_each_column_holds_its_own_episodes_scores(tmp_path: Path) -> None:
     shown = [float(c) for c in _row(r.output, TABLE, "final_consensus")]
     stored = _invoke(tmp_path, "evaluate", "--evaluator", "self-report", "--format", "json")
     assert stored.exit_code == 0, stored.output
-    by_arm = {row["arm"]: row["final_consensus"] for row in json.loads(stored.output)}
+    by_arm = {row["arm"]: row["final_consensus"] for row in json.loads(stored.stdout)}
     assert by_arm["unmediated"] != pytest.approx(by_arm["mediated"], abs=0.01)
     assert shown == pytest.approx([by_arm["unmediated"], by_arm["mediated"]], abs=0.001)
 

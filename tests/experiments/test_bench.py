@@ -77,7 +77,7 @@ def test_the_command_prints_one_json_object_with_the_headline_keys() -> None:
     args = "bench --json --episodes 2 --concurrency 2 --latency 0.01 --param budget=2"
     result = CliRunner().invoke(app, [*args.split(), "--raw-sdk", "8"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert {"efficiency", "cpu_ms_per_call", "peak_rss_mb", "calls_per_s"} <= set(data)
     assert data["raw_sdk_cpu_ms_per_call"] > 0
 
@@ -110,5 +110,5 @@ def test_a_protocol_whose_other_seat_is_not_a_mediator_can_be_benched() -> None:
     args = "bench --json --protocol settlement --scenario settle-gym-slip --episodes 1"
     result = CliRunner().invoke(app, [*args.split(), "--concurrency", "1", "--latency", "0.01"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["failed_episodes"] == 0 and data["calls"] > 0
