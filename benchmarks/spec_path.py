@@ -109,9 +109,12 @@ def _holds_spec(value: object, plans: bool) -> bool:
 @dataclass
 class Recorder:
     """The recorded calls in call order: the file (relative to the package), the function,
-    and whether only a plan class made it count (no ExperimentSpec or mapping in reach)."""
+    and whether only a plan class made it count (no ExperimentSpec or mapping in reach);
+    `raw` holds the calls handed the raw spec itself as an argument (the ExperimentSpec or
+    the mapping, not an object that holds one): the calls that read the spec again."""
 
     events: list[tuple[str, str, bool]] = field(default_factory=list)
+    raw: list[tuple[str, str]] = field(default_factory=list)
     resumable: dict[int, FrameType] = field(default_factory=dict)
 
     def __call__(self, frame: FrameType, event: str, arg: object) -> None:
@@ -133,7 +136,10 @@ class Recorder:
             return
         if code.co_flags & GENERATOR_FLAGS:
             self.resumable[id(frame)] = frame  # held, so that its id is not reused
-        self.events.append((code.co_filename[len(PACKAGE) :], code.co_qualname, via_plan))
+        where = code.co_filename[len(PACKAGE) :]
+        self.events.append((where, code.co_qualname, via_plan))
+        if any(is_spec(v, plans=False) for v in values):
+            self.raw.append((where, code.co_qualname))
 
 
 @dataclass
@@ -232,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         "spec only (no *Plan* class), every call": figures(
             [(file, function) for file, function, via_plan in recorder.events if not via_plan]
         ),
+        "the raw spec as an argument, every call": figures(recorder.raw),
     }
     f = variants["spec or plan, every call"]
     if args.json:
