@@ -100,19 +100,17 @@ def compare_played(
         tuple(runs),
         higher_is_better,
         tuple(strengths),
-        _every_metric(played, by, resamples, seed),
-        tuple(paired_differences(chosen, ranked, resamples, seed)),
+        _every_metric(played, by),
+        tuple(paired_differences(chosen, ranked)),
         _usage(played, by),
         resamples,
     )
 
 
-def _every_metric(
-    played: Sequence[Played], by: str, resamples: int, seed: int
-) -> dict[str, dict[str, ArmEstimate]]:
+def _every_metric(played: Sequence[Played], by: str) -> dict[str, dict[str, ArmEstimate]]:
     out = {}
     for column in metric_columns(played):
-        found = arm_estimates(outcomes(played, column, by), resamples, seed)
+        found = arm_estimates(outcomes(played, column, by))
         if any(e.episodes for e in found):
             out[column] = {e.arm: e for e in found}
     return out

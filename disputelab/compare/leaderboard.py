@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from disputelab.compare.stats import ArmEstimate, PairedDifference, Strength
+from disputelab.evaluation.inference import MIN_CLUSTERS
 
 FORMATS = ("md", "json", "csv")
 USAGE = ("calls", "tokens", "cost_usd")  # per episode, where recorded
@@ -112,7 +113,9 @@ class Leaderboard:
             "",
             f"Runs: {', '.join(self.runs)}. Strength: Bradley-Terry log-strength from paired "
             f"episodes (same scenario, condition and seed), a tie half a win; 95% CI from "
-            f"{self.resamples} scenario resamples. Mean: 95% CI clustered by scenario.",
+            f"{self.resamples} scenario resamples. Mean: the tables' 95% cluster t interval "
+            f"over scenarios. No interval (n/a) below {MIN_CLUSTERS} scenarios, where none "
+            "keeps its stated coverage.",
             "",
             "| rank | " + self.by + " | strength [95% CI] | wins / contests | mean [95% CI] "
             "| episodes | scenarios | calls/ep | tokens/ep | cost/ep (USD) |",
@@ -140,7 +143,8 @@ class Leaderboard:
             f"### Paired differences in {self.metric}",
             "",
             "Row minus column arm over episodes sharing scenario, condition and seed; 95% "
-            "CI resamples scenarios; p from a Wilcoxon signed-rank test on scenario means "
+            "cluster t interval over scenarios; p from a Wilcoxon signed-rank test on "
+            "scenario means "
             "(McNemar for one binary pair a scenario), Holm-adjusted over the pairs.",
             "",
             "| a | b | a - b [95% CI] | pairs | scenarios | p | p (Holm) |",
@@ -158,7 +162,7 @@ class Leaderboard:
         lines = [
             "### Every metric, arms side by side",
             "",
-            "Mean [95% CI clustered by scenario] over each arm's scored episodes.",
+            "Mean [95% cluster t interval over scenarios] over each arm's scored episodes.",
             "",
             "| metric | " + " | ".join(arms) + " |",
             "|---|" + "---|" * len(arms),

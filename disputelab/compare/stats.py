@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.optimize import minimize
 
-from disputelab.evaluation.inference import cluster_bootstrap_ci, paired_scenario_test
+from disputelab.evaluation.inference import MIN_CLUSTERS, cluster_ci, paired_scenario_test
 from disputelab.evaluation.stats import holm
 
 Match = tuple[Hashable, ...]
@@ -79,19 +79,16 @@ class Strength:
     comparisons: int
 
 
-def arm_estimates(
-    outcomes: Sequence[Outcome], resamples: int = 2000, seed: int = 0
-) -> list[ArmEstimate]:
-    """Each arm's mean of its defined values, with a 95% CI that resamples scenarios;
-    arms in the order they first appear."""
+def arm_estimates(outcomes: Sequence[Outcome]) -> list[ArmEstimate]:
+    """Each arm's mean of its defined values, with the tables' 95% interval over
+    scenarios (`cluster_ci`: none below `MIN_CLUSTERS` scenarios, where no interval keeps
+    its coverage); arms in the order they first appear."""
     by_arm: dict[str, list[Outcome]] = defaultdict(list)
     for o in outcomes:
         by_arm[o.arm].append(o)
     out = []
     for arm, own in by_arm.items():
-        est = cluster_bootstrap_ci(
-            [o.value for o in own], [o.scenario for o in own], resamples=resamples, seed=seed
-        )
+        est = cluster_ci([o.value for o in own], [o.scenario for o in own])
         out.append(ArmEstimate(arm, est.mean, est.low, est.high, est.n, est.clusters))
     return out
 
@@ -110,20 +107,16 @@ def _scenarios(outcomes: Sequence[Outcome]) -> dict[Match, str]:
     return {o.match: o.scenario for o in outcomes}
 
 
-def paired_differences(
-    outcomes: Sequence[Outcome], arms: Sequence[str], resamples: int = 2000, seed: int = 0
-) -> list[PairedDifference]:
-    """Every pair of `arms` (in that order): the mean paired difference with a 95% CI that
-    resamples scenarios, and a Wilcoxon test on scenario means, Holm-adjusted over the
-    pairs."""
+def paired_differences(outcomes: Sequence[Outcome], arms: Sequence[str]) -> list[PairedDifference]:
+    """Every pair of `arms` (in that order): the mean paired difference with the tables'
+    95% interval over scenarios (`cluster_ci`), and a Wilcoxon test on scenario means,
+    Holm-adjusted over the pairs."""
     values, scenario = paired_values(outcomes), _scenarios(outcomes)
     raw = []
     for a, b in combinations(arms, 2):
         both = sorted((m for m, v in values.items() if a in v and b in v), key=repr)
         diffs = [values[m][a] - values[m][b] for m in both]
-        est = cluster_bootstrap_ci(
-            diffs, [scenario[m] for m in both], resamples=resamples, seed=seed
-        )
+        est = cluster_ci(diffs, [scenario[m] for m in both])
         test = paired_scenario_test(*_keyed(both, values, scenario, a, b))
         raw.append((a, b, est, test))
     adjusted = holm([t.p_value for *_, t in raw])
@@ -226,13 +219,16 @@ def bradley_terry(
 ) -> list[Strength]:
     """Each arm's strength (`fit_bradley_terry`) with a percentile CI from refitting on
     scenarios drawn with replacement (every contest of a drawn scenario comes along):
-    scenarios, not contests, are the units sampled. Arms strongest first."""
+    scenarios, not contests, are the units sampled. Below `MIN_CLUSTERS` scenarios there
+    is no interval, as in the tables: too few to resample with the coverage it states.
+    Arms strongest first."""
     point = fit_bradley_terry(arms, contests)
     by_scenario: dict[str, list[tuple[str, str, float, str]]] = defaultdict(list)
     for c in contests:
         by_scenario[c[3]].append(c)
     names = sorted(by_scenario)
-    draws = np.zeros((resamples, len(arms))) if len(names) > 1 else np.zeros((0, len(arms)))
+    enough = len(names) >= MIN_CLUSTERS
+    draws = np.zeros((resamples if enough else 0, len(arms)))
     rng = np.random.default_rng(seed)
     for r in range(len(draws)):
         drawn = [c for i in rng.integers(0, len(names), len(names)) for c in by_scenario[names[i]]]

@@ -16,7 +16,8 @@ from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 # How often each model's parties pick the first option of a topic (else any other option
 # at random): B agrees most, then A, then C, whose parties meet only by chance.
 AGREEMENT = {"stub-a": 0.75, "stub-b": 0.95, "stub-c": 0.0}
-SCENARIOS = ["tenancy", "workplace", "lab-merger", "school-catchment"]
+# Five: the fewest scenarios at which the comparison prints intervals (MIN_CLUSTERS).
+SCENARIOS = ["tenancy", "workplace", "lab-merger", "school-catchment", "herring-quota"]
 
 
 def agreeing(p: float) -> Callable[[dict[str, Any]], Scripted]:

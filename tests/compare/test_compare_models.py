@@ -27,7 +27,7 @@ def _spec() -> dict[str, Any]:
 
 def test_compare_recovers_the_scripted_order_of_three_models(tmp_path: Path, hub: ModelHub) -> None:
     result = api.experiment(_spec(), store=tmp_path, hub=hub)
-    assert result.failed == 0 and result.summaries[0].done == 3 * 4 * 3
+    assert result.failed == 0 and result.summaries[0].done == 3 * 5 * 3
 
     board = api.compare(experiment="three-models", metric="final_consensus", store=tmp_path)
 
@@ -35,7 +35,7 @@ def test_compare_recovers_the_scripted_order_of_three_models(tmp_path: Path, hub
     strongest, _, weakest = board.strengths
     assert strongest.low > weakest.high  # B's interval lies clear of C's
     b_minus_c = next(d for d in board.differences if (d.a, d.b) == ("stub-b", "stub-c"))
-    assert b_minus_c.low > 0 and b_minus_c.pairs == 12 and b_minus_c.scenarios == 4
+    assert b_minus_c.low > 0 and b_minus_c.pairs == 15 and b_minus_c.scenarios == 5
     assert board.usage["stub-b"]["calls"] == 3  # three party turns an episode
 
 

@@ -77,13 +77,16 @@ def test_strengths_do_not_depend_on_what_the_arms_are_called(
 @settings(max_examples=40, deadline=None)
 @given(paired_outcomes())
 def test_every_interval_contains_its_point_estimate(outcomes: list[Outcome]) -> None:
-    for est in arm_estimates(outcomes, resamples=300):
-        assert est.low - 1e-12 <= est.mean <= est.high + 1e-12
-    for d in paired_differences(outcomes, list(ARMS), resamples=300):
+    # An interval is left out (NaN bounds) below the scenarios its coverage needs.
+    for est in arm_estimates(outcomes):
+        if not math.isnan(est.low):
+            assert est.low - 1e-12 <= est.mean <= est.high + 1e-12
+    for d in paired_differences(outcomes, list(ARMS)):
         if not math.isnan(d.low):
             assert d.low - 1e-12 <= d.mean <= d.high + 1e-12
     for s in bradley_terry(list(ARMS), comparisons(outcomes), resamples=200):
-        assert s.low - 1e-9 <= s.strength <= s.high + 1e-9
+        if not math.isnan(s.low):
+            assert s.low - 1e-9 <= s.strength <= s.high + 1e-9
 
 
 @settings(max_examples=60, deadline=None)
@@ -91,7 +94,7 @@ def test_every_interval_contains_its_point_estimate(outcomes: list[Outcome]) -> 
 def test_holm_adjusted_p_values_keep_the_order_of_the_raw_ones(
     outcomes: list[Outcome],
 ) -> None:
-    diffs = [d for d in paired_differences(outcomes, list(ARMS), resamples=50)]
+    diffs = paired_differences(outcomes, list(ARMS))
     defined = sorted((d for d in diffs if not math.isnan(d.p_value)), key=lambda d: d.p_value)
     holm = [d.p_holm for d in defined]
     assert holm == sorted(holm)
@@ -101,10 +104,12 @@ def test_holm_adjusted_p_values_keep_the_order_of_the_raw_ones(
 def test_paired_differences_pair_episodes_on_their_match() -> None:
     outcomes = [
         Outcome(arm, f"s{s}", (f"s{s}", 0), v)
-        for s in range(4)
+        for s in range(5)
         for arm, v in (("a", 0.5 + s / 10), ("b", 0.25 + s / 10))
     ]
-    (d,) = paired_differences(outcomes, ["a", "b"], resamples=200)
+    (d,) = paired_differences(outcomes, ["a", "b"])
     # Every pair differs by exactly 0.25, whatever the scenario does to both.
     assert math.isclose(d.mean, 0.25) and math.isclose(d.low, 0.25)
-    assert d.pairs == 4 and d.scenarios == 4
+    assert d.pairs == 5 and d.scenarios == 5
+    (few,) = paired_differences([o for o in outcomes if o.scenario != "s4"], ["a", "b"])
+    assert math.isclose(few.mean, 0.25) and math.isnan(few.low)  # 4 scenarios: no interval
