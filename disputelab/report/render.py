@@ -43,6 +43,27 @@ def md_text(text: object) -> str:
     return _EDGE_UNDERSCORE.sub(r"\\_", inert)
 
 
+# A line that could open a block in the middle of a paragraph (a list item, a setext
+# heading's underline) once it follows a hard line break.
+_BLOCK_START = re.compile(r"^(\s*)([-+=]|\d+(?=[.)]))")
+
+
+def _inert_start(found: re.Match[str]) -> str:
+    # A marker character is escaped; a number keeps its digits and escapes the dot or
+    # parenthesis after it (CommonMark escapes punctuation only, never a digit).
+    indent, marker = found[1], found[2]
+    return f"{indent}{marker}\\" if marker[0].isdigit() else f"{indent}\\{marker}"
+
+
+def md_paragraph(text: object) -> str:
+    """A text of several lines (a settlement proposal and its clauses) as one inert
+    markdown paragraph that keeps its lines: each line as `md_text` makes it, joined by
+    hard line breaks, with a block marker at a line's start escaped."""
+    lines = [md_text(line) for line in str(text).split("\n")]
+    kept = [lines[0], *(_BLOCK_START.sub(_inert_start, line) for line in lines[1:])]
+    return "  \n".join(kept)
+
+
 def _fmt(value: float) -> str:
     if math.isnan(value):
         return "NaN"
@@ -136,7 +157,7 @@ def _turn_lines(t: Turn, names: dict[str, str]) -> list[str]:
     speaker = names.get(t.speaker, t.speaker)
     if t.stage == "caucus":  # a party speaking to the mediator alone
         speaker += " (in private, to the mediator only)"
-    lines = [f"**{label} {t.party_turn} · {speaker}:** {md_text(t.text)}{s}"]
+    lines = [f"**{label} {t.party_turn} · {speaker}:** {md_paragraph(t.text)}{s}"]
     if t.choice is not None:
         lines.append(_floor_line(t.choice, names))
     heard: dict[str, list[str]] = {}  # what listeners heard instead (a remediator's rewrite)

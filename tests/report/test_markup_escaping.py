@@ -15,7 +15,7 @@ import yaml
 from typer.testing import CliRunner
 
 from disputelab.cli import app
-from disputelab.report.render import md_text, rows_csv
+from disputelab.report.render import md_paragraph, md_text, rows_csv
 
 PAYLOAD = "<img src=x onerror=alert(1)> [win](javascript:alert(2)) ![t](http://t/x.png) | # h"
 
@@ -25,6 +25,18 @@ def test_html_and_markdown_markup_in_text_is_escaped() -> None:
     assert "<img" not in shown and "&lt;img" in shown
     assert not re.search(r"(?<!\\)\]\(", shown)  # no link or image can open
     assert "\n" not in shown and "\\|" in shown and "\\#" in shown
+
+
+def test_an_utterance_of_several_lines_keeps_them_and_opens_no_block() -> None:
+    proposal = "We propose 40 GBP.\n- deadline: 30 days\n---\n# terms\n2. interest <b>"
+    lines = md_paragraph(proposal).split("  \n")  # hard line breaks: one paragraph
+    assert lines == [
+        "We propose 40 GBP.",
+        "\\- deadline: 30 days",
+        "\\---",
+        "\\# terms",
+        "2\\. interest &lt;b&gt;",
+    ]
 
 
 def test_a_markdown_report_of_a_run_with_markup_in_names_carries_none_of_it(
