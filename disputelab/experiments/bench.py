@@ -6,7 +6,7 @@ plays the provider: latency, faults and a hidden concurrency limit. The bench ru
 episodes of a protocol with LLM agents against it, exactly as `disputelab experiment`
 runs them (fresh store, fresh response cache), after a small warm-up run.
 
-The ideal span follows DESIGN.md's performance model. An episode's calls are sequential
+The ideal span is a lower bound on the run's time. An episode's calls are sequential
 and no more than C (or the hidden limit, if lower) are in flight, so a run cannot end
 before max(total calls x L / C, the longest episode's calls x L), with L the target's mean
 latency. Efficiency is that bound over the measured span. CPU per call is this process's
