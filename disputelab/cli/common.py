@@ -111,6 +111,19 @@ def as_cli_advice(message: str) -> str:
     return _NAMED.sub(option, message)
 
 
+def write_out(text: str, out_path: Path | None) -> None:
+    """A command's text result on standard output, or into `--out` (the option named when
+    the file cannot be written, exit status 2)."""
+    if out_path is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    try:
+        out_path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"--out {out_path}: cannot write it ({exc.strerror})")
+    err.print(f"wrote {out_path}")
+
+
 def fail(message: str) -> NoReturn:
     """One line on stderr, exit status 2: the contract for every bad input."""
     line = clip(as_cli_advice(redact(message.splitlines()[0]) if message else ""), MAX_LINE_CHARS)

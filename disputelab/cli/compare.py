@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -11,7 +10,7 @@ import typer
 
 from disputelab import api
 from disputelab.api import StoreError
-from disputelab.cli.common import err, fail, open_store
+from disputelab.cli.common import fail, open_store, write_out
 from disputelab.errors import DisputelabError
 
 
@@ -68,12 +67,4 @@ def compare(
         )
     except (DisputelabError, StoreError) as exc:
         fail(str(exc))
-    text = board.render(fmt.value)
-    if out_path is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        return
-    try:
-        out_path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot write {out_path}: {exc.strerror}")
-    err.print(f"wrote {out_path}")
+    write_out(board.render(fmt.value), out_path)

@@ -3,7 +3,6 @@ protocol's layout; also JSON, CSV, Parquet, a self-contained HTML page, and plot
 
 from __future__ import annotations
 
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -13,7 +12,7 @@ import typer
 from disputelab import api
 from disputelab.api import Store, StoreError
 from disputelab.api.stores import overwrites_data
-from disputelab.cli.common import RUN_HELP, err, fail, open_store
+from disputelab.cli.common import RUN_HELP, err, fail, open_store, write_out
 from disputelab.errors import DisputelabError
 
 
@@ -58,14 +57,7 @@ def report(
         text = api.report(run_id, format=fmt.value, store=store)
     except DisputelabError as exc:
         fail(str(exc))
-    if out_path is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        return
-    try:
-        out_path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        fail(f"--out {out_path}: cannot write it ({exc.strerror})")
-    err.print(f"wrote {out_path}")
+    write_out(text, out_path)
 
 
 def _refuse_to_overwrite_data(out_path: Path, store_root: Path) -> None:
