@@ -421,7 +421,7 @@ def _retrieval(
     """Legal bases per cell where the protocol hands retrieved bases to its mediator."""
     if not plan.protocol.uses_retrieval:
         return {}
-    return retrieved_bases(plan.corpus, dict(plan.scenarios), conditioned)
+    return retrieved_bases(plan.corpus, dict(plan.retrieval_pool), conditioned)
 
 
 async def condition_scenarios(

@@ -27,8 +27,9 @@ from disputelab.plan.spec import (
     PlannedEpisode,
     check_conditions,
     grid_episodes,
+    limit_scenarios,
     load_spec,
-    resolve_scenarios,
+    resolve_pool,
     validate_spec,
 )
 from disputelab.protocols.base import DisputeProtocol, ProtocolParams, get_protocol
@@ -74,6 +75,15 @@ class ExperimentPlan:
     sent: ExperimentSpec | None = None
     # The model profiles the plan was made with: the endpoints' limits come from them.
     profiles: Mapping[str, Profile] = field(default_factory=dict)
+    # Every playable scenario the spec names, before `limit_scenarios`: the corpus the
+    # expertise condition retrieves from, so that a trial on two cases retrieves as the
+    # full run does. None: the same as `scenarios`.
+    pool: Mapping[str, Scenario] | None = None
+
+    @property
+    def retrieval_pool(self) -> Mapping[str, Scenario]:
+        """The scenarios whose legal bases the expertise condition's BM25 index holds."""
+        return self.scenarios if self.pool is None else self.pool
 
     @property
     def name(self) -> str:
@@ -254,18 +264,21 @@ def plan_spec(
     library_dir: Path | None,
     profiles: Mapping[str, Profile],
     scenarios: Mapping[str, Scenario] | None = None,
+    pool: Mapping[str, Scenario] | None = None,
 ) -> ExperimentPlan:
-    """The plan of a validated spec (its ablations' grids too, sharing its scenarios)."""
+    """The plan of a validated spec (its ablations' grids too, sharing its scenarios and
+    their unlimited pool)."""
     protocol = get_protocol(spec.protocol)
     cast = cast_of(spec)
     params = profile_temperatures(spec.protocol_params(), cast, profiles)
     sent = spec.model_copy(update={"params": params.model_dump()})
     if scenarios is None:
-        scenarios = resolve_scenarios(spec, spec_dir, library_dir)
+        pool = resolve_pool(spec, spec_dir, library_dir)
+        scenarios = limit_scenarios(spec, pool)
         check_conditions(spec, dict(scenarios))
     episodes = tuple(grid_episodes(spec, list(scenarios)))
     ablations = tuple(
-        plan_spec(a, spec_dir, library_dir, profiles, scenarios) for a in ablated_specs(spec)
+        plan_spec(a, spec_dir, library_dir, profiles, scenarios, pool) for a in ablated_specs(spec)
     )
     return ExperimentPlan(
         spec,
@@ -279,4 +292,5 @@ def plan_spec(
         tuple(spec.warnings),
         sent,
         profiles,
+        pool if pool is not None and len(pool) != len(scenarios) else None,
     )

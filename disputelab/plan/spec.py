@@ -717,11 +717,23 @@ def resolve_scenarios(
     spec: ExperimentSpec, base: Path, library_dir: Path | None = None
 ) -> dict[str, Scenario]:
     """The spec's scenarios, the first `limit_scenarios` of them if it sets a limit."""
-    found = resolve_refs(spec.scenarios, base, library_dir)
-    found = _playable(spec, found)
-    if spec.limit_scenarios is not None:
-        found = dict(list(found.items())[: spec.limit_scenarios])
-    return found
+    return limit_scenarios(spec, resolve_pool(spec, base, library_dir))
+
+
+def resolve_pool(
+    spec: ExperimentSpec, base: Path, library_dir: Path | None = None
+) -> dict[str, Scenario]:
+    """Every scenario the spec names that its protocol can play, before any
+    `limit_scenarios`. A trial on a few cases still retrieves legal bases from this whole
+    pool, so that its cells see the same corpus as the full run's."""
+    return _playable(spec, resolve_refs(spec.scenarios, base, library_dir))
+
+
+def limit_scenarios(spec: ExperimentSpec, found: dict[str, Scenario]) -> dict[str, Scenario]:
+    """The first `limit_scenarios` of `found`, or all of them when the spec sets no limit."""
+    if spec.limit_scenarios is None:
+        return found
+    return dict(list(found.items())[: spec.limit_scenarios])
 
 
 def _playable(spec: ExperimentSpec, found: dict[str, Scenario]) -> dict[str, Scenario]:
