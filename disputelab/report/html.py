@@ -285,7 +285,7 @@ def index_html(store: str, runs: list[dict[str, Any]]) -> str:
     )
 
 
-def compare_query(runs: Sequence[str], by: str, metric: str | None) -> str:
+def compare_address(runs: Sequence[str], by: str, metric: str | None) -> str:
     """The `view` server's address of the comparison of `runs` by `by` on `metric`."""
     pairs = [("run", r) for r in runs] + [("by", by)] + ([("metric", metric)] if metric else [])
     return "/compare?" + urlencode(pairs)
@@ -306,7 +306,7 @@ def compare_html(store: Store, runs: Sequence[str], by: str, metric: str | None)
             by=by,
             metric=board.metric,
             # Another arm on the same runs; the metric stays as asked, not as resolved.
-            switch=[(b, compare_query(runs, b, metric)) for b in BY],
+            switch=[(b, compare_address(runs, b, metric)) for b in BY],
             blocks=markdown_blocks(board.to_markdown()),
             style=style,
             script=script,

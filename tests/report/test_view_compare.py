@@ -69,6 +69,17 @@ def test_compare_of_two_runs_shows_the_leaderboard_that_compare_makes(
         assert f'href="/run/{run_id}"' in page  # each compared run links its report
 
 
+def test_the_metric_asked_for_is_ranked_on_and_kept_when_switching_arms(
+    server: ReportServer, store: tuple[Path, tuple[str, str, str]]
+) -> None:
+    _, (short, long, _) = store
+    status, _, page = fetch(server, f"/compare?run={short}&run={long}&by=run&metric=party_turns")
+    assert status == 200
+    assert "Leaderboard: socrates-oracle.party_turns by run" in page
+    switch = f"/compare?run={short}&amp;run={long}&amp;by=mediator&amp;metric=party_turns"
+    assert f'href="{switch}"' in page
+
+
 def test_one_run_compares_by_mediator_its_mediated_and_unmediated_episodes(
     server: ReportServer,
 ) -> None:
