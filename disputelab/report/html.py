@@ -20,14 +20,16 @@ import hashlib
 import json
 import math
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
+from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
-from disputelab.compare import CompareError, compare
+from disputelab.compare import BY, CompareError, compare
 from disputelab.episode import Episode
 from disputelab.protocols.base import get_protocol
 from disputelab.protocols.view import EpisodeView, default_view
@@ -260,7 +262,8 @@ def run_html(store: Store, run_id: str) -> str:
 
 
 def index_html(store: str, runs: list[dict[str, Any]]) -> str:
-    """The `view` server's front page: every run of the store, newest first."""
+    """The `view` server's front page: every run of the store, newest first, with a
+    filter over them and a button that compares the ticked ones."""
     rows = [
         {**r, "created": dt.datetime.fromtimestamp(r["created_at"]).strftime("%Y-%m-%d %H:%M")}
         for r in reversed(runs)
@@ -273,6 +276,38 @@ def index_html(store: str, runs: list[dict[str, Any]]) -> str:
             csp=content_policy(style, script),
             store=store,
             runs=rows,
+            kinds=sorted({str(r["kind"]) for r in rows}),
+            statuses=sorted({str(r["status"]) for r in rows}),
+            by=BY,
+            style=style,
+            script=script,
+        )
+    )
+
+
+def compare_address(runs: Sequence[str], by: str, metric: str | None) -> str:
+    """The `view` server's address of the comparison of `runs` by `by` on `metric`."""
+    pairs = [("run", r) for r in runs] + [("by", by)] + ([("metric", metric)] if metric else [])
+    return "/compare?" + urlencode(pairs)
+
+
+def compare_html(store: Store, runs: Sequence[str], by: str, metric: str | None) -> str:
+    """The `view` server's comparison of the stored `runs` (ids) by `by` on `metric`:
+    `compare`'s leaderboard, laid out as the run report lays out its own, from the same
+    markdown. CompareError when they cannot be compared."""
+    board = compare(store, runs, metric, by)
+    style, script = _asset("report.css"), _asset("report.js")
+    return (
+        _env()
+        .get_template("compare.html.j2")
+        .render(
+            csp=content_policy(style, script),
+            runs=[store.run_summary(r) for r in runs],
+            by=by,
+            metric=board.metric,
+            # Another arm on the same runs; the metric stays as asked, not as resolved.
+            switch=[(b, compare_address(runs, b, metric)) for b in BY],
+            blocks=markdown_blocks(board.to_markdown()),
             style=style,
             script=script,
         )

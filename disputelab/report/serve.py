@@ -1,8 +1,11 @@
 """The `disputelab view` server: a store's reports in a browser, read-only.
 
 `/` lists the store's runs; `/run/<id>` is that run's HTML report, rendered on demand and
-kept while the run does not change. GET and HEAD are the only methods; any method that
-could change something is answered 405. The store is opened read-only for each request,
+kept while the run does not change; `/compare?run=A&run=B&by=run&metric=M` is the
+leaderboard `disputelab compare` makes of those runs, kept the same way. A query that
+cannot be answered (an unknown run or parameter, one run by run) is a 400 page saying
+why. GET and HEAD are the only methods; any method that could change something is
+answered 405. The store is opened read-only for each request,
 in the thread that serves it (SQLite connections stay in their own thread).
 
 Bound to loopback, the server also refuses requests whose Host header names another
@@ -24,13 +27,44 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
-from disputelab.report.html import index_html, run_html
+from disputelab.compare import BY, CompareError
+from disputelab.report.html import compare_html, index_html, run_html
 from disputelab.store.sqlite import Store, StoreError
 
 LOOPBACK = "127.0.0.1"
 KEPT_REPORTS = 4  # rendered reports kept in memory; a 2,000-episode one is ~20 MB
+COMPARE_PARAMETERS = ("run", "by", "metric")
+MAX_FIELDS = 200  # a query's parameters, well past any number of runs a page could tick
+
+
+class BadQuery(ValueError):
+    """A `/compare` query that cannot be answered; the message is the 400 page's line."""
+
+
+def compare_query(query: str) -> tuple[list[str], str, str | None]:
+    """The runs, `by` and metric a `/compare` query string names. `by` defaults to
+    `model`, as `disputelab compare` does; BadQuery says what is wrong with one."""
+    try:
+        params = parse_qs(
+            query, keep_blank_values=True, strict_parsing=bool(query), max_num_fields=MAX_FIELDS
+        )
+    except ValueError as exc:
+        raise BadQuery(f"the query cannot be read: {exc}") from None
+    unknown = sorted(set(params) - set(COMPARE_PARAMETERS))
+    if unknown:
+        raise BadQuery(f"unknown parameter {unknown[0]!r}; use run, by and metric")
+    for name in ("by", "metric"):
+        if len(params.get(name, [])) > 1:
+            raise BadQuery(f"give {name} once, not {len(params[name])} times")
+    by = params.get("by", ["model"])[0]
+    if by not in BY:
+        raise BadQuery(f"by: unknown {by!r}; use {', '.join(BY)}")
+    runs = params.get("run", [])
+    if not runs:
+        raise BadQuery("give the runs to compare: /compare?run=A&run=B")
+    return runs, by, params.get("metric", [""])[0].strip() or None
 
 
 def is_loopback(host: str) -> bool:
@@ -142,6 +176,8 @@ class _Handler(BaseHTTPRequestHandler):
             with closing(Store(self.server.root, writable=False)) as store:
                 page = index_html(str(self.server.root), store.runs())
             return HTTPStatus.OK, page.encode("utf-8")
+        if path == "/compare":
+            return self._compare(urlsplit(self.path).query)
         if path.startswith("/run/"):
             run_id = unquote(path.removeprefix("/run/"))
             with closing(Store(self.server.root, writable=False)) as store:
@@ -153,6 +189,29 @@ class _Handler(BaseHTTPRequestHandler):
                     run_id, key, lambda: run_html(store, run_id)
                 )
         return HTTPStatus.NOT_FOUND, _page("Not found.")
+
+    def _compare(self, query: str) -> tuple[HTTPStatus, bytes]:
+        try:
+            refs, by, metric = compare_query(query)
+            with closing(Store(self.server.root, writable=False)) as store:
+                ids = _resolved(store, refs)
+                if by == "run" and len(ids) < 2:
+                    raise BadQuery(f"by run: give two or more runs, not {len(ids)}")
+                runs = {r["run_id"]: r for r in store.runs()}
+                key = (
+                    "compare",
+                    by,
+                    metric,
+                    *(
+                        (i, runs[i]["episodes"], runs[i]["complete"], runs[i]["failed"])
+                        for i in ids
+                    ),
+                )
+                return HTTPStatus.OK, self.server.report(
+                    "compare", key, lambda: compare_html(store, ids, by, metric)
+                )
+        except (BadQuery, CompareError) as exc:
+            return HTTPStatus.BAD_REQUEST, _page(str(exc))
 
     def _send(
         self,
@@ -173,6 +232,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if body:
             self.wfile.write(page)
+
+
+def _resolved(store: Store, refs: list[str]) -> list[str]:
+    """The run ids `refs` name (ids, unique prefixes, labels or `last`), each once."""
+    try:
+        return list(dict.fromkeys(store.resolve_run(r) for r in refs))
+    except StoreError as exc:  # only what names no run, or more than one
+        raise BadQuery(str(exc)) from None
 
 
 def _page(message: str) -> bytes:

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from typer.testing import CliRunner
 
+from disputelab import api
 from disputelab.cli import app
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.experiments.runner import run_experiment
@@ -17,6 +22,7 @@ from disputelab.llm.models import ModelHub
 from disputelab.plan.experiment import plan_experiment
 from disputelab.plan.spec import ExperimentSpec
 from disputelab.protocols.roundtable.evaluation import socrates
+from disputelab.report.serve import ReportServer
 from disputelab.scenario.io import dump_scenario
 from disputelab.store.sqlite import Store
 from tests.helpers import scenario
@@ -117,3 +123,44 @@ def store_with_gains(tmp_path: Path, gains: list[MetricResult]) -> Store:
     for eid, gain in zip(mediated, gains, strict=True):
         store.add_scores(eid, socrates.EVALUATOR, socrates.VERSION, {"consensus_gain": gain})
     return store
+
+
+def three_runs(root: Path) -> tuple[str, str, str]:
+    """Two rule-mediated tenancy runs that differ only in their turn budget (so they
+    pair by run on scenario, condition and seed) and a one-replicate experiment `plain`
+    (its rule mediator and unmediated twin pair by mediator): their run ids."""
+    short = api.run("tenancy", store=root, mediator="rule", budget=10).run_id
+    long = api.run("tenancy", store=root, mediator="rule", budget=24).run_id
+    api.experiment({"name": "plain", "scenarios": ["tenancy"], "replicates": 1}, store=root)
+    return short, long, "plain"
+
+
+@contextmanager
+def serving(root: Path) -> Iterator[ReportServer]:
+    """The `view` server of the store at `root`, on loopback at a free port."""
+    srv = ReportServer(root, quiet=True)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def fetch(
+    srv: ReportServer, path: str, method: str = "GET", host: str | None = None
+) -> tuple[int, dict[str, str], str]:
+    """The server's status, headers and page for one request (`host`: the Host header
+    to send instead of the server's own address)."""
+    address, port = srv.server_address[:2]
+    conn = http.client.HTTPConnection(str(address), int(port), timeout=120)
+    try:
+        conn.putrequest(method, path, skip_host=host is not None)
+        if host is not None:
+            conn.putheader("Host", host)
+        conn.endheaders()
+        resp = conn.getresponse()
+        return resp.status, dict(resp.getheaders()), resp.read().decode("utf-8")
+    finally:
+        conn.close()

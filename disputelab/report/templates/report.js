@@ -1,5 +1,6 @@
-/* disputelab report: sortable tables with CSV export, per-topic trajectory plots and the
-   episode viewer. Hand-written, no libraries, no network.
+/* disputelab report: sortable tables with CSV export, per-topic trajectory plots, the
+   episode viewer, and the view server's run filter. Hand-written, no libraries, no
+   network.
 
    Every string from a run (names, utterances, thoughts) reaches the page through
    textContent or setAttribute, never as markup: the data is someone's scenario file or a
@@ -597,10 +598,54 @@
     show(start === null ? 0 : start);
   }
 
+  /* ---- the view server's index: filter the runs, compare the ticked ones ------- */
+
+  // Filtering only hides rows; a ticked run that the filter hides is not compared, as
+  // the count beside the filter says, so the comparison is always of runs in sight.
+  function runIndex() {
+    var table = document.getElementById("run-table"), text = document.getElementById("filter-text");
+    if (!table || !text) return;
+    var kind = document.getElementById("filter-kind"), status = document.getElementById("filter-status");
+    var by = document.getElementById("compare-by"), metric = document.getElementById("compare-metric");
+    var go = document.getElementById("compare-ticked"), count = document.getElementById("filter-count");
+    var rows = Array.prototype.slice.call(table.tBodies[0].rows);
+
+    function shown() { return rows.filter(function (r) { return !r.hidden; }); }
+    function ticked() {
+      return shown().filter(function (r) { return r.querySelector("input.tick").checked; });
+    }
+    function update() {
+      var needle = text.value.trim().toLowerCase();
+      rows.forEach(function (r) {
+        var d = r.dataset, words = (d.run + " " + d.label).toLowerCase();
+        r.hidden = !((!needle || words.indexOf(needle) >= 0) &&
+          (!kind.value || d.kind === kind.value) && (!status.value || d.status === status.value));
+      });
+      var n = ticked().length;
+      count.textContent = shown().length + " of " + rows.length + " shown, " + n + " ticked";
+      go.disabled = n < (by.value === "run" ? 2 : 1); // by run ranks two runs or more
+    }
+    [text, kind, status, by].forEach(function (c) {
+      c.addEventListener("input", update);
+      c.addEventListener("change", update);
+    });
+    table.addEventListener("change", update);
+    window.addEventListener("pageshow", update); // ticks a browser restores on going back
+    go.addEventListener("click", function () {
+      var query = new URLSearchParams();
+      ticked().forEach(function (r) { query.append("run", r.dataset.run); });
+      query.append("by", by.value);
+      if (metric.value.trim()) query.append("metric", metric.value.trim());
+      location.assign("/compare?" + query.toString());
+    });
+    update();
+  }
+
   function init() {
     Array.prototype.forEach.call(document.querySelectorAll("table.data"), enhanceTable);
     var rows = readJson("episode-rows"), host = document.getElementById("episode-table");
     if (rows && host) pagedTable(host, rows);
+    runIndex();
     meta = readJson("report-meta");
     if (meta) {
       topicPlots(meta);
