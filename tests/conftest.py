@@ -56,6 +56,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    _chaos_summary(terminalreporter)
+    _data_skips_summary(terminalreporter)
+
+
+def _chaos_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The chaos suite's one line per test (tests/chaos/conftest.py), passed or not."""
+    lines = [
+        (report.nodeid, value)
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        if getattr(report, "when", None) == "call"
+        for key, value in getattr(report, "user_properties", ())
+        if key == "chaos"
+    ]
+    if not lines:
+        return
+    terminalreporter.section("chaos")
+    for nodeid, line in sorted(lines):
+        terminalreporter.write_line(f"{nodeid.rsplit('::', 1)[-1]}: {line}")
+
+
+def _data_skips_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Name the data tests that were skipped, and the command that runs them."""
     skipped = [
         r.nodeid

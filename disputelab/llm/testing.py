@@ -35,6 +35,8 @@ class Scripted:
     completion_tokens: Any = 7
     finish_reason: str = "stop"  # "length" plays a reply cut off at max_tokens
     cut_at: int | None = None  # send only this many body bytes, then drop the connection
+    hang_up: bool = False  # drop the connection before any reply, as a crashed proxy does
+    content_type: str = "application/json"  # "text/html" plays a proxy's error page
 
 
 Responder = Callable[[dict[str, Any]], Scripted]
@@ -115,9 +117,12 @@ class _Handler(BaseHTTPRequestHandler):
             fake._end_request(started)
 
     def _send(self, reply: Scripted, body: dict[str, Any]) -> None:
+        if reply.hang_up:
+            self.close_connection = True
+            return
         payload = reply_payload(reply, body)
         self.send_response(reply.status)
-        self.send_header("content-type", "application/json")
+        self.send_header("content-type", reply.content_type)
         self.send_header("content-length", str(len(payload)))
         for k, v in reply.headers.items():
             self.send_header(k, v)
