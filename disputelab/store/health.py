@@ -95,7 +95,19 @@ def store_failure(root: Path, exc: sqlite3.Error, writing: bool = False) -> Stor
             f"store {root} cannot be written by this user (read-only); "
             "give `store` a folder you may write to"
         )
+    if _primary_code(exc) == sqlite3.SQLITE_FULL:
+        # Nothing is damaged: SQLite rolls the failed write back. What was committed
+        # before it stays, so a resumed experiment carries on from there.
+        return StoreError(
+            f"the disk holding store {root} is full ({exc}); free some space, then run "
+            "again (an experiment with --resume) to carry on where it stopped"
+        )
     return StoreError(f"cannot use store at {root}: {damage_reason(exc)}")
+
+
+def _primary_code(exc: sqlite3.Error) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if code is not None else None
 
 
 def quick_check(db: sqlite3.Connection, thorough: bool = False) -> list[str]:
