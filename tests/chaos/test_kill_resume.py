@@ -69,11 +69,12 @@ def test_ten_sigkills_and_resumes_end_as_an_uninterrupted_run(
     killed, clean, log = tmp_path / "killed", tmp_path / "clean", tmp_path / "cli.log"
     marks = sorted(rng.sample(range(PLANNED // 20, PLANNED * 4 // 5), KILLS))
     offsets = [rng.randint(1, 60) for _ in range(KILLS)]
-    cut_mid_episode = 0
+    cut_mid_episode, damage = 0, []
     for round_no, (mark, offset) in enumerate(zip(marks, offsets, strict=True)):
         cut_mid_episode += _kill_at(killed, spec, log, round_no > 0, mark, offset) > 0
         view = read_store(killed, "chaos")
-        assert not view.stored_twice and not view.bad_turns, (round_no, view)
+        if view.stored_twice or view.bad_turns:
+            damage.append(f"after kill {round_no + 1}: {(view.stored_twice + view.bad_turns)[0]}")
     assert finish(launch(killed, spec, log, "--resume"), log) == 0, log.read_text()[-2000:]
     assert finish(launch(clean, spec, log), log) == 0, log.read_text()[-2000:]
 
@@ -84,6 +85,7 @@ def test_ten_sigkills_and_resumes_end_as_an_uninterrupted_run(
         f"{len(want.status)} episodes compared, {len(missing)} missing, "
         f"{len(after.stored_twice)} stored twice, {after.duplicate_turns} duplicate turns"
     )
+    assert not damage, f"turns or episodes stored twice: {damage}"
     assert len(want.status) == PLANNED and want.complete == set(want.status)
     assert not missing and set(after.status) == set(want.status)
     assert after.complete == set(after.status), "an episode was left unfinished"
