@@ -99,13 +99,22 @@ def agent_kind(
     uses_model: bool = False,
     hidden_state: bool = False,
     calls: tuple[str, ...] = (),
+    embeds: bool = False,
 ) -> Callable[[B], B]:
     """Register the decorated builder as the kind `name` of seats with `interface`."""
 
     def register(build: B) -> B:
         register_kind(
             AgentKind(
-                interface, name, description, build, needs_model, uses_model, hidden_state, calls
+                interface,
+                name,
+                description,
+                build,
+                needs_model,
+                uses_model,
+                hidden_state,
+                calls,
+                embeds,
             )
         )
         return build

@@ -167,8 +167,9 @@ def _failures(summary: Summary) -> None:
 
 
 def _print_concurrency(plan: ExperimentPlan, asked: int | None) -> None:
-    """The episodes and calls in flight the run will use; an endpoint that holds the run
-    below a concurrency the user set is warned about (profiles are, by `check_models`)."""
+    """The episodes and calls in flight the run will use, and what embeds the parties'
+    memories; an endpoint that holds the run below a concurrency the user set is warned
+    about (profiles are, by `check_models`)."""
     p = plan.summary(asked)
     how = "set" if p.concurrency_set else "the default; set `concurrency:` or --concurrency"
     out.print(f"  concurrency: {p.concurrency} episodes in flight ({how})", highlight=False)

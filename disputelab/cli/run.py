@@ -230,7 +230,8 @@ def run(
         warn(*line.split(": ", 1))
     hub = open_models(plan.models)
     if plan.embeddings is not None:
-        err.print(f"embeddings: {embeddings_line(plan.embeddings)}", highlight=False)
+        line = f"embeddings: {embeddings_line(plan.embeddings)}"
+        err.print(line, highlight=False, soft_wrap=True)
     result = _play(plan, hub)
     _print_result(plan, result)
     print_tracked(result)

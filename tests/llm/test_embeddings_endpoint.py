@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from disputelab.llm.cache import embedding_key, request_key
 from disputelab.llm.base import ChatRequest, Message
+from disputelab.llm.cache import embedding_key, request_key
 from disputelab.llm.embedding_endpoint import BATCH
 from disputelab.llm.embedding_reply import EmbeddingsUnsupported
 from disputelab.llm.models import ModelConfigError, ModelHub
@@ -80,3 +80,28 @@ def test_a_server_without_the_route_is_refused_in_one_line_naming_the_way_out() 
 def test_the_embedded_chat_model_is_no_embeddings_endpoint() -> None:
     with pytest.raises(ModelConfigError, match="serves no embeddings"):
         ModelHub(None).embedder("local")
+
+
+def test_a_text_in_flight_is_waited_for_rather_than_asked_again() -> None:
+    """The same event reaches every party at once: it is embedded once."""
+    with fake_openai() as server:
+        hub = ModelHub(None)
+        spec = f"openai:emb@{server.url}"
+
+        async def go() -> list[np.ndarray]:
+            embedder = hub.embedder(spec)
+            try:
+                return list(
+                    await asyncio.gather(
+                        embedder.embed(["the event", "memory of a"]),
+                        embedder.embed(["the event", "memory of b"]),
+                    )
+                )
+            finally:
+                await hub.aclose()
+
+        a, b = asyncio.run(go())
+    asked = [text for body in server.embedding_requests for text in body["input"]]
+    assert sorted(asked) == ["memory of a", "memory of b", "the event"]
+    assert np.array_equal(a[0], b[0])
+    assert hub.ledger.roles["embeddings"].calls == len(server.embedding_requests)

@@ -172,3 +172,11 @@ def test_embeddings_local_ranks_with_the_in_process_model(tmp_path: Path) -> Non
     assert "in-process model: loaded" in done.stderr
     assert server.embedding_requests == []
     assert stored_config(tmp_path / "runs")["embeddings_model"] == "local"
+
+
+def test_rule_as_embeddings_is_refused_in_the_words_of_the_command_line(tmp_path: Path) -> None:
+    args = ["--store", str(tmp_path), "run", "tenancy", "--preset", "promediate"]
+    args += ["--model", "openai:m@http://127.0.0.1:9/v1", "--embeddings-model", "rule"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert "error: --embeddings-model: rule is no embeddings" in result.stderr
