@@ -18,6 +18,7 @@ from disputelab.agents.base import Agent, PartyAgent, PublicScenario
 from disputelab.agents.memos import AgentMemos
 from disputelab.agents.settings import DEFAULT_SETTINGS, AgentSettings
 from disputelab.llm.base import ChatModel
+from disputelab.llm.embedding import Embeds
 from disputelab.registry import Registry, UnknownPluginError
 from disputelab.scenario.schema import Scenario
 
@@ -46,6 +47,8 @@ class AgentSetup:
     settings: AgentSettings = DEFAULT_SETTINGS
     call_models: Mapping[str, ChatModel] = field(default_factory=lambda: MappingProxyType({}))
     memos: AgentMemos = field(default_factory=AgentMemos, compare=False, repr=False)
+    # What ranks texts by similarity for kinds that `embeds` (None: their own default).
+    embedder: Embeds | None = field(default=None, compare=False, repr=False)
     public: PublicScenario = field(init=False)
 
     def __post_init__(self) -> None:
@@ -70,6 +73,9 @@ class AgentKind:
     # Model calls that may take a model of their own, under the sub-role `ROLE.CALL`
     # (`models: {mediator.when: M}`, `run --mediator-when-model M`); unset, the seat's.
     calls: tuple[str, ...] = ()
+    # Ranks its memories by embedding similarity under motivated turn-taking, and so is
+    # handed the run's embeddings (the `embeddings` role).
+    embeds: bool = False
 
 
 # Keyed `interface/name`: one name may serve several interfaces (`rule` parties, a
@@ -93,13 +99,22 @@ def agent_kind(
     uses_model: bool = False,
     hidden_state: bool = False,
     calls: tuple[str, ...] = (),
+    embeds: bool = False,
 ) -> Callable[[B], B]:
     """Register the decorated builder as the kind `name` of seats with `interface`."""
 
     def register(build: B) -> B:
         register_kind(
             AgentKind(
-                interface, name, description, build, needs_model, uses_model, hidden_state, calls
+                interface,
+                name,
+                description,
+                build,
+                needs_model,
+                uses_model,
+                hidden_state,
+                calls,
+                embeds,
             )
         )
         return build
@@ -166,6 +181,12 @@ def all_sub_roles(seats: Iterable[tuple[str, str]]) -> tuple[str, ...]:
     )
 
 
+def kind_embeds(interface: str, name: str) -> bool:
+    """Whether agents of the kind rank texts by embeddings where the protocol asks them."""
+    key = f"{interface}/{name}"
+    return key in AGENT_KINDS and AGENT_KINDS.get(key).embeds
+
+
 def has_hidden_state(interface: str, name: str) -> bool:
     """Whether agents of the kind expose their true positions to the oracle."""
     key = f"{interface}/{name}"
@@ -180,6 +201,7 @@ def build_parties(
     interface: str = PARTY,
     settings: AgentSettings = DEFAULT_SETTINGS,
     memos: AgentMemos | None = None,
+    embedder: Embeds | None = None,
 ) -> list[PartyAgent]:
     """One agent per party, in the scenario's speaking order; `interface` is the party
     seat's (a protocol whose parties bargain over amounts seats its own kinds). `memos`
@@ -188,7 +210,8 @@ def build_parties(
     if k.needs_model and model is None:
         raise UnknownAgentError(f"{kind} parties need a model: give `model` or `models.parties`")
     memos = memos if memos is not None else AgentMemos()
-    built = k.build(AgentSetup(scenario, seed, model, settings=settings, memos=memos))
+    setup = AgentSetup(scenario, seed, model, settings=settings, memos=memos, embedder=embedder)
+    built = k.build(setup)
     assert isinstance(built, Sequence)
     return list(built)
 

@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext
 from disputelab.episode import Action, Thought
-from disputelab.llm.embedding import Embedder
+from disputelab.llm.embedding import Embedder, Embeds
 from disputelab.scenario.schema import Party
 
 RECENT_EVENTS = 5  # short-term memory, as in ProMediate
@@ -83,7 +83,7 @@ def brief_sentences(public: PublicScenario, party: Party) -> list[str]:
 class Mind:
     """A party's memories and thought reservoir, with salience against the latest event."""
 
-    def __init__(self, memories: Sequence[str], embedder: Embedder) -> None:
+    def __init__(self, memories: Sequence[str], embedder: Embeds) -> None:
         self.embedder = embedder
         self.memories = list(memories)
         self._memory_vectors: npt.NDArray[np.float64] | None = None
@@ -95,14 +95,31 @@ class Mind:
         self.thought_salience: npt.NDArray[np.float64] = np.zeros(0)
         self._event: npt.NDArray[np.float64] | None = None  # the latest event attended to
 
+    def _local(self) -> Embedder:
+        """The in-process embedder the synchronous methods (rule parties') need."""
+        assert isinstance(self.embedder, Embedder), "an endpoint's embeddings are awaited"
+        return self.embedder
+
+    def _to_embed(self, event: str) -> list[str]:
+        """What attending to `event` embeds: the event, and the memories the first time
+        (in one batch, for an endpoint)."""
+        return [event] + (self.memories if self._memory_vectors is None else [])
+
     def attend(self, event: str) -> None:
         """Recompute every memory's and thought's salience against `event`."""
-        if not event.strip():
-            return
-        (e,) = self.embedder.vectors([event])
+        if event.strip():
+            self._attended(self._local().vectors(self._to_embed(event)))
+
+    async def attend_async(self, event: str) -> None:
+        """`attend`, with the embeddings awaited (an endpoint's, or the model's in a thread)."""
+        if event.strip():
+            self._attended(await self.embedder.embed(self._to_embed(event)))
+
+    def _attended(self, vectors: npt.NDArray[np.float64]) -> None:
+        e = vectors[0]
         self._event = e
         if self._memory_vectors is None:
-            self._memory_vectors = self.embedder.vectors(self.memories)
+            self._memory_vectors = vectors[1:]
         if len(self.memories):
             self.memory_salience = self._memory_vectors @ e
         if self._thought_vectors is not None:
@@ -112,9 +129,15 @@ class Mind:
         """Add new thoughts to the reservoir, ranked against the latest event like every
         earlier thought, so that an older thought closer to it can still be the most
         salient (the fallback of turn-taking draws on the whole reservoir)."""
-        if not thoughts:
-            return
-        vectors = self.embedder.vectors([t.text for t in thoughts])
+        if thoughts:
+            self._kept(thoughts, self._local().vectors([t.text for t in thoughts]))
+
+    async def keep_async(self, thoughts: Sequence[Thought]) -> None:
+        """`keep`, with the embeddings awaited."""
+        if thoughts:
+            self._kept(thoughts, await self.embedder.embed([t.text for t in thoughts]))
+
+    def _kept(self, thoughts: Sequence[Thought], vectors: npt.NDArray[np.float64]) -> None:
         n, m = len(self.thoughts), len(thoughts)
         store = self._thought_vectors
         if store is None or n + m > len(store):

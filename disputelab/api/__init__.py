@@ -62,7 +62,7 @@ from disputelab.llm.cache import CacheError
 from disputelab.llm.models import ModelConfigError, ModelHub, Profile
 from disputelab.plan import experiment as experiment_plans
 from disputelab.plan import run as run_plans
-from disputelab.plan.cast import RULE
+from disputelab.plan.cast import RULE, embeddings_line
 from disputelab.plan.experiment import ExperimentPlan, SpecSource
 from disputelab.plan.params import chosen_protocol
 from disputelab.plan.run import RunPlan
@@ -654,6 +654,7 @@ __all__ += [
     "datasets",
     "describe_preset",
     "describe_protocol",
+    "embeddings_line",
     "episode_frame",
     "fetch_dataset",
     "get_evaluator",

@@ -15,7 +15,7 @@ import typer
 from rich.markup import escape
 
 from disputelab import api
-from disputelab.api import SpecError
+from disputelab.api import SpecError, embeddings_line
 from disputelab.cli.common import (
     check_models,
     counted,
@@ -167,11 +167,14 @@ def _failures(summary: Summary) -> None:
 
 
 def _print_concurrency(plan: ExperimentPlan, asked: int | None) -> None:
-    """The episodes and calls in flight the run will use; an endpoint that holds the run
-    below a concurrency the user set is warned about (profiles are, by `check_models`)."""
+    """The episodes and calls in flight the run will use, and what embeds the parties'
+    memories; an endpoint that holds the run below a concurrency the user set is warned
+    about (profiles are, by `check_models`)."""
     p = plan.summary(asked)
     how = "set" if p.concurrency_set else "the default; set `concurrency:` or --concurrency"
     out.print(f"  concurrency: {p.concurrency} episodes in flight ({how})", highlight=False)
+    for name in plan.embeddings:
+        out.print(f"  embeddings: {embeddings_line(name)}", highlight=False, soft_wrap=True)
     for limit in p.limits:
         out.print(f"  endpoint {limit.line}", highlight=False, soft_wrap=True)
         if p.concurrency_set and limit.model == "local" and limit.calls < p.concurrency:

@@ -20,10 +20,12 @@ from disputelab.api import (
     RULE,
     TRACKERS,
     chosen_protocol,
+    embeddings_line,
     mediator_kinds,
     party_kinds,
 )
 from disputelab.cli.common import (
+    err,
     fail,
     fail_if_judges_silent,
     fail_lines,
@@ -63,6 +65,7 @@ OPTIONS = {
     "models.mediator": "--mediator-model",
     "models.judge": "--judge-model",
     "models.mediator.when": "--mediator-when-model",
+    "models.embeddings": "--embeddings-model",
     "protocol": "--protocol",
     "corpus": "--corpus",
     "tracker": "--tracker",
@@ -169,6 +172,14 @@ PartiesModel = Annotated[str | None, _model_option("Model for the parties.")]
 MediatorModel = Annotated[str | None, _model_option("Model for the mediator or counsel.")]
 WhenModel = Annotated[str | None, _model_option("Model of a mediator's when-call.")]
 JudgeModel = Annotated[str | None, _model_option("Model for judges (--tracker).")]
+EmbeddingsModel = Annotated[
+    str | None,
+    _model_option(
+        "Embeddings of LLM parties' memories under motivated turn-taking: an endpoint "
+        "(openai:MODEL@URL, a profile), local (all-MiniLM-L6-v2 in process) or lexical; "
+        "default: the parties' endpoint."
+    ),
+]
 TrackerOption = Annotated[str | None, typer.Option(help=TRACKER_HELP, rich_help_panel=SEATS)]
 
 
@@ -192,11 +203,14 @@ def run(
     mediator_model: MediatorModel = None,
     mediator_when_model: WhenModel = None,
     judge_model: JudgeModel = None,
+    embeddings_model: EmbeddingsModel = None,
     tracker: TrackerOption = None,
     **old_options: Any,
 ) -> None:
     """Run one episode; with a mediator, also its matched unmediated episode."""
     models = _models(parties_model, mediator_model, mediator_when_model, judge_model)
+    if embeddings_model is not None:
+        models["embeddings"] = embeddings_model
     plan = _plan(
         scenario,
         protocol=protocol,
@@ -215,6 +229,9 @@ def run(
     for line in plan.warnings:
         warn(*line.split(": ", 1))
     hub = open_models(plan.models)
+    if plan.embeddings is not None:
+        line = f"embeddings: {embeddings_line(plan.embeddings)}"
+        err.print(line, highlight=False, soft_wrap=True)
     result = _play(plan, hub)
     _print_result(plan, result)
     print_tracked(result)

@@ -22,11 +22,13 @@ from disputelab.agents.registry import build_agent, build_parties, sub_role
 from disputelab.episode import Episode, Turn, Usage
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext, get_evaluator
-from disputelab.llm.base import ChatModel
+from disputelab.llm.base import ChatModel, ModelError
 from disputelab.llm.cache import CACHE_NAME
+from disputelab.llm.embedding import Embedder, Embeds
+from disputelab.llm.embedding_reply import EmbeddingsUnsupported
 from disputelab.llm.models import ModelHub
 from disputelab.llm.wrappers import Prices
-from disputelab.plan.cast import RULE, Cast
+from disputelab.plan.cast import IN_PROCESS, LEXICAL, RULE, Cast, embeddings_model
 from disputelab.plan.profiles import profile_temperatures
 from disputelab.protocols.agent_params import agent_settings
 from disputelab.protocols.base import (
@@ -85,6 +87,37 @@ def _call_models(
     }
 
 
+def party_embedder(plan: EpisodePlan, hub: ModelHub) -> Embeds | None:
+    """What ranks the parties' memories (None where they rank none by embeddings): the
+    in-process model or lexical vectors when named so, else the endpoint named."""
+    name = embeddings_model(get_protocol(plan.protocol), plan.params, plan.cast)
+    if name is None:
+        return None
+    if name in (IN_PROCESS, LEXICAL):
+        return Embedder(semantic=name == IN_PROCESS)
+    return hub.embedder(name)
+
+
+# What the start of a run embeds to learn whether the endpoint embeds at all; cached like
+# any text, so a re-run asks nothing.
+PROBE = "Does this endpoint serve embeddings?"
+
+
+async def check_embeddings(hub: ModelHub, names: Sequence[str | None]) -> None:
+    """Raise `EmbeddingsUnsupported` before a run is recorded when an endpoint among
+    `names` (the run's `embeddings_model`s) serves no embeddings, rather than failing
+    every episode with it. Other failures are left to the episodes, as for chat calls."""
+    for name in dict.fromkeys(names):
+        if name is None or name in (IN_PROCESS, LEXICAL):
+            continue
+        try:
+            await hub.embedder(name).embed([PROBE])
+        except EmbeddingsUnsupported:
+            raise
+        except ModelError:
+            continue
+
+
 def seat_agents(
     plan: EpisodePlan, hub: ModelHub, memos: AgentMemos | None = None
 ) -> tuple[list[PartyAgent], dict[str, Agent | None]]:
@@ -103,8 +136,9 @@ def seat_agents(
             continue
         model = _model(hub, plan.cast, seat.role, seat.takes_model(kind))
         if seat.per_party:
+            embedder = party_embedder(plan, hub)
             parties = build_parties(
-                plan.scenario, kind, plan.seed, model, seat.interface, settings, memos
+                plan.scenario, kind, plan.seed, model, seat.interface, settings, memos, embedder
             )
         else:
             seated[seat.role] = build_agent(

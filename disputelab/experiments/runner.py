@@ -19,6 +19,7 @@ from disputelab.experiments.collector import heap_set_aside
 from disputelab.experiments.episodes import (
     EpisodePlan,
     ExtraScoring,
+    check_embeddings,
     scenario_json,
     score_protocol,
 )
@@ -75,6 +76,7 @@ async def run_experiment(
     # failed start leaves nothing behind to block the corrected spec.
     conditioned = await condition_scenarios(plan, hub)
     retrieved = _retrieval(plan, conditioned)
+    await check_embeddings(hub, plan.embeddings)
     if not exists:
         create_or_join(store, plan, resume)
     store.set_plan(plan.name, len(plan.episodes), source)

@@ -11,7 +11,7 @@ from disputelab.episode import Turn
 from disputelab.errors import PlanError, Problem
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.trackers import LLM_TRACKERS
-from disputelab.experiments.episodes import RunResult, run_single
+from disputelab.experiments.episodes import RunResult, check_embeddings, run_single
 from disputelab.experiments.judging import evaluate_run
 from disputelab.llm.models import ModelHub
 from disputelab.plan.run import RunPlan
@@ -98,6 +98,7 @@ async def play_run(
     """Play, store and score the planned run, and read it with the plan's tracker."""
     scenario = await conditioned(plan, hub)
     _check_expertise(plan, scenario)
+    await check_embeddings(hub, [plan.embeddings])  # before the run is recorded
     library = Path(store.root) / "library"
     result = await run_single(
         store,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import hashlib
+import json
 import sqlite3
 import sys
 import threading
@@ -37,6 +38,13 @@ def request_key(model: str, request: ChatRequest) -> str:
     text = dumps_spliced(payload, "schema", sort_keys=True, ensure_ascii=False)
     blob = text.encode(errors="surrogatepass")  # a lone surrogate is still a distinct key
     return hashlib.sha256(blob).hexdigest()
+
+
+def embedding_key(model: str, text: str) -> str:
+    """Cache key of one text's embedding by `model`: a payload no chat request has, so
+    the two kinds of entry never meet in the one table."""
+    payload = json.dumps({"embed": text, "model": model}, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(payload.encode(errors="surrogatepass")).hexdigest()
 
 
 OPEN_ATTEMPTS = 20  # tries at opening a cache file another process is setting up
@@ -165,6 +173,31 @@ class ResponseCache:
             token_count("output tokens", response.output_tokens)[0],
             time.time(),
         )
+        self._file(row)
+
+    def get_vector(self, key: str) -> list[float] | None:
+        """An embedding filed by `put_vector` (None when there is none)."""
+        hit = self.get(key)
+        if hit is None:
+            return None
+        try:
+            vector = json.loads(hit.text)
+        except ValueError:
+            vector = None
+        if not isinstance(vector, list) or not all(isinstance(v, float) for v in vector):
+            raise CacheError(
+                f"{self.path}: a cached embedding is damaged; delete the cache file to ask "
+                "the endpoint again"
+            )
+        return vector
+
+    def put_vector(self, key: str, model: str, vector: list[float]) -> None:
+        """File one text's embedding: its numbers as JSON, which round-trips every float
+        exactly (numbers carry no secret, so they are not masked)."""
+        self._file((key, redact(model), json.dumps(vector), None, None, time.time()))
+
+    def _file(self, row: tuple[str, str, str, int | None, int | None, float]) -> None:
+        key = row[0]
         loop = _running_loop()
         with self._lock:
             self._pending[key] = row

@@ -10,6 +10,7 @@ still ranks a memory that shares words with an utterance above one that does not
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import importlib.util
 import itertools
@@ -18,7 +19,7 @@ import re
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -90,6 +91,15 @@ def lexical_vectors(texts: Sequence[str]) -> npt.NDArray[np.float64]:
     return np.stack([_lexical_vector(t) for t in texts])
 
 
+class Embeds(Protocol):
+    """Anything that turns texts into unit vectors, one row per text: the in-process
+    `Embedder`, or an endpoint's (`disputelab.llm.embedding_endpoint`)."""
+
+    kind: str  # what made the vectors, for whoever reports them
+
+    async def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float64]: ...
+
+
 class Embedder:
     """Unit vectors for texts: the sentence model when `semantic` and installed, else
     lexical. `kind` says which, so whoever reports a salience can say how it was made."""
@@ -105,3 +115,10 @@ class Embedder:
             encoded = sentence_model().encode(list(texts), normalize_embeddings=True)
             return np.asarray(encoded, dtype=np.float64)
         return lexical_vectors(texts)
+
+    async def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float64]:
+        """`vectors`, with the sentence model's CPU work off the event loop, so that other
+        episodes' model calls go on meanwhile (lexical vectors are too cheap to move)."""
+        if self.semantic and texts:
+            return await asyncio.to_thread(self.vectors, texts)
+        return self.vectors(texts)

@@ -34,6 +34,7 @@ from disputelab.redact import redact, remember_url_secrets, split_userinfo
 from disputelab.scenario.inputs import UserFileError, read_user_file
 
 if TYPE_CHECKING:
+    from disputelab.llm.embedding_endpoint import EndpointEmbedder
     from disputelab.llm.openai_backend import OpenAICompatible
 
 CONFIG_NAME = "disputelab.toml"
@@ -385,22 +386,51 @@ class ModelHub:
     _stacks: dict[str, tuple[ChatModel, Prices]] = field(default_factory=dict)
     _backends: list[ChatModel] = field(default_factory=list)
     _cache: ResponseCache | None = None
+    # Per endpoint: its limits and retries, which its embeddings requests go through too.
+    _parts: dict[str, tuple[Limited, Retrying]] = field(default_factory=dict)
+    _embedders: dict[str, EndpointEmbedder] = field(default_factory=dict)
 
     def model(self, spec: str, role: str) -> ChatModel:
         if spec not in self._stacks:
             ep = parse_model(spec, self.profiles, self.timeout_s, self.concurrency)
             self._backends.append(ep.backend)
-            stack: ChatModel = Retrying(
-                Limited(ep.backend, ep.limit(self.concurrency), ep.rpm, ep.adaptive),
-                max_retry_after_s=ep.max_retry_after_s,
-                deadline_s=ep.call_deadline_s,
+            limited = Limited(ep.backend, ep.limit(self.concurrency), ep.rpm, ep.adaptive)
+            retrying = Retrying(
+                limited, max_retry_after_s=ep.max_retry_after_s, deadline_s=ep.call_deadline_s
             )
+            stack: ChatModel = retrying
             cache = self.open_cache()
             if cache is not None:
                 stack = Cached(stack, cache)
             self._stacks[spec] = (stack, ep.prices)
+            self._parts[spec] = (limited, retrying)
         stack, prices = self._stacks[spec]
         return Metered(stack, self.ledger, role, prices)
+
+    def embedder(self, spec: str, role: str = "embeddings") -> EndpointEmbedder:
+        """Embeddings from the endpoint `spec` names, under its limits and retries (the
+        same ones its chat calls take) and in the response cache; usage under `role`.
+        ModelConfigError for a model that is no endpoint (the embedded `local` one)."""
+        from disputelab.llm.embedding_endpoint import EmbeddingBackend, EndpointEmbedder
+
+        if spec not in self._embedders:
+            self.model(spec, role)
+            limited, retrying = self._parts[spec]
+            backend = limited.inner
+            if not isinstance(backend, EmbeddingBackend):
+                raise ModelConfigError(
+                    f"model {redact(spec)!r} serves no embeddings; name an endpoint "
+                    "(openai:MODEL@URL or a profile) or local for the in-process model"
+                )
+            self._embedders[spec] = EndpointEmbedder(
+                backend,
+                limited,
+                retrying,
+                self.open_cache(),
+                self.ledger.role(role, backend.name),
+                self.price(spec),
+            )
+        return self._embedders[spec]
 
     async def aclose(self) -> None:
         """Close every endpoint's connections, on the loop that made them, so that no

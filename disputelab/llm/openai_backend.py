@@ -15,6 +15,7 @@ import math
 import os
 import re
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import aiohttp
@@ -28,6 +29,7 @@ from disputelab.llm.base import (
     TransientModelError,
     token_count,
 )
+from disputelab.llm.embedding_reply import EmbeddingReply, embedding_reply, unsupported
 from disputelab.llm.encoding import dumps_spliced
 from disputelab.llm.openai_defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 from disputelab.llm.reply_body import MAX_REPLY_BYTES, ReplyBodyError
@@ -195,6 +197,7 @@ class OpenAICompatible:
         # parameter, the schema included, on every call, and with its HTTP wrapping cost
         # more CPU than the exchange itself. Retrying is the Retrying wrapper's job anyway.
         self._url = str(self.client.base_url.join("chat/completions"))
+        self._embeddings_url = str(self.client.base_url.join("embeddings"))
         self._headers = _request_headers(self.client)
         self.http = HttpTransport(
             connections, timeout_s, self._url.startswith("https:"), max_reply_bytes
@@ -277,10 +280,33 @@ class OpenAICompatible:
             ) from None
         return self._response(reply, time.perf_counter() - t0)
 
-    async def _post(self, body: dict[str, Any]) -> Any:
-        """POST a chat completion; its reply as parsed JSON. An error status raises the
-        SDK's `APIStatusError`, carrying the server's own words."""
-        reply = await self.http.post(self._url, _encoded(body), self._headers)
+    async def embed(self, texts: Sequence[str]) -> EmbeddingReply:
+        """One `/embeddings` request for `texts`: a vector per text, in their order. A
+        server without the endpoint (or whose model embeds nothing) raises
+        `EmbeddingsUnsupported`, which is never retried."""
+        body = {"model": self.model, "input": list(texts), "encoding_format": "float"}
+        try:
+            reply = await self._post(body, self._embeddings_url)
+        except openai.APIStatusError as exc:
+            if (why := unsupported(self.name, exc.status_code, server_reason(exc))) is not None:
+                raise why from None
+            raise _status_error(self.name, exc) from None
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise failure(self.name, exc, self.timeout_s) from None
+        except ReplyBodyError as exc:
+            raise TransientModelError(f"{self.name}: {exc}") from None
+        except ValueError as exc:
+            raise TransientModelError(
+                f"{self.name}: the embeddings reply was not valid JSON ({redact(str(exc))[:200]})"
+            ) from None
+        return embedding_reply(self.name, reply, len(texts))
+
+    async def _post(self, body: dict[str, Any], url: str = "") -> Any:
+        """POST a chat completion (or, given its `url`, an embeddings request); its reply
+        as parsed JSON. An error status raises the SDK's `APIStatusError`, carrying the
+        server's own words."""
+        url = url or self._url
+        reply = await self.http.post(url, _encoded(body), self._headers)
         if reply.ok:
             return json.loads(reply.body)
         # aiohttp has already decoded the body: a Content-Encoding left on it would make
@@ -290,7 +316,7 @@ class OpenAICompatible:
             reply.status,
             headers=kept,
             content=reply.body,
-            request=httpx2.Request("POST", self._url),
+            request=httpx2.Request("POST", url),
         )
         try:
             error_body: object = response.json()

@@ -8,7 +8,9 @@ play any role without a script. Usable from your own tests too.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import sys
 import threading
 import time
@@ -87,6 +89,36 @@ def _total(prompt: Any, completion: Any) -> Any:
     return prompt + completion if numbers else None
 
 
+EMBEDDING_DIM = 32
+
+
+def fake_embedding(text: str, dim: int = EMBEDDING_DIM) -> list[float]:
+    """A deterministic stand-in for a text's embedding: hashed word counts, so texts that
+    share words come out similar, as a real model's would. Not unit length on purpose:
+    a client must not assume a server normalises."""
+    out = [0.0] * dim
+    for word in re.findall(r"\w+", text.lower()):
+        out[hashlib.blake2b(word.encode(), digest_size=4).digest()[0] % dim] += 2.0
+    return out if any(out) else [1.0] + [0.0] * (dim - 1)
+
+
+def embeddings_payload(body: dict[str, Any]) -> bytes:
+    """The reply of an `/embeddings` endpoint to `body`, in OpenAI's shape."""
+    texts = body.get("input") or []
+    texts = [texts] if isinstance(texts, str) else texts
+    return json.dumps(
+        {
+            "object": "list",
+            "model": body.get("model", "test"),
+            "data": [
+                {"object": "embedding", "index": i, "embedding": fake_embedding(str(t))}
+                for i, t in enumerate(texts)
+            ],
+            "usage": {"prompt_tokens": 3 * len(texts), "total_tokens": 3 * len(texts)},
+        }
+    ).encode()
+
+
 class _Handler(BaseHTTPRequestHandler):
     """Records each request on the server's FakeOpenAI and sends the reply it picks."""
 
@@ -107,6 +139,9 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length", 0))
         body = json.loads(self.rfile.read(length) or b"{}")
         fake = self.server.fake
+        if self.path.rstrip("/").endswith("/embeddings"):
+            self._embeddings(fake, body)
+            return
         started = time.monotonic()
         reply = fake._begin_request(body, dict(self.headers), self.path, self.client_address[:2])
         try:
@@ -115,6 +150,22 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(reply, body)
         finally:
             fake._end_request(started)
+
+    def _embeddings(self, fake: FakeOpenAI, body: dict[str, Any]) -> None:
+        """Embeddings requests go to a log of their own (`embedding_requests`): chat
+        calls are counted as before. A server made with `embeddings=False` has no such
+        route, as a chat-only server would: a 404."""
+        with fake.lock:
+            fake.embedding_requests.append(body)
+        if fake.embeddings:
+            payload, status = embeddings_payload(body), 200
+        else:
+            payload, status = json.dumps({"error": {"message": "Not Found"}}).encode(), 404
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
 
     def _send(self, reply: Scripted, body: dict[str, Any]) -> None:
         if reply.hang_up:
@@ -148,8 +199,11 @@ class FakeOpenAI:
         default: Responder | None = None,
         keep_alive: bool = True,
         hidden_limit: int | None = None,
+        embeddings: bool = True,
     ) -> None:
         self.queue: deque[Scripted] = deque()
+        self.embeddings = embeddings  # whether it serves `/embeddings`
+        self.embedding_requests: list[dict[str, Any]] = []
         self.default = default or (lambda body: Scripted(content='{"utterance": "fine"}'))
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
@@ -211,8 +265,9 @@ def fake_openai(
     default: Responder | None = None,
     keep_alive: bool = True,
     hidden_limit: int | None = None,
+    embeddings: bool = True,
 ) -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI(default, keep_alive, hidden_limit)
+    server = FakeOpenAI(default, keep_alive, hidden_limit, embeddings)
     server.thread.start()
     try:
         yield server

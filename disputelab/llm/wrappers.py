@@ -8,6 +8,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
+from typing import TypeVar
 
 from disputelab.llm.base import (
     ChatModel,
@@ -19,6 +20,7 @@ from disputelab.llm.base import (
 from disputelab.llm.openai_defaults import DEFAULT_CONCURRENCY, DEFAULT_MAX_RETRY_AFTER_S
 
 Sleep = Callable[[float], Awaitable[None]]
+T = TypeVar("T")
 
 
 # How far an overload cuts the adaptive limit. TCP Reno halves; CUBIC keeps 0.7, which
@@ -78,13 +80,18 @@ class Limited:
         self.limit = min(float(self.ceiling), self.limit + 1 / self.limit)
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
+        return await self.run(lambda: self.inner.complete(request))
+
+    async def run(self, call: Callable[[], Awaitable[T]]) -> T:
+        """`call` under this endpoint's limits: its embeddings requests share them with
+        its chat calls."""
         async with self.slots:
             await self.slots.wait_for(lambda: self.in_flight < max(1, int(self.limit)))
             self.in_flight += 1
             admitted_after = self.cuts
         try:
             await self._pace()
-            response = await self.inner.complete(request)
+            response = await call()
         except TransientModelError as exc:
             if self.adaptive and exc.overload:
                 self.on_overload(admitted_after)
@@ -136,26 +143,32 @@ class Retrying:
         return self.rng.uniform(0, min(self.cap_s, self.base_s * 2**attempt))
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
+        response, retries = await self.run(lambda: self.inner.complete(request))
+        response.retries = retries
+        return response
+
+    async def run(self, call: Callable[[], Awaitable[T]]) -> tuple[T, int]:
+        """`call`'s result and the retries it took, retried as a chat call is (an
+        endpoint's embeddings requests come through here too)."""
         end = None if self.deadline_s is None else time.monotonic() + self.deadline_s
         for attempt in range(self.attempts):
             try:
-                response = await self._attempt(request, end)
+                result = await self._attempt(call, end)
             except TransientModelError as exc:
                 wait = self.delay(attempt, exc.retry_after)
                 self._give_up_if_hopeless(exc, attempt, wait, end)
                 self.retries += 1
                 await self.sleep(wait)
                 continue
-            response.retries = attempt
-            return response
+            return result, attempt
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _attempt(self, request: ChatRequest, end: float | None) -> ChatResponse:
+    async def _attempt(self, call: Callable[[], Awaitable[T]], end: float | None) -> T:
         if end is None:
-            return await self.inner.complete(request)
+            return await call()
         try:
             async with asyncio.timeout(max(0.0, end - time.monotonic())):
-                return await self.inner.complete(request)
+                return await call()
         except TimeoutError:
             raise TransientModelError(
                 f"{self.name}: no reply within the call's {self.deadline_s:g} s deadline"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from disputelab.agents.registry import kind_calls, sub_role
+from disputelab.agents.registry import kind_calls, kind_embeds, sub_role
 from disputelab.errors import Problem
 from disputelab.protocols.base import (
     NONE,
@@ -21,11 +21,24 @@ from disputelab.protocols.base import (
     Seat,
     mediator_kinds,
 )
+from disputelab.redact import redact
 
 RULE = "rule"  # the model name of a role played without a model
 JUDGE = "judge"  # a role no seat has, which evaluators and trackers use
 WRITER = "writer"  # the role that rewrites scenarios for conditions a model writes
 MEDIATOR = "mediator"  # what `--mediator-model` and `models: {mediator: M}` fill
+# The role whose model embeds texts for parties that rank memories by salience (LLM
+# parties under motivated turn-taking): an endpoint, or one of the in-process embedders.
+EMBEDDINGS = "embeddings"
+IN_PROCESS = "local"  # as an embeddings model: all-MiniLM-L6-v2, run in this process
+LEXICAL = "lexical"  # hashed bag-of-words vectors: no model at all
+IN_PROCESS_EMBEDDINGS = (IN_PROCESS, LEXICAL)
+
+
+def calls_endpoint(role: str, model: str) -> bool:
+    """Whether `model` in `role` is a model to open (not `rule`, nor an in-process
+    embedder, which `local` names in the embeddings role)."""
+    return model != RULE and not (role == EMBEDDINGS and model in IN_PROCESS_EMBEDDINGS)
 
 
 @dataclass(frozen=True)
@@ -95,9 +108,53 @@ class Cast:
                     out[f"{sub_role(s.role, call)}_model"] = m
         if self.model(JUDGE) != RULE:
             out["judge_model"] = self.model(JUDGE)
+        embeddings = embeddings_model(protocol, params, self)
+        if embeddings is not None:
+            out[f"{EMBEDDINGS}_model"] = embeddings
         if self.backbone:
             out["backbone"] = self.backbone
         return out
+
+
+def embeddings_model(
+    protocol: DisputeProtocol, params: ProtocolParams | None, cast: Cast
+) -> str | None:
+    """What embeds texts for the parties: None where none of them does (rule parties rank
+    lexically, as ever); else the `embeddings` model when named, else the parties'
+    endpoint (ProMediate asks its endpoint), else, for the embedded `local` model, the
+    in-process sentence model."""
+    seat = protocol.party_seat
+    if not (protocol.embeds(params) and kind_embeds(seat.interface, cast.seat_kind(seat))):
+        return None
+    named = cast.model(EMBEDDINGS)
+    if named != RULE:
+        return named
+    parties = cast.model(seat.role)
+    return IN_PROCESS if parties in (RULE, "local") else parties
+
+
+def embeddings_line(name: str) -> str:
+    """What `name` (an `embeddings_model`) embeds with, in words for a plan or a run."""
+    if name == IN_PROCESS:
+        return "all-MiniLM-L6-v2 in process (local)"
+    if name == LEXICAL:
+        return "lexical vectors, no model (lexical)"
+    return f"{redact(name)}, through its /embeddings endpoint"
+
+
+def embeddings_problems(name: str | None) -> list[str]:
+    """Why the embeddings named cannot be used here: the in-process model asked for by
+    name and not installed (unasked, its absence falls back to lexical, as ever)."""
+    from disputelab.llm.embedding import embedding_available  # numpy: only when asked
+
+    if name == IN_PROCESS and (reason := embedding_available()) is not None:
+        return [f"models.{EMBEDDINGS}: local is the in-process sentence model: {reason}"]
+    if name == RULE:
+        return [
+            f"models.{EMBEDDINGS}: rule is no embeddings; name an endpoint, local (the "
+            "in-process model) or lexical"
+        ]
+    return []
 
 
 def mediator_role(protocol: DisputeProtocol) -> str:

@@ -19,7 +19,15 @@ from disputelab.evaluation.registry import Evaluator, get_evaluator
 from disputelab.llm.models import Profile, load_profiles
 from disputelab.plan.ablation import ablated_specs
 from disputelab.plan.backbones import models_of
-from disputelab.plan.cast import JUDGE, RULE, WRITER, Cast
+from disputelab.plan.cast import (
+    EMBEDDINGS,
+    JUDGE,
+    RULE,
+    WRITER,
+    Cast,
+    calls_endpoint,
+    embeddings_model,
+)
 from disputelab.plan.concurrency import EndpointLimit, endpoint_limits
 from disputelab.plan.profiles import profile_temperatures
 from disputelab.plan.spec import (
@@ -116,9 +124,9 @@ class ExperimentPlan:
     @property
     def models(self) -> tuple[str, ...]:
         """Every model the experiment may call (each backbone's too), `rule` left out."""
-        named = [*self.spec.models.values()]
-        named += [m for b in self.spec.backbones.values() for m in b.values()]
-        return tuple(sorted({m for m in named if m != RULE}))
+        named = [*self.spec.models.items()]
+        named += [rm for b in self.spec.backbones.values() for rm in b.items()]
+        return tuple(sorted({m for r, m in named if calls_endpoint(r, m)}))
 
     @property
     def backbones(self) -> tuple[str, ...]:
@@ -131,6 +139,14 @@ class ExperimentPlan:
             return self.cast
         models = models_of(self.spec.backbones, self.spec.models, backbone)
         return Cast(self.cast.kinds, models, backbone).for_protocol(self.protocol)
+
+    @property
+    def embeddings(self) -> tuple[str, ...]:
+        """What embeds texts for the parties, per backbone, each once (none where the
+        parties rank nothing by embeddings)."""
+        casts = [self.cast_for(b) for b in self.backbones or ("",)]
+        found = (embeddings_model(self.protocol, self.params, c) for c in casts)
+        return tuple(dict.fromkeys(e for e in found if e is not None))
 
     @property
     def judges(self) -> tuple[str, ...]:
@@ -258,6 +274,17 @@ def plan_experiment(
     return plan_spec(spec, spec_dir, library_dir, load_profiles() if profiles is None else profiles)
 
 
+def _with_embeddings(sent: ExperimentSpec, cast: Cast) -> ExperimentSpec:
+    """`sent` with the embeddings its parties use written in, where the spec leaves them
+    to the default and one model serves every episode: the stored config then says it
+    (on a model axis, each episode's agents record their own)."""
+    protocol = get_protocol(sent.protocol)
+    name = embeddings_model(protocol, sent.protocol_params(), cast)
+    if name is None or EMBEDDINGS in sent.models or sent.backbones:
+        return sent
+    return sent.model_copy(update={"models": {**sent.models, EMBEDDINGS: name}})
+
+
 def plan_spec(
     spec: ExperimentSpec,
     spec_dir: Path,
@@ -271,7 +298,7 @@ def plan_spec(
     protocol = get_protocol(spec.protocol)
     cast = cast_of(spec)
     params = profile_temperatures(spec.protocol_params(), cast, profiles)
-    sent = spec.model_copy(update={"params": params.model_dump()})
+    sent = _with_embeddings(spec.model_copy(update={"params": params.model_dump()}), cast)
     if scenarios is None:
         pool = resolve_pool(spec, spec_dir, library_dir)
         scenarios = limit_scenarios(spec, pool)

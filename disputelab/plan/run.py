@@ -16,7 +16,15 @@ from typing import Any
 from disputelab.agents.registry import has_hidden_state
 from disputelab.errors import PlanError, Problem
 from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
-from disputelab.plan.cast import RULE, Cast, resolve_cast
+from disputelab.plan.cast import (
+    EMBEDDINGS,
+    RULE,
+    Cast,
+    calls_endpoint,
+    embeddings_model,
+    embeddings_problems,
+    resolve_cast,
+)
 from disputelab.plan.params import protocol_and_params
 from disputelab.protocols.base import DisputeProtocol, ProtocolParams, retrieval_protocols
 from disputelab.scenario.checks import unsettlable
@@ -46,7 +54,13 @@ class RunPlan:
     @property
     def models(self) -> tuple[str, ...]:
         """Every model the run may call, `rule` left out."""
-        return tuple(sorted({m for m in self.cast.models.values() if m != RULE}))
+        models = self.cast.models.items()
+        return tuple(sorted({m for r, m in models if calls_endpoint(r, m)}))
+
+    @property
+    def embeddings(self) -> str | None:
+        """What embeds texts for the parties (None where nothing does)."""
+        return embeddings_model(self.protocol, self.params, self.cast)
 
     @property
     def writer(self) -> str | None:
@@ -93,7 +107,7 @@ def plan_run(
     if proto is None or chosen is None:
         raise PlanError("", problems)
     cast, found = resolve_cast(proto, mediator, parties, model, models)
-    problems += found
+    problems += found + [Problem(p) for p in embeddings_problems(models.get(EMBEDDINGS))]
     corpus_path = Path(corpus) if corpus is not None else None
     problems += _corpus_problems(proto, corpus_path)
     chosen_tracker: str | None = None

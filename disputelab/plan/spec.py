@@ -45,6 +45,7 @@ from disputelab.plan.backbones import (
     expand_model_lists,
     mediator_only,
 )
+from disputelab.plan.cast import EMBEDDINGS, calls_endpoint, embeddings_problems
 from disputelab.plan.concurrency import LLM_CONCURRENCY, RULE_CONCURRENCY, default_concurrency
 from disputelab.plan.scenario_refs import find_scenarios
 from disputelab.protocols.agent_params import temperature_params
@@ -94,9 +95,11 @@ class SpecError(DisputelabError, ValueError):
 
 def model_roles() -> set[str]:
     """Every role a model may be named for: the seats of every protocol, their calls
-    with a model of their own (`mediator.when`), the judge and the writer."""
+    with a model of their own (`mediator.when`), the judge, the writer and the
+    embeddings of the parties' memories."""
     seats = [(s.role, s.interface) for _, p in PROTOCOLS.items() for s in p.seats]
-    return {r for r, _ in seats} | {"judge", "writer"} | set(all_sub_roles(seats))
+    named = {"judge", "writer", EMBEDDINGS}
+    return {r for r, _ in seats} | named | set(all_sub_roles(seats))
 
 
 def _protocol_param_names() -> set[str]:
@@ -224,7 +227,8 @@ class ExperimentSpec(BaseModel):
     @property
     def run_concurrency(self) -> int:
         """Episodes in flight: the spec's `concurrency:`, else the default for its models."""
-        return self.concurrency or default_concurrency(self.models.values())
+        called = [m for r, m in self.models.items() if calls_endpoint(r, m)]
+        return self.concurrency or default_concurrency(called)
 
     @model_validator(mode="before")
     @classmethod
@@ -389,6 +393,7 @@ class ExperimentSpec(BaseModel):
         for models in each_models(self.backbones, self.models):
             problems += [p for p in self._missing_models(models) if p not in problems]
         problems += self._unused_sub_roles()
+        problems += embeddings_problems(self.models.get(EMBEDDINGS))
         if problems:
             raise ValueError("; ".join(problems))
         return self

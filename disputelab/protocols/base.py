@@ -188,6 +188,11 @@ class DisputeProtocol(ABC):
         every seat played by a model (re-asks and retries come on top)."""
         return {}
 
+    def embeds(self, params: ProtocolParams | None) -> bool:
+        """Whether, under `params`, party kinds that can (`AgentKind.embeds`) rank texts
+        by embeddings, and so use the run's `embeddings` model."""
+        return False
+
     def experiment_tables(self, store: Store, run_id: str, config: Mapping[str, Any]) -> str:
         """An experiment's tables in markdown. This default is the generic layout (one
         row per condition and seat kind); a protocol with tables of its own overrides it

@@ -50,7 +50,7 @@ def _rule(s: AgentSetup) -> list[PartyAgent]:
 def _llm(s: AgentSetup) -> list[PartyAgent]:
     assert s.model is not None
     return [
-        LLMParty(s.scenario, p.id, s.model, s.seed, s.public, s.settings)
+        LLMParty(s.scenario, p.id, s.model, s.seed, s.public, s.settings, s.embedder)
         for p in s.scenario.parties
     ]
 
@@ -71,7 +71,9 @@ register_kind(
         PARTY, "rule", "rule policy with a template voice (no model)", _rule, hidden_state=True
     )
 )
-register_kind(AgentKind(PARTY, "llm", "the model plays each party", _llm, needs_model=True))
+register_kind(
+    AgentKind(PARTY, "llm", "the model plays each party", _llm, needs_model=True, embeds=True)
+)
 register_kind(
     AgentKind(
         PARTY,

@@ -3,7 +3,6 @@ rule policy decide and the LLM only phrase the words."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -20,7 +19,7 @@ from disputelab.agents.settings import DEFAULT_SETTINGS, AgentSettings
 from disputelab.agents.thinking import Mind, brief_sentences, event_text
 from disputelab.episode import SATISFACTION, Action, Signal, Stance, Thought, Usage, Verdict
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
-from disputelab.llm.embedding import Embedder
+from disputelab.llm.embedding import Embedder, Embeds
 from disputelab.llm.seeds import turn_sampling
 from disputelab.llm.structured import ask_structured
 from disputelab.scenario.schema import Scenario
@@ -137,6 +136,7 @@ class LLMParty(UsageReporter):
         seed: int,
         public: PublicScenario | None = None,
         settings: AgentSettings = DEFAULT_SETTINGS,
+        embedder: Embeds | None = None,
     ) -> None:
         self.party_id = party_id
         self.party = scenario.party(party_id)
@@ -155,6 +155,9 @@ class LLMParty(UsageReporter):
         self.terms = ""
 
         self._mind: Mind | None = None  # built on first thought (motivated turn-taking)
+        # What ranks its memories by salience: the run's (an endpoint's, or the in-process
+        # model's); unset, the in-process model where it is installed.
+        self.embedder = embedder
 
     async def act(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
         return await self._act(dialogue, ctx)
@@ -164,10 +167,9 @@ class LLMParty(UsageReporter):
         self, dialogue: Sequence[PublicTurn], ctx: TurnContext, k: int
     ) -> list[Thought]:
         if self._mind is None:
-            self._mind = Mind(brief_sentences(self.public, self.party), Embedder())
-        # Sentence embeddings are CPU work: off the event loop, so other episodes' model
-        # calls go on meanwhile.
-        await asyncio.to_thread(self._mind.attend, event_text(dialogue, self.public))
+            embedder = self.embedder or Embedder()
+            self._mind = Mind(brief_sentences(self.public, self.party), embedder)
+        await self._mind.attend_async(event_text(dialogue, self.public))
         thoughts, responses = await llm_thoughts(
             self.model,
             self.system,

@@ -176,5 +176,5 @@ async def llm_thoughts(
                 f"{party_id}:{event}:{i}", party_id, d.text.strip(), rating, rating, reason, stimuli
             )
         )
-    await asyncio.to_thread(mind.keep, thoughts)  # embeds: off the event loop
+    await mind.keep_async(thoughts)
     return thoughts, responses

@@ -172,6 +172,10 @@ class RoundTable(DisputeProtocol):
 
         return experiment_markdown_for(store, run_id, dict(config))
 
+    def embeds(self, params: ProtocolParams | None) -> bool:
+        # Inner-thought parties rank their memories and thoughts by salience.
+        return params is not None and motivated(params)
+
     def max_calls(self, params: ProtocolParams, n_parties: int) -> dict[str, int]:
         assert isinstance(params, RoundTableParams)
         # The topics are not known here: a per-party-topic budget is bounded at four
