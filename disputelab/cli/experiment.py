@@ -71,7 +71,7 @@ def experiment(
     """Run an experiment grid: scenarios x conditions x mediators x replicates."""
     _check_name(name)
     overrides = {"replicates": replicates, "limit_scenarios": limit_scenarios, "ablate": ablate}
-    given = {k: v for k, v in overrides.items() if v is not None}
+    given: dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
     where = _executor(executor, workers, address)  # before anything is made or recorded
     plan = _plan(spec_path, given, name)
     given |= {"name": name} if name is not None else {}  # repeated by the resume command
