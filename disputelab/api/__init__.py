@@ -354,11 +354,16 @@ def episode_frame(store: Store, run_id: str) -> pd.DataFrame:
 
 
 def _experiment_plan(
-    spec: SpecSource | ExperimentPlan, store: StoreLike, overrides: Mapping[str, Any]
+    spec: SpecSource | ExperimentPlan,
+    store: StoreLike,
+    overrides: Mapping[str, Any],
+    name: str | None = None,
 ) -> ExperimentPlan:
     if isinstance(spec, ExperimentPlan):
+        if name is not None and name != spec.name:
+            raise PlanError("name", ["a plan is named already; give name to plan_experiment"])
         return spec
-    return plan_experiment(spec, overrides, store=store)
+    return plan_experiment(spec, overrides, store=store, name=name)
 
 
 def plan_experiment(
@@ -367,16 +372,19 @@ def plan_experiment(
     *,
     store: StoreLike = None,
     base: Path | None = None,
+    name: str | None = None,
 ) -> ExperimentPlan:
     """Check an experiment and resolve it into its plan without running anything: the
     spec (a file, a mapping of its fields, or a validated spec) with `overrides`
-    (replicates, limit_scenarios, ablate, ...) in place of its own. SpecError lists every
-    problem, and every missing prerequisite (a statute corpus, a saved exemplar set).
-    `plan.summary()` is what `disputelab experiment --dry-run` prints."""
+    (replicates, limit_scenarios, ablate, ...) in place of its own. `name` stores it under
+    another experiment name than the spec's, so that a trial does not take the full run's
+    (PlanError when it cannot be a run id). SpecError lists every problem, and every
+    missing prerequisite (a statute corpus, a saved exemplar set). `plan.summary()` is
+    what `disputelab experiment --dry-run` prints."""
     from disputelab.plan.prerequisites import prerequisite_problems
 
     given = {k: v for k, v in (overrides or {}).items() if v is not None}
-    plan = experiment_plans.plan_experiment(spec, given, library(store), base=base)
+    plan = experiment_plans.plan_experiment(spec, given, library(store), base=base, name=name)
     if problems := prerequisite_problems(plan, store_path(store)):
         source = str(spec) if isinstance(spec, str | os.PathLike) else plan.name
         raise SpecError(source, problems)
@@ -396,13 +404,14 @@ async def experiment_async(
     stop: threading.Event | None = None,
     source: str = "",
     ablations: bool = True,
+    name: str | None = None,
     **overrides: Any,
 ) -> ExperimentResult:
     """`experiment`, for code already inside an event loop; without `ablations`, only
     the plan's own grid is played (its ablations are plans of their own)."""
     from disputelab.experiments.runner import run_experiment
 
-    plan = _experiment_plan(spec, store, overrides)
+    plan = _experiment_plan(spec, store, overrides, name)
     opened = open_store(store)
     hub = hub or open_models(plan.models, store=opened, concurrency=concurrency or plan.concurrency)
     summaries = []
@@ -425,13 +434,16 @@ def experiment(
     hub: ModelHub | None = None,
     executor: Executor | None = None,
     progress: Progress | None = None,
+    name: str | None = None,
     **overrides: Any,
 ) -> ExperimentResult:
     """Run (or, with `resume`, continue) an experiment from a spec file or a mapping of
     its fields, with `overrides` (replicates, limit_scenarios, ablate) in place of the
     spec's own: every grid is played, stored and scored as it goes, then any ablation's.
+    `name` stores it under that experiment name instead of the spec's (a trial beside the
+    full run); resume it with the same `name`.
     """
-    plan = _experiment_plan(spec, store, overrides)
+    plan = _experiment_plan(spec, store, overrides, name)
     opened = open_store(store)
     hub = hub or open_models(plan.models, store=opened, concurrency=concurrency or plan.concurrency)
     return run_loop(

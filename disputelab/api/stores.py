@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from disputelab.llm.cache import CACHE_NAME
-from disputelab.store.health import is_sqlite_file, store_failure
+from disputelab.store.health import StoreError, is_sqlite_file, store_failure
 from disputelab.store.integrity import Diagnosis, RunSalvage, Salvage
 from disputelab.store.schema import DB_NAME, holds_store
 from disputelab.store.sqlite import Store
@@ -29,17 +30,24 @@ if TYPE_CHECKING:
     from disputelab.report.serve import ReportServer
 
 __all__ = [
+    "KINDS",
+    "STATUSES",
     "Diagnosis",
+    "RunFilterError",
     "RunInfo",
     "RunSalvage",
     "Salvage",
     "check_store",
+    "delete_runs",
     "is_loopback",
     "list_runs",
     "listen_problem",
     "overwrites_data",
     "recover_store",
+    "rename_run",
     "report_server",
+    "run_id_problem",
+    "runs_to_delete",
     "store_failure",
     "store_missing",
 ]
@@ -73,25 +81,131 @@ class RunInfo:
     failed: int
     status: str
     created: dt.datetime  # local time
+    parent: str = ""  # the run it was made for (an ablation's, a sensitivity point's)
+
+    @property
+    def derived(self) -> bool:
+        """Whether another run made this one (an ablation's grid, a sensitivity point)."""
+        return bool(self.parent)
 
 
-def list_runs(store: StoreLike = None) -> list[RunInfo]:
-    """The store's runs, oldest first: episodes done of planned, failed, and status."""
+KINDS = ("run", "experiment", "validation")  # what `disputelab run`, `experiment`, ... store
+STATUSES = ("complete", "partial", "failed", "running")
+
+
+class RunFilterError(StoreError, ValueError):
+    """A filter of `list_runs` that cannot select anything (an unknown status, a date
+    that does not parse); the message is one line."""
+
+
+def parse_since(since: str | dt.date | None) -> dt.datetime | None:
+    """A moment in local time from an ISO date (2026-12-01, from its midnight) or date
+    and time (2026-12-01T09:30, with or without a UTC offset)."""
+    if since is None or isinstance(since, dt.datetime):
+        moment = since
+    elif isinstance(since, dt.date):
+        moment = dt.datetime.combine(since, dt.time())
+    else:
+        try:
+            moment = dt.datetime.fromisoformat(since.strip())
+        except ValueError:
+            raise RunFilterError(
+                f"since: {since!r} is not an ISO date or date and time "
+                "(2026-12-01 or 2026-12-01T09:30)"
+            ) from None
+    if moment is not None and moment.tzinfo is not None:
+        moment = moment.astimezone().replace(tzinfo=None)  # runs are listed in local time
+    return moment
+
+
+def list_runs(
+    store: StoreLike = None,
+    *,
+    name: str | None = None,
+    kind: str | None = None,
+    status: str | None = None,
+    since: str | dt.date | None = None,
+    derived: bool = True,
+) -> list[RunInfo]:
+    """The store's runs, oldest first: episodes done of planned, failed, and status.
+    Only those whose id or label starts with `name`, of `kind` (run, experiment,
+    validation), with `status` (complete, partial, failed, running), created at or after
+    `since` (an ISO date or datetime), and, unless `derived`, made by no other run.
+    RunFilterError for a kind, status or date that means nothing."""
     from disputelab.api import open_store
 
+    if kind is not None and kind not in KINDS:
+        raise RunFilterError(f"kind: no run kind {kind!r}; use {', '.join(KINDS)}")
+    if status is not None and status not in STATUSES:
+        raise RunFilterError(f"status: no run status {status!r}; use {', '.join(STATUSES)}")
+    after = parse_since(since)
+    found = [_info(r) for r in open_store(store, writable=False).runs()]
     return [
-        RunInfo(
-            r["run_id"],
-            r["kind"],
-            r["label"],
-            r["complete"],
-            r["planned"],
-            r["failed"],
-            r["status"],
-            dt.datetime.fromtimestamp(r["created_at"]),
-        )
-        for r in open_store(store, writable=False).runs()
+        r
+        for r in found
+        if (name is None or r.run_id.startswith(name) or r.label.startswith(name))
+        and (kind is None or r.kind == kind)
+        and (status is None or r.status == status)
+        and (after is None or r.created >= after)
+        and (derived or not r.derived)
     ]
+
+
+def _info(r: dict[str, Any]) -> RunInfo:
+    return RunInfo(
+        r["run_id"],
+        r["kind"],
+        r["label"],
+        r["complete"],
+        r["planned"],
+        r["failed"],
+        r["status"],
+        dt.datetime.fromtimestamp(r["created_at"]),
+        r["parent"],
+    )
+
+
+def run_id_problem(name: str) -> str | None:
+    """Why `name` cannot be a run id (or an experiment's name), or None when it can."""
+    from disputelab.store.manage import id_problem
+
+    return id_problem(name)
+
+
+def runs_to_delete(runs: Sequence[str], store: StoreLike = None) -> list[RunInfo]:
+    """The runs `delete_runs` would delete: each named one (an id, a unique prefix, a
+    label or `last`) and every run derived from it. StoreError for an unknown run."""
+    from disputelab.api import open_store
+    from disputelab.store.manage import family
+
+    opened = open_store(store, writable=False)
+    ids = [opened.resolve_run(r) for r in runs]
+    doomed = {f for run_id in ids for f in family(opened.db, run_id)}
+    return [_info(r) for r in opened.runs() if r["run_id"] in doomed]
+
+
+def delete_runs(runs: Sequence[str], *, store: StoreLike = None) -> list[str]:
+    """Delete the runs (ids, unique prefixes, labels or `last`), every run derived from
+    them, and all their episodes, turns, scores and usage, in one transaction; the ids
+    deleted. StoreError, with nothing deleted, for an unknown run or one that another
+    live process is writing."""
+    from disputelab.api import open_store
+
+    opened = open_store(store)
+    return opened.delete_runs([opened.resolve_run(r) for r in runs])
+
+
+def rename_run(run: str, new: str, *, store: StoreLike = None) -> dict[str, str]:
+    """Give a run (an id, a unique prefix, a label or `last`) the id `new`, rewriting
+    every row that names it (its episodes' ids, its config's name, the runs derived from
+    it, which take the new name as their prefix) in one transaction; each old id with its
+    new one. An experiment renamed is reported, compared, evaluated and resumed (with
+    `name=new`) under its new id. StoreError for an unknown run, a `new` that is invalid
+    or taken, or a run another live process is writing."""
+    from disputelab.api import open_store
+
+    opened = open_store(store)
+    return opened.rename_run(opened.resolve_run(run), new)
 
 
 def check_store(store: StoreLike = None) -> Diagnosis:

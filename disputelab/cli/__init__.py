@@ -23,6 +23,7 @@ from disputelab.cli import (
     memory,
     presets,
     protocols,
+    runs,
     scenarios,
     store,
 )
@@ -34,7 +35,6 @@ from disputelab.cli.evaluate import evaluate
 from disputelab.cli.experiment import experiment
 from disputelab.cli.report import report
 from disputelab.cli.run import run
-from disputelab.cli.runs import list_runs
 from disputelab.cli.sensitivity import sensitivity
 from disputelab.cli.validate_judge import validate_judge
 from disputelab.cli.view import view
@@ -133,7 +133,6 @@ app.command("validate-judge")(validate_judge)
 app.command()(experiment)
 app.command()(report)
 app.command()(curate)
-app.command("runs")(list_runs)
 app.command()(view)
 app.command()(bench)
 app.command()(sensitivity)
@@ -143,6 +142,7 @@ app.add_typer(conditions.app, name="conditions")
 app.add_typer(protocols.app, name="protocols")
 app.add_typer(presets.app, name="presets")
 app.add_typer(datasets.app, name="datasets")
+app.add_typer(runs.app, name="runs")
 app.add_typer(store.app, name="store")
 app.add_typer(exemplars.app, name="exemplars")
 app.add_typer(memory.app, name="memory")

@@ -16,6 +16,7 @@ from rich.markup import escape
 
 from disputelab import api
 from disputelab.api import SpecError, embeddings_line
+from disputelab.api.stores import run_id_problem
 from disputelab.cli.common import (
     check_models,
     counted,
@@ -65,12 +66,15 @@ def experiment(
         str | None, typer.Option(help="Ray cluster address (default: a local Ray instance).")
     ] = None,
     ablate: AblateOption = None,
+    name: NameOption = None,
 ) -> None:
     """Run an experiment grid: scenarios x conditions x mediators x replicates."""
+    _check_name(name)
     overrides = {"replicates": replicates, "limit_scenarios": limit_scenarios, "ablate": ablate}
-    given = {k: v for k, v in overrides.items() if v is not None}
+    given: dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
     where = _executor(executor, workers, address)  # before anything is made or recorded
-    plan = _plan(spec_path, given)
+    plan = _plan(spec_path, given, name)
+    given |= {"name": name} if name is not None else {}  # repeated by the resume command
     for warning in plan.warnings:  # repeats dropped from the grid, say
         warn(str(spec_path), warning)
     if dry_run:
@@ -97,17 +101,30 @@ def experiment(
         raise typer.Exit(1)  # finished, but not every episode: scripts must see it
 
 
-def _plan(spec_path: Path, overrides: dict[str, Any]) -> ExperimentPlan:
+def _check_name(name: str | None) -> None:
+    if name is not None and (problem := run_id_problem(name)):
+        fail(f"--name: {problem}")
+
+
+def _plan(spec_path: Path, overrides: dict[str, Any], name: str | None) -> ExperimentPlan:
     """The experiment's plan, or every problem of the spec or missing prerequisite (an
     exemplar set, a corpus), and exit status 2."""
     try:
-        return api.plan_experiment(spec_path, overrides, store=state.store_path)
+        return api.plan_experiment(spec_path, overrides, store=state.store_path, name=name)
     except SpecError as exc:
         fail_problems(exc.source, exc.problems)
     except DisputelabError as exc:
         fail(str(exc))
 
 
+NameOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="NAME",
+        help="Store it under this experiment name instead of the spec's (a trial beside "
+        "the full run); --resume with the same --name continues it.",
+    ),
+]
 AblateOption = Annotated[
     list[str] | None,
     typer.Option(

@@ -98,7 +98,7 @@ def create_or_join(store: Store, plan: ExperimentPlan, resume: bool) -> None:
     """Record the experiment; when another process recorded it first, a `--resume` joins
     it (if the specs agree) and anything else is refused."""
     try:
-        store.create_run("experiment", plan.name, plan.config, run_id=plan.name)
+        store.create_run("experiment", plan.name, plan.config, run_id=plan.name, parent=plan.parent)
     except sqlite3.IntegrityError:
         if not resume:
             raise StoreError(

@@ -25,7 +25,7 @@ import threading
 import warnings
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -204,6 +204,11 @@ def point_spec(spec: ExperimentSpec, values: dict[str, float]) -> ExperimentSpec
         raise SensitivityError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
 
 
+def point_parent(name: str) -> str:
+    """The spec's name a point's grid (NAME.sensitivity.DIGEST) was made for."""
+    return name.rpartition(".sensitivity.")[0]
+
+
 def point_specs(spec: ExperimentSpec, design: Design) -> list[ExperimentSpec]:
     return [point_spec(spec, point_values(design, i)) for i in range(len(design.X))]
 
@@ -295,6 +300,7 @@ async def evaluate_points(
         else:
             resume = name in {r["run_id"] for r in store.runs()}
             grid = plan_spec(by_name[name], spec_dir, library, hub.profiles)
+            grid = replace(grid, parent=point_parent(name))  # listed under its spec's
             summary = await run_experiment(
                 store, grid, hub, resume, progress=hooks.episode, stop=stop
             )

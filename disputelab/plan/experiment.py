@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from disputelab.agents.registry import sub_role
+from disputelab.errors import PlanError
 from disputelab.evaluation.registry import Evaluator, get_evaluator
 from disputelab.llm.models import Profile, load_profiles
 from disputelab.plan.ablation import ablated_specs
@@ -43,6 +44,7 @@ from disputelab.plan.spec import (
 from disputelab.protocols.base import DisputeProtocol, ProtocolParams, get_protocol
 from disputelab.redact import redact
 from disputelab.scenario.schema import Scenario
+from disputelab.store.manage import id_problem
 
 SpecSource = str | Path | Mapping[str, Any] | ExperimentSpec
 
@@ -87,6 +89,9 @@ class ExperimentPlan:
     # expertise condition retrieves from, so that a trial on two cases retrieves as the
     # full run does. None: the same as `scenarios`.
     pool: Mapping[str, Scenario] | None = None
+    # The run this grid is made for (an ablation's experiment, a sensitivity point's
+    # spec), '' for an experiment of its own: the store lists it as derived from that.
+    parent: str = ""
 
     @property
     def retrieval_pool(self) -> Mapping[str, Scenario]:
@@ -252,15 +257,22 @@ def plan_experiment(
     library_dir: Path | None = None,
     profiles: Mapping[str, Profile] | None = None,
     base: Path | None = None,
+    name: str | None = None,
 ) -> ExperimentPlan:
     """Resolve an experiment from a spec file, a mapping of its fields or a validated
     spec, with `overrides` in place of the spec's own; SpecError with every problem.
+    `name` stores it under another experiment name than the spec's (a trial beside the
+    full run); PlanError when it cannot be a run id.
 
     `profiles` are the model profiles whose temperatures fill those the spec leaves
     unset (read from `disputelab.toml` when not given); `library_dir` holds the cases
     imported into the store; `base` is what a mapping's relative paths are relative to
     (a file's are relative to its folder; default: the working directory).
     """
+    if name is not None:
+        if problem := id_problem(name):
+            raise PlanError("name", [problem])
+        overrides = {**(overrides or {}), "name": name}
     if isinstance(source, ExperimentSpec):
         data = source.model_dump() if overrides else None
         spec = validate_spec(data, "spec", base, overrides, library_dir) if data else source
@@ -320,4 +332,5 @@ def plan_spec(
         sent,
         profiles,
         pool if pool is not None and len(pool) != len(scenarios) else None,
+        spec.ablation_of or "",
     )

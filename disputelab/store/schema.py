@@ -29,7 +29,8 @@ CREATE TABLE IF NOT EXISTS runs (
     created_at REAL NOT NULL,
     config TEXT NOT NULL DEFAULT '{}',
     planned INTEGER,
-    source TEXT NOT NULL DEFAULT ''
+    source TEXT NOT NULL DEFAULT '',
+    parent TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS episodes (
     episode_id TEXT PRIMARY KEY,
@@ -127,8 +128,15 @@ ADDED = {
     "runs": {  # version 2 did not record an experiment's plan
         "planned": "INTEGER",
         "source": "TEXT NOT NULL DEFAULT ''",
+        # The run another run made it for (an ablation's grid, a sensitivity point), ''
+        # for a run of its own. Older versions ignore the column, so adding it needs no new
+        # schema version: they still open the store.
+        "parent": "TEXT NOT NULL DEFAULT ''",
     },
 }
+# Added columns a store is read without (as if every row held the default): a store on a
+# read-only disk from before the column stays readable.
+READ_WITHOUT = {("runs", "parent")}
 
 
 # The oldest schema this version reads without migrating it: 7 lacks only `turn_chunks`,
@@ -141,7 +149,7 @@ def schema_is_current(db: sqlite3.Connection) -> bool:
     opened read-only cannot have)."""
     for table, added in ADDED.items():
         columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-        if not columns >= set(added):
+        if not columns >= {c for c in added if (table, c) not in READ_WITHOUT}:
             return False
     version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     return version is not None and str(version[0]) in {

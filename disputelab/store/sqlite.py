@@ -38,6 +38,7 @@ from disputelab.store.health import (
     store_failure,
 )
 from disputelab.store.leases import live_runs
+from disputelab.store.manage import delete_runs, fill_parents, rename_run
 from disputelab.store.records import (
     HEADER,
     EpisodeRecord,
@@ -123,8 +124,12 @@ class Store:
                 if writable or not is_read_only_failure(exc, self.root):
                     raise
                 self._open_immutable()
-            # A read-only store of schema 7 has no table of turn chunks (and none to read).
+            # A read-only store of schema 7 has no table of turn chunks (and none to read),
+            # and one from before runs recorded their parent, no such column.
             self._chunks = has_table(self.db, "turn_chunks")
+            self._parents = any(
+                r[1] == "parent" for r in self.db.execute("PRAGMA table_info(runs)")
+            )
         except sqlite3.Error as exc:
             self.db.close()
             raise store_failure(self.root, exc, writing=writable) from None
@@ -197,6 +202,8 @@ class Store:
             for column, declaration in added.items():
                 if column not in columns:
                     self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+                    if (table, column) == ("runs", "parent"):
+                        fill_parents(self.db)  # derived runs stored before it existed
         version = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if version != (str(SCHEMA_VERSION),):
             self.db.execute(
@@ -278,11 +285,15 @@ class Store:
         label: str = "",
         config: Mapping[str, Any] | None = None,
         run_id: str | None = None,
+        parent: str = "",
     ) -> str:
+        """Record a new run; `parent` names the run it is made for (an ablation's grid,
+        a sensitivity point), which lists and deletes it with its own."""
         rid = run_id or new_run_id()
         with self._tx() as db:
             db.execute(
-                "INSERT INTO runs (run_id, kind, label, created_at, config) VALUES (?,?,?,?,?)",
+                "INSERT INTO runs (run_id, kind, label, created_at, config, parent)"
+                " VALUES (?,?,?,?,?,?)",
                 # Configs name models, and a model's URL may carry a password: what is
                 # stored is always the redacted name.
                 (
@@ -291,9 +302,24 @@ class Store:
                     redact(label),
                     time.time(),
                     json.dumps(redact_deep(dict(config or {}))),
+                    parent,
                 ),
             )
         return rid
+
+    def delete_runs(self, run_ids: Sequence[str]) -> list[str]:
+        """Delete the runs with the runs derived from them and everything of their
+        episodes, in one transaction; the ids deleted. StoreError, and nothing deleted,
+        when another live process is writing one of them."""
+        with self._tx() as db:
+            return delete_runs(db, run_ids)
+
+    def rename_run(self, old: str, new: str) -> dict[str, str]:
+        """Give run `old` the id `new` (its derived runs follow), rewriting every row that
+        names it, in one transaction; each old id with its new one. StoreError when `new`
+        is invalid or taken, or a live process is writing the run."""
+        with self._tx() as db:
+            return rename_run(db, old, new)
 
     def start_episode(
         self,
@@ -491,9 +517,11 @@ class Store:
         """Every run with its episode counts and status: complete, partial or failed, or
         running while a live process plays one of its episodes."""
         done = (Status.INCOMPLETE.value, Status.FAILED.value)
+        parent = "r.parent" if self._parents else "''"
         rows = self.db.execute(
             "SELECT r.run_id, r.kind, r.label, r.created_at, COUNT(e.episode_id),"
-            " SUM(e.status NOT IN (?, ?)), SUM(e.status = ?), r.planned, r.source"
+            " SUM(e.status NOT IN (?, ?)), SUM(e.status = ?), r.planned, r.source,"
+            f" {parent}"
             " FROM runs r LEFT JOIN episodes e USING (run_id)"
             " GROUP BY r.run_id ORDER BY r.created_at",
             (*done, Status.FAILED.value),
@@ -505,6 +533,7 @@ class Store:
             d = dict(zip(keys, (*r[:5], r[5] or 0, r[6] or 0), strict=True))
             d["planned"] = r[7] if r[7] is not None else d["episodes"]
             d["source"] = r[8]
+            d["parent"] = r[9]
             d["status"] = run_status(d["complete"], d["failed"], d["planned"])
             if d["run_id"] in live and d["status"] != "complete":
                 d["status"] = "running"
