@@ -363,8 +363,9 @@ def _create_run(
     mediator = cast.kind(seat.role, seat.default) if seat else NONE
     # The default protocol's runs keep the shorter label and config they always had.
     named = {} if proto.name == DEFAULT_PROTOCOL else {"protocol": proto.name}
+    borrowed = {s.role for s in proto.seats if s.model_from}  # follow their source seat
     axis = {
-        name: {r: m for r, m in c.models.items() if cast.models.get(r) != m}
+        name: {r: m for r, m in c.models.items() if cast.models.get(r) != m and r not in borrowed}
         for name, c in backbones.items()
     }
     return store.create_run(
