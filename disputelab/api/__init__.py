@@ -60,6 +60,7 @@ from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
 from disputelab.llm.base import ModelError
 from disputelab.llm.cache import CacheError
 from disputelab.llm.models import ModelConfigError, ModelHub, Profile
+from disputelab.llm.wrappers import RoleUsage
 from disputelab.plan import experiment as experiment_plans
 from disputelab.plan import run as run_plans
 from disputelab.plan.cast import RULE
@@ -639,6 +640,7 @@ __all__ += [
     "ProcessExecutor",
     "Profile",
     "RayExecutor",
+    "RoleUsage",
     "RunPlan",
     "RunResult",
     "Scenario",

@@ -64,6 +64,9 @@ def test_two_models_play_the_same_case_and_seed_each(tmp_path: Path, models: lis
         assert ep["backbone"] == backbone and ep["seed"] == 4
         assert ep["parties_model"].startswith(f"{backbone}@")  # the factor is recorded
     assert f"compare {run_id}" in " ".join(result.stdout.split())
+    used = [line for line in result.stdout.splitlines() if line.startswith("model use")]
+    assert [line.split(":", 1)[0] for line in used] == ["model use, parties (openai"] * 2
+    assert [m in line for line in used for m in models] == [True, False, False, True]
 
 
 def test_compare_ranks_the_models_of_such_a_run(tmp_path: Path, models: list[str]) -> None:
