@@ -60,6 +60,7 @@ from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
 from disputelab.llm.base import ModelError
 from disputelab.llm.cache import CacheError
 from disputelab.llm.models import ModelConfigError, ModelHub, Profile
+from disputelab.llm.wrappers import RoleUsage
 from disputelab.plan import experiment as experiment_plans
 from disputelab.plan import run as run_plans
 from disputelab.plan.cast import RULE, embeddings_line
@@ -261,9 +262,10 @@ def plan_run(
     scenario: str | os.PathLike[str] | Scenario, *, store: StoreLike = None, **options: Any
 ) -> RunPlan:
     """Check a run and resolve it into its plan without playing anything; PlanError lists
-    every problem. Options: protocol, preset, mediator, parties, model, models (a model per
-    role: parties, mediator, judge, mediator.when), condition, seed, params (the
-    protocol's), budget (its turn budget), corpus, tracker."""
+    every problem. Options: protocol, preset, mediator, parties, model (one model, or a
+    list of several to compare), models (a model per role: parties, mediator, judge,
+    mediator.when, writer), condition, seed, params (the protocol's), budget (its turn
+    budget), corpus, tracker."""
     ref = scenario if isinstance(scenario, Scenario) else str(scenario)
     return run_plans.plan_run(ref, library=library(store), **options)
 
@@ -305,6 +307,13 @@ def run(
     Options are those of `plan_run`: protocol, preset, mediator, parties, model, models
     (per role), condition, seed, params (the protocol's), corpus, tracker. The result
     holds both episodes, their scores (`.metrics()` as a pandas frame) and the run id.
+
+    `model=["A", "B"]` plays the run once with each model in every seat one model would
+    fill (a model axis, as `models: {parties: [A, B]}` makes in an experiment): the same
+    scenario, condition and seed, each episode's id ending `@MODEL`; `.by_model` holds
+    each model's result, `.metrics()` has a column per arm and model, and `compare(
+    [result.run_id])` ranks them. The judge and the writer serve every model: name them
+    in `models`.
     """
     plan = scenario if isinstance(scenario, RunPlan) else _run_plan(scenario, store, **options)
     opened = open_store(store)
@@ -643,6 +652,7 @@ __all__ += [
     "ProcessExecutor",
     "Profile",
     "RayExecutor",
+    "RoleUsage",
     "RunPlan",
     "RunResult",
     "Scenario",

@@ -19,7 +19,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from disputelab import api
-from disputelab.api import MetricResult, ModelConfigError, ScenarioError, Store, StoreError, redact
+from disputelab.api import (
+    MetricResult,
+    ModelConfigError,
+    RoleUsage,
+    ScenarioError,
+    Store,
+    StoreError,
+    redact,
+)
 from disputelab.api.stores import store_missing
 from disputelab.errors import DisputelabError
 
@@ -265,17 +273,25 @@ def run_with_models(hub: ModelHub, work: Coroutine[Any, Any, T]) -> T:
 
 
 def print_usage(hub: ModelHub) -> None:
-    for role, u in hub.ledger.roles.items():
-        cost = "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}"
-        out.print(
-            f"model use, {role} ({u.model}): {u.calls} calls to the model, "
-            f"{u.cached} answered from the cache, "
-            f"{u.retries} retries, {u.input_tokens} tokens in, {u.output_tokens} out, "
-            f"cost {cost}"
-            + (f" (token counts unknown: {u.tokens_unknown_reason})" if u.tokens_unknown else ""),
-            highlight=False,
-            soft_wrap=True,
-        )
+    """A line of model use per role, or per role and model where a role called several
+    (a model axis): a role's total would name one of its models only."""
+    for role, total in hub.ledger.roles.items():
+        parts = hub.ledger.models_of(role)
+        for u in parts if len(parts) > 1 else [total]:
+            _print_use(role, u)
+
+
+def _print_use(role: str, u: RoleUsage) -> None:
+    cost = "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}"
+    out.print(
+        f"model use, {role} ({u.model}): {u.calls} calls to the model, "
+        f"{u.cached} answered from the cache, "
+        f"{u.retries} retries, {u.input_tokens} tokens in, {u.output_tokens} out, "
+        f"cost {cost}"
+        + (f" (token counts unknown: {u.tokens_unknown_reason})" if u.tokens_unknown else ""),
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def metrics_table(title: str, columns: Mapping[str, Mapping[str, MetricResult]]) -> Table:

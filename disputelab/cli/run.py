@@ -23,8 +23,11 @@ from disputelab.api import (
     embeddings_line,
     mediator_kinds,
     party_kinds,
+    redact,
 )
 from disputelab.cli.common import (
+    check_models,
+    counted,
     err,
     fail,
     fail_if_judges_silent,
@@ -166,7 +169,15 @@ CorpusOption = Annotated[
     ),
 ]
 ModelOption = Annotated[
-    str, _model_option(f"Model for every LLM role: {MODEL_HELP}", show_default=False)
+    list[str] | None,
+    _model_option(
+        f"Model for every LLM role: {MODEL_HELP} Repeat to play the case with each model "
+        "in the seats (same seed; `disputelab compare RUN` ranks them).",
+        show_default=False,
+    ),
+]
+DryRunOption = Annotated[
+    bool, typer.Option("--dry-run", help="Check the run and print its plan; play nothing.")
 ]
 PartiesModel = Annotated[str | None, _model_option("Model for the parties.")]
 MediatorModel = Annotated[str | None, _model_option("Model for the mediator or counsel.")]
@@ -198,16 +209,18 @@ def run(
     behaviour: BehaviourOption = None,
     mediator: MediatorOption = None,
     parties: PartiesOption = None,
-    model: ModelOption = RULE,
+    model: ModelOption = None,
     parties_model: PartiesModel = None,
     mediator_model: MediatorModel = None,
     mediator_when_model: WhenModel = None,
     judge_model: JudgeModel = None,
     embeddings_model: EmbeddingsModel = None,
     tracker: TrackerOption = None,
+    dry_run: DryRunOption = False,
     **old_options: Any,
 ) -> None:
-    """Run one episode; with a mediator, also its matched unmediated episode."""
+    """Run one episode; with a mediator, also its matched unmediated episode. With
+    several --model, each model plays them on the same case and seed."""
     models = _models(parties_model, mediator_model, mediator_when_model, judge_model)
     if embeddings_model is not None:
         models["embeddings"] = embeddings_model
@@ -217,7 +230,7 @@ def run(
         preset=preset,
         mediator=mediator,
         parties=parties,
-        model=model,
+        model=model or RULE,
         models=models,
         condition=condition,
         seed=seed,
@@ -228,13 +241,22 @@ def run(
     )
     for line in plan.warnings:
         warn(*line.split(": ", 1))
+    if dry_run:
+        check_models(plan.models, keys=False)  # a key may be set later: a plan comes first
+        _print_plan(plan)
+        return
     hub = open_models(plan.models)
     if plan.embeddings is not None:
         line = f"embeddings: {embeddings_line(plan.embeddings)}"
         err.print(line, highlight=False, soft_wrap=True)
     result = _play(plan, hub)
-    _print_result(plan, result)
-    print_tracked(result)
+    shown: set[str | None] = {None}  # twins printed: one all the models share, once
+    for name, part in (result.by_model or {"": result}).items():
+        _print_result(plan, part, name, part.baseline_id not in shown)
+        shown.add(part.baseline_id)
+        print_tracked(part)
+    if result.by_model:
+        _print_models(plan, result)
     print_usage(hub)
     out.print(f"[dim]full transcript: disputelab {store_option()}report {result.run_id}[/]")
     fail_if_judges_silent(hub, undefined_reasons(result.tracked))  # exit 2 after the tables
@@ -317,17 +339,49 @@ def _fail_plan(exc: PlanError, budget: str = "") -> NoReturn:
     fail_lines(problems)
 
 
-def _print_result(plan: RunPlan, result: RunResult) -> None:
+def _print_plan(plan: RunPlan) -> None:
+    """The checked run: its case, its episodes (one set per model on a model axis) and
+    the models of each role."""
+    names = plan.episode_names()
+    axis = f", {counted(len(plan.backbones), 'model')} compared" if plan.backbones else ""
+    out.print(
+        f"run {escape(plan.scenario.id)} ({plan.protocol.name}): condition "
+        f"{escape(plan.condition)}, seed {plan.seed}{axis}, {counted(len(names), 'episode')}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    out.print(
+        f"  episodes: {', '.join(f'RUN-{name}' for name, _ in names)}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    by_role = plan.models_by_role()
+    if not by_role:
+        out.print("  models: none (every role is played by rule agents)", highlight=False)
+    for role, listed in by_role.items():
+        shown = ", ".join(redact(m) for m in listed)
+        out.print(f"  models, {role}: {escape(shown)}", highlight=False, soft_wrap=True)
+    out.print("  dry run: nothing was run or stored", highlight=False)
+
+
+def _print_models(plan: RunPlan, result: RunResult) -> None:
+    """A model axis's scores side by side, and how to rank the models."""
+    out.print(metrics_table(f"{plan.protocol.report.metrics_title}, by model", result.columns()))
+    out.print(f"[dim]rank the models: disputelab {store_option()}compare {result.run_id}[/]")
+
+
+def _print_result(plan: RunPlan, result: RunResult, backbone: str = "", twin: bool = True) -> None:
     scenario = result.scenario or plan.scenario
     seat = plan.protocol.mediator_seat
     mediator = plan.cast.kind(seat.role, seat.default) if seat else "none"
     names = {p.id: p.name for p in scenario.parties} | {"mediator": "Mediator"}
+    at = f" @{backbone}" if backbone else ""
     out.print(
         f"[bold]{escape(scenario.title)}[/] ([green]{escape(scenario.id)}[/]), run "
-        f"[magenta]{result.run_id}[/]",
+        f"[magenta]{result.run_id}[/]{escape(at)}",
         highlight=False,
     )
-    if result.baseline is not None:
+    if result.baseline is not None and twin:
         print_summary(result.baseline, names, "unmediated")
     label = f"mediator: {mediator}" if mediator != "none" else "unmediated"
     print_summary(result.episode, names, label)

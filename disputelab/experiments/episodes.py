@@ -30,6 +30,7 @@ from disputelab.llm.models import ModelHub
 from disputelab.llm.wrappers import Prices
 from disputelab.plan.cast import IN_PROCESS, LEXICAL, RULE, Cast, embeddings_model
 from disputelab.plan.profiles import profile_temperatures
+from disputelab.plan.run import episode_names
 from disputelab.protocols.agent_params import agent_settings
 from disputelab.protocols.base import (
     DEFAULT_PROTOCOL,
@@ -348,11 +349,21 @@ class RunResult:
     tracker: str | None = None  # the consensus source of `tracked`
     tracked: dict[str, dict[str, MetricResult]] = field(default_factory=dict, repr=False)
     label: str = "mediated"  # the episode's column: "episode" where no mediator sat
+    # On a model axis (several models), each backbone's result, by name; the fields
+    # above are then the first backbone's. Empty for a run of one model.
+    by_model: dict[str, RunResult] = field(default_factory=dict, repr=False)
 
     def columns(self) -> dict[str, dict[str, MetricResult]]:
         """The protocol's scores by arm: `unmediated` (the twin) first, then `mediated`,
-        or `episode` where no mediator sat."""
+        or `episode` where no mediator sat; on a model axis, each backbone's as
+        `ARM@MODEL` (a twin they all share as `unmediated`)."""
         out: dict[str, dict[str, MetricResult]] = {}
+        if self.by_model:
+            for name, part in self.by_model.items():
+                for arm, scores in part.columns().items():
+                    shared = arm == "unmediated" and "@" not in (part.baseline_id or "@")
+                    out[arm if shared else f"{arm}@{name}"] = scores
+            return out
         if self.baseline_scores is not None:
             out["unmediated"] = self.baseline_scores
         out[self.label] = self.scores
@@ -378,12 +389,19 @@ def _create_run(
     seed: int,
     condition: str,
     retrieved: tuple[str, ...],
+    backbones: Mapping[str, Cast],
 ) -> str:
-    """Record a single run with its label and configuration."""
+    """Record a single run with its label and configuration (its model axis, where it
+    has one, as an experiment's config names it)."""
     seat = proto.mediator_seat
     mediator = cast.kind(seat.role, seat.default) if seat else NONE
     # The default protocol's runs keep the shorter label and config they always had.
     named = {} if proto.name == DEFAULT_PROTOCOL else {"protocol": proto.name}
+    borrowed = {s.role for s in proto.seats if s.model_from}  # follow their source seat
+    axis = {
+        name: {r: m for r, m in c.models.items() if cast.models.get(r) != m and r not in borrowed}
+        for name, c in backbones.items()
+    }
     return store.create_run(
         "run",
         label="/".join([scenario.id, *named.values(), mediator]) + f"/seed{seed}",
@@ -391,6 +409,7 @@ def _create_run(
             "scenario": scenario.id,
             **named,
             **cast.describe(proto, params),
+            **({"backbones": axis} if axis else {}),
             "seed": seed,
             **params.model_dump(),
             "condition": condition,
@@ -422,13 +441,6 @@ async def _played_and_scored(
     return episode, await score_protocol(store, plan.episode_id, item, proto)
 
 
-def _record_plan(store: Store, run_id: str, twin: bool) -> bool:
-    """Record a single run's episodes (its twin too) as planned, so that `runs` counts
-    them from the start; returns `twin`."""
-    store.set_plan(run_id, 2 if twin else 1)
-    return twin
-
-
 async def run_single(
     store: Store,
     scenario: Scenario,
@@ -440,52 +452,86 @@ async def run_single(
     hub: ModelHub | None = None,
     retrieved: Sequence[str] = (),
     on_turn: Callable[[Turn], None] | None = None,
+    backbones: Mapping[str, Cast] | None = None,
+    shared_twin: bool = True,
 ) -> RunResult:
     """One stored, scored run: the episode, and first its unmediated twin when the
-    protocol plays twins and a mediator sits."""
+    protocol plays twins and a mediator sits. With `backbones` (name -> cast), the
+    episode is played once with each, on the same scenario and seed, its twin shared by
+    them all when `shared_twin` (they differ in the mediator's models only) and played
+    with each otherwise; the result holds each backbone's in `by_model`."""
     proto = get_protocol(protocol)
     if (problem := proto.scenario_problem(scenario)) is not None:
         raise ValueError(problem)  # before a run is recorded
     retrieved = tuple(retrieved)
     cast = (cast or Cast()).for_protocol(proto)
+    casts = {name: c.for_protocol(proto) for name, c in (backbones or {}).items()}
     p = params if isinstance(params, ProtocolParams) else proto.params(params)
     hub = hub or ModelHub(Path(store.root) / CACHE_NAME)
     p = profile_temperatures(p, cast, hub.profiles)  # before the config is recorded
     seat = proto.mediator_seat
     mediator = cast.kind(seat.role, seat.default) if seat else NONE
-    run_id = _create_run(store, scenario, proto, p, cast, seed, condition, retrieved)
-    twin = _record_plan(store, run_id, proto.plays_twin and seat is not None and mediator != NONE)
+    twin = proto.plays_twin and seat is not None and mediator != NONE
+    run_id = _create_run(store, scenario, proto, p, cast, seed, condition, retrieved, casts)
+    names = episode_names(mediator, twin, list(casts), shared_twin)
+    store.set_plan(run_id, len(names))
 
-    def plan(eid: str, c: Cast, arm: str, matched: str | None) -> EpisodePlan:
+    def plan(name: str, backbone: str, matched: str | None) -> EpisodePlan:
+        c = casts.get(backbone, cast)
+        arm = "unmediated" if name.split("@")[0] == "unmediated" else "mediated"
+        c = c.with_kind(seat.role, NONE) if seat is not None and arm == "unmediated" else c
+        eid = f"{run_id}-{name}"
         return EpisodePlan(
             eid, scenario, proto.name, p, c, seed, condition, arm, matched, retrieved
         )
 
-    memos = AgentMemos()  # the run's: its twin and its mediated episode share them
-    baseline = baseline_id = baseline_scores = None
-    if twin:
-        assert seat is not None
-        baseline_id = f"{run_id}-unmediated"
-        unmediated = plan(baseline_id, cast.with_kind(seat.role, NONE), "unmediated", None)
-        baseline, baseline_scores = await _played_and_scored(
-            store, hub, run_id, unmediated, proto, on_turn, memos
+    memos = AgentMemos()  # the run's: its twins and its mediated episodes share them
+    played: dict[str, tuple[Episode, dict[str, MetricResult]]] = {}
+    twins: dict[str, str] = {}  # backbone -> the id of the twin its episode is scored against
+    for name, backbone in names:
+        is_twin = twin and name.split("@")[0] == "unmediated"
+        matched = None if is_twin else twins.get(backbone, twins.get(""))
+        ep_plan = plan(name, backbone, matched)
+        base = played[matched][0] if matched is not None else None
+        played[ep_plan.episode_id] = await _played_and_scored(
+            store, hub, run_id, ep_plan, proto, on_turn, memos, base
         )
-    mediated = mediator != NONE
-    episode_id = f"{run_id}-{mediator}" if mediated else f"{run_id}-unmediated"
-    arm = "mediated" if mediated else "unmediated"
-    mediated_plan = plan(episode_id, cast, arm, baseline_id)
-    episode, scores = await _played_and_scored(
-        store, hub, run_id, mediated_plan, proto, on_turn, memos, baseline
-    )
+        if is_twin:
+            twins[backbone] = ep_plan.episode_id
     hub.flush()  # a judge's replies too, though the caller may never close the hub
-    return RunResult(
-        run_id,
-        episode,
-        episode_id,
-        baseline,
-        baseline_id,
-        scores,
-        baseline_scores,
-        hub,
-        label="mediated" if mediated else "episode",
-    )
+    return _result(run_id, names, played, twins, mediator != NONE, hub)
+
+
+def _result(
+    run_id: str,
+    names: Sequence[tuple[str, str]],
+    played: Mapping[str, tuple[Episode, dict[str, MetricResult]]],
+    twins: Mapping[str, str],
+    mediated: bool,
+    hub: ModelHub,
+) -> RunResult:
+    """The run's result: its episode and twin; on a model axis, the first backbone's, with
+    each backbone's in `by_model`."""
+    by_model: dict[str, RunResult] = {}
+    for name, backbone in names:
+        eid = f"{run_id}-{name}"
+        if eid in twins.values():  # each backbone's result holds it as its baseline
+            continue
+        base_id = twins.get(backbone, twins.get(""))
+        episode, scores = played[eid]
+        baseline, baseline_scores = played[base_id] if base_id is not None else (None, None)
+        by_model[backbone] = RunResult(
+            run_id,
+            episode,
+            eid,
+            baseline,
+            base_id,
+            scores,
+            baseline_scores,
+            hub,
+            label="mediated" if mediated else "episode",
+        )
+    first = next(iter(by_model.values()))
+    if len(by_model) > 1 or "" not in by_model:
+        first = replace(first, by_model=by_model)
+    return first

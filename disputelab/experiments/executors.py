@@ -33,7 +33,7 @@ import resource
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -159,28 +159,43 @@ def _combined(a: RoleUsage, b: RoleUsage, sign: int) -> RoleUsage:
     return out
 
 
-def merge_usage(into: Ledger, by_role: dict[str, RoleUsage]) -> None:
-    """Add a worker's usage, role by role, to the driver's ledger (unknown cost stays
-    unknown once any part of it is)."""
-    for role, u in by_role.items():
-        mine = into.role(role, u.model)  # updated in place: a Metered wrapper holds it
+# A worker's usage: by role, and by (role, model) for each model's part of a role's.
+UsageKey = str | tuple[str, str]
+
+
+def merge_usage(into: Ledger, by_role: Mapping[UsageKey, RoleUsage]) -> None:
+    """Add a worker's usage, role by role (and each model's part), to the driver's
+    ledger (unknown cost stays unknown once any part of it is)."""
+    for key, u in by_role.items():
+        # Updated in place: a Metered wrapper holds it.
+        mine = into.role_model(*key) if isinstance(key, tuple) else into.role(key, u.model)
         total = _combined(mine, u, 1)
         for f in fields(RoleUsage):
             setattr(mine, f.name, getattr(total, f.name))
 
 
-def _ledger_delta(now: Ledger, before: dict[str, RoleUsage]) -> dict[str, RoleUsage]:
-    """What each role spent since `before`: the roles that made or answered calls."""
-    out = {}
-    for role, u in now.roles.items():
-        delta = _combined(u, before.get(role, RoleUsage(u.model)), -1)
+def _ledger_delta(now: Ledger, before: Mapping[UsageKey, RoleUsage]) -> dict[UsageKey, RoleUsage]:
+    """What each role (and each model's part) spent since `before`: those that made or
+    answered calls."""
+    out: dict[UsageKey, RoleUsage] = {}
+    for key, u in _entries(now).items():
+        delta = _combined(u, before.get(key, RoleUsage(u.model)), -1)
         if delta.calls or delta.cached or delta.retries:
-            out[role] = delta
+            out[key] = delta
     return out
 
 
-def _snapshot(ledger: Ledger) -> dict[str, RoleUsage]:
-    return {r: RoleUsage(**asdict(u)) for r, u in ledger.roles.items()}
+def _entries(ledger: Ledger) -> dict[UsageKey, RoleUsage]:
+    out: dict[UsageKey, RoleUsage] = {}
+    for role, u in ledger.roles.items():
+        out[role] = u
+    for pair, part in ledger.by_model.items():
+        out[pair] = part
+    return out
+
+
+def _snapshot(ledger: Ledger) -> dict[UsageKey, RoleUsage]:
+    return {r: RoleUsage(**asdict(u)) for r, u in _entries(ledger).items()}
 
 
 @dataclass(frozen=True)
@@ -258,9 +273,9 @@ class _Reported:
 
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
-        self.last: dict[str, RoleUsage] = {}
+        self.last: dict[UsageKey, RoleUsage] = {}
 
-    def take(self) -> dict[str, RoleUsage]:
+    def take(self) -> dict[UsageKey, RoleUsage]:
         delta = _ledger_delta(self.ledger, self.last)
         self.last = _snapshot(self.ledger)
         return delta

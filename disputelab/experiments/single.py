@@ -111,8 +111,12 @@ async def play_run(
         hub,
         retrieved(plan, scenario, library),
         on_turn,
+        {name: plan.cast_for(name) for name in plan.backbones},
+        plan.shared_twin,
     )
     result.scenario = scenario
     result.tracker = plan.tracker
     result.tracked = await track(store, plan, result, hub)
+    for part in result.by_model.values():  # each backbone's read with the same tracker
+        part.scenario, part.tracker, part.tracked = scenario, plan.tracker, result.tracked
     return result

@@ -233,14 +233,24 @@ class RoleUsage:
 
 @dataclass
 class Ledger:
-    """Usage per role, filled by `Metered` wrappers."""
+    """Usage per role, filled by `Metered` wrappers, and per role and model: on a model
+    axis one role calls several models, and each one's share is reported on its own."""
 
     roles: dict[str, RoleUsage] = field(default_factory=dict)
+    by_model: dict[tuple[str, str], RoleUsage] = field(default_factory=dict)
 
     def role(self, role: str, model: str) -> RoleUsage:
         if role not in self.roles:
             self.roles[role] = RoleUsage(model)
         return self.roles[role]
+
+    def role_model(self, role: str, model: str) -> RoleUsage:
+        """The part of `role`'s usage that `model` spent."""
+        return self.by_model.setdefault((role, model), RoleUsage(model))
+
+    def models_of(self, role: str) -> list[RoleUsage]:
+        """Each model's part of `role`'s usage, in the order they were first called."""
+        return [u for (r, _), u in self.by_model.items() if r == role]
 
     @property
     def calls(self) -> int:
@@ -254,14 +264,19 @@ class Metered:
         self.inner = inner
         self.name = inner.name
         self.usage = ledger.role(role, inner.name)
+        self.part = ledger.role_model(role, inner.name)
         self.prices = prices
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
         response = await self.inner.complete(request)
-        u = self.usage
+        for u in (self.usage, self.part):
+            self._count(u, response)
+        return response
+
+    def _count(self, u: RoleUsage, response: ChatResponse) -> None:
         if response.cached:
             u.cached += 1
-            return response
+            return
         u.calls += 1
         u.retries += response.retries
         # Checked again here: a backend other than the OpenAI-compatible one may pass on
@@ -274,9 +289,8 @@ class Metered:
             u.tokens_unknown_reason = u.tokens_unknown_reason or str(
                 response.extra.get("usage_unknown") or why_in or why_out
             )
-            return response
+            return
         u.input_tokens += tokens_in
         u.output_tokens += tokens_out
         cost = self.prices.cost(tokens_in, tokens_out)
         u.cost_usd = None if cost is None or u.cost_usd is None else u.cost_usd + cost
-        return response

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 RULE = "rule"
@@ -58,17 +58,49 @@ def expand_model_lists(data: dict[str, Any]) -> dict[str, Any]:
         if not listed or not all(isinstance(m, str) and m for m in listed):
             raise ValueError(f"models.{role}: a list of model names, at least one")
     roles = list(lists)
-    backbones: dict[str, dict[str, str]] = {}
-    for combo in itertools.product(*(list(dict.fromkeys(lists[r])) for r in roles)):
-        name = "+".join(model_label(m) for m in combo)
-        if name in backbones:
-            raise ValueError(
-                f"models: {', '.join(combo)} would share the name {name!r} with another "
-                "entry in the results; name each with backbones: {NAME: {ROLE: MODEL}}"
-            )
-        backbones[name] = dict(zip(roles, combo, strict=True))
+    combos = itertools.product(*(list(dict.fromkeys(lists[r])) for r in roles))
+    backbones = _named(
+        [(combo, dict(zip(roles, combo, strict=True))) for combo in combos],
+        "models",
+        "name each with backbones: {NAME: {ROLE: MODEL}}",
+    )
     common = {r: m for r, m in models.items() if r not in lists}
     return {**data, "models": common, "backbones": backbones}
+
+
+def same_model_backbones(
+    models: Sequence[str], roles: Sequence[str], where: str = "model"
+) -> dict[str, dict[str, str]]:
+    """One backbone per model, each playing every one of `roles` (a run's repeated
+    `--model`: the same model in each seat, not the seats' models crossed); ValueError,
+    worded for `where`, for a model named twice or two that would share a name."""
+    repeated = [m for m in dict.fromkeys(models) if list(models).count(m) > 1]
+    if repeated:
+        raise ValueError(
+            f"{where}: {', '.join(repeated)} given more than once; each model is compared once"
+        )
+    return _named(
+        [((m,), dict.fromkeys(roles, m)) for m in models],
+        where,
+        "give each through a disputelab.toml profile of its own name",
+    )
+
+
+def _named(
+    combos: Sequence[tuple[Sequence[str], dict[str, str]]], where: str, fix: str
+) -> dict[str, dict[str, str]]:
+    """The backbones (each `(models, role -> model)`), each under the name its models go
+    by in episode ids and tables."""
+    backbones: dict[str, dict[str, str]] = {}
+    for models, combo in combos:
+        name = "+".join(model_label(m) for m in models)
+        if name in backbones:
+            raise ValueError(
+                f"{where}: {', '.join(models)} would share the name {name!r} with another "
+                f"entry in the results; {fix}"
+            )
+        backbones[name] = combo
+    return backbones
 
 
 def backbone_problems(

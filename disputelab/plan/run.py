@@ -4,26 +4,42 @@ second table, every one of them checked before anything is played or recorded.
 
 The command line's `run` and the API's `disputelab.run` both come through `plan_run`;
 the episode runner reads the plan and nothing else.
+
+Several models (`--model A --model B`) make a model axis of the run, as `models:` lists
+make one of an experiment (`backbones.py`): each model plays every seat a single model
+would, on the same scenario, condition and seed, so that their episodes are paired. The
+judge and the writer are not on the axis: one of each serves every model compared.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from disputelab.agents.registry import has_hidden_state
 from disputelab.errors import PlanError, Problem
 from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
+from disputelab.plan.backbones import (
+    MAX_BACKBONES,
+    mediator_only,
+    models_of,
+    same_model_backbones,
+)
 from disputelab.plan.cast import (
     EMBEDDINGS,
+    JUDGE,
+    MEDIATOR,
     RULE,
+    WRITER,
     Cast,
     calls_endpoint,
     embeddings_model,
     embeddings_problems,
+    mediator_role,
     resolve_cast,
+    run_models,
 )
 from disputelab.plan.params import protocol_and_params
 from disputelab.protocols.base import DisputeProtocol, ProtocolParams, retrieval_protocols
@@ -50,17 +66,60 @@ class RunPlan:
     corpus: Path | None = None
     tracker: str | None = None  # the second table's consensus source; None: no table
     warnings: tuple[str, ...] = field(default=(), compare=False)
+    # The model axis of several `--model`s: backbone name -> the model of each seat on
+    # it (none for a run of one model). `cast` then holds what every backbone shares.
+    backbones: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     @property
     def models(self) -> tuple[str, ...]:
-        """Every model the run may call, `rule` left out."""
-        models = self.cast.models.items()
-        return tuple(sorted({m for r, m in models if calls_endpoint(r, m)}))
+        """Every model the run may call (each backbone's too), `rule` left out."""
+        named = [*self.cast.models.items()]
+        named += [(r, m) for b in self.backbones.values() for r, m in b.items()]
+        return tuple(sorted({m for r, m in named if calls_endpoint(r, m)}))
 
     @property
     def embeddings(self) -> str | None:
         """What embeds texts for the parties (None where nothing does)."""
         return embeddings_model(self.protocol, self.params, self.cast)
+
+    def cast_for(self, backbone: str) -> Cast:
+        """The cast of the episodes played with `backbone` ('': the run's own)."""
+        if not backbone:
+            return self.cast
+        models = models_of(self.backbones, self.cast.models, backbone)
+        return Cast(self.cast.kinds, models, backbone).for_protocol(self.protocol)
+
+    @property
+    def shared_twin(self) -> bool:
+        """Whether one unmediated twin serves every backbone: they differ in the
+        mediator's models only, so the twin would be the same episode for each."""
+        return mediator_only(self.backbones, mediator_role(self.protocol))
+
+    def with_backbones(self, backbones: Mapping[str, Mapping[str, str]]) -> RunPlan:
+        """This plan on a model axis of `backbones` (itself without any)."""
+        return replace(self, backbones=backbones) if backbones else self
+
+    def models_by_role(self) -> dict[str, list[str]]:
+        """The models each role calls, as its episodes record them (each backbone's in
+        turn), and the writer's; roles played without a model left out."""
+        out: dict[str, list[str]] = {}
+        for name in self.backbones or [""]:
+            agents = self.cast_for(name).describe(self.protocol, self.params)
+            for key, model in agents.items():
+                if key.endswith("_model"):
+                    listed = out.setdefault(key.removesuffix("_model"), [])
+                    listed += [] if model in listed else [model]
+        if self.writer is not None:
+            out[WRITER] = [self.writer]
+        return out
+
+    def episode_names(self) -> list[tuple[str, str]]:
+        """What each episode's id adds to the run's, with the backbone it is played
+        with, in the order they are played: the unmediated twin first, where one is."""
+        seat = self.protocol.mediator_seat
+        mediator = self.cast.kind(seat.role, seat.default) if seat else "none"
+        twin = self.protocol.plays_twin and seat is not None and mediator != "none"
+        return episode_names(mediator, twin, list(self.backbones), self.shared_twin)
 
     @property
     def writer(self) -> str | None:
@@ -76,7 +135,7 @@ def plan_run(
     preset: str | None = None,
     mediator: str | None = None,
     parties: str | None = None,
-    model: str = RULE,
+    model: str | Sequence[str] = RULE,
     models: Mapping[str, str] | None = None,
     condition: str = "general",
     seed: int = 0,
@@ -89,16 +148,21 @@ def plan_run(
     """Resolve a run; PlanError with every problem found when it cannot be played.
 
     `models` names a model per role (`parties`, `mediator`, `judge`, `mediator.when`);
-    `model` plays every role it leaves out. `params` are the protocol's parameters, over
-    the preset's; `budget` is the protocol's turn budget whatever it calls it (party
-    turns of the roundtable, bargaining rounds of the staged protocol, ...). `scenario` is
-    a built-in id, an id imported into `library`, a file, or a `Scenario`.
+    `model` plays every role it leaves out. A list of several models in `model` plays
+    the run once with each in every seat it would fill alone (the judge and the writer,
+    which serve them all, come from `models` only): a model axis, as in an experiment.
+    `params` are the protocol's parameters, over the preset's; `budget` is the
+    protocol's turn budget whatever it calls it (party turns of the roundtable,
+    bargaining rounds of the staged protocol, ...). `scenario` is a built-in id, an id
+    imported into `library`, a file, or a `Scenario`.
     """
     ref = scenario.id if isinstance(scenario, Scenario) else str(scenario)
     problems: list[Problem] = []
+    listed = _listed(model, problems)
+    one = listed[0] if len(listed) == 1 else RULE  # one model, in a list or not: as ever
     models = {**(models or {})}
-    if model != RULE:
-        models.setdefault("writer", model)
+    if one != RULE:
+        models.setdefault("writer", one)
     proto, chosen, found = protocol_and_params(protocol, preset, params or {}, budget)
     problems += found
     base = _base_scenario(scenario, library, problems)
@@ -106,7 +170,7 @@ def plan_run(
         problems.append(Problem(f"seed: must be from 0 to {MAX_SEED} (2^53), got {seed}"))
     if proto is None or chosen is None:
         raise PlanError("", problems)
-    cast, found = resolve_cast(proto, mediator, parties, model, models)
+    cast, backbones, found = _cast(proto, chosen, mediator, parties, listed, models, condition)
     problems += found + [Problem(p) for p in embeddings_problems(models.get(EMBEDDINGS))]
     corpus_path = Path(corpus) if corpus is not None else None
     problems += _corpus_problems(proto, corpus_path)
@@ -122,7 +186,114 @@ def plan_run(
     warnings = tuple(f"{base.id}: {line}" for line in unsettlable(base))
     return RunPlan(
         base, ref, proto, chosen, cast, seed, condition, corpus_path, chosen_tracker, warnings
-    )
+    ).with_backbones(backbones)
+
+
+def _cast(
+    proto: DisputeProtocol,
+    params: ProtocolParams,
+    mediator: str | None,
+    parties: str | None,
+    listed: list[str],
+    models: Mapping[str, str],
+    condition: str,
+) -> tuple[Cast, dict[str, dict[str, str]], list[Problem]]:
+    """The run's cast, and its backbones where several models are listed."""
+    if len(listed) > 1:
+        cast, backbones, found = _axis_cast(proto, params, mediator, parties, listed, models)
+        return cast, backbones, found + _writer_problems(models, condition)
+    cast, found = resolve_cast(proto, mediator, parties, listed[0] if listed else RULE, models)
+    return cast, {}, found
+
+
+def _listed(model: str | Sequence[str], problems: list[Problem]) -> list[str]:
+    """The models `model` names: one, or a list of them (empty for `rule` alone)."""
+    if isinstance(model, str):
+        return [model] if model != RULE else []
+    listed = list(model)
+    if not listed or not all(isinstance(m, str) and m for m in listed):
+        problems.append(Problem("model: a model name, or a list of model names"))
+        return []
+    if len(listed) > 1 and RULE in listed:
+        problems.append(
+            Problem(
+                "model: rule is not a model to compare; compare agent kinds with "
+                "--mediator in runs of their own"
+            )
+        )
+        return [m for m in listed if m != RULE]
+    return listed
+
+
+def _axis_cast(
+    proto: DisputeProtocol,
+    params: ProtocolParams,
+    mediator: str | None,
+    parties: str | None,
+    listed: list[str],
+    models: Mapping[str, str],
+) -> tuple[Cast, dict[str, dict[str, str]], list[Problem]]:
+    """The cast every backbone shares and the backbones of several models: each model in
+    every seat that one model would fill and that calls a model, unless its own option
+    names that seat's model. The seats' kinds are those one model would give them."""
+    if len(listed) > MAX_BACKBONES:
+        return Cast(), {}, [Problem(f"model: {len(listed)} models, more than {MAX_BACKBONES}")]
+    shared = {JUDGE: RULE, **models}  # the first model must not judge them all
+    cast, problems = resolve_cast(proto, mediator, parties, listed[0], shared)
+    own = {mediator_role(proto) if r == MEDIATOR else r for r in models}
+    roles = [
+        s.role
+        for s in proto.seats
+        if not s.model_from
+        and s.role not in own
+        and s.used(params)
+        and s.takes_model(cast.seat_kind(s))
+    ]
+    kinds = {**cast.kinds, **{s.role: cast.seat_kind(s) for s in proto.seats}}
+    named = {r: m for r, m in run_models(proto, RULE, models).items() if m != RULE}
+    base = Cast(kinds, named).for_protocol(proto)
+    if problems:
+        return base, {}, problems
+    if not roles:
+        why = "every seat plays without a model or has its own model option"
+        return base, {}, [Problem(f"model: several models are compared in the seats; {why}")]
+    try:
+        return base, same_model_backbones(listed, roles), []
+    except ValueError as exc:
+        return base, {}, [Problem(str(exc))]
+
+
+def _writer_problems(models: Mapping[str, str], condition: str) -> list[Problem]:
+    """A condition a model writes has one writer for every model compared, or the
+    models would not meet the same scenario."""
+    from disputelab.authoring.scenario_writer import needs_writer
+
+    if models.get(WRITER, RULE) != RULE or not needs_writer(condition):
+        return []
+    return [
+        Problem(
+            f"condition {condition}: it is written by a model, and no one of several models "
+            "compared writes it for all; run one model at a time, or name the writer "
+            "(models.writer in the API or an experiment spec)"
+        )
+    ]
+
+
+def episode_names(
+    mediator: str, twin: bool, backbones: Sequence[str], shared_twin: bool = True
+) -> list[tuple[str, str]]:
+    """(what an episode's id adds to its run's, its backbone) for each episode of a
+    run, in playing order: `unmediated` (the twin) then the mediator's, each with
+    `@BACKBONE` on a model axis, except a twin every backbone shares."""
+    mediated = mediator if mediator != "none" else "unmediated"
+    if not backbones:
+        return [*([("unmediated", "")] if twin else []), (mediated, "")]
+    out = [("unmediated", "")] if twin and shared_twin else []
+    for b in backbones:
+        if twin and not shared_twin:
+            out.append((f"unmediated@{b}", b))
+        out.append((f"{mediated}@{b}", b))
+    return out
 
 
 def _base_scenario(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
@@ -40,10 +40,11 @@ def agreeing(p: float) -> Callable[[dict[str, Any]], Scripted]:
 
 
 @contextmanager
-def three_models() -> Iterator[ModelHub]:
-    """A hub that reaches the three models, each at its own endpoint."""
+def three_models(names: Iterable[str] = AGREEMENT) -> Iterator[ModelHub]:
+    """A hub that reaches the three models (or those of them named), each at its own
+    endpoint, each of which is asked."""
     with ExitStack() as stack:
-        servers = {n: stack.enter_context(fake_openai(agreeing(p))) for n, p in AGREEMENT.items()}
+        servers = {n: stack.enter_context(fake_openai(agreeing(AGREEMENT[n]))) for n in names}
         profiles = {n: Profile(model=n, base_url=s.url) for n, s in servers.items()}
         yield ModelHub(None, profiles, concurrency=8)
         for name, server in servers.items():

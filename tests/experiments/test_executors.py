@@ -206,6 +206,18 @@ def test_worker_usage_adds_up_and_unknown_cost_stays_unknown() -> None:
     assert (u.calls, u.input_tokens, u.cost_usd) == (5, 15, None)
 
 
+def test_each_models_part_of_a_roles_usage_reaches_the_driver() -> None:
+    ledger = Ledger()
+    merge_usage(
+        ledger, {"parties": RoleUsage("a", calls=2), ("parties", "a"): RoleUsage("a", calls=2)}
+    )
+    merge_usage(
+        ledger, {"parties": RoleUsage("b", calls=3), ("parties", "b"): RoleUsage("b", calls=3)}
+    )
+    assert ledger.roles["parties"].calls == 5
+    assert [(u.model, u.calls) for u in ledger.models_of("parties")] == [("a", 2), ("b", 3)]
+
+
 def test_a_worker_failure_keeps_the_name_it_had() -> None:
     exc = worker_failure("ModelError", "m: bad request (400)")
     assert type(exc).__name__ == "ModelError" and str(exc) == "m: bad request (400)"
