@@ -250,6 +250,15 @@ def run(
         line = f"embeddings: {embeddings_line(plan.embeddings)}"
         err.print(line, highlight=False, soft_wrap=True)
     result = _play(plan, hub)
+    _print_results(plan, result)
+    print_usage(hub)
+    out.print(f"[dim]full transcript: disputelab {store_option()}report {result.run_id}[/]")
+    fail_if_judges_silent(hub, undefined_reasons(result.tracked))  # exit 2 after the tables
+
+
+def _print_results(plan: RunPlan, result: RunResult) -> None:
+    """Each model's episodes (the run's own where it has no model axis), then the
+    models side by side."""
     shown: set[str | None] = {None}  # twins printed: one all the models share, once
     for name, part in (result.by_model or {"": result}).items():
         _print_result(plan, part, name, part.baseline_id not in shown)
@@ -257,9 +266,6 @@ def run(
         print_tracked(part)
     if result.by_model:
         _print_models(plan, result)
-    print_usage(hub)
-    out.print(f"[dim]full transcript: disputelab {store_option()}report {result.run_id}[/]")
-    fail_if_judges_silent(hub, undefined_reasons(result.tracked))  # exit 2 after the tables
 
 
 def _models(
