@@ -119,15 +119,16 @@ def resolve(provider: Provider, rest: str, shown: str) -> ProviderName:
 
 
 def _host_override(provider: Provider) -> str | None:
-    """The endpoint on the host the provider's host variable names (OLLAMA_HOST), which
-    may be `host`, `host:port` or a URL; None when the variable is unset."""
+    """The endpoint on the host the provider's host variable names (OLLAMA_HOST), read
+    as Ollama reads it: `host`, `host:port` (port 11434 unless given) or a URL (its
+    scheme's port unless given); None when the variable is unset."""
     value = os.environ.get(provider.host_env or "", "").strip() if provider.host_env else ""
     if not value:
         return None
     url = value if "://" in value else f"http://{value}"
     try:
         parts = urlsplit(url)
-        port = parts.port or OLLAMA_PORT
+        port = parts.port or (None if "://" in value else OLLAMA_PORT)
         host = parts.hostname or ""
     except ValueError:
         raise ModelConfigError(
@@ -135,11 +136,11 @@ def _host_override(provider: Provider) -> str | None:
         ) from None
     if not host or host in _ANY_ADDRESS:
         host = "localhost"
-    netloc = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    netloc = f"[{host}]" if ":" in host else host
+    netloc += f":{port}" if port else ""
     if "@" in parts.netloc:
         netloc = f"{parts.netloc.rpartition('@')[0]}@{netloc}"
-    path = parts.path.rstrip("/")
-    return urlunsplit((parts.scheme, netloc, f"{path}/v1", "", ""))
+    return urlunsplit((parts.scheme, netloc, f"{parts.path.rstrip('/')}/v1", "", ""))
 
 
 def describe(name: ProviderName) -> str:
