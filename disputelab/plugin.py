@@ -11,6 +11,12 @@ itself under the `disputelab.plugins` entry-point group of its package's metadat
 `@evaluator(NAME, VERSION, ...)` a scorer of complete episodes. Everything listed here
 is the stable surface for plug-ins; `tests/plugins/show_of_hands` in the repository is
 a complete one.
+
+A model backend is a plug-in of its own kind, found under the `disputelab.models` group
+by the prefix its entry point is named for (`myco = "myco_models:endpoint"` answers
+`myco/MODEL[@URL]`): a function of a `ModelRequest` returning an `Endpoint` or just a
+`ChatModel`. `read_key` looks a key up as disputelab's own backends do (the environment,
+then `.env`); `tests/plugins/echo_models` is a complete one.
 """
 
 from __future__ import annotations
@@ -34,6 +40,11 @@ from disputelab.evaluation.registry import (
     evaluator,
     register_evaluator,
 )
+from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse
+from disputelab.llm.endpoint import Endpoint
+from disputelab.llm.keys import read_key
+from disputelab.llm.model_plugins import ModelRequest
+from disputelab.llm.wrappers import Prices
 from disputelab.protocols.base import (
     DisputeProtocol,
     ProtocolParams,
@@ -51,15 +62,21 @@ __all__ = [
     "Agent",
     "AgentKind",
     "AgentSetup",
+    "ChatModel",
+    "ChatRequest",
+    "ChatResponse",
     "DisputeProtocol",
+    "Endpoint",
     "Episode",
     "EpisodeToScore",
     "Evaluator",
     "Intervention",
     "MediatorAgent",
     "MetricResult",
+    "ModelRequest",
     "Outcome",
     "PartyAgent",
+    "Prices",
     "ProtocolParams",
     "PublicScenario",
     "PublicTurn",
@@ -77,6 +94,7 @@ __all__ = [
     "agent_kind",
     "evaluator",
     "protocol",
+    "read_key",
     "register_evaluator",
     "register_kind",
     "register_protocol",

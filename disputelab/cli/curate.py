@@ -22,7 +22,8 @@ def curate(
         list[Path], typer.Argument(help="Seed files (.txt, .md, .jsonl) or folders of them.")
     ],
     model: Annotated[
-        str, typer.Option(help="Model that recasts seeds: local, openai:MODEL[@URL] or a profile.")
+        str,
+        typer.Option(help="Model for the seeds: local, openai:MODEL, PROVIDER/MODEL, a profile."),
     ],
     out_dir: Annotated[
         Path, typer.Option("--out", help="Folder for accepted scenarios and rejected.jsonl.")
@@ -39,7 +40,9 @@ def curate(
     from disputelab.api.curation import curate_async
 
     if model == RULE:
-        fail("curation needs a model: pass --model local, openai:MODEL[@URL] or a profile")
+        fail(
+            "curation needs a model: pass --model local, openai:MODEL, PROVIDER/MODEL or a profile"
+        )
     missing = [str(p) for p in paths if path_kind(p) == "missing"]
     if missing:
         fail(f"no such seed file or folder: {', '.join(missing)}")

@@ -59,7 +59,10 @@ from disputelab.errors import DisputelabError, PlanError
 if TYPE_CHECKING:
     from disputelab.api import Episode, MetricResult, RunPlan, RunResult
 
-MODEL_HELP = "rule (none), local, openai:MODEL, openai:MODEL@URL or a disputelab.toml profile."
+MODEL_HELP = (
+    "rule (none), local, openai:MODEL[@URL], PROVIDER/MODEL[@URL] (anthropic/, ollama/, "
+    "...) or a disputelab.toml profile."
+)
 CASE, PROTOCOL, SEATS = "Case", "Protocol", "Seats and models"
 # The plan's names for what the command line calls options.
 OPTIONS = {

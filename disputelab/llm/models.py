@@ -1,16 +1,18 @@
 """From the model names users type to wrapped, metered `ChatModel`s.
 
 Names: `rule` (no LLM), `local` (the embedded model), `openai:MODEL` (the OpenAI API),
-`openai:MODEL@http://host:port/v1` (any OpenAI-compatible server), or a profile from a
-`disputelab.toml`. A profile names the *environment variable* holding the key, never the
-key itself: keys are read at call time and are never written anywhere. Credentials typed
-into an endpoint URL are kept in memory only; every message here shows the URL redacted.
+`openai:MODEL@http://host:port/v1` (any OpenAI-compatible server), `PROVIDER/MODEL` as
+other tools write it (`anthropic/claude-...`, `ollama/llama3`, `vllm/M@URL`; the table is
+`providers.PROVIDERS`), a prefix an installed plug-in answers for (`model_plugins`), or a
+profile from a `disputelab.toml`. A profile names the *environment variable* holding the
+key, never the key itself: keys are read when a model is built (`keys.read_key`: the
+environment, else a `.env` file) and are never written anywhere. Credentials typed into
+an endpoint URL are kept in memory only; every message here shows the URL redacted.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -21,14 +23,21 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
-from disputelab.errors import DisputelabError
 from disputelab.llm.base import ChatModel
 from disputelab.llm.cache import Cached, ResponseCache
+from disputelab.llm.endpoint import Endpoint
+from disputelab.llm.keys import read_key
+from disputelab.llm.model_errors import (
+    MissingExtraError,
+    MissingKeyError,
+    ModelConfigError,
+)
 from disputelab.llm.openai_defaults import (
     DEFAULT_MAX_RETRY_AFTER_S,
     DEFAULT_TIMEOUT_S,
     calls_in_flight,
 )
+from disputelab.llm.providers import PROVIDERS, ProviderName, resolve, split_prefix
 from disputelab.llm.wrappers import Ledger, Limited, Metered, Prices, Retrying
 from disputelab.redact import redact, remember_url_secrets, split_userinfo
 from disputelab.scenario.inputs import UserFileError, read_user_file
@@ -39,18 +48,18 @@ if TYPE_CHECKING:
 
 CONFIG_NAME = "disputelab.toml"
 
-
-class ModelConfigError(DisputelabError, ValueError):
-    """A model name or profile that cannot be used; the message says how to fix it."""
-
-
-class MissingKeyError(ModelConfigError):
-    """A model whose API key is not in the environment (yet)."""
-
-
-class MissingExtraError(ModelConfigError):
-    """A model whose optional package is not installed here (yet): the embedded model
-    without the `local` extra (`check_installed`)."""
+__all__ = [
+    "CONFIG_NAME",
+    "Endpoint",
+    "MissingExtraError",
+    "MissingKeyError",
+    "ModelConfigError",
+    "ModelHub",
+    "Profile",
+    "check_installed",
+    "load_profiles",
+    "parse_model",
+]
 
 
 def check_installed(spec: str) -> None:
@@ -181,38 +190,6 @@ def load_profiles(path: Path | None = None) -> dict[str, Profile]:
     return out
 
 
-@dataclass
-class Endpoint:
-    backend: ChatModel
-    prices: Prices
-    concurrency: int | None  # None: whatever the run's concurrency is
-    rpm: float | None
-    timeout_s: float = DEFAULT_TIMEOUT_S
-    deadline_s: float | None = None
-    max_retry_after_s: float = DEFAULT_MAX_RETRY_AFTER_S
-    adaptive: bool = False
-    # The backend bounds each call itself, from when the call starts running rather than
-    # from when it joined the queue for the endpoint (the embedded model's calls queue).
-    bounds_own_calls: bool = False
-
-    def limit(self, run_concurrency: int | None) -> int:
-        """Calls in flight: the profile's own limit, else the run's concurrency, so that
-        `concurrency: 64` in a spec reaches the endpoint."""
-        return calls_in_flight(self.concurrency, run_concurrency)
-
-    def caps(self, run_concurrency: int | None) -> bool:
-        """Whether a profile's limit holds the run below its own concurrency."""
-        return bool(run_concurrency and self.limit(run_concurrency) < run_concurrency)
-
-    @property
-    def call_deadline_s(self) -> float | None:
-        """A whole call, retries and waits included: three timeouts unless set; None
-        when the backend bounds its own calls."""
-        if self.bounds_own_calls:
-            return None
-        return self.deadline_s if self.deadline_s is not None else 3 * self.timeout_s
-
-
 def _openai_backend(shown: str, *args: Any, **kwargs: Any) -> OpenAICompatible:
     """The backend, or a one-line error when the environment names a proxy that is not a
     URL (the backend reads HTTP_PROXY, HTTPS_PROXY or ALL_PROXY as it is built)."""
@@ -247,11 +224,78 @@ def parse_model(
         return _profile_endpoint(spec, shown, profiles[spec], timeout_s, concurrency)
     if spec.startswith("openai:") and len(spec) > len("openai:"):
         return _openai_endpoint(spec.removeprefix("openai:"), shown, timeout_s, concurrency)
+    prefixed = split_prefix(spec)
+    if prefixed is not None and prefixed[0] in PROVIDERS:
+        name = resolve(PROVIDERS[prefixed[0]], prefixed[1], shown)
+        return _provider_endpoint(name, shown, timeout_s, concurrency)
+    if prefixed is not None:
+        from disputelab.llm import model_plugins
+
+        plugin = model_plugins.installed().get(prefixed[0])
+        if plugin is not None:
+            return _plugin_endpoint(plugin, spec, shown, prefixed, timeout_s, concurrency)
+    raise ModelConfigError(f"unknown model {shown!r}; use {accepted_names(profiles)}")
+
+
+def accepted_names(profiles: dict[str, Profile]) -> str:
+    """The names a model may have, for the message about one that is none of them."""
+    from disputelab.llm import model_plugins
+
+    try:
+        plugins = sorted(model_plugins.installed())
+    except ModelConfigError:
+        plugins = []  # said when one of them is named; here the name is the fault
+    prefixes = ", ".join(f"{p}/" for p in [*PROVIDERS, *plugins])
     known = ", ".join(sorted(profiles)) or "none defined"
-    raise ModelConfigError(
-        f"unknown model {shown!r}; use rule, local, openai:MODEL, openai:MODEL@URL or a "
+    return (
+        f"rule, local, openai:MODEL[@URL], PROVIDER/MODEL[@URL] ({prefixes}) or a "
         f"profile from {CONFIG_NAME} (profiles: {known})"
     )
+
+
+def _provider_endpoint(
+    name: ProviderName, shown: str, timeout_s: float | None, concurrency: int | None
+) -> Endpoint:
+    """The endpoint `provider/MODEL[@URL]` names: unpriced, with an adaptive limit, its
+    key read from the provider's variable (required for the provider's own endpoint)."""
+    remember_url_secrets(name.url)  # OLLAMA_HOST may carry credentials too
+    _check_url(shown, name.url)
+    key_env = name.provider.key_env
+    if key_env is not None and split_userinfo(name.url)[1] is None:
+        _need_key(shown, key_env, required=name.key_required)
+    timeout = timeout_s or DEFAULT_TIMEOUT_S
+    backend = _openai_backend(
+        shown,
+        name.model,
+        name.url,
+        key_env,
+        timeout_s=timeout,
+        connections=calls_in_flight(None, concurrency),
+        name=shown,
+    )
+    return Endpoint(backend, Prices(), None, None, timeout, adaptive=True)
+
+
+def _plugin_endpoint(
+    plugin: Any,
+    spec: str,
+    shown: str,
+    prefixed: tuple[str, str],
+    timeout_s: float | None,
+    concurrency: int | None,
+) -> Endpoint:
+    """The endpoint an installed model plug-in builds for `prefix/MODEL[@URL]`."""
+    from disputelab.llm.model_plugins import ModelRequest, plugin_endpoint
+
+    model, at, url = prefixed[1].partition("@")
+    if not model.strip():
+        raise ModelConfigError(f"model {shown!r} names no model after '{prefixed[0]}/'")
+    if at and not url.strip():
+        raise ModelConfigError(f"model {shown!r} names no URL after '@'")
+    request = ModelRequest(
+        spec, shown, prefixed[0], model, url or None, timeout_s or DEFAULT_TIMEOUT_S, concurrency
+    )
+    return plugin_endpoint(plugin, request)
 
 
 def _local_endpoint(timeout_s: float | None) -> Endpoint:
@@ -364,13 +408,16 @@ def _check_address(spec: str, host: str) -> None:
 
 
 def _need_key(spec: str, env: str | None, required: bool) -> None:
-    """Fail before any call when the key a model needs is not in the environment."""
-    if required and not os.environ.get(env or "OPENAI_API_KEY"):
-        name = env or "OPENAI_API_KEY"
-        raise MissingKeyError(
-            f"model {spec!r} needs an API key: set {name} in the environment (keys are "
-            "read from there and never stored); a local server takes openai:MODEL@URL"
-        )
+    """Fail before any call when the key a model needs is neither in the environment nor
+    in a `.env` file. An optional key is looked up too, so that a `.env` that does not
+    parse is said now rather than when the backend is built mid-run."""
+    if env is None or read_key(env) or not required:
+        return
+    local = "; a local server takes openai:MODEL@URL" if env == "OPENAI_API_KEY" else ""
+    raise MissingKeyError(
+        f"model {spec!r} needs an API key: set {env} in the environment or in a .env file "
+        f"(keys are read from there and never stored){local}"
+    )
 
 
 @dataclass

@@ -12,7 +12,6 @@ import datetime
 import email.utils
 import json
 import math
-import os
 import re
 import time
 from collections.abc import Sequence
@@ -31,6 +30,7 @@ from disputelab.llm.base import (
 )
 from disputelab.llm.embedding_reply import EmbeddingReply, embedding_reply, unsupported
 from disputelab.llm.encoding import dumps_spliced
+from disputelab.llm.keys import read_key
 from disputelab.llm.openai_defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 from disputelab.llm.reply_body import MAX_REPLY_BYTES, ReplyBodyError
 from disputelab.llm.transport import HttpTransport, failure
@@ -167,15 +167,18 @@ class OpenAICompatible:
         json_schema: bool = True,
         connections: int = DEFAULT_CONCURRENCY,
         max_reply_bytes: int = MAX_REPLY_BYTES,
+        name: str | None = None,
     ) -> None:
         self.model = model
         if base_url:
             remember_url_secrets(base_url)  # masked in any text from now on
         url, userinfo = split_userinfo(base_url) if base_url else (None, None)
         self.base_url = url
-        self.name = f"openai:{model}" + (f"@{redact_url(base_url)}" if base_url else "")
+        # The name the run, the cache and messages know the endpoint by: `name` when given
+        # (a `provider/model` name, redacted), else the `openai:` form.
+        self.name = name or f"openai:{model}" + (f"@{redact_url(base_url)}" if base_url else "")
         self.timeout_s = timeout_s
-        key = os.environ.get(api_key_env, "") if api_key_env else ""
+        key = read_key(api_key_env) if api_key_env else ""  # the environment, else .env
         remember_secret(key)  # a provider may quote it back in an error body
         headers: dict[str, str] = {}
         if userinfo is not None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from disputelab.llm.local import LOCAL_CALLS
 from disputelab.llm.models import Profile
 from disputelab.llm.openai_defaults import calls_in_flight
+from disputelab.llm.providers import provider_of
 from disputelab.redact import redact
 
 LLM_CONCURRENCY = 64  # episodes in flight when a spec calling a model sets none
@@ -34,11 +35,14 @@ class EndpointLimit:
     calls: int
     source: str  # "the run's concurrency", "its profile", "the embedded model"
     adaptive: bool
+    provider: str | None = None  # a `provider/model` name's endpoint and key variable
 
     @property
     def line(self) -> str:
         backs_off = ", backs off on a 429 or timeout" if self.adaptive else ""
-        return f"{self.model}: at most {self.calls} calls in flight ({self.source}{backs_off})"
+        where = f"; {self.provider}" if self.provider else ""
+        calls = f"at most {self.calls} calls in flight ({self.source}{backs_off})"
+        return f"{self.model}: {calls}{where}"
 
 
 def endpoint_limit(
@@ -55,7 +59,8 @@ def endpoint_limit(
         calls = calls_in_flight(profile.concurrency, run_concurrency)
         return EndpointLimit(shown, calls, "its profile's concurrency", profile.adaptive)
     adaptive = profile.adaptive if profile is not None else True
-    return EndpointLimit(shown, run_concurrency, "the run's concurrency", adaptive)
+    provider = provider_of(model) if profile is None else None
+    return EndpointLimit(shown, run_concurrency, "the run's concurrency", adaptive, provider)
 
 
 def endpoint_limits(
