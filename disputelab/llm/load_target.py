@@ -6,7 +6,9 @@ after a latency drawn from a fixed value or a distribution, and injects a provid
 faults at chosen rates: 429 with Retry-After, 500, a reply that takes longer than the
 client waits (a timeout), and a malformed body. A hidden concurrency limit refuses the
 calls past it with a 429. `GET /stats` reports what it saw, including how much of each
-prompt repeats the start of an earlier one (what a provider's prefix cache could reuse).
+prompt repeats the start of an earlier one (what a provider's prefix cache could reuse)
+and how many TCP connections it accepted (a client that reuses its keep-alive
+connections opens few per call).
 
 Run it as `python -m disputelab.llm.load_target '<settings JSON>'`: it prints its URL on
 the first line and serves until its standard input closes.
@@ -25,6 +27,7 @@ import random
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -141,6 +144,8 @@ class LoadTarget:
         with self.lock:
             return {
                 "requests": server.requests,
+                "connections": server.connections,
+                "max_open_connections": server.max_open,
                 "answered": self.answered,
                 "faults": dict(self.faults),
                 "refused_over_limit": server.refused,
@@ -183,6 +188,19 @@ class _Server:
         self.in_flight = 0
         self.max_in_flight = 0
         self.refused = 0
+        self.connections = 0  # TCP connections accepted, over the target's lifetime
+        self.open = 0
+        self.max_open = 0
+
+    def counting(self, factory: Callable[[], asyncio.Protocol]) -> Callable[[], asyncio.Protocol]:
+        """`factory` (aiohttp's protocol factory), counting each connection it serves:
+        the event loop calls it once per accepted connection."""
+
+        def made() -> asyncio.Protocol:
+            self.connections += 1
+            return _Counted(factory(), self)
+
+        return made
 
     async def chat(self, request: web.Request) -> web.Response:
         raw = await request.read() or b"{}"
@@ -207,6 +225,36 @@ class _Server:
         return web.json_response(self.target.stats(self))
 
 
+class _Counted(asyncio.Protocol):
+    """aiohttp's protocol for one connection, passed every event, which also keeps the
+    count of the connections open."""
+
+    def __init__(self, inner: asyncio.Protocol, server: _Server) -> None:
+        self.inner = inner
+        self.server = server
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.server.open += 1
+        self.server.max_open = max(self.server.max_open, self.server.open)
+        self.inner.connection_made(transport)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.server.open -= 1
+        self.inner.connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        self.inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.inner.eof_received()
+
+    def pause_writing(self) -> None:
+        self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.inner.resume_writing()
+
+
 async def _serve(settings: TargetSettings) -> None:
     server = _Server(LoadTarget(settings), settings.hidden_limit)
     app = web.Application(client_max_size=64 * 1024 * 1024)
@@ -214,13 +262,18 @@ async def _serve(settings: TargetSettings) -> None:
     app.router.add_post("/{path:.*}", server.chat)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0, backlog=4096)
-    await site.start()
-    port = runner.addresses[0][1]
+    assert runner.server is not None
+    # The loop's own server rather than aiohttp's TCPSite, which takes the protocol
+    # factory as it is: here each accepted connection passes through the count first.
+    listening = await asyncio.get_running_loop().create_server(
+        server.counting(runner.server), "127.0.0.1", 0, backlog=4096
+    )
+    port = listening.sockets[0].getsockname()[1]
     print(f"http://127.0.0.1:{port}/v1", flush=True)
     try:
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
     finally:
+        listening.close()
         await runner.cleanup()
 
 

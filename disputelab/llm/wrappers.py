@@ -27,18 +27,69 @@ T = TypeVar("T")
 # measured here (benchmarks/bench_adaptive_limit.py) loses less throughput in the sawtooth
 # below a provider's hidden limit for about as few refusals.
 BACKOFF = 0.7
+# The share of a window's calls that may be refused before the limit is cut. A provider
+# that refuses a call in a hundred at random is not full, but at 64 calls in flight half
+# of all windows held such a refusal, and cutting for each held the run near 18 calls in
+# flight (as loss does TCP): 429s on 1 % of calls made a run 8 times slower. Past its
+# hidden limit a provider refuses every call beyond it, each again on its retry: far
+# more than this share. Below 1 / TOLERANCE calls in flight, any refusal is more.
+TOLERANCE = 0.05
+
+
+@dataclass
+class AdaptiveLimit:
+    """The in-flight limit's arithmetic, apart from the calls it admits.
+
+    Additive increase: each success adds 1 / limit, about one call per round trip.
+    Multiplicative decrease: the limit is cut to BACKOFF of itself when more than
+    TOLERANCE of a window's calls report an overload. A window is a limit's worth of
+    outcomes, about one round trip; a cut starts a new one. Calls admitted before the
+    last cut were sent under a higher limit and their overloads have been answered: they
+    are not counted (as TCP cuts once per window of packets in flight).
+    """
+
+    ceiling: int
+    limit: float = field(init=False)  # starts at the ceiling
+    tolerance: float = TOLERANCE
+    cuts: int = 0  # how many times the limit was cut; calls note it on admission
+    seen: int = 0  # outcomes in the current window
+    overloads: int = 0  # overloads among them
+
+    def __post_init__(self) -> None:
+        self.limit = float(self.ceiling)
+
+    def on_overload(self, admitted_after: int) -> bool:
+        """Count an overload reported by a call admitted after `admitted_after` cuts;
+        whether the limit was cut for it."""
+        if admitted_after != self.cuts:
+            return False
+        self.overloads += 1
+        if self.overloads > self.tolerance * self.limit:
+            self.limit = max(1.0, self.limit * BACKOFF)
+            self.cuts += 1
+            self.seen = self.overloads = 0
+            return True
+        self._count()
+        return False
+
+    def on_success(self) -> None:
+        self.limit = min(float(self.ceiling), self.limit + 1 / self.limit)
+        self._count()
+
+    def _count(self) -> None:
+        self.seen += 1
+        if self.seen >= self.limit:  # a round trip's worth: the next window begins
+            self.seen = self.overloads = 0
 
 
 class Limited:
     """At most `concurrency` calls in flight and `rpm` call starts per minute.
 
-    `adaptive` makes the in-flight limit find the provider's own: it is cut to 0.7 of
-    itself on a sign of overload (a 429, a timeout) and grows by one call per limit's
-    worth of successes, about one per round trip (additive increase, multiplicative
-    decrease), between 1 and `concurrency`. Calls sent under the same limit that fail
-    together report one overload, so it is cut once for them (a call counts only if it
-    was admitted after the last cut, as TCP cuts once per window). A run then stays near
-    a provider's hidden limit without hand tuning.
+    `adaptive` makes the in-flight limit find the provider's own (`AdaptiveLimit`): it is
+    cut to 0.7 of itself when more than a few of a round trip's calls report an overload
+    (a 429, a timeout) and grows by one call per round trip of successes, between 1 and
+    `concurrency`. A run then stays near a provider's hidden limit without hand tuning,
+    and a provider that refuses the odd call at random does not hold it far below.
     """
 
     def __init__(
@@ -51,14 +102,17 @@ class Limited:
         self.inner = inner
         self.name = inner.name
         self.ceiling = concurrency
-        self.limit = float(concurrency)
         self.adaptive = adaptive
+        self.control = AdaptiveLimit(concurrency)
         self.in_flight = 0
-        self.cuts = 0  # how many times the limit was cut; calls note it on admission
         self.slots = asyncio.Condition()
         self.interval = 60.0 / rpm if rpm else 0.0
         self.next_start = 0.0
         self.lock = asyncio.Lock()
+
+    @property
+    def limit(self) -> float:
+        return self.control.limit
 
     async def _pace(self) -> None:
         if not self.interval:
@@ -70,15 +124,6 @@ class Limited:
         if wait > 0:
             await asyncio.sleep(wait)
 
-    def on_overload(self, admitted_after: int) -> None:
-        """Cut the limit, unless a call admitted under an earlier limit reports it."""
-        if admitted_after == self.cuts:
-            self.limit = max(1.0, self.limit * BACKOFF)
-            self.cuts += 1
-
-    def on_success(self) -> None:
-        self.limit = min(float(self.ceiling), self.limit + 1 / self.limit)
-
     async def complete(self, request: ChatRequest) -> ChatResponse:
         return await self.run(lambda: self.inner.complete(request))
 
@@ -88,20 +133,20 @@ class Limited:
         async with self.slots:
             await self.slots.wait_for(lambda: self.in_flight < max(1, int(self.limit)))
             self.in_flight += 1
-            admitted_after = self.cuts
+            admitted_after = self.control.cuts
         try:
             await self._pace()
             response = await call()
         except TransientModelError as exc:
             if self.adaptive and exc.overload:
-                self.on_overload(admitted_after)
+                self.control.on_overload(admitted_after)
             raise
         finally:
             async with self.slots:
                 self.in_flight -= 1
                 self.slots.notify_all()
         if self.adaptive:
-            self.on_success()
+            self.control.on_success()
         return response
 
 

@@ -3,12 +3,14 @@ reports, including how much of each prompt repeats an earlier prompt's start."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import random
 import urllib.error
 import urllib.request
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import given
@@ -146,3 +148,26 @@ def test_the_target_sends_malformed_bodies_and_500s() -> None:
         json.loads(payload)
     with load_target(TargetSettings(latency_s=0, rate_500=1.0)) as url:
         assert _post(url, BODY)[0] == 500
+
+
+def test_the_target_counts_the_connections_it_accepts() -> None:
+    # urllib opens a connection per request and closes it: three requests, three.
+    with load_target(TargetSettings(latency_s=0)) as url:
+        for _ in range(3):
+            _post(url, BODY)
+        stats = target_stats(url)
+    assert stats["requests"] == 3
+    assert stats["connections"] == 4  # and one more for the /stats request itself
+    assert stats["max_open_connections"] >= 1
+
+
+def test_calls_over_one_keep_alive_connection_count_it_once() -> None:
+    with load_target(TargetSettings(latency_s=0)) as url:
+        parts = urlsplit(url)
+        conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=10)
+        for _ in range(5):
+            conn.request("POST", parts.path + "/chat/completions", json.dumps(BODY))
+            assert conn.getresponse().read()
+        conn.close()
+        stats = target_stats(url)
+    assert (stats["requests"], stats["connections"]) == (5, 2)  # the call's and /stats'
