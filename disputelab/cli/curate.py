@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from disputelab.api import RULE, UserFileError, make_user_dir, path_kind
 from disputelab.cli.common import err, fail, open_models, out, print_usage, run_with_models
+from disputelab.cli.progress import Ticker, ticker
 from disputelab.errors import DisputelabError
 
 if TYPE_CHECKING:
@@ -52,19 +53,22 @@ def curate(
     except UserFileError as exc:
         fail(f"--out {exc.path}: {exc}")
 
-    work = curate_async(
-        paths,
-        model=model,
-        hub=hub,
-        out=out_dir,
-        concurrency=concurrency,
-        keep_if_unresolved=keep_if_unresolved,
-        on_verdict=_said,
-    )
-    try:
-        result = run_with_models(hub, work)
-    except (DisputelabError, ValueError, OSError) as exc:
-        fail(str(exc).splitlines()[0])
+    # Progress (a bar, or a line every few seconds off a terminal, with the tokens the
+    # embedded model has generated so far): a seed's recast can take minutes.
+    with ticker("curate", hub, transient=True) as progress:
+        work = curate_async(
+            paths,
+            model=model,
+            hub=hub,
+            out=out_dir,
+            concurrency=concurrency,
+            keep_if_unresolved=keep_if_unresolved,
+            on_verdict=lambda v: _said(v, progress),
+        )
+        try:
+            result = run_with_models(hub, work)
+        except (DisputelabError, ValueError, OSError) as exc:
+            fail(str(exc).splitlines()[0])
     out.print(
         f"{len(result.accepted)} kept, {len(result.rejected)} rejected; "
         f"log of rejections: {escape(str(result.rejected_log))}",
@@ -78,10 +82,11 @@ def curate(
         fail("no seeds were read")
 
 
-def _said(v: Verdict) -> None:
+def _said(v: Verdict, progress: Ticker) -> None:
     """One line per verdict: kept on stdout, rejected (with its stage) on stderr."""
     from disputelab.api.curation import Accepted
 
+    progress.advance(failed=not isinstance(v, Accepted))
     if isinstance(v, Accepted):
         out.print(
             f"[green]kept[/] {escape(v.seed_id)} -> {escape(str(v.path))} "
