@@ -191,6 +191,14 @@ class _Grid:
         self.casts = {b: plan.cast_for(b) for b in plan.backbones}
         self.conditioned = conditioned
         self.scenario_json = {cell: scenario_json(s) for cell, s in conditioned.items()}
+        # A parameter world changes the rule agents' behaviour table, and with it what an
+        # offline condition (a cause) makes of a scenario: each world has its own of both.
+        self.world_params = {w: plan.params_for(w) for w in plan.worlds}
+        self.world_cells = {w: world_conditioned(plan, w, conditioned) for w in plan.worlds}
+        self.world_json = {
+            w: {cell: scenario_json(s) for cell, s in cells.items()}
+            for w, cells in self.world_cells.items()
+        }
         self.retrieved = retrieved
         self.episodes = list(plan.episodes)
         self.done_before = store.complete_episode_ids(plan.name)
@@ -341,17 +349,21 @@ class _Grid:
         mediated = ep.baseline_id is not None or not self.protocol.plays_twin
         return EpisodePlan(
             ep.episode_id,
-            self.conditioned[cell],
+            self.scenario_of(ep),
             self.protocol.name,
-            self.params,
+            self.world_params.get(ep.world, self.params),
             cast,
             ep.seed,
             ep.condition,
             "mediated" if mediated else "unmediated",
             ep.baseline_id,
             self.retrieved.get(cell, ()),
-            self.scenario_json[cell],
+            self.world_json.get(ep.world, self.scenario_json)[cell],
         )
+
+    def scenario_of(self, ep: PlannedEpisode) -> Scenario:
+        """The conditioned scenario `ep` plays, in its parameter world."""
+        return self.world_cells.get(ep.world, self.conditioned)[(ep.scenario_id, ep.condition)]
 
     def ready(self, ep: PlannedEpisode) -> list[PlannedEpisode]:
         """`ep` and the twins waiting on it that can be scored now."""
@@ -398,7 +410,7 @@ class _Grid:
             twin = ep.baseline_id if ep.baseline_id in complete else None
             item = EpisodeToScore(
                 get(ep.episode_id),
-                self.conditioned[(ep.scenario_id, ep.condition)],
+                self.scenario_of(ep),
                 get(twin) if twin else None,
                 ep.episode_id,
                 twin,
@@ -424,6 +436,18 @@ def _retrieval(
     if not plan.protocol.uses_retrieval:
         return {}
     return retrieved_bases(plan.corpus, dict(plan.retrieval_pool), conditioned)
+
+
+def world_conditioned(
+    plan: ExperimentPlan, world: str, shipped: dict[tuple[str, str], Scenario]
+) -> dict[tuple[str, str], Scenario]:
+    """Every cell's scenario in `world`: the shipped ones where the world's behaviour is
+    the plan's own; else the conditions applied offline under the world's behaviour (a
+    writer model's scenarios are the shipped ones: it writes text, not the table)."""
+    b = Behaviour.of(plan.world_behaviour(world))
+    if world == "shipped" or b == Behaviour.of(plan.behaviour) or plan.writer is not None:
+        return shipped
+    return {cell: apply_condition(plan.scenarios[cell[0]], cell[1], b) for cell in shipped}
 
 
 async def condition_scenarios(

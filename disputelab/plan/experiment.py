@@ -43,6 +43,7 @@ from disputelab.plan.spec import (
 )
 from disputelab.protocols.base import DisputeProtocol, ProtocolParams, get_protocol
 from disputelab.redact import redact
+from disputelab.scenario.behaviour import world_overrides
 from disputelab.scenario.schema import Scenario
 from disputelab.store.manage import id_problem
 
@@ -110,6 +111,9 @@ class ExperimentPlan:
             # A spec without a model axis is stored as it was before there was one, so
             # its runs resume, and its stored config reads the same.
             data.pop("backbones", None)
+        if data.get("worlds") is None:
+            # Likewise without a `worlds:` axis: the config of an old spec is unchanged.
+            data.pop("worlds", None)
         return data
 
     @property
@@ -178,6 +182,23 @@ class ExperimentPlan:
         """The rule agents' behaviour overrides (what the conditions are applied under)."""
         value = self.params.model_dump().get("behaviour") or {}
         return dict(value)
+
+    @property
+    def worlds(self) -> tuple[str, ...]:
+        """The parameter worlds the grid is played in; none without a `worlds:` axis."""
+        return tuple(self.spec.worlds or ())
+
+    def world_behaviour(self, world: str) -> dict[str, float]:
+        """The behaviour overrides of an episode in `world` ('': the spec's own)."""
+        own = {k: float(v) for k, v in self.behaviour.items()}
+        return world_overrides(world, own) if world else own
+
+    def params_for(self, world: str) -> ProtocolParams:
+        """The protocol's parameters of an episode in `world` ('' and `shipped`: the
+        plan's own, unchanged)."""
+        if not world or world == "shipped":
+            return self.params
+        return self.params.model_copy(update={"behaviour": self.world_behaviour(world)})
 
     @property
     def corpus(self) -> Path | None:

@@ -61,6 +61,7 @@ from disputelab.protocols.base import (
 )
 from disputelab.protocols.presets import PRESETS, TRACKER, get_preset, with_preset
 from disputelab.registry import UnknownPluginError
+from disputelab.scenario.behaviour import WORLDS
 from disputelab.scenario.conditions import ConditionError, apply_condition, written_problem
 from disputelab.scenario.inputs import (
     MAX_FILE_BYTES,
@@ -191,6 +192,13 @@ class ExperimentSpec(BaseModel):
         description="Run the grid again per entry with behaviour parameters at neutral: a "
         "parameter (mediator.calming), a condition (posture:competing: every parameter it "
         "acts through), or `each` (every condition of the spec that acts through any).",
+    )
+    worlds: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        description="Parameter worlds crossed with the grid like conditions, on the same "
+        "seeds: shipped (the behaviour table as it is), neutral (every parameter at its "
+        "neutral value), mirrored (every direction reversed); unset: shipped only.",
     )
     ablation_of: str | None = Field(
         default=None,
@@ -347,6 +355,20 @@ class ExperimentSpec(BaseModel):
         return self
 
     @model_validator(mode="after")
+    def _worlds_fit(self) -> ExperimentSpec:
+        if self.worlds is None:
+            return self
+        problems = world_problems(self.protocol, self.parties, self.worlds)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    @property
+    def world_axis(self) -> list[str]:
+        """The worlds an episode is planned in; [''] without `worlds:` (no world in ids)."""
+        return list(dict.fromkeys(self.worlds)) if self.worlds else [""]
+
+    @model_validator(mode="after")
     def _judge_for_judged_evaluators(self) -> ExperimentSpec:
         judged = [e for e in self.evaluators if get_evaluator(e).requires_judge({})]
         if judged and self.models.get("judge", "rule") == "rule":
@@ -463,6 +485,7 @@ class PlannedEpisode:
     seed: int
     baseline_id: str | None  # the matched unmediated episode, for mediated ones
     backbone: str = ""  # the models it is played with, on a spec's model axis
+    world: str = ""  # the parameter world it is played in, on a spec's `worlds:` axis
 
 
 def load_spec(
@@ -663,6 +686,24 @@ def ablation_problems(
     return check_targets(targets, conditions)
 
 
+def world_problems(protocol: str, parties: str, worlds: list[str]) -> list[str]:
+    """Why a `worlds:` list cannot run: an unknown or repeated world, or agents with no
+    behaviour table for a world to change."""
+    bad = [w for w in worlds if w not in WORLDS]
+    if bad:
+        return [f"worlds: unknown {', '.join(map(repr, bad))}; use {', '.join(WORLDS)}"]
+    if len(set(worlds)) != len(worlds):
+        return ["worlds: a world listed twice; list each once"]
+    if "behaviour" not in get_protocol(protocol).Params.model_fields:
+        return [f"worlds: the {protocol} protocol's agents have no behaviour parameters"]
+    if not has_hidden_state(get_protocol(protocol).party_seat.interface, parties):
+        return [
+            f"worlds: {parties} parties have no rule policy, so no behaviour parameters for "
+            "a world to change; worlds apply to rule and hybrid parties"
+        ]
+    return []
+
+
 def _ablate_problems(data: dict[str, Any]) -> list[str]:
     """`ablation_problems`, whatever else in the spec is wrong."""
     targets, conditions = data.get("ablate"), data.get("conditions", ["general"])
@@ -792,7 +833,9 @@ def grid_episodes(spec: ExperimentSpec, scenario_ids: list[str]) -> list[Planned
     repeats that reach here any other way are skipped."""
     mediators = list(dict.fromkeys(spec.mediators))
     sids, conditions = list(dict.fromkeys(scenario_ids)), list(dict.fromkeys(spec.conditions))
+    worlds = spec.world_axis
     total = len(sids) * len(conditions) * spec.replicates * _per_cell(spec, mediators)
+    total *= len(worlds)
     if total > MAX_EPISODES:
         raise SpecError(
             "spec",
@@ -805,7 +848,8 @@ def grid_episodes(spec: ExperimentSpec, scenario_ids: list[str]) -> list[Planned
     for sid in sids:
         for cond in conditions:
             for r in range(spec.replicates):
-                episodes += _cell_episodes(spec, sid, cond, r, mediators)
+                for world in worlds:
+                    episodes += _cell_episodes(spec, sid, cond, r, mediators, world)
     return episodes
 
 
@@ -826,27 +870,34 @@ def _shared_twin(spec: ExperimentSpec) -> bool:
 
 
 def _cell_episodes(
-    spec: ExperimentSpec, sid: str, cond: str, r: int, mediators: list[str]
+    spec: ExperimentSpec, sid: str, cond: str, r: int, mediators: list[str], world: str = ""
 ) -> list[PlannedEpisode]:
-    """One scenario, condition and replicate: every mediator under every backbone, after
-    the unmediated twins they are scored against."""
+    """One scenario, condition, replicate and world: every mediator under every backbone,
+    after the unmediated twins they are scored against. The world, when the spec has a
+    `worlds:` axis, ends the mediator's part of the id (`rule~mirrored`), so that every
+    world plays the same seeds and the tables pair a world's cells with its own
+    reference; twins are per world, since a world changes the unmediated parties too."""
     twins = get_protocol(spec.protocol).plays_twin
     seed = spec.base_seed + r
     prefix = f"{spec.name}/{sid}/{cond}"
+    w = f"~{world}" if world else ""
     out: list[PlannedEpisode] = []
     backbones = list(spec.backbones) or [""]
     shared = twins and (not spec.backbones or _shared_twin(spec))
     if shared:
-        out.append(PlannedEpisode(f"{prefix}/{NONE}/r{r}", sid, cond, NONE, r, seed, None))
+        twin_id = f"{prefix}/{NONE}{w}/r{r}"
+        out.append(PlannedEpisode(twin_id, sid, cond, NONE, r, seed, None, "", world))
     for b in backbones:
         at = f"@{b}" if b else ""
         base_id = None
         if twins:
-            base_id = f"{prefix}/{NONE}{'' if shared else at}/r{r}"
+            base_id = f"{prefix}/{NONE}{'' if shared else at}{w}/r{r}"
             if not shared:
-                out.append(PlannedEpisode(base_id, sid, cond, NONE, r, seed, None, b))
+                out.append(PlannedEpisode(base_id, sid, cond, NONE, r, seed, None, b, world))
         out += [
-            PlannedEpisode(f"{prefix}/{med}{at}/r{r}", sid, cond, med, r, seed, base_id, b)
+            PlannedEpisode(
+                f"{prefix}/{med}{at}{w}/r{r}", sid, cond, med, r, seed, base_id, b, world
+            )
             for med in mediators
             if not (twins and med == NONE)
         ]

@@ -14,8 +14,10 @@ which a party walks away) has no neutral and cannot be ablated.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 from disputelab.errors import DisputelabError
 from disputelab.scenario.schema import STRATEGIES
@@ -24,6 +26,14 @@ ASSUMPTION = "assumption"
 CURVES = "assumption; curve family of Faratin, Sierra & Jennings (1998)"
 HOFSTEDE = "assumption; direction from Hofstede's dimension definitions (Hofstede 2001)"
 TABLE6 = "assumption; direction from AgentMediation's Table 6 (litigation risk by cause)"
+
+
+# How the mirrored world reverses a parameter's direction about its neutral value n:
+# `reciprocal`, a multiplicative factor (v -> n²/v: a concession exponent 0.3 -> 3.3);
+# `negate`, a signed additive effect (v -> 2n - v: a culture or cause sign flipped);
+# `keep`, no direction to reverse (a level, a spread, a switch, a share or a chance whose
+# opposite the policy has no way to play), so every world but `neutral` keeps its value.
+Mirror = Literal["reciprocal", "negate", "keep"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +45,7 @@ class Parameter:
     high: float
     what: str
     source: str = ASSUMPTION
+    mirror: Mirror = "keep"
 
 
 def _a(word: str) -> str:
@@ -63,6 +74,7 @@ def _posture_parameters() -> list[Parameter]:
                 f"Concession exponent of {_a(mode)} party: below 1 it holds out and concedes "
                 "late (Boulware), above 1 it gives ground early (Conceder).",
                 CURVES,
+                "reciprocal",
             )
         )
         out.append(
@@ -74,6 +86,7 @@ def _posture_parameters() -> list[Parameter]:
                 4.0,
                 f"Weight {_a(mode)} party puts on its own utility, against matching what "
                 "the others back, when it picks among packages worth its target.",
+                mirror="reciprocal",
             )
         )
     return out
@@ -98,6 +111,7 @@ _TABLE: list[Parameter] = [
         2.0,
         "How much more a collaborating party follows the others on the topics that "
         "matter least to it: it follows by 1 + x·(0.5 - w/w_max).",
+        mirror="negate",
     ),
     Parameter(
         "avoiding.engage_every",
@@ -114,8 +128,50 @@ _TABLE: list[Parameter] = [
         0.0,
         0.0,
         1.0,
-        "1: a reactive competing party sounds hostile once its resentment passes 0.25; "
+        "1: a reactive competing party sounds hostile once its resentment passes "
+        "tone.flare_resentment; "
         "0: competing parties sound like any other.",
+    ),
+    Parameter(
+        "tone.flare_resentment",
+        0.25,
+        None,
+        0.1,
+        0.5,
+        "Resentment past which a reactive competing party flares up (sounds hostile).",
+    ),
+    Parameter(
+        "tone.flare_reactivity",
+        0.3,
+        None,
+        0.0,
+        1.0,
+        "Reactivity past which a resentful competing party flares up.",
+    ),
+    Parameter(
+        "tone.dug_in_hostile",
+        0.4,
+        None,
+        0.0,
+        1.0,
+        "Chance that a dug-in party sounds hostile, at an expressiveness of 0.",
+    ),
+    Parameter(
+        "tone.dug_in_expressive",
+        0.6,
+        0.0,
+        0.0,
+        0.6,
+        "Chance added to a dug-in party's hostility per unit of expressiveness (0-1): "
+        "mirrored through culture.expressiveness, which carries the direction, so kept.",
+    ),
+    Parameter(
+        "tone.warm_below",
+        0.1,
+        None,
+        0.0,
+        0.3,
+        "Resentment under which a calm accommodating or collaborating party sounds warm.",
     ),
     Parameter(
         "tone.cooperative_warm",
@@ -134,6 +190,7 @@ _TABLE: list[Parameter] = [
         "Change in the log concession exponent per unit of (uncertainty avoidance - "
         "50)/50: negative, so a party that avoids uncertainty concedes more slowly.",
         HOFSTEDE,
+        mirror="negate",
     ),
     Parameter(
         "culture.masculinity",
@@ -144,6 +201,7 @@ _TABLE: list[Parameter] = [
         "Change in the log concession exponent per unit of (masculinity - 50)/50: "
         "negative, a competitive culture concedes more slowly.",
         HOFSTEDE,
+        mirror="negate",
     ),
     Parameter(
         "culture.long_term_orientation",
@@ -154,6 +212,7 @@ _TABLE: list[Parameter] = [
         "Change in the log concession exponent per unit of (long-term orientation - "
         "50)/50: negative, a patient party holds out early.",
         HOFSTEDE,
+        mirror="negate",
     ),
     Parameter(
         "culture.power_distance",
@@ -163,6 +222,7 @@ _TABLE: list[Parameter] = [
         1.0,
         "Change in deference to the mediator per unit of (power distance - 50)/100.",
         HOFSTEDE,
+        mirror="negate",
     ),
     Parameter(
         "culture.expressiveness",
@@ -173,6 +233,7 @@ _TABLE: list[Parameter] = [
         "Change in expressiveness (how readily resentment shows as hostility) per unit "
         "of (mean of indulgence and individualism - 50)/100, around 0.5.",
         HOFSTEDE,
+        mirror="negate",
     ),
     Parameter(
         "deference.level",
@@ -191,6 +252,7 @@ _TABLE: list[Parameter] = [
         0.0,
         1.0,
         "Share of a party's resentment a mediator turn removes, times its deference.",
+        mirror="negate",
     ),
     Parameter(
         "resentment.hostility",
@@ -199,6 +261,7 @@ _TABLE: list[Parameter] = [
         0.0,
         1.2,
         "Resentment a hostile turn adds, times the hearer's reactivity.",
+        mirror="negate",
     ),
     Parameter(
         "resentment.hurt",
@@ -208,6 +271,7 @@ _TABLE: list[Parameter] = [
         1.0,
         "Resentment per unit of weighted utility another party's move takes away, "
         "times the hearer's reactivity.",
+        mirror="negate",
     ),
     Parameter(
         "resentment.soothe",
@@ -216,6 +280,7 @@ _TABLE: list[Parameter] = [
         0.0,
         0.6,
         "Resentment removed per unit of weighted utility another party's move adds.",
+        mirror="negate",
     ),
     Parameter(
         "resentment.cooling",
@@ -224,6 +289,7 @@ _TABLE: list[Parameter] = [
         0.5,
         1.0,
         "Share of its resentment a party keeps from one of its turns to the next.",
+        mirror="reciprocal",
     ),
     Parameter(
         "resentment.dig_in",
@@ -262,6 +328,7 @@ for _key, (_r, _pts) in _CAUSES.items():
             f"Change in every party's reactivity under a {_key} cause (offline stand-in "
             "for the paper's rewritten brief), times the intensity.",
             TABLE6,
+            "negate",
         )
     )
     _TABLE.append(
@@ -274,6 +341,7 @@ for _key, (_r, _pts) in _CAUSES.items():
             f"Weight points moved onto each party's most important topic under a {_key} "
             "cause (negative: off it), times the intensity.",
             TABLE6,
+            "negate",
         )
     )
 
@@ -328,13 +396,22 @@ _DOMAINS: tuple[tuple[str, tuple[float, float]], ...] = (
     ("beta.individual_sd", (0.0, 2.0)),
     ("beta.", (0.01, 100.0)),
     ("self_weight.", (0.0, 100.0)),
-    ("logrolling.", (0.0, 10.0)),
+    # Down to -2 so the mirrored world's -1 (and the mirror of any value up to 2) plays:
+    # a collaborator then follows the others most on the topics that matter MOST to it,
+    # by 1 + x·(0.5 - w/w_max), never below 0.
+    ("logrolling.", (-2.0, 10.0)),
     ("avoiding.engage_every", (1.0, 100.0)),
     ("tone.", (0.0, 1.0)),
     ("culture.", (-5.0, 5.0)),
     ("deference.", (0.0, 1.0)),
-    ("mediator.calming", (0.0, 1.0)),
-    ("resentment.cooling", (0.0, 1.0)),
+    # Negative calming (the mirrored world's) is a mediator turn that stirs resentment.
+    ("mediator.calming", (-1.0, 1.0)),
+    # Above 1 (the mirrored world's 1/0.75) resentment grows from one turn to the next.
+    ("resentment.cooling", (0.0, 10.0)),
+    # Negative (mirrored): hostility and hurt soothe, favourable moves stir resentment.
+    ("resentment.hostility", (-100.0, 100.0)),
+    ("resentment.hurt", (-100.0, 100.0)),
+    ("resentment.soothe", (-100.0, 100.0)),
     ("resentment.", (0.0, 100.0)),
     ("cause.", (-100.0, 100.0)),
     ("disclosure.", (0.0, 1.0)),
@@ -410,6 +487,59 @@ def neutral_overrides(names: Iterable[str]) -> dict[str, float]:
     return out
 
 
+WORLDS = ("shipped", "neutral", "mirrored")
+"""The parameter worlds an experiment can be played in (`worlds:` in a spec): the table as
+shipped, every parameter at its neutral value, every direction reversed."""
+
+
+def _reciprocal(value: float, neutral: float) -> float:
+    return neutral * neutral / value if value > 0 else math.inf  # clipped to the domain
+
+
+# The mirror of a value about its parameter's neutral value, per `Parameter.mirror`: each
+# is its own inverse and leaves the neutral value where it is.
+_MIRRORS: dict[str, Callable[[float, float], float]] = {
+    "reciprocal": _reciprocal,
+    "negate": lambda value, neutral: 2 * neutral - value,
+    "keep": lambda value, neutral: value,
+}
+
+
+def mirrored_value(p: Parameter, value: float) -> float:
+    """`value` of parameter `p` with its direction reversed (a level stays as it is)."""
+    if p.neutral is None:
+        return value
+    low, high = domain(p.name)
+    return min(high, max(low, _MIRRORS[p.mirror](value, p.neutral)))
+
+
+def world_values(world: str, values: Mapping[str, float]) -> dict[str, float]:
+    """Every parameter's value in `world`, from its shipped value in `values` (the table's
+    default where `values` has none): `neutral` sets each to its neutral value (a level
+    keeps its own), `mirrored` reverses each one's direction."""
+    out = {}
+    for name, p in PARAMETERS.items():
+        value = float(values.get(name, p.default))
+        if world == "neutral":
+            value = value if p.neutral is None else p.neutral
+        elif world == "mirrored":
+            value = mirrored_value(p, value)
+        elif world != "shipped":
+            raise BehaviourError(f"unknown world {world!r}; use {', '.join(WORLDS)}")
+        out[name] = value
+    return out
+
+
+def world_overrides(world: str, overrides: Mapping[str, float]) -> dict[str, float]:
+    """The behaviour overrides an episode of `world` plays under, given the experiment's
+    own `overrides`: those as they are in the shipped world, else every value of the
+    world that differs from the table's default."""
+    if world == "shipped":
+        return dict(overrides)
+    values = world_values(world, overrides)
+    return {n: v for n, v in values.items() if v != PARAMETERS[n].default}
+
+
 def check_in_domain(name: str, value: float) -> None:
     low, high = domain(name)
     if not low <= value <= high:
@@ -439,13 +569,14 @@ def check_overrides(values: Mapping[str, object]) -> dict[str, float]:
 def parameters_markdown() -> str:
     """The table as markdown, for docs/behaviour.md (a test keeps the file in step)."""
     lines = [
-        "| parameter | default | neutral | range sampled | what it does | source |",
-        "|---|---|---|---|---|---|",
+        "| parameter | default | neutral | mirrored | range sampled | what it does | source |",
+        "|---|---|---|---|---|---|---|",
     ]
     for p in PARAMETERS.values():
         neutral = "none (a level)" if p.neutral is None else f"{p.neutral:g}"
+        mirror = f"{mirrored_value(p, p.default):.3g} ({p.mirror})"
         lines.append(
-            f"| `{p.name}` | {p.default:g} | {neutral} | {p.low:g} to {p.high:g} | "
+            f"| `{p.name}` | {p.default:g} | {neutral} | {mirror} | {p.low:g} to {p.high:g} | "
             f"{p.what} | {p.source} |"
         )
     return "\n".join(lines) + "\n"

@@ -72,8 +72,9 @@ def test_a_factor_takes_the_tables_range_or_its_own() -> None:
     assert parse_factor("beta.competing") == Factor("beta.competing", p.low, p.high)
     assert parse_factor("mediator.calming=0.1:0.9") == Factor("mediator.calming", 0.1, 0.9)
     assert parse_factor(" mediator.calming = 0 : 1 ") == Factor("mediator.calming", 0.0, 1.0)
-    with pytest.raises(SensitivityError, match="takes values from 0 to 1, not -1"):
-        parse_factor("mediator.calming=-1:0.5")
+    # Down to -1: the mirrored world's calming stirs resentment instead.
+    with pytest.raises(SensitivityError, match="takes values from -1 to 1, not -2"):
+        parse_factor("mediator.calming=-2:0.5")
 
 
 @pytest.mark.parametrize(

@@ -67,7 +67,8 @@ class Resentment:
         accept hurts by the topic's weight, a move to a worse one by the value lost, and
         a move to a better one soothes by the value gained."""
         if hostile:
-            self.level += self.hostility * self.reactivity
+            # Clipped at 0: a negative hostility (the mirrored world's) soothes.
+            self.level = max(0.0, self.level + self.hostility * self.reactivity)
         if before == after:
             return
         hurt = 0.0

@@ -14,13 +14,29 @@ class ToneOfVoice:
     (`expressive`, 0-1); a reactive competing party flares up once resentful; a calm
     accommodating or collaborating party sounds warm; otherwise it is neutral."""
 
-    __slots__ = ("expressive", "flares", "reactivity", "warms")
+    __slots__ = (
+        "dug_in_chance",
+        "dug_in_expressive",
+        "expressive",
+        "flare_reactivity",
+        "flare_resentment",
+        "flares",
+        "reactivity",
+        "warm_below",
+        "warms",
+    )
 
     def __init__(
         self, b: Behaviour, strategy: Strategy, reactivity: float, expressive: float
     ) -> None:
         self.expressive = expressive
         self.reactivity = reactivity
+        self.flare_resentment = b["tone.flare_resentment"]
+        self.flare_reactivity = b["tone.flare_reactivity"]
+        self.warm_below = b["tone.warm_below"]
+        self.dug_in_chance = b["tone.dug_in_hostile"]
+        self.dug_in_expressive = b["tone.dug_in_expressive"]
+        # The switches are 0 or 1 in the table; anything past half-way counts as on.
         self.flares = b["tone.competing_flare"] > 0.5 and strategy == "competing"
         self.warms = b["tone.cooperative_warm"] > 0.5 and strategy in (
             "accommodating",
@@ -29,10 +45,11 @@ class ToneOfVoice:
 
     def of_turn(self, dug_in: bool, resentment: float, rng: random.Random) -> Tone:
         """The tone of a turn; one draw from `rng` when dug in, none otherwise."""
-        if dug_in and rng.random() < 0.4 + 0.6 * self.expressive:
+        if dug_in and rng.random() < self.dug_in_chance + self.dug_in_expressive * self.expressive:
             return "hostile"
-        if self.flares and resentment > 0.25 and self.reactivity > 0.3:
+        hot = resentment > self.flare_resentment and self.reactivity > self.flare_reactivity
+        if self.flares and hot:
             return "hostile"
-        if self.warms and resentment < 0.1:
+        if self.warms and resentment < self.warm_below:
             return "warm"
         return "neutral"
