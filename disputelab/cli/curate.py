@@ -15,7 +15,7 @@ from disputelab.cli.progress import Ticker, ticker
 from disputelab.errors import DisputelabError
 
 if TYPE_CHECKING:
-    from disputelab.api.curation import Verdict
+    from disputelab.api.curation import CurationResult, Verdict
 
 
 def curate(
@@ -75,6 +75,11 @@ def curate(
         highlight=False,
     )
     print_usage(hub)
+    _fail_if_unread(result)
+
+
+def _fail_if_unread(result: CurationResult) -> None:
+    """Exit 2 when a seed source could not be read, or when there were no seeds at all."""
     unread = [r for r in result.rejected if r.stage == "read"]
     if unread:
         fail(f"{len(unread)} seed source(s) could not be read; see the lines above")
