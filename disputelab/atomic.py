@@ -42,6 +42,12 @@ def replacing(
     content replaces `path` only when the block ends without an error."""
     # Through a symbolic link the file it names is replaced, as a plain write would.
     target = Path(os.path.realpath(path))
+    if _not_regular(target):
+        # A pipe or a device (say /dev/stdout) is written to, not replaced by a file; a
+        # folder fails here with the usual error.
+        with _opened(os.open(target, os.O_WRONLY | os.O_TRUNC), mode, newline) as straight:
+            yield straight
+        return
     _clear_leftovers(target)
     # The writer's process id in the name tells a later writer whether the file is a
     # leftover of a killed one (removed) or another's write in progress (left alone).
@@ -49,11 +55,7 @@ def replacing(
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         _keep_mode(target, fd)
-        if "b" in mode:
-            fh: IO[Any] = os.fdopen(fd, "wb")
-        else:
-            fh = os.fdopen(fd, "w", encoding="utf-8", newline=newline)
-        with fh:
+        with _opened(fd, mode, newline) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
@@ -63,6 +65,12 @@ def replacing(
             tmp.unlink()
         raise
     _sync_folder(target.parent)
+
+
+def _opened(fd: int, mode: str, newline: str | None) -> IO[Any]:
+    if "b" in mode:
+        return os.fdopen(fd, "wb")
+    return os.fdopen(fd, "w", encoding="utf-8", newline=newline)
 
 
 def no_room(exc: OSError) -> bool:
@@ -75,6 +83,13 @@ def why_not_written(exc: OSError) -> str:
     if no_room(exc):
         return "the disk is full"
     return exc.strerror or str(exc)
+
+
+def _not_regular(target: Path) -> bool:
+    try:
+        return not stat.S_ISREG(os.stat(target).st_mode)
+    except OSError:
+        return False  # nothing there yet (or unreadable: the write will say why)
 
 
 def _clear_leftovers(target: Path) -> None:

@@ -34,7 +34,8 @@ CLI = [
 def _case(i: int) -> dict[str, object]:
     return {
         "name": f"案例{i}与某装修公司装饰装修合同纠纷调解案.pdf",
-        "basic_back": f"张某{i}委托某装修公司装修住房，完工后发现墙面开裂，双方就返工费用发生争议。",
+        "basic_back": f"张某{i}委托某装修公司装修住房，完工后发现墙面开裂，"
+        "双方就返工费用发生争议。",
         "players": ["装修公司法定代表人", f"张某{i}"],
         "player_number": 2,
         "point": "装修公司的施工是否构成违约。",
