@@ -73,3 +73,15 @@ class PlanError(DisputelabError, ValueError):
 def first_lines(problems: Iterable[str]) -> list[str]:
     """Each problem's first line: a message of several lines is one problem."""
     return [p.splitlines()[0] if p else "" for p in problems]
+
+
+class WriteFailed(DisputelabError, OSError):
+    """A file could not be written; whatever was at its path before is still there.
+
+    `reason` is short ("the disk is full", "Permission denied") for a one-line error.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: cannot write it ({reason}); the file there is unchanged")
+        self.path = path
+        self.reason = reason

@@ -53,7 +53,7 @@ from disputelab.api.catalog import (
 )
 from disputelab.api.stores import check_store, list_runs, recover_store
 from disputelab.episode import Episode, Turn
-from disputelab.errors import DisputelabError, PlanError, Problem
+from disputelab.errors import DisputelabError, PlanError, Problem, WriteFailed
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import get_evaluator, on_demand_evaluators
 from disputelab.evaluation.trackers import LLM_TRACKERS, TRACKERS
@@ -116,6 +116,7 @@ __all__ = [
     "run",
     "run_async",
     "runs_frame",
+    "write_file",
     "write_plots",
 ]
 
@@ -567,6 +568,21 @@ def _store_option(store: Store) -> str:
     return "" if root == DEFAULT_STORE else f"--store {root} "
 
 
+def write_file(path: str | os.PathLike[str], data: str | bytes) -> Path:
+    """Write `data` (text in UTF-8, or bytes) to `path` whole or not at all: a kill or a
+    full disk leaves the file that was there. WriteFailed (one line) when it cannot."""
+    from disputelab import atomic
+
+    try:
+        if isinstance(data, str):
+            atomic.write_text(path, data)
+        else:
+            atomic.write_bytes(path, data)
+    except OSError as exc:
+        raise WriteFailed(str(path), atomic.why_not_written(exc)) from None
+    return Path(path)
+
+
 def write_plots(run: str, folder: str | os.PathLike[str], *, store: StoreLike = None) -> list[Path]:
     """An experiment's plots (PNG) in `folder`; ReportError with the reason when there is
     nothing to draw."""
@@ -663,6 +679,7 @@ __all__ += [
     "Summary",
     "Turn",
     "UserFileError",
+    "WriteFailed",
     "behaviour_parameters",
     "cases",
     "catalog",

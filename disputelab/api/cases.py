@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from disputelab import atomic
 from disputelab.errors import DisputelabError
 from disputelab.scenario.checks import unsettlable
 from disputelab.scenario.import_record import RECORD_NAME, ImportRecord
@@ -215,6 +216,6 @@ def _save(
     if not overwrite and not record.may_write(path, text):
         done.kept.append(path)  # edited since it was imported, or not an import's: keep it
         return
-    path.write_text(text, encoding="utf-8")
+    atomic.write_text(path, text)
     record.wrote(path, text)
     done.saved.append(path)

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from disputelab import atomic
 from disputelab.api._lazy import lazy_attribute
 from disputelab.errors import DisputelabError
 
@@ -314,11 +315,11 @@ def write_results(folder: Path, text: str, design: Design, ranked: list[Ranking]
     paths = [folder / f"sensitivity.{ext}" for ext in ("md", "csv", "png")]
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        paths[0].write_text(text, encoding="utf-8")
+        atomic.write_text(paths[0], text)
         _write_csv(paths[1], design, ranked)
         _plot(paths[2], design, ranked)
     except OSError as exc:
-        raise WriteError(f"cannot write to {folder}: {exc.strerror or exc}") from None
+        raise WriteError(f"cannot write to {folder}: {atomic.why_not_written(exc)}") from None
     return paths
 
 
@@ -327,7 +328,7 @@ def _write_csv(path: Path, design: Design, ranked: list[Ranking]) -> None:
 
     columns = COLUMNS[design.method]
     bounds = {f.name: f for f in design.factors}
-    with path.open("w", newline="", encoding="utf-8") as fh:
+    with atomic.replacing(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(
             ["method", "metric", "mediator", "rank", "parameter", "low", "high", *columns, "note"]
@@ -364,7 +365,8 @@ def _plot(path: Path, design: Design, ranked: list[Ranking]) -> None:
     if not shown:
         axes[0][0].text(0.5, 0.5, "no metric varied across the points", ha="center")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with atomic.replacing(path, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=110)
     plt.close(fig)
 
 

@@ -125,10 +125,16 @@ def write_out(text: str, out_path: Path | None) -> None:
     if out_path is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
+    write_out_data(text, out_path)
+
+
+def write_out_data(data: str | bytes, out_path: Path) -> None:
+    """`data` into `--out` whole, or one error line (exit status 2) with the old file
+    left as it was: a full disk never swaps a good report for a cut-short one."""
     try:
-        out_path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        fail(f"--out {out_path}: cannot write it ({exc.strerror})")
+        api.write_file(out_path, data)
+    except api.WriteFailed as exc:
+        fail(f"--out {out_path}: cannot write it ({exc.reason}); the file there is unchanged")
     err.print(f"wrote {out_path}")
 
 

@@ -295,6 +295,8 @@ def _again(spec_path: Path, overrides: dict[str, Any]) -> str:
 def _interrupted(summary: Summary, again: str, concurrency: int | None) -> NoReturn:
     """Say what was kept and the exact command that goes on from there; exit 130."""
     state.interrupt_reported = True
+    if summary.unscored:
+        _unscored(summary, again, concurrency)
     kept = summary.skipped + summary.done
     abandoned = f", {summary.abandoned} in flight left for resume" if summary.abandoned else ""
     err.print(
@@ -309,6 +311,35 @@ def _interrupted(summary: Summary, again: str, concurrency: int | None) -> NoRet
         highlight=False,
         soft_wrap=True,
     )
+    raise typer.Exit(130)
+
+
+def _unscored(summary: Summary, again: str, concurrency: int | None) -> NoReturn:
+    """Interrupted after every episode was played, while scoring: say what is unscored
+    and the commands that score it; exit 130."""
+    named = [n for n in summary.unscored if n != "protocol"]
+    what = (["the protocol's own scores"] if "protocol" in summary.unscored else []) + [
+        f"evaluator {n}" for n in named
+    ]
+    err.print(
+        f"interrupted while scoring: all {summary.planned} episodes are played and stored, "
+        f"but not scored yet: {', '.join(what)}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    more = f" --concurrency {concurrency}" if concurrency else ""
+    err.print(
+        f"score them with: disputelab {store_option()}experiment {again} --resume{more}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    for n in named:
+        err.print(
+            f"or one evaluator with: disputelab {store_option()}evaluate {summary.run_id} "
+            f"--evaluator {n} (with --judge-model for each judge the spec names)",
+            highlight=False,
+            soft_wrap=True,
+        )
     raise typer.Exit(130)
 
 

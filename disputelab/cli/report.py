@@ -12,7 +12,7 @@ import typer
 from disputelab import api
 from disputelab.api import Store, StoreError
 from disputelab.api.stores import overwrites_data
-from disputelab.cli.common import RUN_HELP, err, fail, open_store, write_out
+from disputelab.cli.common import RUN_HELP, err, fail, open_store, write_out, write_out_data
 from disputelab.errors import DisputelabError
 
 
@@ -90,7 +90,7 @@ def _parquet(store: Store, run_id: str, out_path: Path | None) -> None:
     if out_path is None:
         fail("--format parquet is binary; give a file with --out")
     try:
-        api.episode_frame(store, run_id).to_parquet(out_path, index=False)
-    except (OSError, ImportError, ValueError) as exc:
+        data = api.episode_frame(store, run_id).to_parquet(index=False)
+    except (ImportError, ValueError) as exc:
         fail(f"--out {out_path}: cannot write it ({exc})")
-    err.print(f"wrote {out_path}")
+    write_out_data(data, out_path)

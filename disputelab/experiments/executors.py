@@ -205,14 +205,64 @@ class Inherited:
     directory, multiprocessing sets.)"""
 
     environ: dict[str, str]
+    driver: int = 0  # the driver's process id: a worker ends when it does
 
     @staticmethod
     def here() -> Inherited:
-        return Inherited(dict(os.environ))
+        return Inherited(dict(os.environ), os.getpid())
 
     def apply(self) -> None:
         os.environ.clear()
         os.environ.update(self.environ)
+        if self.driver:
+            die_with(self.driver)
+
+
+def die_with(driver: int) -> None:
+    """End this worker when the driver process ends, however it ends: an OOM kill of the
+    driver alone must not leave workers playing (and paying for) episodes nobody stores.
+
+    The worker's parent is the fork server, not the driver, so the kernel's parent-death
+    signal (Linux) covers the server's death only; a thread watches the driver itself."""
+    _parent_death_signal()
+    threading.Thread(target=_watch, args=(driver,), name="driver-watch", daemon=True).start()
+
+
+def _parent_death_signal() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # the thread below still watches
+
+
+def _watch(driver: int) -> None:
+    """Wait for `driver` to end, then end this process at once."""
+    import select
+
+    try:
+        fd = os.pidfd_open(driver)  # Linux: readable once the process has ended
+    except (AttributeError, OSError):
+        while _alive(driver):
+            time.sleep(WORKER_CHECK_S)
+    else:
+        select.select([fd], [], [])
+    os._exit(1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # alive, and someone else's
+    return os.getppid() != 1  # orphaned: the driver that started the server is gone
 
 
 def peak_rss_mb() -> float:

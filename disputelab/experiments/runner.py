@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from disputelab.agents.memos import AgentMemos
 from disputelab.episode import Episode
@@ -53,6 +55,9 @@ class Summary:
     abandoned: int = 0  # episodes in flight when stopped: left incomplete, re-run on resume
     elsewhere: int = 0  # finished meanwhile by another process on the same store
     waited: int = 0  # episodes this process waited for while another process held them
+    # Stopped during the scoring pass after play: what it had not scored yet (the
+    # protocol's own scores, or the spec's evaluators by name).
+    unscored: list[str] = field(default_factory=list)
 
 
 async def run_experiment(
@@ -92,15 +97,52 @@ async def run_experiment(
     await _play_grid(grid, summary, concurrency or plan.concurrency, progress, stop)
     if summary.interrupted:
         return summary
-    await grid.score_rest()
-    for evaluator in extra:
-        if evaluator in extras.evaluators:
-            continue  # scored with the protocol's evaluators, as each episode finished
-        # Judge calls go through the response cache, so a resumed run re-scores free.
-        judges = list(plan.judges)
-        await evaluate_run(store, plan.name, evaluator, hub, judges, bert_model=plan.bert_model)
+    await _score_after_play(grid, plan, hub, summary, stop or threading.Event())
     hub.flush()
     return summary
+
+
+# What the scoring pass calls the protocol's own scores when a stop leaves them undone.
+PROTOCOL_SCORES = "protocol"
+
+
+async def _score_after_play(
+    grid: _Grid, plan: ExperimentPlan, hub: ModelHub, summary: Summary, stop: threading.Event
+) -> None:
+    """Score what play left unscored, then the spec's evaluators that score in a pass of
+    their own. A stop request ends the pass at once and names what is left unscored."""
+    steps: list[tuple[str, Callable[[], Awaitable[Any]]]] = [(PROTOCOL_SCORES, grid.score_rest)]
+    per_episode = grid.extras.evaluators if grid.extras is not None else ()
+    for evaluator in [ev.name for ev in plan.evaluators]:
+        if evaluator in per_episode:
+            continue  # scored with the protocol's evaluators, as each episode finished
+        # Judge calls go through the response cache, so a resumed run re-scores free.
+        steps.append((evaluator, functools.partial(_evaluate, grid.store, plan, hub, evaluator)))
+    for i, (_, step) in enumerate(steps):
+        if not await _unless_stopped(step(), stop):
+            summary.interrupted = True
+            summary.unscored = [n for n, _ in steps[i:]]
+            return
+
+
+async def _evaluate(store: Store, plan: ExperimentPlan, hub: ModelHub, evaluator: str) -> None:
+    judges = list(plan.judges)
+    await evaluate_run(store, plan.name, evaluator, hub, judges, bert_model=plan.bert_model)
+
+
+async def _unless_stopped(work: Awaitable[Any], stop: threading.Event) -> bool:
+    """Await `work` unless `stop` is set first (a signal handler sets it from any thread):
+    then cancel it and say False."""
+    task = asyncio.ensure_future(work)
+    while not task.done():
+        if stop.is_set():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            return False
+        await asyncio.wait({task}, timeout=0.1)
+    task.result()
+    return True
 
 
 async def _play_grid(

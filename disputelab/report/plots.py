@@ -25,6 +25,7 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from disputelab import atomic
 from disputelab.consensus import consensus_score
 from disputelab.episode import Episode
 from disputelab.store.sqlite import Store
@@ -95,7 +96,8 @@ def trajectories_figure(curves: Curves, conditions: list[str]) -> Figure:
 
 
 def _save_png(fig: Figure, path: Path) -> Path:
-    fig.savefig(path, dpi=120)
+    with atomic.replacing(path, "wb") as fh:  # a killed write leaves the old plot
+        fig.savefig(fh, format="png", dpi=120)
     plt.close(fig)
     return path
 

@@ -14,6 +14,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from disputelab import atomic
 from disputelab.errors import DisputelabError
 from disputelab.scenario.inputs import UserFileError, make_user_dir
 
@@ -150,5 +151,5 @@ def fetch(name: str, source: str | None = None, root: Path | None = None) -> Pat
         if not matches and rename is not None:
             raise DatasetError(f"{url} has no {pattern}: is it the {name} repository?")
         for src in matches:
-            shutil.copyfile(src, target / (rename or src.name))
+            atomic.write_bytes(target / (rename or src.name), src.read_bytes())
     return target

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import yaml
 
+from disputelab import atomic
+
 RECORD_NAME = ".imported.json"
 
 
@@ -85,7 +87,7 @@ class ImportRecord:
 
     def save(self) -> None:
         data = {"files": self.written, "ids": self.ids}
-        self.path.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+        atomic.write_text(self.path, json.dumps(data, indent=1, sort_keys=True))
 
 
 def _title(text: str) -> object:

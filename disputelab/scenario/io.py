@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from disputelab import atomic
 from disputelab.errors import DisputelabError
 from disputelab.scenario.inputs import (
     MAX_FILE_BYTES,
@@ -237,4 +238,4 @@ def dump_scenario(s: Scenario, fmt: str = "yaml") -> str:
 def save_scenario(s: Scenario, path: str | Path) -> None:
     p = Path(path)
     fmt = "json" if p.suffix.lower() == ".json" else "yaml"
-    p.write_text(dump_scenario(s, fmt), encoding="utf-8")
+    atomic.write_text(p, dump_scenario(s, fmt))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from disputelab import atomic
 from disputelab.protocols.bilateral.agents.norms import Warmth
 
 FORMAT = "disputelab-exemplars/1"
@@ -133,9 +134,7 @@ class ExemplarFile:
 def save_exemplars(file: ExemplarFile, path: Path) -> Path:
     """Write `file` as JSON (atomically: a reader never sees half a file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(file.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
-    tmp.replace(path)
+    atomic.write_text(path, json.dumps(file.to_dict(), ensure_ascii=False, indent=1))
     return path
 
 
