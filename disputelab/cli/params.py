@@ -20,10 +20,7 @@ import typer
 from disputelab.api import PROTOCOLS, DisputeProtocol, chosen_protocol
 from disputelab.cli.common import err, fail
 
-PARAM_HELP = (
-    "A protocol parameter KEY=VALUE or MAPPING.ENTRY=VALUE (`disputelab protocols show "
-    "NAME`); repeatable."
-)
+PARAM_HELP = "KEY=VALUE or MAPPING.ENTRY=VALUE (`disputelab protocols show NAME`); repeatable."
 # Parameters that have an option of their own, visible in `--help`.
 FIRST_CLASS = {"budget"}
 

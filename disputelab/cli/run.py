@@ -59,10 +59,8 @@ from disputelab.errors import DisputelabError, PlanError
 if TYPE_CHECKING:
     from disputelab.api import Episode, MetricResult, RunPlan, RunResult
 
-MODEL_HELP = (
-    "rule (none), local, openai:MODEL[@URL], PROVIDER/MODEL[@URL] (anthropic/, ollama/, "
-    "...) or a disputelab.toml profile."
-)
+# No [@URL] here: the help is rich markup, where square brackets are a tag.
+MODEL_HELP = "rule, local, openai:MODEL, PROVIDER/MODEL or a profile"
 CASE, PROTOCOL, SEATS = "Case", "Protocol", "Seats and models"
 # The plan's names for what the command line calls options.
 OPTIONS = {
@@ -81,8 +79,8 @@ OPTIONS = {
     "budget": "--budget",
 }
 TRACKER_HELP = (
-    f"Consensus source of a second metrics table: {', '.join(t for t in TRACKERS if t != 'oracle')}"
-    f" ({' and '.join(LLM_TRACKERS)} ask a judge); default as in an experiment."
+    f"Second consensus table from {', '.join(t for t in TRACKERS if t != 'oracle')} "
+    f"({' and '.join(LLM_TRACKERS)} ask a judge)."
 )
 
 
@@ -166,16 +164,14 @@ ConditionOption = Annotated[
 CorpusOption = Annotated[
     Path | None,
     typer.Option(
-        help="Statute corpus for expertise:ek-topK (JSONL or YAML); default: the legal "
-        "bases of the scenario folder's other cases.",
+        help="Statute corpus for expertise:ek-topK; default: the other cases' legal bases.",
         rich_help_panel=CASE,
     ),
 ]
 ModelOption = Annotated[
     list[str] | None,
     _model_option(
-        f"Model for every LLM role: {MODEL_HELP} Repeat to play the case with each model "
-        "in the seats (same seed; `disputelab compare RUN` ranks them).",
+        f"Model for every LLM role: {MODEL_HELP}; repeat to compare models.",
         show_default=False,
     ),
 ]
@@ -189,9 +185,8 @@ JudgeModel = Annotated[str | None, _model_option("Model for judges (--tracker)."
 EmbeddingsModel = Annotated[
     str | None,
     _model_option(
-        "Embeddings of LLM parties' memories under motivated turn-taking: an endpoint "
-        "(openai:MODEL@URL, a profile), local (all-MiniLM-L6-v2 in process) or lexical; "
-        "default: the parties' endpoint."
+        "Embeddings of LLM parties' memories: an endpoint, local or lexical (default: "
+        "the parties' endpoint)."
     ),
 ]
 TrackerOption = Annotated[str | None, typer.Option(help=TRACKER_HELP, rich_help_panel=SEATS)]
@@ -222,8 +217,7 @@ def run(
     dry_run: DryRunOption = False,
     **old_options: Any,
 ) -> None:
-    """Run one episode; with a mediator, also its matched unmediated episode. With
-    several --model, each model plays them on the same case and seed."""
+    """Run one episode (and a mediator's unmediated twin); repeat --model to compare."""
     models = _models(parties_model, mediator_model, mediator_when_model, judge_model)
     if embeddings_model is not None:
         models["embeddings"] = embeddings_model
