@@ -64,12 +64,9 @@ def effects(values: Values, reference: str, binary: tuple[str, ...]) -> list[Eff
 
 
 def _holm(found: list[Effect]) -> list[float]:
-    tested = [i for i, e in enumerate(found) if not math.isnan(e.test.p_value)]
-    adjusted = adjust([found[i].test.p_value for i in tested], "holm") if tested else []
-    out = [math.nan] * len(found)
-    for i, p in zip(tested, adjusted, strict=True):
-        out[i] = p
-    return out
+    """Each effect's Holm-adjusted p over the table's tests (`adjust` keeps an untested
+    effect's NaN out of the family)."""
+    return adjust([e.test.p_value for e in found], "holm")
 
 
 def _significant(delta: float, p: float) -> int:
