@@ -149,12 +149,16 @@ def serving(root: Path) -> Iterator[ReportServer]:
 
 
 def fetch(
-    srv: ReportServer, path: str, method: str = "GET", host: str | None = None
+    srv: ReportServer,
+    path: str,
+    method: str = "GET",
+    host: str | None = None,
+    timeout_s: float = 120,
 ) -> tuple[int, dict[str, str], str]:
     """The server's status, headers and page for one request (`host`: the Host header
     to send instead of the server's own address)."""
     address, port = srv.server_address[:2]
-    conn = http.client.HTTPConnection(str(address), int(port), timeout=120)
+    conn = http.client.HTTPConnection(str(address), int(port), timeout=timeout_s)
     try:
         conn.putrequest(method, path, skip_host=host is not None)
         if host is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import http.client
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +14,7 @@ from disputelab.cli import app
 from disputelab.report import serve
 from disputelab.report.serve import ReportServer, is_loopback
 from disputelab.store.sqlite import Store
-from tests.report.pages import cli, embedded, motivated_run
+from tests.report.pages import cli, embedded, fetch, motivated_run
 
 
 @pytest.fixture(scope="module")
@@ -37,17 +36,7 @@ def server(store_with_a_run: tuple[Path, str]) -> Iterator[ReportServer]:
 def _request(
     srv: ReportServer, method: str, path: str, host: str | None = None
 ) -> tuple[int, dict[str, str], str]:
-    address, port = srv.server_address[:2]
-    conn = http.client.HTTPConnection(str(address), int(port), timeout=60)
-    try:
-        conn.putrequest(method, path, skip_host=host is not None)
-        if host is not None:
-            conn.putheader("Host", host)
-        conn.endheaders()
-        resp = conn.getresponse()
-        return resp.status, dict(resp.getheaders()), resp.read().decode("utf-8")
-    finally:
-        conn.close()
+    return fetch(srv, path, method, host, timeout_s=60)
 
 
 def test_it_listens_on_loopback_unless_told_otherwise(server: ReportServer) -> None:
