@@ -305,13 +305,18 @@ def _interrupted(summary: Summary, again: str, concurrency: int | None) -> NoRet
         highlight=False,
         soft_wrap=True,
     )
-    more = f" --concurrency {concurrency}" if concurrency else ""
     err.print(
-        f"resume with: disputelab {store_option()}experiment {again} --resume{more}",
+        f"resume with: {_resume_command(again, concurrency)}",
         highlight=False,
         soft_wrap=True,
     )
     raise typer.Exit(130)
+
+
+def _resume_command(again: str, concurrency: int | None) -> str:
+    """The command that carries an interrupted experiment on, at the concurrency it had."""
+    more = f" --concurrency {concurrency}" if concurrency else ""
+    return f"disputelab {store_option()}experiment {again} --resume{more}"
 
 
 def _unscored(summary: Summary, again: str, concurrency: int | None) -> NoReturn:
@@ -327,9 +332,8 @@ def _unscored(summary: Summary, again: str, concurrency: int | None) -> NoReturn
         highlight=False,
         soft_wrap=True,
     )
-    more = f" --concurrency {concurrency}" if concurrency else ""
     err.print(
-        f"score them with: disputelab {store_option()}experiment {again} --resume{more}",
+        f"score them with: {_resume_command(again, concurrency)}",
         highlight=False,
         soft_wrap=True,
     )
