@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from disputelab.llm.cache import CACHE_NAME
-from disputelab.store.health import StoreError, is_sqlite_file, store_failure
+from disputelab.store.health import StoreError, is_sqlite_file, is_sqlite_message, store_failure
 from disputelab.store.integrity import Diagnosis, RunSalvage, Salvage
 from disputelab.store.schema import DB_NAME, holds_store
 from disputelab.store.sqlite import Store
@@ -40,6 +40,7 @@ __all__ = [
     "check_store",
     "delete_runs",
     "is_loopback",
+    "is_sqlite_message",
     "list_runs",
     "listen_problem",
     "overwrites_data",
@@ -114,7 +115,13 @@ def parse_since(since: str | dt.date | None) -> dt.datetime | None:
                 "(2026-12-01 or 2026-12-01T09:30)"
             ) from None
     if moment is not None and moment.tzinfo is not None:
-        moment = moment.astimezone().replace(tzinfo=None)  # runs are listed in local time
+        try:  # runs are listed in local time
+            moment = moment.astimezone().replace(tzinfo=None)
+        except OverflowError:  # 0001-01-01T00:00+01:00 is before the first local moment
+            raise RunFilterError(
+                f"since: {since!r} lies outside the dates that can be told apart "
+                "(years 1 to 9999, in local time)"
+            ) from None
     return moment
 
 

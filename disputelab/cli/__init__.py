@@ -15,7 +15,7 @@ import typer
 from typer.core import TyperGroup
 
 from disputelab.api import CacheError, StoreError
-from disputelab.api.stores import store_failure
+from disputelab.api.stores import is_sqlite_message, store_failure
 from disputelab.cli import (
     conditions,
     datasets,
@@ -50,6 +50,10 @@ class _Commands(TyperGroup):
         except (StoreError, CacheError) as exc:
             fail(str(exc))
         except sqlite3.DatabaseError as exc:
+            fail(str(store_failure(state.store_path, exc)))
+        except UnicodeDecodeError as exc:
+            if not is_sqlite_message(exc):
+                raise
             fail(str(store_failure(state.store_path, exc)))
         finally:
             state.close()

@@ -10,6 +10,7 @@ import shlex
 import sqlite3
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from disputelab.errors import DisputelabError
 
@@ -44,6 +45,9 @@ def is_damage(exc: sqlite3.Error) -> bool:
         name.startswith("SQLITE_CORRUPT")
         or name == "SQLITE_NOTADB"
         or "malformed" in text
+        # A store's list of tables that names a column other than a store's: opening it
+        # checks every table it needs is there, so a column missing is a name damaged.
+        or text.startswith("no such column")
         or text.startswith("Could not decode to UTF-8")
     )
 
@@ -86,8 +90,13 @@ def immutable_uri(path: Path) -> str:
     return f"{path.resolve().as_uri()}?immutable=1"
 
 
-def store_failure(root: Path, exc: sqlite3.Error, writing: bool = False) -> StoreError:
-    """The error to raise for an SQLite failure on the store at `root`."""
+def store_failure(
+    root: Path, exc: sqlite3.Error | UnicodeDecodeError, writing: bool = False
+) -> StoreError:
+    """The error to raise for an SQLite failure on the store at `root` (a decode error:
+    one whose message Python's sqlite3 could not decode; see `is_sqlite_message`)."""
+    if isinstance(exc, UnicodeDecodeError):
+        exc = undecodable(exc)
     if is_damage(exc):
         return DamagedStoreError(root, damage_reason(exc), writing)
     if is_read_only_failure(exc, root):
@@ -116,7 +125,7 @@ def quick_check(db: sqlite3.Connection, thorough: bool = False) -> list[str]:
     pragma = "integrity_check" if thorough else "quick_check"
     try:
         rows = db.execute(f"PRAGMA {pragma}(10)").fetchall()
-    except sqlite3.DatabaseError as exc:  # a page too damaged to walk at all
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # a page too damaged to walk at all
         return [damage_reason(exc)]
     messages = [str(r[0]).removeprefix("*** in database main ***\n") for r in rows]
     return [] if messages == ["ok"] else messages
@@ -151,8 +160,37 @@ def is_sqlite_file(path: Path) -> bool:
         return False
 
 
+_NOT_FILES = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def not_a_file(path: Path) -> str | None:
+    """What `path` is when it exists and is not a regular file (a symbolic link is judged
+    by what it points to), judged by stat alone: opening a FIFO would wait for a writer
+    for ever, and reading a device would never end."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return next((kind for test, kind in _NOT_FILES if test(mode)), "not a regular file")
+
+
 def file_problem(path: Path) -> str | None:
-    """Why an existing database file cannot be a store, judged by its first bytes."""
+    """Why an existing database file cannot be a store, judged by what it is and its
+    first bytes. A file whose first bytes are nearly SQLite's is no problem here: it is a
+    store whose header is damaged (`header_damage`)."""
+    if kind := not_a_file(path):
+        return (
+            f"{path} is {kind}, not a file: a store's database is a regular file; "
+            "move it away, or name another store folder"
+        )
     try:
         with path.open("rb") as f:
             head = f.read(len(_SQLITE_MAGIC))
@@ -160,6 +198,106 @@ def file_problem(path: Path) -> str | None:
         return f"{path} cannot be read: {exc.strerror or exc}"
     if not head:
         return f"{path} is empty (0 bytes), not a disputelab store; remove it to start anew"
-    if head != _SQLITE_MAGIC:
+    if head != _SQLITE_MAGIC and not _nearly_magic(head):
         return f"{path} is not a disputelab store: it is not an SQLite database"
     return None
+
+
+def _nearly_magic(head: bytes) -> bool:
+    """Whether the first bytes differ from SQLite's in at most two places."""
+    wrong = sum(a != b for a, b in zip(head, _SQLITE_MAGIC, strict=False))
+    return len(head) == len(_SQLITE_MAGIC) and wrong <= 2
+
+
+HEADER_BYTES = 100
+
+
+def header_problem(header: bytes) -> str | None:
+    """What is wrong with the 100-byte header of a database file that disputelab wrote,
+    or None. SQLite refuses some of these values outright and misreads every page under
+    others (a page size, text encoding or reserved space that is not the file's); the
+    values checked are those every store has (UTF-8, no reserved bytes, no auto-vacuum)."""
+    if len(header) < HEADER_BYTES:
+        return f"its header is cut short ({len(header)} of {HEADER_BYTES} bytes)"
+    size = int.from_bytes(header[16:18], "big")
+    checks = (
+        (header[:16] == _SQLITE_MAGIC, "its first 16 bytes are not SQLite's"),
+        (size == 1 or (512 <= size <= 32768 and size & (size - 1) == 0), "page size"),
+        (header[18] in (1, 2) and header[19] in (1, 2), "file format version"),
+        (header[20] == 0, "reserved space per page"),
+        (header[21:24] == b"\x40\x20\x20", "payload fractions"),
+        (1 <= int.from_bytes(header[44:48], "big") <= 4, "schema format number"),
+        (int.from_bytes(header[52:56], "big") == 0, "auto-vacuum root page"),
+        (int.from_bytes(header[56:60], "big") == 1, "text encoding"),
+    )
+    bad = [what for ok, what in checks if not ok]
+    if not bad:
+        return None
+    if bad[0].startswith("its"):
+        return f"its file header is damaged ({bad[0]})"
+    return f"its file header is damaged (the {', '.join(bad)} field{'s' if len(bad) > 1 else ''})"
+
+
+def header_damage(path: Path) -> str | None:
+    """Why the header of the database file at `path` (a regular file that file_problem
+    passed) is damaged, or None."""
+    try:
+        with path.open("rb") as f:
+            return header_problem(f.read(HEADER_BYTES))
+    except OSError:
+        return None  # file_problem says why it cannot be read
+
+
+PAGE_SIZES = tuple(2**n for n in range(9, 17))
+_BTREE_FLAGS = frozenset({0x02, 0x05, 0x0A, 0x0D})  # the first byte of a b-tree page
+_SAMPLED_PAGES = 64
+
+
+def page_size_guess(f: BinaryIO) -> int | None:
+    """The page size under which a file's first pages begin as b-tree pages do (None: the
+    file is too short to tell, or no size fits). A store's pages are mostly b-tree pages.
+    Under twice the file's size, page starts are every other one of its own and fit about
+    as well; under half of it, every other start falls in the middle of a page, so fits
+    about half as well. The size is the smallest that fits about as well as its double."""
+    size = f.seek(0, os.SEEK_END)
+    fit = {}
+    for page_size in PAGE_SIZES:
+        starts = range(page_size, min(size, page_size * (_SAMPLED_PAGES + 1)), page_size)
+        if not starts:
+            break
+        hits = 0
+        for start in starts:
+            f.seek(start)
+            hits += f.read(1)[0] in _BTREE_FLAGS
+        fit[page_size] = hits / len(starts)
+    return next(
+        (s for s, ratio in fit.items() if ratio >= 0.25 and ratio >= 0.75 * fit.get(2 * s, 0)),
+        None,
+    )
+
+
+def page_size_mismatch(path: Path) -> bool:
+    """Whether the file's pages fit another page size than its header's. Only worth
+    asking of a file SQLite finds damaged: a guess from the pages' first bytes."""
+    try:
+        with path.open("rb") as f:
+            declared = int.from_bytes(f.read(HEADER_BYTES)[16:18], "big")
+            guess = page_size_guess(f)
+    except OSError:
+        return False
+    return guess is not None and guess != (65536 if declared == 1 else declared)
+
+
+def undecodable(exc: UnicodeDecodeError) -> sqlite3.DatabaseError:
+    """The SQLite error that Python's sqlite3 could not decode (its message names an
+    object of the file, such as an index whose name is damaged), as an SQLite error."""
+    raw = exc.object if isinstance(exc.object, bytes) else b""
+    text = raw.decode("utf-8", "replace") or "a message that is not UTF-8"
+    return sqlite3.DatabaseError(text if "malformed" in text else f"malformed: {text}")
+
+
+def is_sqlite_message(exc: UnicodeDecodeError) -> bool:
+    """Whether a decode error is Python's sqlite3 failing to decode SQLite's own message
+    about a damaged file (which names the damaged object, bytes and all)."""
+    raw = exc.object if isinstance(exc.object, bytes) else b""
+    return raw.startswith((b"malformed database schema", b"database disk image"))

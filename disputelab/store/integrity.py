@@ -14,10 +14,14 @@ strings go with it, and without one the episode is lost like one with a turn mis
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import json
 import sqlite3
+import tempfile
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,13 +32,20 @@ from disputelab.store.health import (
     StoreError,
     damage_reason,
     file_problem,
+    header_damage,
     identify,
     immutable_uri,
+    is_damage,
     is_read_only_failure,
+    not_a_file,
+    page_size_mismatch,
+    undecodable,
 )
 from disputelab.store.health import quick_check as _sqlite_check
+from disputelab.store.leases import TABLE as LEASES_TABLE
+from disputelab.store.pageone import rebuild
 from disputelab.store.salvage import TableRead, read_index, read_table
-from disputelab.store.schema import has_table, lost_table_problem
+from disputelab.store.schema import ADDED, SCHEMA, has_table, lost_table_problem
 from disputelab.store.sqlite import DB_NAME, Store
 from disputelab.store.strings import string_hash
 from disputelab.store.wal import log_rebuilds_database, orphaned_log_problem
@@ -131,23 +142,20 @@ class Diagnosis:
 
 
 def check(root: Path) -> Diagnosis:
-    """Diagnose the store at `root`; a StoreError when it holds no database file at all."""
+    """Diagnose the store at `root`; a StoreError when it holds no database file at all,
+    or something other than a file where its database file belongs."""
     path = _database(root)
     if problem := file_problem(path):
         return Diagnosis((problem,), None)
-    db = _snapshot(path)
-    try:
-        problems = tuple(_sqlite_check(db, thorough=True))
+    with _reading(path) as (db, notes):
+        problems = (*notes, *_sqlite_check(db, thorough=True))
         try:
-            _reading_damage(db)
             _identify(db, path)
         except StoreError as exc:
             return Diagnosis((*problems, str(exc)), None)
         if lost := _lost_table(db):
-            problems = (*problems, f"the store is damaged: {lost}")
+            problems = tuple(dict.fromkeys((*problems, f"the store is damaged: {lost}")))
         return Diagnosis(problems, salvage(db))
-    finally:
-        db.close()
 
 
 def recover(root: Path, out: Path) -> Salvage:
@@ -158,13 +166,9 @@ def recover(root: Path, out: Path) -> Salvage:
     path = _database(root)
     if problem := file_problem(path):
         raise StoreError(f"nothing to recover: {problem}")
-    db = _snapshot(path)
-    try:
-        _reading_damage(db)
+    with _reading(path) as (db, _):
         _identify(db, path)
         found = salvage(db)
-    finally:
-        db.close()
     new = Store(out)
     try:
         for table, rows in found.rows.items():
@@ -175,13 +179,127 @@ def recover(root: Path, out: Path) -> Salvage:
     return found
 
 
+@contextmanager
+def _reading(path: Path) -> Iterator[tuple[sqlite3.Connection, tuple[str, ...]]]:
+    """A snapshot of the database at `path`, set to read damage, with a line for each
+    problem of its first page. Where that page is damaged (its header, or its list of
+    tables), the snapshot is of a copy whose first page is rebuilt from what of it reads
+    (`pageone`), unless the copy reads no better."""
+    db = _snapshot(path)
+    try:
+        damage = header_damage(path) or _schema_damage(db, path)
+        if damage is None and page_size_mismatch(path) and _sqlite_check(db):
+            damage = "its file header is damaged (the page size field)"
+        if damage is None:
+            yield db, ()
+            return
+        note = f"the store is damaged: {damage}"
+        with tempfile.TemporaryDirectory(prefix="disputelab-rebuilt-") as folder:
+            copy = rebuild(path, Path(folder))
+            rebuilt = _snapshot(copy) if copy is not None else None
+            try:
+                if rebuilt is None or not _reads_better(rebuilt, copy, db, path):
+                    yield db, (note,)
+                    return
+                yield rebuilt, (f"{note}; its first page was rebuilt from what of it reads",)
+            finally:
+                if rebuilt is not None:
+                    rebuilt.close()
+    finally:
+        db.close()
+
+
+def _reads_better(
+    rebuilt: sqlite3.Connection, copy: Path | None, db: sqlite3.Connection, path: Path
+) -> bool:
+    """Whether a rebuilt copy's list of tables reads where the original's does not, or
+    the copy's names what a store has and the original's does not."""
+    if copy is not None and _schema_damage(rebuilt, copy) is None:
+        return True
+    try:
+        _identify(rebuilt, path)
+    except StoreError:
+        return False
+    try:
+        _identify(db, path)
+    except StoreError:
+        return True
+    return header_damage(path) is not None
+
+
+def _schema_damage(db: sqlite3.Connection, path: Path) -> str | None:
+    """What is wrong with a store's list of tables: it does not read, or it lacks a table
+    the store's schema version has, or a column every version has."""
+    try:
+        _identify(db, path)
+        row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        version = int(row[0])
+        for table, columns in _base_columns().items():
+            found = {str(r[1]) for r in db.execute(f"PRAGMA table_info({table})")}
+            if not found and (version < _SINCE.get(table, 0) or table in _OPTIONAL):
+                continue  # a table this store never had
+            if not found and table == "turn_chunks":
+                return lost_table_problem(db)  # as every command says it
+            if missing := sorted(columns - found):
+                what = f"no column {missing[0]}" if found else "no such table"
+                return f"its list of tables is damaged ({table}: {what})"
+    except (sqlite3.DatabaseError, StoreError, UnicodeDecodeError, ValueError, TypeError) as e:
+        reason = damage_reason(e) if not isinstance(e, StoreError) else "it does not read"
+        return f"its list of tables is damaged ({reason})"
+    return _parse_problem(path)
+
+
+def _parse_problem(path: Path) -> str | None:
+    """Why SQLite cannot parse the list of tables, as every command but these reads it
+    (without writable_schema, which reads what parses and skips the rest)."""
+    try:
+        probe = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        probe.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        error = undecodable(exc) if isinstance(exc, UnicodeDecodeError) else exc
+        if is_damage(error):
+            return f"its list of tables does not parse ({damage_reason(error)})"
+    finally:
+        probe.close()
+    return None
+
+
+_SINCE = {"strings": 7, "turn_chunks": 8}  # the schema version that added a table
+_OPTIONAL = {"leases"}  # made the first time an experiment claims an episode
+
+
+@functools.cache
+def _base_columns() -> dict[str, frozenset[str]]:
+    """The columns of each table that every schema version has: this version's, less
+    those a later version added (`ADDED`)."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(SCHEMA + ";" + LEASES_TABLE)
+        tables = [
+            str(r[0]) for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        ]
+        return {
+            table: frozenset(
+                str(r[1])
+                for r in db.execute(f"PRAGMA table_info({table})")
+                if str(r[1]) not in ADDED.get(table, {})
+            )
+            for table in tables
+        }
+    finally:
+        db.close()
+
+
 def _lost_table(db: sqlite3.Connection) -> str | None:
     """lost_table_problem, or None when the schema version itself does not read: SQLite's
     own check reports that damage, and the episodes whose turns do not read are lost on
     their own account."""
     try:
         return lost_table_problem(db)
-    except sqlite3.DatabaseError:
+    except (sqlite3.DatabaseError, UnicodeDecodeError):
         return None
 
 
@@ -189,12 +307,7 @@ def salvage(db: sqlite3.Connection) -> Salvage:
     """Read every table row by row and decide, run by run, what can be copied whole."""
     # A store of schema 7 or before, read as it is, has no chunks of turns to read; one of
     # schema 8 without them has lost them.
-    reads = {
-        t: read_table(db, t)
-        if t != "turn_chunks" or has_table(db, t)
-        else TableRead(t, error=_lost_table(db) or "")
-        for t in _JSON_COLUMNS
-    }
+    reads = {t: _read(db, t) for t in _JSON_COLUMNS}
     good = {t: _decoded(t, read) for t, read in reads.items()}
     turns = _EitherTurns(
         _Turns(db, reads["turn_chunks"], good["turn_chunks"], good["episodes"]),
@@ -219,6 +332,18 @@ def salvage(db: sqlite3.Connection) -> Salvage:
     lost_rows = {t: _lost_rows(db, t, reads[t], good[t]) for t in reads}
     damaged = [t for t, read in reads.items() if read.damaged]
     return Salvage(runs, lost_rows, damaged, rows)
+
+
+def _read(db: sqlite3.Connection, table: str) -> TableRead:
+    """What of a table reads; nothing, with the reason, where the list of tables gives it
+    columns other than a store's (a name in it damaged)."""
+    if table == "turn_chunks" and not has_table(db, table):
+        return TableRead(table, error=_lost_table(db) or "")
+    read = read_table(db, table)
+    columns = set(next(iter(read.rows.values()), {}))
+    if read.rows and (missing := sorted(_base_columns()[table] - columns)):
+        return TableRead(table, error=f"the list of tables gives it no column {missing[0]}")
+    return read
 
 
 def _decoded(table: str, read: TableRead) -> dict[int, Row]:
@@ -498,6 +623,9 @@ def _snapshot(path: Path) -> sqlite3.Connection:
     experiment writes to meanwhile would show turns of episodes it never listed, and look
     damaged when it is not."""
     db = sqlite3.connect(path, isolation_level=None)
+    # Set before the first read: writable_schema also lets a list of tables that does not
+    # parse be read as far as it does.
+    _reading_damage(db)
     try:
         db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
     except sqlite3.OperationalError as exc:
@@ -507,7 +635,8 @@ def _snapshot(path: Path) -> sqlite3.Connection:
         # A store this user may not write: read the file as it is (see Store).
         db.close()
         db = sqlite3.connect(immutable_uri(path), uri=True, isolation_level=None)
-    except sqlite3.DatabaseError:
+        _reading_damage(db)
+    except (sqlite3.DatabaseError, UnicodeDecodeError):
         pass  # damage: the checks that follow say what it is
     db.execute("BEGIN")  # deferred: the snapshot is taken at the first read
     return db
@@ -524,6 +653,8 @@ def _reading_damage(db: sqlite3.Connection) -> None:
 
 def _database(root: Path) -> Path:
     path = root / DB_NAME
+    if not_a_file(path) and (problem := file_problem(path)):
+        raise StoreError(problem)  # never opened: a FIFO would wait for ever
     if not path.is_file():
         wal = root / f"{DB_NAME}-wal"
         problem = orphaned_log_problem(root, DB_NAME)
@@ -538,10 +669,14 @@ def _database(root: Path) -> Path:
 
 
 def _identify(db: sqlite3.Connection, path: Path) -> None:
-    """A StoreError unless the database lists its tables and they are a store's."""
+    """A StoreError unless the database lists its tables and they are a store's (or its
+    runs and episodes, for a store whose other records of its tables were lost)."""
     try:
+        listed = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        if {"runs", "episodes"} <= {str(r[0]) for r in listed}:
+            return
         is_store = identify(db, path)
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
         reason = damage_reason(exc)
         raise StoreError(f"{path}: not even its list of tables reads ({reason})") from None
     if not is_store:

@@ -18,7 +18,7 @@ from enum import StrEnum
 from disputelab.episode import Status
 from disputelab.store.tx import immediate
 
-_TABLE = """
+TABLE = """
 CREATE TABLE IF NOT EXISTS leases (
     episode_id TEXT PRIMARY KEY,
     host TEXT NOT NULL,
@@ -67,7 +67,7 @@ class Leases:
         self.token = f"{self.me.pid}-{id(self)}-{time.monotonic_ns()}"
         self.held: set[str] = set()
         self.finished: list[str] = []  # complete: their leases go with the next claim
-        self.db.execute(_TABLE)
+        self.db.execute(TABLE)
 
     def claim(self, episode_id: str) -> tuple[Claim, Holder | None]:
         """Claim `episode_id` unless it is complete or another live process holds it;

@@ -40,7 +40,7 @@ def read_table(db: sqlite3.Connection, table: str) -> TableRead:
     read = TableRead(table)
     try:
         columns = [str(r[1]) for r in db.execute(f"PRAGMA table_info({_quote(table)})")]
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
         read.error = str(exc)
         return read
     if not columns:
@@ -63,7 +63,7 @@ def read_index(
     try:
         for entry in db.execute(f"SELECT {columns} FROM {_quote(table)} INDEXED BY {name}"):
             entries.append(tuple(entry))
-    except sqlite3.DatabaseError:
+    except (sqlite3.DatabaseError, UnicodeDecodeError):
         return entries, False  # the entries before the damage are still witnesses
     return entries, True
 
@@ -77,7 +77,7 @@ def _covering_index(db: sqlite3.Connection, table: str, columns: list[str]) -> s
             keys = [str(r[2]) for r in db.execute(f"PRAGMA index_info({_quote(name)})")]
             if keys[: len(wanted)] == wanted:
                 return _quote(name)
-    except sqlite3.DatabaseError:
+    except (sqlite3.DatabaseError, UnicodeDecodeError):
         pass
     return None
 
@@ -102,7 +102,7 @@ class _Walk:
         while after is not None:
             try:
                 batch = self.db.execute(self.batch_sql, (after,)).fetchall()
-            except sqlite3.DatabaseError:
+            except (sqlite3.DatabaseError, UnicodeDecodeError):
                 batch = None
             if batch is None or not _ascending(after, [int(r[0]) for r in batch]):
                 after = self._one_by_one(after)
@@ -131,7 +131,10 @@ class _Walk:
             after = found
             try:
                 row = self.db.execute(self.row_sql, (after,)).fetchone()
-            except sqlite3.DatabaseError:  # the row is there but its values are not
+            except (
+                sqlite3.DatabaseError,
+                UnicodeDecodeError,
+            ):  # the row is there but its values are not
                 self.read.unreadable.add(after)
                 continue
             if row is not None:
@@ -168,7 +171,7 @@ class _Walk:
         damaged (SQLite says so, or hands back a rowid that does not come after)."""
         try:
             found = self.db.execute(self.next_sql, (after,)).fetchone()
-        except sqlite3.DatabaseError:
+        except (sqlite3.DatabaseError, UnicodeDecodeError):
             raise _Unreadable from None
         if found is not None and int(found[0]) <= after:
             raise _Unreadable

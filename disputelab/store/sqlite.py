@@ -31,11 +31,14 @@ from disputelab.store.health import (
     StoreError,
     damage_reason,
     file_problem,
+    header_damage,
     identify,
     immutable_uri,
     is_read_only_failure,
+    not_a_file,
     quick_check,
     store_failure,
+    undecodable,
 )
 from disputelab.store.leases import live_runs
 from disputelab.store.manage import delete_runs, fill_parents, rename_run
@@ -100,7 +103,8 @@ class Store:
         self._strings = Strings()
         self._batch: dict[str, int] | None = None  # strings added by the open `batch`
         if self.root.exists() and not self.root.is_dir():
-            raise StoreError(f"store {self.root} is a file; a store is a directory")
+            kind = not_a_file(self.root) or "a file"
+            raise StoreError(f"store {self.root} is {kind}; a store is a directory")
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             if not self.path.exists():
@@ -109,6 +113,8 @@ class Store:
                 create_database(self.path)
             elif problem := file_problem(self.path):
                 raise StoreError(problem)
+            elif damage := header_damage(self.path):
+                raise DamagedStoreError(self.root, damage, writing=writable)
             # One thread uses a store at a time, but not always the one that opened it:
             # the synchronous API runs its event loop in a thread of its own where a loop
             # is running already (a Jupyter cell).
@@ -133,6 +139,9 @@ class Store:
         except sqlite3.Error as exc:
             self.db.close()
             raise store_failure(self.root, exc, writing=writable) from None
+        except UnicodeDecodeError as exc:  # SQLite's message names a damaged object
+            self.db.close()
+            raise store_failure(self.root, undecodable(exc), writing=writable) from None
         except StoreError:
             self.db.close()
             raise

@@ -673,3 +673,59 @@ def test_recover_brings_a_store_of_an_older_schema_up_to_date(store: Path, tmp_p
     assert cli(store, "store", "recover", str(out)).exit_code == 0
     for run in run_ids(store):
         assert _report(out, run) == _report(store, run)
+
+
+# ---- damage to the first page: the file's header and its list of tables ---------------
+
+
+def _name_in_table_list(store: Path, name: bytes) -> None:
+    """0xFF over the first byte of an index's name where the list of tables holds it:
+    SQLite then fails to parse its schema with a message Python cannot decode."""
+    path = store / DB_NAME
+    data = bytearray(path.read_bytes())
+    page = _page_size(path)
+    at = data.index(b"index" + name, 100, page) + len(b"index")
+    data[at] = 0xFF
+    path.write_bytes(bytes(data))
+
+
+def test_a_damaged_name_in_the_table_list_fails_every_command_in_one_line(
+    pristine: Path, store: Path, tmp_path: Path
+) -> None:
+    _name_in_table_list(store, b"episodes_by_run")
+    spec = pristine.parent / "small.yaml"
+    for args in (("runs",), ("report", "last"), ("experiment", str(spec), "--resume")):
+        assert_one_error_line(cli(store, *args), "is damaged", "store recover")
+    check = cli(store, "store", "check")
+    assert check.exit_code == 1, check.output
+    assert "its list of tables does not parse" in check.stdout
+    assert "its first page was rebuilt" in check.stdout
+    out = tmp_path / "rescued"
+    recovered = cli(store, "store", "recover", str(out))
+    assert recovered.exit_code == 0, recovered.output  # only an index was lost
+    assert _counts(out) == _counts(pristine)
+    assert cli(out, "store", "check").exit_code == 0
+
+
+@pytest.mark.parametrize("offset", [0, 5, 15, 16, 21, 56])
+def test_recover_reads_past_a_flipped_header_byte(
+    pristine: Path, store: Path, tmp_path: Path, offset: int
+) -> None:
+    """The magic string, the page size, the payload fractions, the text encoding: each
+    misleads SQLite about every page, and recovery rebuilds the header instead."""
+    path = store / DB_NAME
+    data = bytearray(path.read_bytes())
+    data[offset] ^= 0xFF if offset != 16 else 0x30  # 4096 as 8192 + 4096 + ...: no size
+    path.write_bytes(bytes(data))
+    # A page size of 8192 is a size: SQLite finds every page malformed, not the header.
+    said = "header" if offset != 16 else "is damaged"
+    assert_one_error_line(cli(store, "runs"), "is damaged", said, "store recover")
+    check = cli(store, "store", "check")
+    assert check.exit_code == 1 and "its first page was rebuilt" in check.stdout
+    out = tmp_path / "rescued"
+    recovered = cli(store, "store", "recover", str(out))
+    assert recovered.exit_code == 0, recovered.output
+    assert _counts(out) == _counts(pristine)
+    for run in run_ids(pristine):
+        assert _report(out, run) == _report(pristine, run)
+    assert path.read_bytes() == bytes(data)  # the damaged file is only read
