@@ -37,7 +37,13 @@ from disputelab.llm.openai_defaults import (
     DEFAULT_TIMEOUT_S,
     calls_in_flight,
 )
-from disputelab.llm.providers import PROVIDERS, ProviderName, resolve, split_prefix
+from disputelab.llm.providers import (
+    PROVIDERS,
+    ProviderName,
+    model_id_problem,
+    resolve,
+    split_prefix,
+)
 from disputelab.llm.wrappers import Ledger, Limited, Metered, Prices, Retrying
 from disputelab.redact import redact, remember_url_secrets, split_userinfo
 from disputelab.scenario.inputs import UserFileError, read_user_file
@@ -354,6 +360,8 @@ def _openai_endpoint(
     model, at, url = name.partition("@")
     if not model:
         raise ModelConfigError(f"model {shown!r} names no model before '@'")
+    if problem := model_id_problem(model, shown):
+        raise ModelConfigError(problem)
     if at and not url.strip():  # not the OpenAI API by default: the URL was meant
         raise ModelConfigError(f"model {shown!r} names no URL after '@'")
     if url:

@@ -100,12 +100,25 @@ def split_prefix(spec: str) -> tuple[str, str] | None:
     return head.lower(), rest
 
 
+def model_id_problem(model: str, shown: str) -> str | None:
+    """Why `model` (the model's own id, as the provider knows it) cannot be one: no
+    provider's ids hold spaces or control characters, so one that does is a typo or two
+    names run together (`a, b` where a list was meant)."""
+    bad = next((c for c in model if c.isspace() or not c.isprintable()), None)
+    if bad is None:
+        return None
+    what = "a space" if bad == " " else f"the character {bad!r}"
+    return f"model {shown!r}: a model's id holds no spaces or control characters, not {what}"
+
+
 def resolve(provider: Provider, rest: str, shown: str) -> ProviderName:
     """The endpoint `provider/REST` names (`shown` is the whole name, redacted, for
     messages): REST is `MODEL` or `MODEL@URL`."""
     model, at, url = rest.partition("@")
     if not model.strip():
         raise ModelConfigError(f"model {shown!r} names no model after '{provider.name}/'")
+    if problem := model_id_problem(model, shown):
+        raise ModelConfigError(problem)
     if at and not url.strip():
         raise ModelConfigError(f"model {shown!r} names no URL after '@'")
     if url:

@@ -166,3 +166,11 @@ def test_a_profile_of_the_same_name_wins_over_the_provider_table() -> None:
     backend = parse_model("ollama/llama3", {"ollama/llama3": profile}).backend
     assert isinstance(backend, OpenAICompatible)
     assert (backend.base_url, backend.model) == ("http://127.0.0.1:9/v1", "served-name")
+
+
+@pytest.mark.parametrize(
+    "spec", ["groq/llama3, openai/gpt-4o", "openai:gpt 4o", "ollama/llama3\x00", "openai/a\tb"]
+)
+def test_a_model_id_with_a_space_or_control_character_is_refused(spec: str) -> None:
+    with pytest.raises(ModelConfigError, match="holds no spaces or control characters"):
+        parse_model(spec, {})
