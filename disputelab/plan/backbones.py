@@ -57,6 +57,11 @@ def expand_model_lists(data: dict[str, Any]) -> dict[str, Any]:
             )
         if not listed or not all(isinstance(m, str) and m for m in listed):
             raise ValueError(f"models.{role}: a list of model names, at least one")
+        twice = [m for m in dict.fromkeys(listed) if listed.count(m) > 1]
+        if twice:
+            raise ValueError(
+                f"models.{role}: {twice[0]} listed more than once; list each model once"
+            )
     roles = list(lists)
     combos = itertools.product(*(list(dict.fromkeys(lists[r])) for r in roles))
     backbones = _named(

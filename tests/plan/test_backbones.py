@@ -102,6 +102,10 @@ def test_a_spec_without_an_axis_plans_and_stores_as_before() -> None:
         ({"models": {"judge": [A, B]}}, "models.judge: one judge serves every model compared"),
         ({"models": {"mediator": []}}, "models.mediator: a list of model names, at least one"),
         (
+            {"mediators": ["generic"], "models": {"mediator": [A, B, A]}},
+            f"models.mediator: {A} listed more than once; list each model once",
+        ),
+        (
             {"mediators": ["generic"], "models": {"mediator": [A, A.replace("9", "10")]}},
             "would share the name 'openai:a'",
         ),
