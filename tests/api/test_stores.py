@@ -69,3 +69,9 @@ def test_report_server_serves_the_store_on_a_free_port(tmp_path: Path) -> None:
     finally:
         server.server_close()
     assert stores.is_loopback("localhost") and not stores.is_loopback("0.0.0.0")
+
+
+@pytest.mark.parametrize("since", ["0001-01-01T00:00+23:59", "9999-12-31T23:59:59-23:59"])
+def test_a_since_past_the_ends_of_the_local_calendar_is_a_filter_error(since: str) -> None:
+    with pytest.raises(stores.RunFilterError, match=r"since: .* lies outside the dates"):
+        stores.parse_since(since)
