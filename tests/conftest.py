@@ -56,23 +56,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    _chaos_summary(terminalreporter)
+    _summary(terminalreporter, "chaos")
+    _summary(terminalreporter, "fuzz")
     _data_skips_summary(terminalreporter)
 
 
-def _chaos_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """The chaos suite's one line per test (tests/chaos/conftest.py), passed or not."""
+def _summary(terminalreporter: pytest.TerminalReporter, section: str) -> None:
+    """The lines tests recorded under `section` in their user properties, one per test,
+    passed or not: the chaos suite's (tests/chaos/conftest.py) and the fuzz test's count
+    of cases per input kind (tests/test_fuzz_inputs.py)."""
     lines = [
         (report.nodeid, value)
         for reports in terminalreporter.stats.values()
         for report in reports
         if getattr(report, "when", None) == "call"
         for key, value in getattr(report, "user_properties", ())
-        if key == "chaos"
+        if key == section
     ]
     if not lines:
         return
-    terminalreporter.section("chaos")
+    terminalreporter.section(section)
     for nodeid, line in sorted(lines):
         terminalreporter.write_line(f"{nodeid.rsplit('::', 1)[-1]}: {line}")
 

@@ -8,6 +8,12 @@ mutations: byte flips, truncation, deleted keys, swapped types, huge integers, d
 nesting, huge strings, duplicate keys, bytes that are not UTF-8 and YAML alias bombs; and
 devices, a FIFO, a folder and globs over /dev where a file belongs.
 
+The inputs added since (issue 46, item 2) each get PER_KIND generated cases of one fault
+each: a spec's `worlds:` and `models:` lists, `.env` files, `--model` names, the `runs`
+filters (`--since`, `--status`, `--kind`), and the `view` server's `/compare` query
+string (sent raw over a socket, answered 200 or a 400 page, never a 500). Every test
+records its count of cases per input kind, printed in a `fuzz` section at the end.
+
 Each case runs the console entry point (`disputelab.cli.main`, which turns usage errors
 into exit status 2) in-process, from a fresh working folder, and must:
 
@@ -27,6 +33,7 @@ import json
 import os
 import random
 import re
+import socket
 import sys
 import threading
 import traceback
@@ -37,12 +44,17 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote_from_bytes
 
 import pytest
 import yaml
 
+from disputelab import api
 from disputelab.cli import main
 from disputelab.cli.common import MAX_LINE_CHARS, MAX_PROBLEM_LINES
+from disputelab.compare import BY
+from disputelab.llm.providers import PROVIDERS
+from disputelab.report.serve import ReportServer
 from disputelab.scenario.inputs import MAX_DEPTH, read_user_file
 
 SEED = 20261124
@@ -108,6 +120,9 @@ class Case:
     one_line: bool = False
     must_pass: bool = False  # an unmutated input: exit 0
     must_fail: bool = False  # nonsense a parser would accept (issue 46): exit 2
+    cwd_files: dict[str, bytes] = field(default_factory=dict)  # in the working folder
+    cwd_special: dict[str, str] = field(default_factory=dict)  # fifo, dir, or a device
+    store: str | None = None  # "{shared}": a store shared by the kind's cases, holding a run
 
 
 # --- Mutations ----------------------------------------------------------------------
@@ -526,6 +541,330 @@ def strict_cases(rng: random.Random) -> list[Case]:
     return cases
 
 
+# --- Inputs added since (issue 46, item 2) -------------------------------------------
+# Each kind: PER_KIND generated cases of one fault each, through the command that reads it.
+
+PER_KIND = 300
+NASTY: tuple[str, ...] = (
+    "",
+    " ",
+    "\t",
+    "\x00",
+    "\x1b[31mred",
+    "\x7f",
+    "a\nb",
+    "é",
+    "某",
+    "🙂",
+    "x" * 5000,
+    "%s%n",
+    "{}",
+    "${HOME}",
+    "../../etc/passwd",
+    "1e309",
+    "-1",
+    "null",
+    "~",
+    "[",
+    "*a",
+    "&a",
+    "!!python/object:os.system",
+    "<script>alert(1)</script>",
+)
+TYPE_SWAPS: tuple[Data, ...] = (None, 7, -1, 3.5, True, {}, {"k": "v"}, [], [[]], "text")
+
+
+def _near_miss(rng: random.Random, word: str) -> str:
+    """A word that is almost `word`: another case, a letter changed, added or dropped,
+    something glued to it, or a lookalike letter."""
+    i = rng.randrange(len(word))
+    return rng.choice(
+        (
+            word.upper(),
+            word.title(),
+            word[:i] + rng.choice("xq_-0") + word[i + 1 :],
+            word[:i] + word[i + 1 :],
+            word + rng.choice(("s", "!", ".yaml", "\x00", "\u200b", "/x")),
+            rng.choice(("_", "-", ".", "0")) + word,
+            word.replace("e", "е").replace("o", "о").replace("a", "а"),  # Cyrillic
+        )
+    )
+
+
+def _bad_list(rng: random.Random, valid: list[str]) -> tuple[str, Data]:
+    """A list of names (of which `valid` are the known ones) with one fault, and its name."""
+    good = rng.sample(valid, rng.randint(1, len(valid)))
+    how = rng.choice(("near_miss", "nasty", "repeat", "item_type", "type", "empty", "huge", "deep"))
+    if how == "near_miss":
+        good[rng.randrange(len(good))] = _near_miss(rng, rng.choice(valid))
+        return how, good
+    if how == "nasty":
+        good.insert(rng.randrange(len(good) + 1), rng.choice(NASTY))
+        return how, good
+    if how == "repeat":
+        return how, [*good, rng.choice(good)]
+    if how == "item_type":
+        good.insert(rng.randrange(len(good) + 1), rng.choice(TYPE_SWAPS[:-1]))
+        return how, good
+    if how == "type":
+        return how, rng.choice((*TYPE_SWAPS, ", ".join(good), {good[0]: True}))
+    if how == "empty":
+        return how, []
+    if how == "huge":
+        return how, [f"{rng.choice(valid)}{i}" for i in range(rng.choice((1_000, 20_000)))]
+    nested: Data = good
+    for _ in range(rng.choice((2, 50))):
+        nested = [nested]
+    return how, nested
+
+
+WORLDS_SPEC: dict[str, Any] = {
+    "name": "worlds",
+    "scenarios": ["tenancy"],
+    "mediators": ["rule"],
+    "replicates": 1,
+}
+WORLD_NAMES = ["shipped", "neutral", "mirrored"]
+
+
+def worlds_cases(rng: random.Random) -> list[Case]:
+    """A spec's `worlds:` axis, each with one fault, through `experiment --dry-run`."""
+    dry = ("experiment", "{in}/spec.yaml", "--dry-run")
+    valid = serialise({**WORLDS_SPEC, "worlds": WORLD_NAMES}, "yaml", rng)
+    cases = [Case("worlds/valid", dry, {"spec.yaml": valid}, must_pass=True)]
+    for n in range(PER_KIND):
+        how, worlds = _bad_list(rng, WORLD_NAMES)
+        spec = serialise({**WORLDS_SPEC, "worlds": worlds}, "yaml", rng)
+        wrong = worlds is not None  # `worlds: null` is no worlds axis, as if left out
+        cases.append(Case(f"worlds/{how}#{n}", dry, {"spec.yaml": spec}, must_fail=wrong))
+    return cases
+
+
+MODELS_SPEC: dict[str, Any] = {
+    "name": "models",
+    "scenarios": ["tenancy"],
+    "mediators": ["generic"],
+    "replicates": 1,
+}
+# Names that parse and call nothing in a dry run: providers whose key is missing warn.
+MODEL_NAMES = ["openai:gpt-4o", "anthropic/claude-3-5", "ollama/llama3", "groq/llama-3.1"]
+
+
+def models_cases(rng: random.Random) -> list[Case]:
+    """Lists in a spec's `models:` (the model axis), each with one fault, through
+    `experiment --dry-run`: a seat's list, or a list where a shared role (judge,
+    writer) is given one."""
+    dry = ("experiment", "{in}/spec.yaml", "--dry-run")
+    valid = {**MODELS_SPEC, "models": {"mediator": MODEL_NAMES}}
+    cases = [
+        Case("models/valid", dry, {"spec.yaml": serialise(valid, "yaml", rng)}, must_pass=True)
+    ]
+    for n in range(PER_KIND):
+        if n % 10 == 0:  # one judge must score every model compared
+            role = rng.choice(("judge", "writer"))
+            models = {"mediator": MODEL_NAMES[:2], role: MODEL_NAMES[:2]}
+            how = f"shared_{role}"
+        elif n % 10 == 1:  # more models than the axis takes
+            models = {"mediator": [f"openai:m{i}" for i in range(rng.choice((65, 300)))]}
+            how = "too_many"
+        elif n % 10 == 2:  # names that differ only by endpoint share a label
+            models = {
+                "mediator": ["openai:m@http://127.0.0.1:9/v1", "openai:m@http://127.0.0.1:9/w"]
+            }
+            how = "same_label"
+        else:
+            how, listed = _bad_list(rng, MODEL_NAMES)
+            models = {rng.choice(("mediator", "parties")): listed}
+        spec = serialise({**MODELS_SPEC, "models": models}, "yaml", rng)
+        # A provider takes any model id, so a near miss of one may be another model.
+        wrong = how != "near_miss"
+        cases.append(
+            Case(f"models/{how}#{n}", dry, {"spec.yaml": spec}, one_line=True, must_fail=wrong)
+        )
+    return cases
+
+
+# A run that reads a key: the mediator's model needs OPENAI_API_KEY, which the tests
+# of these kinds unset, so it is looked up in ./.env.
+KEYED_DRY_RUN = ("run", "tenancy", "--mediator", "generic", "--model", "openai:gpt-4o", "--dry-run")
+VALID_ENV = (
+    b"# keys for the fuzz test\n"
+    b"OPENAI_API_KEY=sk-fuzz-0123456789\n"
+    b'export ANTHROPIC_API_KEY="sk-ant \\"quoted\\" value"\n'
+    b"GROQ_API_KEY='literal $value'  # a comment\n"
+)
+ENV_LINES = (
+    b"NAME",
+    b"=value",
+    b"1NAME=value",
+    b"NA ME=value",
+    b"NAME=${OTHER}",
+    b'NAME="unterminated',
+    b"NAME='unterminated",
+    b'NAME="bad \\q escape"',
+    b"NAME=value extra words",
+    b"export",
+    b"export NAME",
+    b"OPENAI_API_KEY=again",
+    b"sk-pasted-key-on-its-own",
+    b"NAME=\x00value",
+    b"NAME=\xff\xfe",
+    b"[section]",
+    b"NAME: value",
+    b'NAME="line\nspan"',
+    b"\xef\xbb\xbfNAME=bom",
+    b"NAME=value\r",
+)
+
+
+def env_cases(rng: random.Random) -> list[Case]:
+    """`.env` files with one fault each (a line that does not parse, a name given twice,
+    bytes that are not UTF-8, a file too big, or no file at all where it belongs), read
+    by a dry run whose model needs a key."""
+    cases = [Case("env/valid", KEYED_DRY_RUN, cwd_files={".env": VALID_ENV}, must_pass=True)]
+    lines = VALID_ENV.splitlines()
+    for n in range(PER_KIND):
+        kind = rng.choice(("line", "line", "byte_flip", "truncate", "non_utf8", "huge", "special"))
+        env: bytes | None = None
+        if kind == "line":
+            at = rng.randrange(len(lines) + 1)
+            env = b"\n".join([*lines[:at], rng.choice(ENV_LINES), *lines[at:]]) + b"\n"
+        elif kind == "huge":
+            env = VALID_ENV + b"# " + b"x" * (300 * 1024) + b"\n"
+        elif kind != "special":
+            env = BYTE_MUTATIONS[kind](rng, VALID_ENV)
+        special = rng.choice(("fifo", "dir", "/dev/zero", "/dev/urandom")) if env is None else None
+        cases.append(
+            Case(
+                f"env/{kind}{':' + special if special else ''}#{n}",
+                KEYED_DRY_RUN,
+                cwd_files={".env": env} if env is not None else {},
+                cwd_special={".env": special} if special else {},
+                one_line=True,
+            )
+        )
+    return cases
+
+
+URL_FAULTS = (
+    "http://127.0.0.1:99999/v1",
+    "http://127.0.0.1:-1/v1",
+    "http://999.1.1.1/v1",
+    "http://[::1/v1",
+    "http://127.0.0.1:9/v1#frag",
+    "ftp://127.0.0.1/v1",
+    "127.0.0.1:9/v1",
+    "http://",
+    "http://user:pa ss@127.0.0.1:9/v1",
+    "http://127.0.0.1:9/v1?sk=sk-secret",
+    "http://exa mple.com/v1",
+    "http://\x00host/v1",
+    "http://" + "h" * 300 + "/v1",
+    "http://127.0.0.1:9/" + "p" * 5000,
+    "javascript:alert(1)",
+    "",
+)
+
+
+def model_name_cases(rng: random.Random) -> list[Case]:
+    """Model names given as `--model`: unknown providers, a provider with no model, a URL
+    that is no URL, junk in every part."""
+    prefixes = ["openai:", *(f"{p}/" for p in PROVIDERS), "nonesuch/", "openai", "vllm/"]
+    cases = [
+        Case(
+            "model-name/valid",
+            (
+                "run",
+                "tenancy",
+                "--mediator",
+                "generic",
+                "--model",
+                "openai:m@http://127.0.0.1:9/v1",
+                "--dry-run",
+            ),
+            must_pass=True,
+        )
+    ]
+    for n in range(PER_KIND):
+        how = rng.choice(("unknown", "no_model", "url", "nasty", "near_miss"))
+        prefix = rng.choice(prefixes)
+        if how == "unknown":
+            name = rng.choice(
+                ("gpt4", "claude", "nonesuch/x", "openai/", "profile-x", "RULE", "Local")
+            )
+        elif how == "no_model":
+            name = rng.choice(("openai:", *(f"{p}/" for p in PROVIDERS), "vllm/x", "/x", ":"))
+        elif how == "url":
+            name = f"{prefix.rstrip('/:') + rng.choice(('/', ':'))}m@{rng.choice(URL_FAULTS)}"
+        elif how == "nasty":
+            name = f"{prefix}{rng.choice(NASTY[1:])}"
+        else:
+            name = _near_miss(rng, prefix.rstrip("/:")) + rng.choice(("/", ":")) + "m"
+        argv = ("run", "tenancy", "--mediator", "generic", "--model", name, "--dry-run")
+        cases.append(Case(f"model-name/{how}#{n}", argv, one_line=True))
+    return cases
+
+
+RUN_FILTERS = {
+    "--status": ["complete", "partial", "failed", "running"],
+    "--kind": ["run", "experiment", "validation"],
+}
+SINCE_FAULTS = (
+    "2026-13-01",
+    "2026-02-30",
+    "2026-00-10",
+    "0000-01-01",
+    "10000-01-01",
+    "2026-1-1",
+    "2026/01/01",
+    "01.01.2026",
+    "yesterday",
+    "2026-01-01T25:00",
+    "2026-01-01T12:61",
+    "2026-01-01T00:00+25:00",
+    "2026-01-01T00:00+99",
+    "0001-01-01T00:00+23:59",
+    "0001-01-01T00:00-23:59",
+    "9999-12-31T23:59:59-23:59",
+    "9999-12-31T23:59:59+23:59",
+    "２０２６-０１-０１",
+    "2026-01-01\x00",
+    "1" * 400,
+    "-1",
+    "",
+)
+
+
+def run_filter_cases(rng: random.Random) -> list[Case]:
+    """`runs --since DATE`, `--status` and `--kind` over a store that holds a run; a
+    filter that means something lists (exit 0), one that does not fails in one line."""
+    store = "{shared}"
+    cases = [
+        Case("runs-filter/valid", ("runs", "--status", "complete"), store=store, must_pass=True)
+    ]
+    for n in range(PER_KIND):
+        option = rng.choice(("--since", "--since", "--status", "--kind"))
+        if option == "--since":
+            value = rng.choice(SINCE_FAULTS) if rng.random() < 0.7 else rng.choice(NASTY)
+        else:
+            value = rng.choice((_near_miss(rng, rng.choice(RUN_FILTERS[option])), *NASTY))
+        cases.append(
+            Case(
+                f"runs-filter/{option[2:]}#{n}", ("runs", option, value), store=store, one_line=True
+            )
+        )
+    return cases
+
+
+NEW_KINDS: dict[str, Callable[[random.Random], list[Case]]] = {
+    "worlds": worlds_cases,
+    "models": models_cases,
+    "env": env_cases,
+    "model-name": model_name_cases,
+    "runs-filter": run_filter_cases,
+}
+
+
 def all_cases() -> list[Case]:
     rng = random.Random(SEED)
     return (
@@ -629,13 +968,25 @@ def check(case: Case, result: Outcome, before: dict[str, Any], after: dict[str, 
     return wrong
 
 
-def run_case(case: Case, folder: Path) -> list[str]:
+def run_case(case: Case, folder: Path, shared: Path | None = None) -> list[str]:
     inputs, store, out = folder / "in", folder / "store", folder / "out"
     inputs.mkdir(parents=True)
     for name, content in case.files.items():
         (inputs / name).write_bytes(content)
+    for name, content in case.cwd_files.items():
+        (folder / name).write_bytes(content)
+    for name, special in case.cwd_special.items():
+        if special == "fifo":
+            os.mkfifo(folder / name)
+        elif special == "dir":
+            (folder / name).mkdir()
+        else:
+            (folder / name).symlink_to(special)
     if case.fifo:
         os.mkfifo(inputs / case.fifo)
+    if case.store is not None:
+        assert shared is not None, "a case of a shared store needs one"
+        store = shared
     argv = [a.replace("{in}", str(inputs)).replace("{out}", str(out)) for a in case.argv]
     before = snapshot(folder, {"store", "out"})
     cwd = Path.cwd()
@@ -645,6 +996,17 @@ def run_case(case: Case, folder: Path) -> list[str]:
     finally:
         os.chdir(cwd)
     return check(case, result, before, snapshot(folder, {"store", "out"}))
+
+
+def kind_of(case: Case) -> str:
+    return case.name.split("/", 1)[0]
+
+
+def count_line(cases: list[Case], failures: list[str]) -> str:
+    """Cases and problems per input kind, as the test reports them."""
+    counts = Counter(kind_of(c) for c in cases)
+    wrong = Counter(f.split("/", 1)[0] for f in failures)
+    return ", ".join(f"{k} {n} cases ({wrong[k]} wrong)" for k, n in sorted(counts.items()))
 
 
 CASES = all_cases()
@@ -671,8 +1033,19 @@ def test_the_generator_is_deterministic_and_big_enough() -> None:
     } <= kinds
 
 
+@pytest.fixture
+def fuzz_summary(request: pytest.FixtureRequest) -> Callable[[str], None]:
+    """Records the test's count of cases per input kind, which tests/conftest.py prints
+    in a `fuzz` section at the end of the run."""
+
+    def say(line: str) -> None:
+        request.node.user_properties.append(("fuzz", line))
+
+    return say
+
+
 def test_mangled_and_hostile_inputs_fail_in_one_line_or_pass(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fuzz_summary: Callable[[str], None]
 ) -> None:
     monkeypatch.delenv("DISPUTELAB_STORE", raising=False)
     # Datasets named without a path (`promediate:`) are looked for here, never in ~/.cache.
@@ -681,6 +1054,41 @@ def test_mangled_and_hostile_inputs_fail_in_one_line_or_pass(
     for i, case in enumerate(CASES):
         wrong = run_case(case, tmp_path / f"{i:04d}")
         failures += [f"{case.name}: {w}" for w in wrong]
+    fuzz_summary(count_line(CASES, failures))
+    assert not failures, f"{len(failures)} problem(s):\n" + "\n".join(failures[:40])
+
+
+NEW_CASES = {kind: make(random.Random(f"{SEED}-{kind}")) for kind, make in NEW_KINDS.items()}
+KEY_VARIABLES = sorted({p.key_env for p in PROVIDERS.values() if p.key_env})
+
+
+def test_each_new_kind_of_input_has_enough_cases_and_a_valid_one() -> None:
+    for kind, cases in NEW_CASES.items():
+        assert len(cases) >= PER_KIND + 1, kind
+        assert {kind_of(c) for c in cases} == {kind}
+        assert sum(c.must_pass for c in cases) >= 1, kind
+
+
+@pytest.mark.parametrize("kind", sorted(NEW_KINDS))
+def test_each_new_kind_of_bad_input_fails_in_one_line(
+    kind: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fuzz_summary: Callable[[str], None],
+) -> None:
+    monkeypatch.delenv("DISPUTELAB_STORE", raising=False)
+    monkeypatch.setenv("DISPUTELAB_DATA", str(tmp_path / "no-datasets"))
+    for variable in (*KEY_VARIABLES, "OLLAMA_HOST"):  # keys come from the cases' .env
+        monkeypatch.delenv(variable, raising=False)
+    shared = tmp_path / "shared-store"
+    made = invoke(["--store", str(shared), "run", "tenancy", "--mediator", "rule", "--seed", "1"])
+    assert made.code == 0, made.stderr
+    cases = NEW_CASES[kind]
+    failures = []
+    for i, case in enumerate(cases):
+        wrong = run_case(case, tmp_path / f"{i:04d}", shared)
+        failures += [f"{case.name}: {w}" for w in wrong]
+    fuzz_summary(count_line(cases, failures))
     assert not failures, f"{len(failures)} problem(s):\n" + "\n".join(failures[:40])
 
 
@@ -689,3 +1097,123 @@ def test_the_shared_reader_refuses_what_is_not_a_small_regular_file(path: str) -
     with pytest.raises(ValueError) as info:
         read_user_file(path)
     assert "\n" not in str(info.value)
+
+
+# --- The view server's /compare query string ------------------------------------------
+
+COMPARE_NAMES = ("run", "by", "metric")
+QUERY_JUNK = (
+    b"%zz",
+    b"%",
+    b"%%",
+    b"%ff%fe",
+    b"%00",
+    b"%0d%0a",
+    b"+",
+    b"&&",
+    b";",
+    b"==",
+    b"%u0041",
+    b"\xff",
+    b"\xc3\x28",
+    b"<script>",
+    b"%3Cscript%3E",
+    b"..%2f..%2f",
+)
+
+
+def _query_value(rng: random.Random, runs: list[str]) -> bytes:
+    """A value for a /compare parameter: a run, a prefix, `last`, an arm, or junk."""
+    choice = rng.random()
+    if choice < 0.3:
+        return rng.choice(runs).encode()
+    if choice < 0.4:
+        return rng.choice((b"last", runs[0][:6].encode(), b"", b"nonesuch"))
+    if choice < 0.55:
+        return rng.choice((*(b.encode() for b in BY), b"Model", b"runs", b"seat"))
+    if choice < 0.8:
+        return rng.choice(QUERY_JUNK)
+    return quote_bytes(rng.choice(NASTY).encode("utf-8", "surrogatepass"))
+
+
+def quote_bytes(raw: bytes) -> bytes:
+    return quote_from_bytes(raw).encode()
+
+
+def compare_queries(rng: random.Random, runs: list[str]) -> list[tuple[str, bytes]]:
+    """(fault, query string) pairs: PER_KIND with one fault each, then the valid one."""
+    queries: list[tuple[str, bytes]] = []
+    for n in range(PER_KIND):
+        how = rng.choice(("values", "names", "repeated", "many", "long", "shape"))
+        pairs = [(b"run", runs[0].encode()), (b"run", runs[1].encode()), (b"by", b"run")]
+        if how == "values":
+            i = rng.randrange(len(pairs))
+            pairs[i] = (pairs[i][0], _query_value(rng, runs))
+        elif how == "names":
+            name = rng.choice((b"RUN", b"run[]", b"r%75n", b"", b"metric%20", *QUERY_JUNK))
+            pairs.insert(rng.randrange(len(pairs) + 1), (name, _query_value(rng, runs)))
+        elif how == "repeated":
+            name = rng.choice((b"by", b"metric"))
+            pairs += [(name, _query_value(rng, runs))] * rng.randint(2, 5)
+        elif how == "many":
+            pairs += [(b"run", runs[0].encode())] * rng.choice((199, 201, 5000))
+        elif how == "long":
+            pairs.append((rng.choice(COMPARE_NAMES).encode(), b"x" * rng.choice((5000, 60000))))
+        query = b"&".join(k + b"=" + v for k, v in pairs)
+        if how == "shape":
+            query = rng.choice((b"", b"&", b"run", b"=run", b"run==a", query + b"&", b"&" + query))
+        queries.append((f"{how}#{n}", query))
+    return [*queries, ("valid", f"run={runs[0]}&run={runs[1]}&by=run".encode())]
+
+
+def ask(address: tuple[str, int], target: bytes) -> tuple[int, bytes]:
+    """A GET of `target` (bytes as sent, however malformed) over a socket: the status
+    and body of the answer."""
+    with socket.create_connection(address, timeout=CASE_TIMEOUT_S) as conn:
+        host = f"{address[0]}:{address[1]}".encode()
+        conn.sendall(
+            b"GET " + target + b" HTTP/1.1\r\nHost: " + host + b"\r\nConnection: close\r\n\r\n"
+        )
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/") else 0
+    return status, body
+
+
+def test_compare_queries_of_the_view_server_are_answered_or_refused_with_a_400(
+    tmp_path: Path, fuzz_summary: Callable[[str], None]
+) -> None:
+    store = tmp_path / "store"
+    for _ in range(2):  # the same seed twice: two runs whose episodes pair
+        made = invoke(
+            ["--store", str(store), "run", "tenancy", "--mediator", "rule", "--seed", "1"]
+        )
+        assert made.code == 0, made.stderr
+    opened = api.open_store(store, writable=False)
+    runs = [str(r["run_id"]) for r in opened.runs()]
+    opened.close()
+    queries = compare_queries(random.Random(f"{SEED}-compare"), runs)
+    server = ReportServer(store, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    failures = []
+    try:
+        address = (str(server.server_address[0]), int(server.server_address[1]))
+        for name, query in queries:
+            status, body = ask(address, b"/compare?" + query)
+            if name == "valid" and status != 200:
+                failures.append(f"{name}: the valid query was answered {status}: {body[:300]!r}")
+            if status not in (200, 400, 414):  # 414: a request line past http.server's cap
+                failures.append(f"{name}: status {status} for {query[:80]!r}")
+            if b"Traceback" in body:
+                failures.append(f"{name}: a traceback in the page")
+            if status == 400 and body.count(b"<p>") > 2:
+                failures.append(f"{name}: a 400 page of more than one reason: {body[:300]!r}")
+        assert ask(address, b"/")[0] == 200, "the server stopped answering"
+    finally:
+        server.shutdown()
+        server.server_close()
+    fuzz_summary(f"compare-query {len(queries)} cases ({len(failures)} wrong)")
+    assert not failures, f"{len(failures)} problem(s):\n" + "\n".join(failures[:40])
