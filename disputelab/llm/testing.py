@@ -37,6 +37,7 @@ class Scripted:
     completion_tokens: Any = 7
     finish_reason: str = "stop"  # "length" plays a reply cut off at max_tokens
     cut_at: int | None = None  # send only this many body bytes, then drop the connection
+    chunked: bool = False  # no Content-Length: the body goes out in chunks of 64 KB
     hang_up: bool = False  # drop the connection before any reply, as a crashed proxy does
     content_type: str = "application/json"  # "text/html" plays a proxy's error page
 
@@ -174,10 +175,16 @@ class _Handler(BaseHTTPRequestHandler):
         payload = reply_payload(reply, body)
         self.send_response(reply.status)
         self.send_header("content-type", reply.content_type)
-        self.send_header("content-length", str(len(payload)))
+        if reply.chunked:
+            self.send_header("transfer-encoding", "chunked")
+        else:
+            self.send_header("content-length", str(len(payload)))
         for k, v in reply.headers.items():
             self.send_header(k, v)
         self.end_headers()
+        if reply.chunked:
+            self._send_chunked(payload)
+            return
         if reply.cut_at is not None:
             # A body cut off mid-way: promise it all, send a part, hang up.
             self.wfile.write(payload[: reply.cut_at])
@@ -185,6 +192,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         self.wfile.write(payload)
+
+    def _send_chunked(self, payload: bytes, size: int = 64 * 1024) -> None:
+        """`payload` in HTTP/1.1 chunks, its length announced nowhere, as a server that
+        streams its reply sends it."""
+        for start in range(0, len(payload), size):
+            piece = payload[start : start + size]
+            self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+        self.wfile.write(b"0\r\n\r\n")
 
 
 class _OldHandler(_Handler):
