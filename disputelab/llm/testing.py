@@ -136,6 +136,12 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:  # keep test output clean
         pass
 
+    def setup(self) -> None:
+        super().setup()
+        if self.server.fake.idle_close_s is not None:
+            # The socket's timeout ends the wait for the connection's next request.
+            self.connection.settimeout(self.server.fake.idle_close_s)
+
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length", 0))
         body = json.loads(self.rfile.read(length) or b"{}")
@@ -215,6 +221,7 @@ class FakeOpenAI:
         keep_alive: bool = True,
         hidden_limit: int | None = None,
         embeddings: bool = True,
+        idle_close_s: float | None = None,
     ) -> None:
         self.queue: deque[Scripted] = deque()
         self.embeddings = embeddings  # whether it serves `/embeddings`
@@ -234,6 +241,9 @@ class FakeOpenAI:
         # served, so that a benchmark can measure how busy a client kept the server.
         self.spans: list[tuple[float, float]] = []
         self.lock = threading.Lock()
+        # A connection left idle this long is closed, as vLLM's and llama.cpp's servers
+        # close theirs after 5 s (None: kept until the client closes it).
+        self.idle_close_s = idle_close_s
         self.httpd = _QuietServer(("127.0.0.1", 0), _Handler if keep_alive else _OldHandler)
         self.httpd.fake = self
         self.httpd.daemon_threads = True
@@ -281,8 +291,9 @@ def fake_openai(
     keep_alive: bool = True,
     hidden_limit: int | None = None,
     embeddings: bool = True,
+    idle_close_s: float | None = None,
 ) -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI(default, keep_alive, hidden_limit, embeddings)
+    server = FakeOpenAI(default, keep_alive, hidden_limit, embeddings, idle_close_s)
     server.thread.start()
     try:
         yield server
