@@ -7,6 +7,7 @@ has to turn one request into one response.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -47,6 +48,18 @@ class ChatRequest:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """When a call must be over: `at` on the monotonic clock, `seconds` as it was set
+    (for messages). Reading its reply counts against it too."""
+
+    at: float
+    seconds: float
+
+    def remaining(self) -> float:
+        return max(0.0, self.at - time.monotonic())
+
+
 @dataclass(slots=True)
 class ChatResponse:
     text: str
@@ -57,6 +70,9 @@ class ChatResponse:
     latency_s: float = 0.0
     retries: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    # The deadline of the call that fetched it, which parsing the reply counts against
+    # (None: the call had none, or the reply came from the cache). Never stored.
+    deadline: Deadline | None = None
 
 
 @runtime_checkable

@@ -311,7 +311,10 @@ class OpenAICompatible:
         url = url or self._url
         reply = await self.http.post(url, _encoded(body), self._headers)
         if reply.ok:
-            return json.loads(reply.body)
+            try:
+                return json.loads(reply.body)
+            except RecursionError:  # a body nested past the parser's limit
+                raise ValueError("it nests too deeply to read") from None
         # aiohttp has already decoded the body: a Content-Encoding left on it would make
         # httpx decode it again (and fail on a gzipped error reply).
         kept = [(k, v) for k, v in reply.headers.items() if k.lower() not in _BODY_HEADERS]
@@ -323,7 +326,7 @@ class OpenAICompatible:
         )
         try:
             error_body: object = response.json()
-        except ValueError:
+        except (ValueError, RecursionError):
             error_body = response.text or None
         message = f"Error code: {response.status_code} - {error_body}"
         raise openai.APIStatusError(message, response=response, body=error_body)

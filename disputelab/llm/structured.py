@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -13,8 +14,10 @@ from disputelab.llm.base import (
     ChatModel,
     ChatRequest,
     ChatResponse,
+    Deadline,
     Message,
     ModelReplyError,
+    TransientModelError,
     TruncatedReplyError,
 )
 from disputelab.memo import ByIdentity
@@ -57,20 +60,76 @@ def check_schema_bounds(schema: Any, where: str = "schema") -> None:
             check_schema_bounds(value, f"{where}[{i}]")
 
 
+# json-repair is pure Python and its time grows faster than the text: here about 4 ms for
+# 2 KB, 0.27 s for 64 KB and 20-60 s for 1 MB. A broken reply longer than this is not
+# repaired at all. Repair runs in a thread, and a thread cannot be stopped once started:
+# the size is what bounds the work one reply can cause after its call's deadline. Valid
+# JSON of any length (within the body's cap) is read without repair.
+MAX_REPAIR_CHARS = 64 * 1024
+# Up to this, repair takes a few milliseconds and runs where it is asked; past it, in a
+# thread, within what is left of the call's deadline, while the event loop goes on
+# serving the other calls in flight.
+INLINE_REPAIR_CHARS = 2 * 1024
+_TOO_DEEP = "the reply's JSON nests too deeply to read"
+
+
 def load_json(text: str) -> Any:
     """Parse JSON, tolerating code fences, prose around the object, and common faults
     (single quotes, trailing commas, unquoted keys) through json-repair."""
+    valid, found = _strict(text)
+    return found if valid else _repaired(found)
+
+
+def _strict(text: str) -> tuple[bool, Any]:
+    """(True, the value) when `text` is JSON as it stands; else (False, the part of it
+    to repair: from its first brace on)."""
     stripped = text.strip()
     try:
-        return json.loads(stripped)
+        return True, json.loads(stripped)
     except json.JSONDecodeError:
         pass
+    except RecursionError:  # the C parser's limit, which repair would hit again
+        raise ValueError(_TOO_DEEP) from None
     start = stripped.find("{")
-    candidate = stripped[start:] if start >= 0 else stripped
-    repaired = repair_json(candidate, return_objects=True)
+    return False, stripped[start:] if start >= 0 else stripped
+
+
+def _repaired(candidate: str) -> Any:
+    """`candidate` repaired into an object, or ValueError saying why it cannot be."""
+    if len(candidate) > MAX_REPAIR_CHARS:
+        raise ValueError(
+            f"the reply is {len(candidate):,} characters of broken JSON, too long to repair "
+            f"(repair is tried on at most {MAX_REPAIR_CHARS:,} characters)"
+        )
+    try:
+        repaired = repair_json(candidate, return_objects=True)
+    except RecursionError:
+        raise ValueError(_TOO_DEEP) from None
     if not isinstance(repaired, dict) or not repaired:
         raise ValueError("the reply is not a JSON object")
     return repaired
+
+
+async def load_reply_json(text: str, deadline: Deadline | None, name: str) -> Any:
+    """`load_json` for the reply of a call to the endpoint `name`: a long repair runs in
+    a thread, within what is left of the call's `deadline`, and a TransientModelError
+    naming both ends the call when that passes first. Valid and short replies are read
+    here, without the thread's cost."""
+    valid, found = _strict(text)
+    if valid:
+        return found
+    if not INLINE_REPAIR_CHARS < len(found) <= MAX_REPAIR_CHARS:
+        return _repaired(found)  # quick: repaired, or refused on its length
+    repair = asyncio.to_thread(_repaired, found)
+    if deadline is None:  # from the cache, or an endpoint whose calls have no deadline
+        return await repair
+    try:
+        return await asyncio.wait_for(repair, deadline.remaining())
+    except TimeoutError:
+        raise TransientModelError(
+            f"{name}: the reply ({len(found):,} characters of broken JSON) was still being "
+            f"repaired when the call's {deadline.seconds:g} s deadline passed"
+        ) from None
 
 
 def _describe(exc: Exception) -> str:
@@ -158,7 +217,9 @@ async def ask_structured(
     Each re-ask shows the model its own reply and what was wrong with it. A reply cut
     off at its token limit is asked again with more room, not repaired (see
     `_complete_with_room`). Raises ModelReplyError naming the last problem when every
-    attempt fails, TruncatedReplyError when the reply never fits its room.
+    attempt fails, TruncatedReplyError when the reply never fits its room, and
+    TransientModelError when a reply is still being repaired as its call's deadline
+    passes (`load_reply_json`).
     """
     messages = _with_schema_line(request)
     responses: list[ChatResponse] = []
@@ -166,7 +227,8 @@ async def ask_structured(
     for _ in range(reasks + 1):
         response = await _complete_with_room(model, request.with_messages(messages), responses)
         try:
-            return parse(load_json(response.text)), responses
+            found = await load_reply_json(response.text, response.deadline, model.name)
+            return parse(found), responses
         except (ValueError, ValidationError) as exc:
             problem = _describe(exc)
         messages = (

@@ -37,6 +37,7 @@ class Scripted:
     completion_tokens: Any = 7
     finish_reason: str = "stop"  # "length" plays a reply cut off at max_tokens
     cut_at: int | None = None  # send only this many body bytes, then drop the connection
+    chunked: bool = False  # no Content-Length: the body goes out in chunks of 64 KB
     hang_up: bool = False  # drop the connection before any reply, as a crashed proxy does
     content_type: str = "application/json"  # "text/html" plays a proxy's error page
 
@@ -135,6 +136,12 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:  # keep test output clean
         pass
 
+    def setup(self) -> None:
+        super().setup()
+        if self.server.fake.idle_close_s is not None:
+            # The socket's timeout ends the wait for the connection's next request.
+            self.connection.settimeout(self.server.fake.idle_close_s)
+
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length", 0))
         body = json.loads(self.rfile.read(length) or b"{}")
@@ -174,10 +181,16 @@ class _Handler(BaseHTTPRequestHandler):
         payload = reply_payload(reply, body)
         self.send_response(reply.status)
         self.send_header("content-type", reply.content_type)
-        self.send_header("content-length", str(len(payload)))
+        if reply.chunked:
+            self.send_header("transfer-encoding", "chunked")
+        else:
+            self.send_header("content-length", str(len(payload)))
         for k, v in reply.headers.items():
             self.send_header(k, v)
         self.end_headers()
+        if reply.chunked:
+            self._send_chunked(payload)
+            return
         if reply.cut_at is not None:
             # A body cut off mid-way: promise it all, send a part, hang up.
             self.wfile.write(payload[: reply.cut_at])
@@ -185,6 +198,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         self.wfile.write(payload)
+
+    def _send_chunked(self, payload: bytes, size: int = 64 * 1024) -> None:
+        """`payload` in HTTP/1.1 chunks, its length announced nowhere, as a server that
+        streams its reply sends it."""
+        for start in range(0, len(payload), size):
+            piece = payload[start : start + size]
+            self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+        self.wfile.write(b"0\r\n\r\n")
 
 
 class _OldHandler(_Handler):
@@ -200,6 +221,7 @@ class FakeOpenAI:
         keep_alive: bool = True,
         hidden_limit: int | None = None,
         embeddings: bool = True,
+        idle_close_s: float | None = None,
     ) -> None:
         self.queue: deque[Scripted] = deque()
         self.embeddings = embeddings  # whether it serves `/embeddings`
@@ -219,6 +241,9 @@ class FakeOpenAI:
         # served, so that a benchmark can measure how busy a client kept the server.
         self.spans: list[tuple[float, float]] = []
         self.lock = threading.Lock()
+        # A connection left idle this long is closed, as vLLM's and llama.cpp's servers
+        # close theirs after 5 s (None: kept until the client closes it).
+        self.idle_close_s = idle_close_s
         self.httpd = _QuietServer(("127.0.0.1", 0), _Handler if keep_alive else _OldHandler)
         self.httpd.fake = self
         self.httpd.daemon_threads = True
@@ -266,8 +291,9 @@ def fake_openai(
     keep_alive: bool = True,
     hidden_limit: int | None = None,
     embeddings: bool = True,
+    idle_close_s: float | None = None,
 ) -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI(default, keep_alive, hidden_limit, embeddings)
+    server = FakeOpenAI(default, keep_alive, hidden_limit, embeddings, idle_close_s)
     server.thread.start()
     try:
         yield server

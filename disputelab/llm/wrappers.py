@@ -14,6 +14,7 @@ from disputelab.llm.base import (
     ChatModel,
     ChatRequest,
     ChatResponse,
+    Deadline,
     TransientModelError,
     token_count,
 )
@@ -188,14 +189,28 @@ class Retrying:
         return self.rng.uniform(0, min(self.cap_s, self.base_s * 2**attempt))
 
     async def complete(self, request: ChatRequest) -> ChatResponse:
-        response, retries = await self.run(lambda: self.inner.complete(request))
+        deadline = self.deadline()
+        response, retries = await self.run(lambda: self.inner.complete(request), deadline)
         response.retries = retries
+        # Reading the reply (repairing it above all) is part of the call: the structured
+        # layer holds it to what is left.
+        response.deadline = deadline
         return response
 
-    async def run(self, call: Callable[[], Awaitable[T]]) -> tuple[T, int]:
+    def deadline(self) -> Deadline | None:
+        """The deadline of a call starting now."""
+        if self.deadline_s is None:
+            return None
+        return Deadline(time.monotonic() + self.deadline_s, self.deadline_s)
+
+    async def run(
+        self, call: Callable[[], Awaitable[T]], deadline: Deadline | None = None
+    ) -> tuple[T, int]:
         """`call`'s result and the retries it took, retried as a chat call is (an
-        endpoint's embeddings requests come through here too)."""
-        end = None if self.deadline_s is None else time.monotonic() + self.deadline_s
+        endpoint's embeddings requests come through here too), all within `deadline`
+        (unset: one starting now)."""
+        deadline = deadline or self.deadline()
+        end = None if deadline is None else deadline.at
         for attempt in range(self.attempts):
             try:
                 result = await self._attempt(call, end)

@@ -1,5 +1,6 @@
 """The HTTP transport under the model backends: proxies from the environment, pools per
-event loop, and what each failure below HTTP is called."""
+event loop that keep their connections through a pause, and what each failure below
+HTTP is called."""
 
 from __future__ import annotations
 
@@ -102,3 +103,46 @@ def test_a_closed_pool_is_opened_again_when_used_again() -> None:
             return (await transport.post(f"{server.url}/chat/completions", b"{}", {})).status
 
         assert asyncio.run(post_close_post()) == 200
+
+
+def test_pooled_connections_outlive_a_pause_longer_than_the_sdks_five_seconds() -> None:
+    """A run starved of CPU leaves its pooled connections idle for seconds between
+    calls; with the SDK's 5 s they were closed and opened again (issue 46, item 8)."""
+    transport = HttpTransport(connections=16, timeout_s=60)
+    with fake_openai() as server:
+
+        async def wave() -> list[int]:
+            posts = [transport.post(f"{server.url}/chat/completions", b"{}", {}) for _ in range(16)]
+            return [reply.status for reply in await asyncio.gather(*posts)]
+
+        async def pause_between_waves() -> None:
+            try:
+                assert await wave() == [200] * 16
+                await asyncio.sleep(6.0)  # idle, as between calls of a starved run
+                assert await wave() == [200] * 16
+            finally:
+                await transport.aclose()
+
+        asyncio.run(pause_between_waves())
+    assert server.calls == 32
+    assert len(server.connections) == 16  # each opened once, then reused
+
+
+def test_a_server_that_closes_idle_connections_sooner_costs_no_failed_call() -> None:
+    """The pool keeps connections longer than some servers do (vLLM and llama.cpp's
+    close theirs after 5 s): what the server has closed is dropped, not reused."""
+    transport = HttpTransport(connections=4, timeout_s=60)
+    with fake_openai(idle_close_s=0.3) as server:
+
+        async def post_pause_post() -> list[int]:
+            url = f"{server.url}/chat/completions"
+            try:
+                first = await transport.post(url, b"{}", {})
+                await asyncio.sleep(1.5)  # the server gives up on the idle connection
+                second = await transport.post(url, b"{}", {})
+                return [first.status, second.status]
+            finally:
+                await transport.aclose()
+
+        assert asyncio.run(post_pause_post()) == [200, 200]
+    assert len(server.connections) == 2  # the closed one was not reused
