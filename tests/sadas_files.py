@@ -75,7 +75,7 @@ def exemplar_file(folder: Path, items: Sequence[object] | None = None) -> Path:
     return path
 
 
-def _pair(lines: list[str], rewrite: str) -> str:
+def pair(lines: list[str], rewrite: str) -> str:
     """One instruction-formatted rewrite pair (our wording of the instruction)."""
     dialogue = "\n".join(lines)
     last = lines[-1].split(": ", 1)[1]
@@ -100,9 +100,9 @@ HOUSE = [
     "人物B: $700,000？你是来捣乱的吧，最少$880,000。",
 ]
 PAIRS = [
-    _pair(SALARY, "我理解公司有预算的考虑，结合我的经验，我希望月薪在$6500左右，我们可以再商量。"),
-    _pair(HOUSE, "抱歉，$700,000离我们的预期有些远，我们可以让一点，$860,000您看怎么样？"),
-    _pair(HOUSE, "抱歉，$700,000离我们的预期有些远，我们可以让一点，$860,000您看怎么样？"),
+    pair(SALARY, "我理解公司有预算的考虑，结合我的经验，我希望月薪在$6500左右，我们可以再商量。"),
+    pair(HOUSE, "抱歉，$700,000离我们的预期有些远，我们可以让一点，$860,000您看怎么样？"),
+    pair(HOUSE, "抱歉，$700,000离我们的预期有些远，我们可以让一点，$860,000您看怎么样？"),
 ]
 
 

@@ -14,7 +14,7 @@ from disputelab.scenario import load_scenario
 from disputelab.scenario.importers import read_cases
 from disputelab.scenario.importers.sadas import SadasError, read_sadas
 from disputelab.scenario.importers.sadas_scenarios import amounts, sides_of
-from tests.sadas_files import EXEMPLARS, SALARY, exemplar_file, pair_file
+from tests.sadas_files import EXEMPLARS, SALARY, exemplar_file, pair, pair_file
 
 
 def test_an_exemplar_record_splits_at_its_violation_mark(tmp_path: Path) -> None:
@@ -29,7 +29,7 @@ def test_an_exemplar_record_splits_at_its_violation_mark(tmp_path: Path) -> None
     assert len(found.records[1].history) == 5  # two more turns before its violation
 
 
-def test_a_rewrite_pair_gives_its_dialogue_last_sentence_and_rewrite(tmp_path: Path) -> None:
+def test_a_rewritepair_gives_its_dialogue_last_sentence_and_rewrite(tmp_path: Path) -> None:
     found = read_sadas(pair_file(tmp_path))
     assert found.kind == "pairs" and len(found.records) == 3
     salary = found.records[0]
@@ -77,14 +77,31 @@ def test_a_record_that_cannot_be_read_is_a_problem_naming_it(
     assert number == 2 and why in problem
 
 
-def test_a_file_that_is_neither_shape_fails_in_one_line(tmp_path: Path) -> None:
-    bad = tmp_path / "x.csv"
-    bad.write_text("dialogue,rewrite\na,b\n")
-    with pytest.raises(SadasError, match="no `text` column"):
+@pytest.mark.parametrize(
+    ("name", "text", "why"),
+    [
+        ("x.csv", "dialogue,rewrite\na,b\n", "no `text` column"),
+        ("y.json", "[1,", "not JSON"),
+        ("z.json", '{"conversation": "buyer: 你好"}', "a JSON list of records, not one object"),
+    ],
+)
+def test_a_file_that_is_neither_shape_fails_in_one_line(
+    tmp_path: Path, name: str, text: str, why: str
+) -> None:
+    bad = tmp_path / name
+    bad.write_text(text)
+    with pytest.raises(SadasError, match=why) as caught:
         read_sadas(bad)
-    (tmp_path / "y.json").write_text("[1,")
-    with pytest.raises(SadasError, match="not JSON"):
-        read_sadas(tmp_path / "y.json")
+    assert str(bad) not in str(caught.value)  # the caller puts the path where it goes
+    code, _, err = _import(tmp_path, bad)
+    assert code == 2 and err == f"error: {bad}: {caught.value}"
+
+
+def test_a_house_of_a_million_gets_an_id_of_plain_digits(tmp_path: Path) -> None:
+    lines = ["人物A: 这套房子还卖吗？", "人物B: 卖，$1,200,000。", "人物A: $950,000行吗？"]
+    texts = [pair([*lines, "人物B: 你开玩笑吧，$1,150,000.5。"], "抱歉，$1,150,000可以吗？")]
+    (house,) = read_cases("sadas", pair_file(tmp_path, texts)).scenarios
+    assert house.id == "sadas-house-1200000-950000"
 
 
 def test_prices_are_read_as_the_dialogues_write_them() -> None:
@@ -113,7 +130,7 @@ def test_one_chinese_scenario_per_negotiation_setting(tmp_path: Path) -> None:
     assert any(a.startswith("reservations:") for a in product.assumptions)
 
 
-def test_the_pairs_give_a_salary_where_hr_opens_and_a_house(tmp_path: Path) -> None:
+def test_thepairs_give_a_salary_where_hr_opens_and_a_house(tmp_path: Path) -> None:
     found = read_cases("sadas", pair_file(tmp_path))
     by_id = {s.id: s for s in found.scenarios}
     assert sorted(by_id) == ["sadas-house-900000-700000", "sadas-salary-7000-4000"]

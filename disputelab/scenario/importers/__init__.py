@@ -144,8 +144,14 @@ def _read_sadas(path: Path, many: bool) -> CaseFile:
         return CaseFile(problems=[(str(path), str(exc).splitlines()[0])], failed=True)
     settings, skipped = group_settings(found.records)
     prefix = "sadas-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem)[:80] if many else "sadas"
-    out = CaseFile([scenario_of(s, path.name, prefix) for s in settings])
+    out = CaseFile()
     out.problems = [(f"{path}: record {n}", why) for n, why in found.problems]
+    for s in settings:
+        try:
+            out.scenarios.append(scenario_of(s, path.name, prefix))
+        except ValidationError as exc:  # a value the schema refuses (a name too long)
+            first = s.records[0].number
+            out.problems.append((f"{path}: record {first}", describe_validation_error(exc)[0]))
     out.warnings = [f"record {n}: {note}" for r in found.records for n, note in _notes(r)]
     out.warnings += [f"record {n}: {why}; no scenario from it" for n, why in skipped]
     return out

@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,20 +88,25 @@ class _Unreadable(ValueError):
 def read_sadas(path: Path) -> SadasFile:
     """The records of a SADAS file: a JSON list (the exemplars) or a CSV with a `text`
     column (the rewrite pairs), told apart by the first character. SadasError (or the
-    file's UserFileError) when the file as a whole cannot be read."""
+    file's UserFileError), saying what is wrong without the path, when the file as a
+    whole cannot be read."""
     text = read_user_file(path, MAX_DATASET_BYTES, "a SADAS file (.json list or .csv)")
+    if text.lstrip().startswith("{"):
+        raise SadasError("a SADAS exemplar file holds a JSON list of records, not one object")
     if text.lstrip().startswith("["):
         try:
             data = load_json(text)
         except ValueError as exc:
-            raise SadasError(f"{path}: not JSON: {str(exc).splitlines()[0]}") from None
+            raise SadasError(f"not JSON: {str(exc).splitlines()[0]}") from None
         return _read_all(path, "exemplars", data, _exemplar_record)
-    return _read_all(path, "pairs", _csv_texts(path, text), _pair_record)
+    return _read_all(path, "pairs", _csv_texts(text), _pair_record)
 
 
-def _read_all(path: Path, kind: str, items: Any, read: Any) -> SadasFile:
+def _read_all(
+    path: Path, kind: str, items: Any, read: Callable[[int, Any], SadasRecord]
+) -> SadasFile:
     if not isinstance(items, list):
-        raise SadasError(f"{path}: a SADAS exemplar file holds a JSON list of records")
+        raise SadasError("a SADAS exemplar file holds a JSON list of records")
     out = SadasFile(path, kind)
     for number, item in enumerate(items, start=1):
         try:
@@ -110,15 +116,15 @@ def _read_all(path: Path, kind: str, items: Any, read: Any) -> SadasFile:
     return out
 
 
-def _csv_texts(path: Path, text: str) -> list[str]:
+def _csv_texts(text: str) -> list[str]:
     """The `text` column of a rewrite-pair CSV, one value per record."""
+    reader = csv.DictReader(io.StringIO(text))
     try:
-        rows = list(csv.DictReader(io.StringIO(text)))
+        if "text" not in (reader.fieldnames or []):
+            raise SadasError("no `text` column (a SADAS rewrite-pair CSV has one)")
+        return [row.get("text") or "" for row in reader]
     except csv.Error as exc:
-        raise SadasError(f"{path}: not a CSV file: {exc}") from None
-    if not rows or "text" not in rows[0]:
-        raise SadasError(f"{path}: no `text` column (a SADAS rewrite-pair CSV has one)")
-    return [row.get("text") or "" for row in rows]
+        raise SadasError(f"not a CSV file: {exc}") from None
 
 
 def _exemplar_record(number: int, item: object) -> SadasRecord:

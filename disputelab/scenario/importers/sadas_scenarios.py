@@ -137,8 +137,8 @@ class Setting:
     buyer_offers: list[float] = field(default_factory=list)
 
     def scenario_id(self, prefix: str = "sadas") -> str:
-        def short(x: float) -> str:
-            return f"{x:g}".replace(".", "_")
+        def short(x: float) -> str:  # 700000 -> "700000", 37.5 -> "37_5": id characters
+            return str(int(x)) if x.is_integer() else f"{x:f}".rstrip("0").replace(".", "_")
 
         return f"{prefix}-{self.topic.key}-{short(self.seller_open)}-{short(self.buyer_open)}"
 

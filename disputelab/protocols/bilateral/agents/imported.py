@@ -18,7 +18,7 @@ from pathlib import Path
 
 from disputelab.protocols.bilateral.agents.exemplars import Exemplar, ExemplarFile
 from disputelab.protocols.bilateral.agents.labels import RULE, infer
-from disputelab.scenario.importers.sadas import SadasFile, SadasRecord, read_sadas
+from disputelab.scenario.importers.sadas import SadasError, SadasFile, SadasRecord, read_sadas
 from disputelab.scenario.importers.sadas_scenarios import setting_of
 
 SOURCES = ("sadas",)
@@ -46,7 +46,10 @@ def import_pool(source: str, path: Path, name: str, lenient: bool = False) -> Im
     the first record that cannot be (naming it)."""
     if source not in SOURCES:
         raise ValueError(f"unknown exemplar format {source!r}; available: {', '.join(SOURCES)}")
-    found = read_sadas(path)
+    try:
+        found = read_sadas(path)
+    except SadasError as exc:
+        raise ValueError(f"{path}: {exc}") from None
     if found.problems and not lenient:
         number, why = found.problems[0]
         more = len(found.problems) - 1
