@@ -111,7 +111,9 @@ def scenarios_validate(
 @app.command("import")
 def scenarios_import(
     path: Annotated[Path, typer.Argument(help="A case file, or a folder of them.")],
-    source: Annotated[str, typer.Option("--from", help="Format: promediate, agentmediation, socrates or sadas.")],
+    source: Annotated[
+        str, typer.Option("--from", help="Format: promediate, agentmediation, socrates or sadas.")
+    ],
     out_dir: Annotated[
         Path | None,
         typer.Option(
