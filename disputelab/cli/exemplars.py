@@ -285,7 +285,10 @@ def show_command(
         if key != "single_value_impact":
             out.print(f"  {key}: {escape(str(value))}", highlight=False, soft_wrap=True)
     for e in f.exemplars:
-        kind = escape(f"[{e.category}{', ' + e.style if e.style else ''}]")
+        category = e.category or "no category"
+        kind = escape(f"[{category}{', ' + e.style if e.style else ''}]")
         out.print(f"[cyan]{escape(e.id)}[/] {kind}", highlight=False)
         out.print(f"  said:  {escape(e.violation)}", highlight=False, soft_wrap=True)
         out.print(f"  fixed: {escape(e.remediation)}", highlight=False, soft_wrap=True)
+        if e.inferred:
+            out.print(f"  labels {escape(e.label_source)}", highlight=False, soft_wrap=True)

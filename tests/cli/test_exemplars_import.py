@@ -47,6 +47,11 @@ def test_the_exemplar_list_becomes_a_pool_with_inferred_labels_counted(tmp_path:
     first = items[0]
     assert first["violation"] == EXEMPLARS[0]["last_sentence"]
     assert first["history"][0].startswith("buyer: ")
+    code, out, _ = _cli(tmp_path, "exemplars", "show", "sadas")
+    assert code == 0
+    assert "sadas-00001 [dismissive, alternatives]" in out
+    assert "sadas-00006 [no category, apologise]" in out
+    assert "labels inferred by rule lexicon/1: category from the violation (words" in out
 
 
 def test_a_record_that_cannot_be_read_fails_naming_it_and_saves_nothing(tmp_path: Path) -> None:
