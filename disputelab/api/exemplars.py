@@ -9,11 +9,13 @@ under `<store>/exemplars/`.
     pool = await exemplars.generate_pool_async("pool", 40, 0, hub=hub)
     exemplars.save_exemplars(pool, exemplars.new_exemplar_file("pool"))
     chosen = await exemplars.select_exemplars_async(pool, "vi", 0, hub=hub)
+    real = exemplars.import_exemplars("sadas", "all_icl_example.json", "sadas").pool
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,15 +29,18 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUILTIN",
+    "IMPORT_SOURCES",
     "ExemplarError",
     "ExemplarFile",
     "ExemplarSummary",
     "ExemplarsExistError",
+    "ImportedPool",
     "check_exemplar_name",
     "compare_async",
     "comparison_markdown",
     "exemplar_folder",
     "generate_pool_async",
+    "import_exemplars",
     "load_exemplars",
     "new_exemplar_file",
     "retrieval_vectors",
@@ -46,6 +51,8 @@ __all__ = [
 
 BUILTIN = bilateral.BUILTIN  # the offline pool shipped with the package
 ExemplarFile = bilateral.ExemplarFile
+ImportedPool = bilateral.ImportedPool
+IMPORT_SOURCES = bilateral.IMPORT_SOURCES  # formats `import_exemplars` reads
 StoreLike = str | os.PathLike[str] | None
 # The arms the value-impact set is tested against, in the comparison's notes.
 BASELINES = ("random ICL", "retrieval ICL", "zero-shot")
@@ -99,6 +106,26 @@ def load_exemplars(ref: str, store: StoreLike = None) -> bilateral.ExemplarFile:
         return bilateral.resolve_exemplars(named, store_path(store))
     except ValueError as exc:
         raise ExemplarError(str(exc)) from None
+
+
+def import_exemplars(
+    source: str, path: str | os.PathLike[str], name: str, *, lenient: bool = False
+) -> bilateral.ImportedPool:
+    """A pool named `name` from an external file of format `source` (`sadas`: the
+    remediator paper's released exemplar list or rewrite-pair CSV), each exemplar's
+    category and style inferred from its text and marked so. ExemplarError with one line
+    for a file that cannot be read, or, unless `lenient`, a record that cannot (named);
+    `lenient` skips such records, each in the result's warnings and the pool's meta.
+    Saving it is the caller's (`new_exemplar_file`, `save_exemplars`)."""
+    from disputelab.scenario.inputs import UserFileError
+
+    check_exemplar_name(name)
+    try:
+        return bilateral.import_pool(source, Path(path), name, lenient)
+    except UserFileError as exc:  # says what is wrong without the path
+        raise ExemplarError(f"{exc.path}: {exc}") from None
+    except (OSError, ValueError) as exc:  # SadasError included
+        raise ExemplarError(str(exc).splitlines()[0]) from None
 
 
 def save_exemplars(file: bilateral.ExemplarFile, path: Path) -> Path:
@@ -194,19 +221,24 @@ async def compare_async(
     seed: int = 0,
     lexical: bool = False,
     model: str = RULE,
+    against: Sequence[bilateral.ExemplarFile] = (),
 ) -> bilateral.Comparison:
     """Play every selection method (no remediator, zero-shot, random and retrieval ICL
-    from `pool`, the stage-1 top set, and `chosen`) on the same `tasks` held-out
-    dialogues per topic, `replicates` seeds each; retrieval ranks by lexical vectors
-    with `lexical`, else by sentence embeddings where they are installed."""
-    arms = bilateral.selection_methods(pool, chosen, len(chosen.exemplars), not lexical)
+    from `pool`, the stage-1 top set, the sets `against`, and `chosen`) on the same
+    `tasks` held-out dialogues per topic, `replicates` seeds each; retrieval ranks by
+    lexical vectors with `lexical`, else by sentence embeddings where they are
+    installed. `against` holds other saved sets, such as one selected from another pool,
+    to weigh `chosen` against on the same dialogues."""
+    k = len(chosen.exemplars)
+    arms = bilateral.selection_methods(pool, chosen, k, not lexical, against)
     return await bilateral.compare(arms, _cast(hub, model, {}), tasks, replicates, seed)
 
 
 def comparison_markdown(result: bilateral.Comparison) -> str:
     """The comparison as a markdown table (reward with its CI per method), then the value
-    impact set's paired differences from the baselines."""
-    return bilateral.comparison_markdown(result, list(BASELINES))
+    impact set's paired differences from the baselines and any other sets played."""
+    others = [m for m in result.scores if m.startswith("set ")]
+    return bilateral.comparison_markdown(result, [*others, *BASELINES])
 
 
 def retrieval_vectors(lexical: bool) -> tuple[str, str | None]:

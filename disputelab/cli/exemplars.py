@@ -1,6 +1,7 @@
 """`disputelab exemplars`: the remediator's candidate pool and its selected exemplar sets.
 
-`pool` simulates dialogues and saves their violations with silver remediations; `select`
+`pool` simulates dialogues and saves their violations with silver remediations; `import`
+makes a pool of an external file (the remediator paper's released exemplars); `select`
 chooses a set by value impact and saves it by name; `compare` plays the selection methods
 on held-out dialogues; `list` and `show` read what is saved. Pools and sets are JSON files
 under `<store>/exemplars/`.
@@ -27,6 +28,7 @@ from disputelab.cli.common import (
     print_rows,
     print_usage,
     state,
+    warn,
 )
 from disputelab.errors import DisputelabError
 
@@ -34,8 +36,8 @@ if TYPE_CHECKING:
     from disputelab.api.exemplars import ExemplarFile
 
 app = typer.Typer(
-    help="Exemplars of the remediator: generate a pool, select a set by value impact, "
-    "compare selection methods, list and show what is saved.",
+    help="Exemplars of the remediator: generate or import a pool, select a set by value "
+    "impact, compare selection methods, list and show what is saved.",
     no_args_is_help=True,
 )
 T = TypeVar("T")
@@ -114,6 +116,45 @@ def pool_command(
     print_usage(hub)
 
 
+@app.command("import")
+def import_command(
+    path: Annotated[Path, typer.Argument(help="The file: a JSON list of exemplars or a CSV.")],
+    source: Annotated[
+        str, typer.Option("--from", help="Its format: sadas (the remediator paper's data).")
+    ],
+    name: Annotated[str, typer.Option(help="Save the pool under this name.")] = "sadas",
+    lenient: Annotated[
+        bool,
+        typer.Option(
+            "--lenient",
+            help="Skip records that cannot be read (each warned, and listed in the pool) "
+            "instead of failing.",
+        ),
+    ] = False,
+    overwrite: OverwriteOption = False,
+) -> None:
+    """Make a pool of an external file, each exemplar's labels inferred from its text."""
+    target = _new_file(name, overwrite)
+    try:
+        made = exemplars.import_exemplars(source, path, name, lenient=lenient)
+    except DisputelabError as exc:
+        fail(str(exc))
+    for line in made.warnings:
+        warn(str(path), line)
+    saved = exemplars.save_exemplars(made.pool, target)
+    meta = made.pool.meta
+    out.print(
+        f"[green]saved[/] pool {name}: {len(made.pool.exemplars)} exemplars from "
+        f"{meta['records']} records in {escape(str(saved))}",
+        highlight=False,
+    )
+    for kind, counts in made.label_counts().items():
+        ranked = sorted(counts.items(), key=lambda x: (-x[1], x[0]))
+        listed = ", ".join(f"{k} {v}" for k, v in ranked)
+        out.print(f"  inferred {kind}: {escape(listed)}", highlight=False)
+    out.print(f"  use it with: --pool {escape(_reference(name))}", highlight=False)
+
+
 @app.command("select")
 def select_command(
     name: Annotated[str, typer.Option(help="Save the chosen set under this name.")] = "vi",
@@ -181,9 +222,14 @@ def compare_command(
     seed: SeedOption = 0,
     lexical: Annotated[bool, typer.Option(help="Retrieve with lexical vectors.")] = False,
     model: ModelOption = "rule",
+    against: Annotated[
+        list[str] | None,
+        typer.Option(help="Another saved set to play beside it (one chosen from another pool)."),
+    ] = None,
 ) -> None:
     """Play every selection method on the same held-out dialogues; reward with CIs."""
     the_set, the_pool = _load(chosen), _load(pool)
+    others = [_load(ref) for ref in against or []]
     result, hub = _run(
         [model],
         lambda h: exemplars.compare_async(
@@ -195,6 +241,7 @@ def compare_command(
             seed=seed,
             lexical=lexical,
             model=model,
+            against=others,
         ),
     )
     out.print(exemplars.comparison_markdown(result), highlight=False, markup=False, soft_wrap=True)
@@ -238,7 +285,10 @@ def show_command(
         if key != "single_value_impact":
             out.print(f"  {key}: {escape(str(value))}", highlight=False, soft_wrap=True)
     for e in f.exemplars:
-        kind = escape(f"[{e.category}{', ' + e.style if e.style else ''}]")
+        category = e.category or "no category"
+        kind = escape(f"[{category}{', ' + e.style if e.style else ''}]")
         out.print(f"[cyan]{escape(e.id)}[/] {kind}", highlight=False)
         out.print(f"  said:  {escape(e.violation)}", highlight=False, soft_wrap=True)
         out.print(f"  fixed: {escape(e.remediation)}", highlight=False, soft_wrap=True)
+        if e.inferred:
+            out.print(f"  labels {escape(e.label_source)}", highlight=False, soft_wrap=True)

@@ -108,10 +108,13 @@ def scenarios_validate(
         raise typer.Exit(2)
 
 
+FROM_HELP = "Format: promediate, agentmediation, socrates or sadas."
+
+
 @app.command("import")
 def scenarios_import(
     path: Annotated[Path, typer.Argument(help="A case file, or a folder of them.")],
-    source: Annotated[str, typer.Option("--from", help="Format: promediate or agentmediation.")],
+    source: Annotated[str, typer.Option("--from", help=FROM_HELP)],
     out_dir: Annotated[
         Path | None,
         typer.Option(

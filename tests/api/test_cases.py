@@ -58,7 +58,7 @@ def test_case_files_refuses_an_unknown_format_a_missing_path_and_an_empty_folder
 def test_only_promediate_briefs_are_read_with_a_model() -> None:
     assert cases.reads_with_model("promediate")
     assert not cases.reads_with_model("agentmediation")
-    assert set(cases.IMPORT_FORMATS) == {"promediate", "agentmediation", "socrates"}
+    assert set(cases.IMPORT_FORMATS) == {"promediate", "agentmediation", "socrates", "sadas"}
 
 
 def test_import_cases_writes_a_scenario_file_per_case_and_says_what_it_did(

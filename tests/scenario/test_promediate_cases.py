@@ -59,6 +59,12 @@ DECIDED = {
         ["B", "A", "C", "D"],
         [],
     ),
+    # Flagship's profiles restate the upgrade values as $150M/$100M/$80M/$60M against
+    # the shared $150M/$120M/$100M/$80M; the importer maps them by amount, warned
+    # (`promediate_lists`). Ross's "(c) $80 million is barely acceptable, (d) $60 million
+    # unacceptable" then makes D ($80M) its last acceptable option, where the reading by
+    # letter made D unacceptable; $120M, left out of its list, ranks by amount.
+    ("flagship", "Ross", "New value for fleet upgrade"): (["A", "B", "C", "D"], []),
 }
 
 needs_data = pytest.mark.data("promediate")

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from disputelab.protocols.bilateral import evaluation, presets
 from disputelab.protocols.bilateral.agents.exemplars import ExemplarFile, save_exemplars
+from disputelab.protocols.bilateral.agents.imported import SOURCES as IMPORT_SOURCES
+from disputelab.protocols.bilateral.agents.imported import ImportedPool, import_pool
 from disputelab.protocols.bilateral.agents.library import (
     BUILTIN,
     NAME,
@@ -28,6 +30,7 @@ from disputelab.protocols.bilateral.remediation.simulate import Cast
 
 __all__ = [
     "BUILTIN",
+    "IMPORT_SOURCES",
     "NAME",
     "Bilateral",
     "BilateralParams",
@@ -35,11 +38,13 @@ __all__ = [
     "Cast",
     "Comparison",
     "ExemplarFile",
+    "ImportedPool",
     "compare",
     "comparison_markdown",
     "evaluation",
     "exemplar_dir",
     "generate_pool",
+    "import_pool",
     "presets",
     "resolve_exemplars",
     "save_exemplars",

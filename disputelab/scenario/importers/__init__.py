@@ -1,12 +1,13 @@
 """Importers: external case formats into Scenarios.
 
 `read_cases` is the one entry point `scenarios import` and the experiment spec's
-`agentmediation:`, `promediate:` and `socrates:` sources share: it reads one case file
+`agentmediation:`, `promediate:`, `socrates:` and `sadas:` sources share: it reads one case file
 and says, line by line, what could not be read and what was assumed.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,12 @@ from disputelab.scenario.io import describe_validation_error
 from disputelab.scenario.schema import Scenario
 
 # Format name -> the glob of its case files inside a folder.
-FORMATS = {"promediate": "*.json", "agentmediation": "*.jsonl", "socrates": "*.json"}
+FORMATS = {
+    "promediate": "*.json",
+    "agentmediation": "*.jsonl",
+    "socrates": "*.json",
+    "sadas": "*.json",
+}
 # Formats whose files each hold one case (the others hold one case per line).
 ONE_CASE_PER_FILE = ("promediate", "socrates")
 
@@ -73,6 +79,8 @@ def read_cases(
         )
     if source == "socrates":
         return _read_socrates(path)
+    if source == "sadas":
+        return _read_sadas(path, many)
     from disputelab.scenario.importers.promediate import import_promediate_file
 
     try:
@@ -94,6 +102,8 @@ def case_files(source: str, path: Path) -> list[Path]:
         from disputelab.scenario.importers.agentmediation import case_files as agentmediation
 
         return agentmediation(path)
+    if source == "sadas":
+        return _sadas_files(path)
     if source == "promediate" and (path / "cases").is_dir():
         path = path / "cases"
     # ProMediate keeps its topic names in a topics.json beside the cases: not a case.
@@ -112,3 +122,40 @@ def _read_socrates(path: Path) -> CaseFile:
     except (OSError, ValueError) as exc:  # SocratesError and JSONDecodeError included
         return CaseFile(problems=[(str(path), str(exc).splitlines()[0])], failed=True)
     return CaseFile([found], [], [])
+
+
+def _sadas_files(folder: Path) -> list[Path]:
+    """The SADAS files of a folder, or of a clone's `data/` folder: its JSON lists and
+    CSVs."""
+    if (folder / "data").is_dir():
+        folder = folder / "data"
+    return sorted(p for p in folder.iterdir() if p.suffix in (".json", ".csv") and p.is_file())
+
+
+def _read_sadas(path: Path, many: bool) -> CaseFile:
+    """The negotiation settings of one SADAS file (see `importers.sadas_scenarios`); with
+    several files in one import, ids carry the file's name."""
+    from disputelab.scenario.importers.sadas import read_sadas
+    from disputelab.scenario.importers.sadas_scenarios import group_settings, scenario_of
+
+    try:
+        found = read_sadas(path)
+    except (OSError, ValueError) as exc:  # SadasError and UserFileError included
+        return CaseFile(problems=[(str(path), str(exc).splitlines()[0])], failed=True)
+    settings, skipped = group_settings(found.records)
+    prefix = "sadas-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem)[:80] if many else "sadas"
+    out = CaseFile()
+    out.problems = [(f"{path}: record {n}", why) for n, why in found.problems]
+    for s in settings:
+        try:
+            out.scenarios.append(scenario_of(s, path.name, prefix))
+        except ValidationError as exc:  # a value the schema refuses (a name too long)
+            first = s.records[0].number
+            out.problems.append((f"{path}: record {first}", describe_validation_error(exc)[0]))
+    out.warnings = [f"record {n}: {note}" for r in found.records for n, note in _notes(r)]
+    out.warnings += [f"record {n}: {why}; no scenario from it" for n, why in skipped]
+    return out
+
+
+def _notes(record: Any) -> list[tuple[int, str]]:
+    return [(record.number, note) for note in record.notes]

@@ -426,6 +426,10 @@ class _PreferenceReader:
                 f"{where}: a conditional choice ('only if', 'depends on') was read as unconditional"
             )
             self.notes.assumptions.append(f"{where}: a conditional choice read as unconditional")
+        if reading.lists:
+            line = f"{where}: its option list disagrees with the shared options: {reading.lists}"
+            self.notes.warnings.append(line)
+            self.notes.assumptions.append(line)
         unreadable = _unreadable(where, block, reading)
         by_model = self.readings.get((name, topic.id))
         if unreadable and by_model is not None:

@@ -22,6 +22,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from disputelab.scenario.importers.promediate_lists import (
+    ListCheck,
+    Restatement,
+    SharedList,
+    check_restatements,
+    quoted,
+    rank_left_out,
+)
+
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
 _LAST_RANK = len(ORDINALS)  # "your last choice": after every numbered one
 
@@ -154,6 +163,8 @@ class Statement:
     conditional: bool = False
     line: str = ""
     ahead: bool = False  # says it comes before others of its rank ('preferable to ...')
+    # The option as the party restates it, when named by a leading marker: (marker, words).
+    restated: tuple[str, str] | None = None
 
 
 @dataclass
@@ -162,6 +173,9 @@ class Reading:
     unacceptable: list[str] = field(default_factory=list)
     unread: list[str] = field(default_factory=list)  # lines naming no option it could tell
     conditional: list[str] = field(default_factory=list)
+    # Where the party's restated option list disagrees with the shared one, and the
+    # mapping chosen (see `promediate_lists`), in one line; '' when they agree.
+    lists: str = ""
 
 
 def _rank_of(text: str) -> int | None:
@@ -306,17 +320,30 @@ def _header_statements(block: str, finder: OptionFinder) -> list[Statement]:
         if not named:
             hit = finder.by_label(first_line) or finder.by_words(_sentences(body, 2))
             named = [hit] if hit else []
-        out.append(
-            Statement(
-                rank,
-                negative,
-                named,
-                " ".join(body.split())[:160],
-                conditional,
-                " ".join(h.group(0).split()) + " " + " ".join(first_line.split())[:80],
-            )
+        st = Statement(
+            rank,
+            negative,
+            named,
+            " ".join(body.split())[:160],
+            conditional,
+            " ".join(h.group(0).split()) + " " + " ".join(first_line.split())[:80],
         )
+        st.restated = _restated(first_line, r"$") if lead else None
+        out.append(st)
     return out
+
+
+def _restated(text: str, end: str) -> tuple[str, str] | None:
+    """(marker, words) of an option restated at the start of `text`: '(b) $100 million'
+    ending where `end` matches; None when the marker is followed by no words of its own
+    ('c', 'a, plus you will ...')."""
+    m = re.match(
+        rf"\s*\(?(?P<m>[A-Za-z]|\d{{1,2}}[A-Za-z]?)(?:\)|\.(?!\d))?\s+(?P<said>[$+\w].*?){end}",
+        text,
+    )
+    if not m or not m.group("said").strip():
+        return None
+    return m.group("m"), m.group("said").strip(" .;:")
 
 
 def _items(block: str) -> list[str]:
@@ -373,6 +400,7 @@ def _sentence_statements(block: str, finder: OptionFinder) -> list[Statement]:
             rank = _LAST_RANK - 1  # 'barely acceptable': after every numbered choice
         st = Statement(rank, negative, named, item[:160], bool(_CONDITIONAL.search(head)), head)
         st.ahead = bool(re.search(r"\bpreferable to\b|\bbetter than\b", head, re.I))
+        st.restated = _restated(head, r"\s+(?:is|are)\b") if lead else None
         out.append(st)
     return out
 
@@ -389,6 +417,7 @@ def read_choices(block: str, topic: ParsedTopic) -> Reading:
         conditional = _conditional_lists(block, finder)
         if conditional is not None:
             return conditional
+    statements, lists = _against_shared(statements, finder)
     reading = Reading()
     # Equal ranks keep the listed order, unless the text puts one ahead ('barely
     # acceptable, though preferable to Options #2 and #3').
@@ -408,7 +437,55 @@ def read_choices(block: str, topic: ParsedTopic) -> Reading:
     for *_, oid in sorted(ranked):
         if oid not in reading.ranking and oid not in reading.unacceptable:
             reading.ranking.append(oid)
+    if lists.by_amount:
+        _place_by_amount(reading, finder, lists.notes)
+    reading.lists = lists.note()
     return reading
+
+
+def _against_shared(
+    statements: list[Statement], finder: OptionFinder
+) -> tuple[list[Statement], ListCheck]:
+    """The statements with each restated option checked against the shared list (see
+    `promediate_lists`): moved to the option its amount names, or dropped when none has
+    it; and what was found."""
+    restated = [
+        Restatement(st.restated[0], st.options[0], st.restated[1])
+        for st in statements
+        if st.restated is not None and len(st.options) == 1
+    ]
+    labels = {o.id: o.label for o in finder.topic.options}
+    check = check_restatements(restated, SharedList(labels, words))
+    kept = []
+    for st in statements:
+        if st.restated is not None and len(st.options) == 1 and st.options[0] in check.moved:
+            moved = check.moved[st.options[0]]
+            if moved is None:
+                continue  # names no shared option
+            st.options = [moved]
+        kept.append(st)
+    return kept, check
+
+
+def _place_by_amount(reading: Reading, finder: OptionFinder, notes: list[str]) -> None:
+    """The shared options the party's list left out, ranked by amount where that can be
+    done (`promediate_lists.rank_left_out`), each said in `notes`."""
+    labels = {o.id: o.label for o in finder.topic.options}
+    said = set(reading.ranking) | set(reading.unacceptable)
+    left_out = [o for o in finder.ids if o not in said]
+    if not left_out:
+        return
+    ranking, unplaced = rank_left_out(reading.ranking, left_out, labels)
+    for o in left_out:
+        if o in unplaced:
+            continue
+        at = ranking.index(o)
+        where = ", ".join(ranking[:at]) or "nothing"
+        notes.append(
+            f"shared {o} {quoted(labels[o])}, left out of its list, is ranked after {where} "
+            "by amount"
+        )
+    reading.ranking = ranking
 
 
 _GETS = re.compile(r"(?im)^\s*(?P<cond>[^:\n]{3,80}?)\s+gets\s+(?:all\s*:?\s*)?(?P<what>[^\n]+)$")

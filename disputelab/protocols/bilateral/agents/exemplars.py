@@ -2,10 +2,11 @@
 
 An exemplar is `z = (h_<t, x_t, y_t)` of the paper: the dialogue before a violating turn,
 the violating utterance, and a (silver) remediation. Offline, a remediation is written in
-one of a few repair styles (`STYLES`); the template remediator cannot read prose, so it
-reads an exemplar's style label as the stand-in for "what this rewrite does". Pools and
-named sets are JSON files; this module reads and writes them and knows nothing of where
-they live.
+one of a few repair styles (`STYLES`); the template remediator reads an exemplar's style
+label as the stand-in for "what this rewrite does". An exemplar written by people or a
+model has no labels of its own: they are inferred from its text (`labels`), and marked
+so (`inferred`, `label_source`). Pools and named sets are JSON files; this module reads
+and writes them and knows nothing of where they live.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from disputelab import atomic
+from disputelab.protocols.bilateral.agents.labels import infer_category, infer_style
 from disputelab.protocols.bilateral.agents.norms import Warmth
 
 FORMAT = "disputelab-exemplars/1"
@@ -72,13 +74,17 @@ class Exemplar:
     violation: str
     remediation: str
     style: str = ""  # a key of STYLES for template-written remediations, else ""
+    inferred: bool = False  # category and style were read from the text by a rule
+    label_source: str = ""  # how they were had (the rule and the words that decided)
+    origin: str = ""  # where an imported exemplar came from (file and record)
+    notes: tuple[str, ...] = ()  # what its import read past (warned when imported)
 
     def query_text(self) -> str:
         """What retrieval compares: the last lines of the dialogue and the violation."""
         return "\n".join([*self.history[-4:], self.violation])
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "id": self.id,
             "scenario_id": self.scenario_id,
             "category": self.category,
@@ -87,6 +93,15 @@ class Exemplar:
             "remediation": self.remediation,
             "style": self.style,
         }
+        # Written only when set, so that pools made before these fields read the same.
+        if self.inferred:
+            out["inferred"] = True
+        for key, value in (("label_source", self.label_source), ("origin", self.origin)):
+            if value:
+                out[key] = value
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
 
     @staticmethod
     def from_dict(d: dict[str, Any]) -> Exemplar:
@@ -98,6 +113,10 @@ class Exemplar:
             str(d["violation"]),
             str(d["remediation"]),
             str(d.get("style") or ""),
+            bool(d.get("inferred", False)),
+            str(d.get("label_source") or ""),
+            str(d.get("origin") or ""),
+            tuple(str(x) for x in d.get("notes") or ()),
         )
 
 
@@ -150,8 +169,19 @@ def load_exemplars(path: Path) -> ExemplarFile:
 
 
 def style_of(exemplar: Exemplar) -> RepairStyle:
-    """The repair an exemplar teaches; an LLM-written one is taken as a plain restatement."""
-    return STYLES.get(exemplar.style, STYLES["restate"])
+    """The repair an exemplar teaches: its style label, or for one without (written by
+    people or a model), the style its text shows (`labels.infer_style`)."""
+    if exemplar.style in STYLES:
+        return STYLES[exemplar.style]
+    return STYLES[infer_style(exemplar.violation, exemplar.remediation)[0]]
+
+
+def repairs_category(exemplar: Exemplar) -> str:
+    """The violation category an exemplar repairs: its label, or for one without, the
+    category its violation's words show (`labels.infer_category`; "" when none)."""
+    if exemplar.category:
+        return exemplar.category
+    return infer_category(exemplar.violation)[0]
 
 
 def render(exemplars: Sequence[Exemplar]) -> str:

@@ -103,6 +103,8 @@ class LLMBargainer(UsageReporter):
             f"yourself). {RELATIONAL} Speak in one or two short sentences and name a "
             "price with a $ sign."
         )
+        if scenario.language.startswith("zh"):
+            self.system += " Speak Simplified Chinese, as the negotiation is held in Chinese."
         if self.side == "buyer":
             self.system += (
                 " If the other side offends you or breaks social norms, you may end the "

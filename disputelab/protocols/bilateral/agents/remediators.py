@@ -8,8 +8,10 @@ Two writers use them: the template remediator (offline) imitates the repair styl
 matching exemplar; the LLM remediator is prompted with the exemplars as text.
 
 Offline mechanism (an assumption, stated): an exemplar teaches the template remediator how
-to repair its own violation category only. With no exemplar of the category at hand it
-falls back to the generic zero-shot softening, which leaves half the offence in.
+to repair its own violation category only, in its own repair style. Both are the
+exemplar's labels or, for one written by people or a model (the remediator paper's own
+pool), what its text shows (`labels`). With no exemplar of the category at hand it falls
+back to the generic zero-shot softening, which leaves half the offence in.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from disputelab.protocols.bilateral.agents.exemplars import (
     Exemplar,
     RepairStyle,
     render,
+    repairs_category,
     style_of,
 )
 from disputelab.protocols.bilateral.agents.market import Market, last_amount
@@ -211,7 +214,7 @@ class TemplateRemediator(_Chooser):
         self.report_usage(None)
         cat = category if category in CATEGORIES else read_tone(text).worst
         exemplars = self.exemplars_for(dialogue, text)
-        matching = [e for e in exemplars if e.category == cat]
+        matching = [e for e in exemplars if repairs_category(e) == cat]
         rng = task_stream("remediate", self.task, self.seed, ctx.party_turn)
         chosen = rng.choice(matching) if matching else None
         style = style_of(chosen) if chosen is not None else ZERO_SHOT
@@ -236,6 +239,8 @@ SYSTEM = (
     "offended; (3) still help the speaker get a good price; (4) help build trust and a "
     "lasting working relationship. Reply with the rewritten sentence only."
 )
+# Added for a negotiation held in Chinese only, so English runs send what they always did.
+IN_CHINESE = " Write the rewrite in Simplified Chinese, as the negotiation is held in it."
 
 
 class LLMRemediator(_Chooser):
@@ -244,6 +249,7 @@ class LLMRemediator(_Chooser):
     def __init__(self, scenario: Scenario, seed: int, method: str | None, model: ChatModel) -> None:
         super().__init__(scenario, seed, method)
         self.model = model
+        self.chinese = scenario.language.startswith("zh")
 
     async def remediate(
         self,
@@ -262,6 +268,7 @@ class LLMRemediator(_Chooser):
             + f'\n\nIts last sentence, "{text}", breaks social norms'
             + (f" ({category})" if category else "")
             + ". Rewrite it as described."
+            + (IN_CHINESE if self.chinese else "")
         )
         request = ChatRequest(
             (Message("system", SYSTEM), Message("user", user)),

@@ -2,7 +2,8 @@
 
 Methods: no remediator, zero-shot, random k from the pool (static per dialogue seed, as
 vanilla ICL), retrieval (the k nearest pool items per violation), the stage-1 top k
-(Top-VI, no traversal) and the value-impact set. Every method plays the same tasks and
+(Top-VI, no traversal), any other saved sets asked for (one chosen from another pool)
+and the value-impact set. Every method plays the same tasks and
 seeds, none of them used in selection (test tasks are other variants, seeds are fresh),
 at the paper's violation rate. Intervals are cluster t intervals over tasks; the paired
 differences of the value-impact set against random and retrieval are tested on task means
@@ -30,8 +31,15 @@ from disputelab.tables.cells import difference_text, estimate_text
 METRICS = ("reward", "deal", "normalised_price", "trust_deepened", "relationship_deepened")
 
 
-def methods(pool: ExemplarFile, chosen: ExemplarFile, k: int, semantic: bool) -> list[Method]:
-    """The arms compared, in table order."""
+def methods(
+    pool: ExemplarFile,
+    chosen: ExemplarFile,
+    k: int,
+    semantic: bool,
+    others: Sequence[ExemplarFile] = (),
+) -> list[Method]:
+    """The arms compared, in table order; `others` are saved sets played beside the
+    value-impact set (one chosen from another pool, say), each as `set NAME`."""
     by_id = {e.id: e for e in pool.exemplars}
     top: Sequence[Exemplar] = [by_id[i] for i in chosen.meta.get("top_vi", []) if i in by_id]
     arms = [
@@ -42,6 +50,7 @@ def methods(pool: ExemplarFile, chosen: ExemplarFile, k: int, semantic: bool) ->
     ]
     if top:
         arms.append(Method("top-VI (stage 1)", "set", tuple(top), k=k))
+    arms += [Method(f"set {o.name}", "set", o.exemplars, k=len(o.exemplars)) for o in others]
     arms.append(Method("value impact", "set", chosen.exemplars, k=k))
     return arms
 
