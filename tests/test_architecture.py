@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("errors", "registry", "memo", "redact", "episode", "consensus", "atomic")),
     ("scenario", ("scenario", "scenarios")),
     ("services", ("llm", "store", "legal")),
-    ("shared", ("agents", "evaluation", "tables", "compare")),
+    ("shared", ("agents", "humans", "evaluation", "tables", "compare")),
     (
         "framework",
         (
