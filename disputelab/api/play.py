@@ -158,13 +158,13 @@ async def _play(
     source: Sources,
     hub: ModelHub,
     on_turn: Callable[[Turn], None] | None,
+    on_run: Callable[[str], None] | None,
 ) -> PlayResult:
     from disputelab.experiments.seated import play_seated
 
     sources = _sources(prepared.plan, source)
-    return await play_seated(
-        store, prepared.plan, hub, sources, prepared.request, on_turn, prepared.resume
-    )
+    plan, request = prepared.plan, prepared.request
+    return await play_seated(store, plan, hub, sources, request, on_turn, prepared.resume, on_run)
 
 
 async def play_async(
@@ -177,6 +177,7 @@ async def play_async(
     hub: ModelHub | None = None,
     on_turn: Callable[[Turn], None] | None = None,
     participants: Mapping[str, str] | None = None,
+    on_run: Callable[[str], None] | None = None,
     **options: Any,
 ) -> PlayResult:
     """`play`, for code already inside an event loop."""
@@ -185,7 +186,7 @@ async def play_async(
     opened = open_store(store)
     prepared = _prepare(opened, scenario, seat, participants, resume, options)
     hub = hub or open_models(prepared.plan.models, store=opened)
-    return await _play(opened, prepared, source, hub, on_turn)
+    return await _play(opened, prepared, source, hub, on_turn, on_run)
 
 
 def play(
@@ -198,16 +199,18 @@ def play(
     hub: ModelHub | None = None,
     on_turn: Callable[[Turn], None] | None = None,
     participants: Mapping[str, str] | None = None,
+    on_run: Callable[[str], None] | None = None,
     **options: Any,
 ) -> PlayResult:
     """Play one episode of `scenario` with a person at each seat of `seat` (through
     `source`) and agents elsewhere; store and score it as a run of kind `play`. With
     `resume` (a play run's id), continue the episode that stopped: `scenario`, `seat`
     and the options are the run's own. The result is `run`'s, with `replayed` (moves
-    answered from the log), `diverged` and `resumed`."""
+    answered from the log), `diverged` and `resumed`. `on_run` hears the run's id
+    before the first move is asked (to say how to resume it if it stops)."""
     from disputelab.api import open_models, open_store, run_loop
 
     opened = open_store(store)
     prepared = _prepare(opened, scenario, seat, participants, resume, options)
     hub = hub or open_models(prepared.plan.models, store=opened)
-    return run_loop(lambda: _play(opened, prepared, source, hub, on_turn), hub)
+    return run_loop(lambda: _play(opened, prepared, source, hub, on_turn, on_run), hub)

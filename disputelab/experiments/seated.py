@@ -93,11 +93,13 @@ async def play_seated(
     request: Mapping[str, Any],
     on_turn: Callable[[Turn], None] | None = None,
     resume: str | None = None,
+    on_run: Callable[[str], None] | None = None,
 ) -> PlayResult:
     """Play the planned run once with `sources` hosting the seats a person fills (by
     resolved seat key), store it as a `play` run with `request` (the options it was
     planned from, which a resume plans from again), and score it. `resume` names a
-    play run whose episode stopped: it is played again under its own ids."""
+    play run whose episode stopped: it is played again under its own ids. `on_run`
+    hears the run's id before the first move is asked."""
     scenario = await conditioned(plan, hub)
     check_expertise(plan, scenario)
     await check_embeddings(hub, [plan.embeddings])
@@ -116,6 +118,8 @@ async def play_seated(
     eid, arm = _episode_id(plan, run_id)
     if resume is not None:
         _resumable(store, run_id, eid, text)
+    if on_run is not None:
+        on_run(run_id)
     logs = {key: move_log(store.root, eid, key) for key in sources}
     hosts = {
         key: LoggedMoves(src, logs[key], read_log(logs[key]) if resume else [])

@@ -94,6 +94,6 @@ def public_block(public: PublicScenario) -> list[str]:
         lines += ["", "Topics:"]
         for t in public.topics:
             lines.append(
-                f"- {t.name} [{t.id}]: " + "; ".join(f"{o.id}) {o.label}" for o in t.options)
+                f"- {t.name} ({t.id}): " + "; ".join(f"{o.id}) {o.label}" for o in t.options)
             )
     return lines
