@@ -705,6 +705,7 @@ __all__ += [
     "on_demand_evaluators",
     "party_kinds",
     "path_kind",
+    "play",
     "presets",
     "protocols",
     "recover_store",
