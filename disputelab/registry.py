@@ -34,7 +34,6 @@ PLUGIN_GROUP = "disputelab.plugins"
 BUILTIN_PLUGINS = (
     "disputelab.agents.parties.kinds",
     "disputelab.agents.paraphrase.kinds",
-    "disputelab.humans.kinds",
     "disputelab.evaluation.evaluators",
     "disputelab.protocols.bilateral",
     "disputelab.protocols.roundtable",

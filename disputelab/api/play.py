@@ -36,7 +36,15 @@ from disputelab.store.sqlite import Store
 if TYPE_CHECKING:
     from disputelab.experiments.seated import PlayResult
 
-__all__ = ["PlayError", "TerminalMoves", "new_participant", "plan_play", "play", "play_async"]
+__all__ = [
+    "PlayError",
+    "PlayResult",
+    "TerminalMoves",
+    "new_participant",
+    "plan_play",
+    "play",
+    "play_async",
+]
 
 Sources = MoveSource | Mapping[str, MoveSource]
 # The plan options a play run keeps to be planned again on resume.
@@ -53,6 +61,14 @@ REQUEST_OPTIONS = (
     "budget",
     "tracker",
 )
+
+
+def __getattr__(name: str) -> Any:
+    if name == "PlayResult":  # the runner's, imported when asked for
+        from disputelab.experiments.seated import PlayResult
+
+        return PlayResult
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class PlayError(DisputelabError, ValueError):

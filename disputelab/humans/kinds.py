@@ -59,7 +59,7 @@ def source_for(setup: AgentSetup, key: str) -> MoveSource:
 
 
 SeatBuilder = Callable[[PublicScenario, MoveSource, AgentSetup], Agent]
-PartyBuilder = Callable[[PublicScenario, Party, MoveSource, str], PartyAgent]
+PartyBuilder = Callable[[PublicScenario, Party, MoveSource, AgentSetup], PartyAgent]
 
 
 def human_kind(interface: str, description: str, build: SeatBuilder) -> AgentKind:
@@ -76,7 +76,8 @@ def human_kind(interface: str, description: str, build: SeatBuilder) -> AgentKin
 def human_party_kind(interface: str, description: str, build: PartyBuilder) -> AgentKind:
     """Register the human kind of a per-party seat with `interface`: one agent for each
     party whose seat is hosted, each made by `build` from the public scenario, that
-    party's own data, its move source and the seat's role."""
+    party's own data, its move source and the setup (`setup.role` is the seat's role;
+    an adapter takes from `setup.scenario` only what is that party's own)."""
 
     def builder(setup: AgentSetup) -> list[PartyAgent]:
         role = setup.role or "parties"
@@ -84,7 +85,7 @@ def human_party_kind(interface: str, description: str, build: PartyBuilder) -> A
         hosted = [p for p in setup.scenario.parties if keys[p.id] in setup.hosts]
         if not hosted:
             source_for(setup, keys[setup.scenario.parties[0].id])  # says nothing hosts it
-        return [build(setup.public, p, source_for(setup, keys[p.id]), role) for p in hosted]
+        return [build(setup.public, p, source_for(setup, keys[p.id]), setup) for p in hosted]
 
     return register_kind(AgentKind(interface, HUMAN, description, builder, hosted=True))
 
@@ -92,5 +93,5 @@ def human_party_kind(interface: str, description: str, build: PartyBuilder) -> A
 human_party_kind(
     PARTY,
     "a person plays the party: stances, signal and words at each turn",
-    lambda public, party, source, role: HumanParty(public, party, source, role),
+    lambda public, party, source, setup: HumanParty(public, party, source, setup.role or "parties"),
 )

@@ -26,6 +26,10 @@ from disputelab.protocols.bilateral.agents.library import resolve as resolve_exe
 from disputelab.protocols.bilateral.protocol import Bilateral, BilateralParams
 from disputelab.protocols.bilateral.remediation.simulate import Cast
 
+# isort: split
+# A person's kind is listed after the agents' kinds of each seat.
+from disputelab.protocols.bilateral.agents import human
+
 __all__ = [
     "BUILTIN",
     "NAME",
@@ -40,6 +44,7 @@ __all__ = [
     "evaluation",
     "exemplar_dir",
     "generate_pool",
+    "human",
     "presets",
     "resolve_exemplars",
     "save_exemplars",
