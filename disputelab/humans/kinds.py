@@ -1,5 +1,5 @@
-"""The `human` kind of every seat: how a protocol registers one, how a seat that no
-person can take is declared, and the human kind of the shared `party` seat.
+"""The `human` kind of every seat: how a protocol registers one, and how a seat that no
+person can take is declared (the shared `party` seat's is in `party_kind.py`).
 
 A protocol's folder registers the human kind of each of its own seat interfaces with
 `human_kind` (a seat of one agent: a mediator, a counsel) or `human_party_kind` (a seat
@@ -18,9 +18,8 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
 from disputelab.agents.base import Agent, PartyAgent, PublicScenario
-from disputelab.agents.registry import PARTY, AgentKind, AgentSetup, register_kind, seat_key
+from disputelab.agents.registry import AgentKind, AgentSetup, register_kind, seat_key
 from disputelab.errors import DisputelabError
-from disputelab.humans.parties import HumanParty
 from disputelab.humans.seat import HUMAN
 from disputelab.humans.source import MoveSource
 from disputelab.scenario.schema import Party
@@ -88,10 +87,3 @@ def human_party_kind(interface: str, description: str, build: PartyBuilder) -> A
         return [build(setup.public, p, source_for(setup, keys[p.id]), setup) for p in hosted]
 
     return register_kind(AgentKind(interface, HUMAN, description, builder, hosted=True))
-
-
-human_party_kind(
-    PARTY,
-    "a person plays the party: stances, signal and words at each turn",
-    lambda public, party, source, setup: HumanParty(public, party, source, setup.role or "parties"),
-)

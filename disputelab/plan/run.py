@@ -240,6 +240,8 @@ def _seated(
         kinds[key] = kind
     who: dict[str, str] = {}
     for given, name in participants.items():
+        if given in seats and given not in keys:
+            continue  # its seat's own problem is said already
         key = keys.get(given) or resolve_seat(proto, scenario, given)
         if isinstance(key, Problem) or key not in keys.values():
             problems.append(Problem(f"participants: {given} is not a seat named in seats"))
