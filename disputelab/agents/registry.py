@@ -84,7 +84,7 @@ class AgentKind:
     # handed the run's embeddings (the `embeddings` role).
     embeds: bool = False
     # A person fills the seat, through what hosts it (`AgentSetup.hosts`): played by
-    # `disputelab.play` (or a host of its own), never by a run or an experiment alone.
+    # `disputelab.api.play.play` (or a host of its own), never by a run or an experiment alone.
     hosted: bool = False
 
 

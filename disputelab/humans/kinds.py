@@ -50,7 +50,8 @@ def source_for(setup: AgentSetup, key: str) -> MoveSource:
         hosted = ", ".join(sorted(setup.hosts)) or "none"
         raise HumanSeatError(
             f"seat {key} is a person's (kind {HUMAN}) and nothing hosts it (hosted seats: "
-            f"{hosted}); play it with `disputelab.play`, which seats a person"
+            f"{hosted}); a person plays it with `disputelab play` (from Python, "
+            "`disputelab.api.play.play`)"
         )
     if not isinstance(host, MoveSource):
         raise HumanSeatError(f"the host of seat {key} has no `move` method: not a move source")

@@ -196,7 +196,8 @@ def seat_problems(protocol: DisputeProtocol, seat: Seat, kind: str, model: str) 
         return [
             Problem(
                 f"{seat.role} {kind!r} is a person's seat, which a run cannot fill on its "
-                "own; play it with `disputelab.play`, which seats a person"
+                "own; a person plays it with `disputelab play` (from Python, "
+                "`disputelab.api.play.play`)"
             )
         ]
     known = allowed if seat.per_party else mediator_kinds()
