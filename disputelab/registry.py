@@ -34,6 +34,7 @@ PLUGIN_GROUP = "disputelab.plugins"
 BUILTIN_PLUGINS = (
     "disputelab.agents.parties.kinds",
     "disputelab.agents.paraphrase.kinds",
+    "disputelab.humans.party_kind",
     "disputelab.evaluation.evaluators",
     "disputelab.protocols.bilateral",
     "disputelab.protocols.roundtable",

@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("errors", "registry", "memo", "redact", "episode", "consensus", "atomic")),
     ("scenario", ("scenario", "scenarios")),
     ("services", ("llm", "store", "legal")),
-    ("shared", ("agents", "evaluation", "tables", "compare")),
+    ("shared", ("agents", "humans", "evaluation", "tables", "compare")),
     (
         "framework",
         (
@@ -245,7 +245,8 @@ def test_no_function_is_longer_than_sixty_lines() -> None:
 
 
 @pytest.mark.parametrize(
-    "folder", ["protocols", "agents", "evaluation", "store", "experiments", "plan", "tables"]
+    "folder",
+    ["protocols", "agents", "humans", "evaluation", "store", "experiments", "plan", "tables"],
 )
 def test_each_package_states_its_contract_in_a_readme(folder: str) -> None:
     readme = PACKAGE / folder / "README.md"
@@ -287,3 +288,56 @@ def test_the_agents_modules_import_one_another_without_a_cycle() -> None:
 
     for module in sorted(graph):
         walk(module, [])
+
+
+# A person's seat sees its own view and nothing more. The modules that build prompts for
+# a person (the `humans` package and each protocol's `agents/human.py`) import nothing
+# that holds another seat's data: no store, no oracle (`consensus`), no session (which
+# holds every party), no evaluation, plan, runner, model layer or report.
+HUMAN_SEAT_MAY_NOT_IMPORT = (
+    "disputelab.store",
+    "disputelab.consensus",
+    "disputelab.protocols.session",
+    "disputelab.evaluation",
+    "disputelab.experiments",
+    "disputelab.plan",
+    "disputelab.llm",
+    "disputelab.report",
+    "disputelab.api",
+)
+
+
+def _human_seat_modules() -> list[Path]:
+    return [*_modules("humans"), *sorted((PACKAGE / "protocols").glob("*/agents/human.py"))]
+
+
+def test_a_human_seat_imports_nothing_beyond_its_seats_view() -> None:
+    paths = _human_seat_modules()
+    assert len(paths) >= 5  # the framework and each protocol's adapters
+    bad = [
+        f"{path.relative_to(PACKAGE)} imports {module}"
+        for path in paths
+        for module in _imports(path)
+        if module.startswith(HUMAN_SEAT_MAY_NOT_IMPORT)
+    ]
+    assert not bad, "a human seat reaches past its view:\n" + "\n".join(bad)
+
+
+def test_a_human_seat_is_built_from_its_own_view_only() -> None:
+    """No class of a human seat's modules reads a whole scenario (`.scenario`, the
+    `Scenario` type) or the bilateral market (which holds both sides' limits): the
+    builders hand each seat the public scenario and its own party's data."""
+    bad = []
+    for path in _human_seat_modules():
+        for cls in (n for n in ast.walk(_tree(path)) if isinstance(n, ast.ClassDef)):
+            for node in ast.walk(cls):
+                name = (
+                    node.attr
+                    if isinstance(node, ast.Attribute)
+                    else node.id
+                    if isinstance(node, ast.Name)
+                    else ""
+                )
+                if name in ("scenario", "Scenario", "Market", "Session", "hidden"):
+                    bad.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {cls.name} reads {name}")
+    assert not bad, "\n".join(bad)

@@ -666,9 +666,11 @@ def test_run_help_lists_the_kinds_each_option_can_take_and_no_other() -> None:
         CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "1000"}).output.split()
     )
     seats = [p.mediator_seat for _, p in PROTOCOLS.items()]
-    mediators = {k for s in seats if s is not None for k in s.kinds()}
-    parties = {k for _, p in PROTOCOLS.items() for k in p.party_seat.kinds()}
+    # A person's seat (`human`) is played with `play`, never by `run`: not listed.
+    mediators = {k for s in seats if s is not None for k in s.kinds(hosted=False)}
+    parties = {k for _, p in PROTOCOLS.items() for k in p.party_seat.kinds(hosted=False)}
     assert "lexicon" not in mediators and "lexicon" not in text  # the detector's seat
+    assert "human" not in text.split()
     mediator_help = text.split("--mediator <str> ", 1)[1].split(" (default", 1)[0]
     assert set(mediator_help.split(", ")) == mediators
     party_help = text.split("--parties <str> ", 1)[1].split(" (default", 1)[0]

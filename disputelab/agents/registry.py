@@ -49,6 +49,13 @@ class AgentSetup:
     memos: AgentMemos = field(default_factory=AgentMemos, compare=False, repr=False)
     # What ranks texts by similarity for kinds that `embeds` (None: their own default).
     embedder: Embeds | None = field(default=None, compare=False, repr=False)
+    # The seat's role (`parties`, `mediator`, `counsel`, ...), and what hosts the people
+    # in the run's seats, by seat key (`mediator`, `parties:tenant`): a human kind takes
+    # its seat's move source from here (`disputelab.humans`). Empty for agents alone.
+    role: str = ""
+    hosts: Mapping[str, object] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False, repr=False
+    )
     public: PublicScenario = field(init=False)
 
     def __post_init__(self) -> None:
@@ -76,6 +83,9 @@ class AgentKind:
     # Ranks its memories by embedding similarity under motivated turn-taking, and so is
     # handed the run's embeddings (the `embeddings` role).
     embeds: bool = False
+    # A person fills the seat, through what hosts it (`AgentSetup.hosts`): played by
+    # `disputelab.api.play.play` (or a host of its own), never by a run or an experiment alone.
+    hosted: bool = False
 
 
 # Keyed `interface/name`: one name may serve several interfaces (`rule` parties, a
@@ -127,8 +137,16 @@ def kinds_for(interface: str) -> tuple[AgentKind, ...]:
     return tuple(k for _, k in AGENT_KINDS.items() if k.interface == interface)
 
 
-def kind_names(interface: str) -> tuple[str, ...]:
-    return tuple(k.name for k in kinds_for(interface))
+def kind_names(interface: str, hosted: bool = True) -> tuple[str, ...]:
+    """The kinds' names for `interface`; without `hosted`, those a person fills left out
+    (what a run or an experiment can seat on its own)."""
+    return tuple(k.name for k in kinds_for(interface) if hosted or not k.hosted)
+
+
+def is_hosted(interface: str, name: str) -> bool:
+    """Whether the kind seats a person, who needs a host to play through."""
+    key = f"{interface}/{name}"
+    return key in AGENT_KINDS and AGENT_KINDS.get(key).hosted
 
 
 def all_kind_names(interfaces: Sequence[str]) -> tuple[str, ...]:
@@ -193,6 +211,12 @@ def has_hidden_state(interface: str, name: str) -> bool:
     return key in AGENT_KINDS and AGENT_KINDS.get(key).hidden_state
 
 
+def seat_key(role: str, party_id: str = "") -> str:
+    """How a seat is named where one party's seat is meant: `parties:tenant`; a seat
+    that is not per party is named by its role alone (`mediator`)."""
+    return f"{role}:{party_id}" if party_id else role
+
+
 def build_parties(
     scenario: Scenario,
     kind: str,
@@ -202,15 +226,27 @@ def build_parties(
     settings: AgentSettings = DEFAULT_SETTINGS,
     memos: AgentMemos | None = None,
     embedder: Embeds | None = None,
+    role: str = "parties",
+    hosts: Mapping[str, object] | None = None,
 ) -> list[PartyAgent]:
     """One agent per party, in the scenario's speaking order; `interface` is the party
     seat's (a protocol whose parties bargain over amounts seats its own kinds). `memos`
-    are the run's, shared with its other episodes (default: fresh ones)."""
+    are the run's, shared with its other episodes (default: fresh ones). `hosts` hold
+    what hosts people's seats, for a human kind (`AgentSetup.hosts`)."""
     k = get_kind(interface, kind)
     if k.needs_model and model is None:
         raise UnknownAgentError(f"{kind} parties need a model: give `model` or `models.parties`")
     memos = memos if memos is not None else AgentMemos()
-    setup = AgentSetup(scenario, seed, model, settings=settings, memos=memos, embedder=embedder)
+    setup = AgentSetup(
+        scenario,
+        seed,
+        model,
+        settings=settings,
+        memos=memos,
+        embedder=embedder,
+        role=role,
+        hosts=MappingProxyType(dict(hosts or {})),
+    )
     built = k.build(setup)
     assert isinstance(built, Sequence)
     return list(built)
@@ -227,15 +263,27 @@ def build_agent(
     settings: AgentSettings = DEFAULT_SETTINGS,
     call_models: Mapping[str, ChatModel] | None = None,
     memos: AgentMemos | None = None,
+    hosts: Mapping[str, object] | None = None,
 ) -> Agent:
     """One agent of `kind` for a seat with `interface`; `role` names the seat in errors.
     `call_models` gives calls of the kind's `calls` a model of their own; `memos` are
-    the run's (default: fresh ones)."""
+    the run's (default: fresh ones); `hosts` what hosts people's seats."""
     k = get_kind(interface, kind)
     if k.needs_model and model is None:
         raise UnknownAgentError(f"{role} {kind!r} needs a model, and its seat was given none")
     own = MappingProxyType(dict(call_models or {}))
     memos = memos if memos is not None else AgentMemos()
-    built = k.build(AgentSetup(scenario, seed, model, tuple(retrieved), settings, own, memos))
+    setup = AgentSetup(
+        scenario,
+        seed,
+        model,
+        tuple(retrieved),
+        settings,
+        own,
+        memos,
+        role=role,
+        hosts=MappingProxyType(dict(hosts or {})),
+    )
+    built = k.build(setup)
     assert not isinstance(built, Sequence)
     return built

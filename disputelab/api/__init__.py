@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 # The command groups' modules import nothing from here at import time; what they need
 # of the front door (store paths, the library) they import when called.
-from disputelab.api import cases, catalog, stores
+from disputelab.api import cases, catalog, play, stores
 from disputelab.api._lazy import lazy_attribute
 from disputelab.api.cases import import_cases, validate_scenario_file
 from disputelab.api.catalog import (
@@ -705,6 +705,7 @@ __all__ += [
     "on_demand_evaluators",
     "party_kinds",
     "path_kind",
+    "play",
     "presets",
     "protocols",
     "recover_store",

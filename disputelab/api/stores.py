@@ -90,7 +90,7 @@ class RunInfo:
         return bool(self.parent)
 
 
-KINDS = ("run", "experiment", "validation")  # what `disputelab run`, `experiment`, ... store
+KINDS = ("run", "play", "experiment", "validation")  # what `run`, `play`, `experiment`, ... store
 STATUSES = ("complete", "partial", "failed", "running")
 
 

@@ -33,6 +33,7 @@ from disputelab.cli.compare import compare
 from disputelab.cli.curate import curate
 from disputelab.cli.evaluate import evaluate
 from disputelab.cli.experiment import experiment
+from disputelab.cli.play import play_command
 from disputelab.cli.report import report
 from disputelab.cli.run import run
 from disputelab.cli.sensitivity import sensitivity
@@ -132,6 +133,7 @@ def hoist_global_options(args: list[str]) -> list[str]:
 
 
 app.command()(run)
+app.command("play")(play_command)
 app.command()(evaluate)
 app.command("validate-judge")(validate_judge)
 app.command()(experiment)

@@ -120,10 +120,14 @@ async def check_embeddings(hub: ModelHub, names: Sequence[str | None]) -> None:
 
 
 def seat_agents(
-    plan: EpisodePlan, hub: ModelHub, memos: AgentMemos | None = None
+    plan: EpisodePlan,
+    hub: ModelHub,
+    memos: AgentMemos | None = None,
+    hosts: Mapping[str, object] | None = None,
 ) -> tuple[list[PartyAgent], dict[str, Agent | None]]:
     """The party agents and the agent in every other seat (None where left empty), all
-    sharing `memos`: the run's, or fresh ones for an episode played on its own."""
+    sharing `memos`: the run's, or fresh ones for an episode played on its own. `hosts`
+    hold what hosts a person's seat, by seat key, for the kinds a person fills."""
     protocol = get_protocol(plan.protocol)
     parties: list[PartyAgent] = []
     seated: dict[str, Agent | None] = {}
@@ -137,10 +141,7 @@ def seat_agents(
             continue
         model = _model(hub, plan.cast, seat.role, seat.takes_model(kind))
         if seat.per_party:
-            embedder = party_embedder(plan, hub)
-            parties = build_parties(
-                plan.scenario, kind, plan.seed, model, seat.interface, settings, memos, embedder
-            )
+            parties = _party_agents(plan, hub, seat, kind, model, memos, hosts)
         else:
             seated[seat.role] = build_agent(
                 seat.interface,
@@ -153,8 +154,53 @@ def seat_agents(
                 settings,
                 _call_models(hub, plan.cast, seat, kind, model),
                 memos,
+                hosts,
             )
     return parties, seated
+
+
+def _party_agents(
+    plan: EpisodePlan,
+    hub: ModelHub,
+    seat: Seat,
+    kind: str,
+    model: ChatModel | None,
+    memos: AgentMemos,
+    hosts: Mapping[str, object] | None,
+) -> list[PartyAgent]:
+    """One agent per party: the seat's kind, and for a party cast apart from it
+    (`parties:tenant: human`) that party's kind, each in the scenario's order."""
+    settings = agent_settings(plan.params)
+    embedder = party_embedder(plan, hub)
+
+    def build(kind: str, model: ChatModel | None) -> dict[str, PartyAgent]:
+        agents = build_parties(
+            plan.scenario,
+            kind,
+            plan.seed,
+            model,
+            seat.interface,
+            settings,
+            memos,
+            embedder,
+            seat.role,
+            hosts,
+        )
+        return {a.party_id: a for a in agents}
+
+    by_id = build(kind, model)
+    for pid, own in plan.cast.party_kinds(seat).items():
+        protocol = get_protocol(plan.protocol)
+        protocol.check_seat(seat.role, own)
+        own_model = _model(hub, plan.cast, seat.role, seat.takes_model(own))
+        built = build(own, own_model)
+        if pid not in built:
+            raise ValueError(f"the {own} kind seated no agent for party {pid}")
+        by_id[pid] = built[pid]
+    missing = [p.id for p in plan.scenario.parties if p.id not in by_id]
+    if missing:
+        raise ValueError(f"the {kind} kind seated no agent for {', '.join(missing)}")
+    return [by_id[p.id] for p in plan.scenario.parties]
 
 
 COMMIT_ENV = "DISPUTELAB_COMMIT_EVERY_S"
@@ -234,22 +280,18 @@ async def play_episode(
     plan: EpisodePlan,
     on_turn: Callable[[Turn], None] | None = None,
     memos: AgentMemos | None = None,
+    hosts: Mapping[str, object] | None = None,
 ) -> Episode:
     """Play and commit one planned episode, turn by turn (each also handed to `on_turn`).
-    Its agents share `memos` with the other episodes of the run (fresh ones if None):
-    whoever plays a run's episodes makes one set for the run and passes it to each."""
+    Its agents share `memos` with the other episodes of the run (fresh ones if None).
+    `hosts` host a person's seats (by seat key); with any, each turn commits at once."""
     protocol = get_protocol(plan.protocol)
     problem = protocol.scenario_problem(plan.scenario)
     if problem is not None:
         raise ValueError(problem)
     plan = replace(plan, cast=plan.cast.for_protocol(protocol))
-    episode = Episode(
-        plan.scenario.id,
-        protocol.name,
-        plan.seed,
-        plan.cast.describe(protocol, plan.params),
-        plan.condition,
-    )
+    agents = plan.cast.describe(protocol, plan.params)
+    episode = Episode(plan.scenario.id, protocol.name, plan.seed, agents, plan.condition)
 
     def start() -> None:
         store.start_episode(
@@ -261,7 +303,7 @@ async def play_episode(
             plan.matched_episode_id,
         )
 
-    commits = TurnCommits(store, plan.episode_id, start)
+    commits = TurnCommits(store, plan.episode_id, start, 0.0 if hosts else None)
 
     def sink(turn: Turn) -> None:
         commits.add(turn)
@@ -269,7 +311,7 @@ async def play_episode(
             on_turn(turn)
 
     try:  # an agent that cannot be seated fails the episode on the record too
-        parties, seated = seat_agents(plan, hub, memos)
+        parties, seated = seat_agents(plan, hub, memos, hosts)
         session = Session(plan.scenario, parties, episode, sink, protocol.keeps_silent_stances)
         session.store_dir = Path(store.root)
         session.finish(await protocol.play(session, seated, plan.params))
@@ -380,7 +422,7 @@ class RunResult:
         return pd.DataFrame(data, index=pd.Index(names, name="metric"), dtype=float)
 
 
-def _create_run(
+def record_run(
     store: Store,
     scenario: Scenario,
     proto: DisputeProtocol,
@@ -390,9 +432,12 @@ def _create_run(
     condition: str,
     retrieved: tuple[str, ...],
     backbones: Mapping[str, Cast],
+    kind: str = "run",
+    extra: Mapping[str, Any] | None = None,
 ) -> str:
     """Record a single run with its label and configuration (its model axis, where it
-    has one, as an experiment's config names it)."""
+    has one, as an experiment's config names it); `kind` is the run's kind (`run`, or
+    `play` for a run with a person at a seat) and `extra` more of its configuration."""
     seat = proto.mediator_seat
     mediator = cast.kind(seat.role, seat.default) if seat else NONE
     # The default protocol's runs keep the shorter label and config they always had.
@@ -403,7 +448,7 @@ def _create_run(
         for name, c in backbones.items()
     }
     return store.create_run(
-        "run",
+        kind,
         label="/".join([scenario.id, *named.values(), mediator]) + f"/seed{seed}",
         config={
             "scenario": scenario.id,
@@ -414,11 +459,12 @@ def _create_run(
             **params.model_dump(),
             "condition": condition,
             **({"retrieved": list(retrieved)} if proto.uses_retrieval else {}),
+            **(extra or {}),
         },
     )
 
 
-async def _played_and_scored(
+async def played_and_scored(
     store: Store,
     hub: ModelHub,
     run_id: str,
@@ -427,14 +473,15 @@ async def _played_and_scored(
     on_turn: Callable[[Turn], None] | None,
     memos: AgentMemos,
     baseline: Episode | None = None,
+    hosts: Mapping[str, object] | None = None,
 ) -> tuple[Episode, dict[str, MetricResult]]:
     """Play and commit one planned episode of a run, then score it (against `baseline`,
     its twin, when it has one). It is claimed while it plays, so that `runs` shows the
-    run as running."""
+    run as running. `hosts` host a person's seats."""
     leases = Leases(store.db)
     leases.claim(plan.episode_id)
     try:
-        episode = await play_episode(store, hub, run_id, plan, on_turn, memos)
+        episode = await play_episode(store, hub, run_id, plan, on_turn, memos, hosts)
     finally:
         leases.release_all()
     item = EpisodeToScore(episode, plan.scenario, baseline)
@@ -472,7 +519,7 @@ async def run_single(
     seat = proto.mediator_seat
     mediator = cast.kind(seat.role, seat.default) if seat else NONE
     twin = proto.plays_twin and seat is not None and mediator != NONE
-    run_id = _create_run(store, scenario, proto, p, cast, seed, condition, retrieved, casts)
+    run_id = record_run(store, scenario, proto, p, cast, seed, condition, retrieved, casts)
     names = episode_names(mediator, twin, list(casts), shared_twin)
     store.set_plan(run_id, len(names))
 
@@ -493,7 +540,7 @@ async def run_single(
         matched = None if is_twin else twins.get(backbone, twins.get(""))
         ep_plan = plan(name, backbone, matched)
         base = played[matched][0] if matched is not None else None
-        played[ep_plan.episode_id] = await _played_and_scored(
+        played[ep_plan.episode_id] = await played_and_scored(
             store, hub, run_id, ep_plan, proto, on_turn, memos, base
         )
         if is_twin:

@@ -64,7 +64,7 @@ def retrieved(plan: RunPlan, scenario: Scenario, library: Path | None) -> tuple[
     return bases_for(plan.corpus, neighbours(plan, library), scenario)
 
 
-def _check_expertise(plan: RunPlan, scenario: Scenario) -> None:
+def check_expertise(plan: RunPlan, scenario: Scenario) -> None:
     """A condition written by a model may still hand the scenario an expertise level."""
     legal = scenario.legal
     if legal is not None and legal.retrieval_top_k and not plan.protocol.uses_retrieval:
@@ -97,7 +97,7 @@ async def play_run(
 ) -> RunResult:
     """Play, store and score the planned run, and read it with the plan's tracker."""
     scenario = await conditioned(plan, hub)
-    _check_expertise(plan, scenario)
+    check_expertise(plan, scenario)
     await check_embeddings(hub, [plan.embeddings])  # before the run is recorded
     library = Path(store.root) / "library"
     result = await run_single(

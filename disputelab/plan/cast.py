@@ -22,6 +22,7 @@ from disputelab.protocols.base import (
     mediator_kinds,
 )
 from disputelab.redact import redact
+from disputelab.scenario.schema import Scenario
 
 RULE = "rule"  # the model name of a role played without a model
 JUDGE = "judge"  # a role no seat has, which evaluators and trackers use
@@ -56,6 +57,9 @@ class Cast:
     # The backbone these models are, on an experiment's model axis ('' without one):
     # stored with the episode's agents, so results group by it.
     backbone: str = ""
+    # Who fills a person's seat, by seat key (`parties:tenant`, `mediator`): a
+    # pseudonymous participant id, stored with the episode's agents.
+    participants: Mapping[str, str] = field(default_factory=dict)
 
     def kind(self, role: str, default: str = NONE) -> str:
         return self.kinds.get(role, default)
@@ -72,7 +76,7 @@ class Cast:
                 continue
             if source.needs_model(self.seat_kind(source)):
                 models[seat.role] = models[seat.model_from]
-        return Cast(self.kinds, models, self.backbone)
+        return Cast(self.kinds, models, self.backbone, self.participants)
 
     def seat_kind(self, seat: Seat) -> str:
         """The kind in `seat`: as cast, else the seat's default with or without a model."""
@@ -83,6 +87,12 @@ class Cast:
     def model(self, role: str) -> str:
         return self.models.get(role, RULE)
 
+    def party_kinds(self, seat: Seat) -> dict[str, str]:
+        """Party id -> kind, for the parties of a per-party `seat` cast apart from the
+        seat's own kind (`kinds["parties:tenant"] = "human"`)."""
+        prefix = f"{seat.role}:"
+        return {k[len(prefix) :]: v for k, v in self.kinds.items() if k.startswith(prefix)}
+
     def call_models(self, seat: Seat, kind: str) -> dict[str, str]:
         """Call -> model for the calls of `kind` in `seat` that have a model of their own."""
         if self.model(seat.role) == RULE:
@@ -91,7 +101,7 @@ class Cast:
         return {c: m for c, m in own.items() if m != RULE}
 
     def with_kind(self, role: str, kind: str) -> Cast:
-        return Cast({**self.kinds, role: kind}, self.models, self.backbone)
+        return Cast({**self.kinds, role: kind}, self.models, self.backbone, self.participants)
 
     def describe(
         self, protocol: DisputeProtocol, params: ProtocolParams | None = None
@@ -100,6 +110,9 @@ class Cast:
         models of seats whose kind uses one, then the judge model when there is one."""
         seats = [s for s in protocol.seats if s.used(params)]
         out = {s.role: self.seat_kind(s) for s in seats}
+        for s in seats:  # a party cast apart from its seat: `parties:tenant: human`
+            out |= {f"{s.role}:{pid}": k for pid, k in self.party_kinds(s).items()}
+        out |= {f"{key}_participant": who for key, who in self.participants.items()}
         for s in seats:
             kind = out[s.role]
             if s.needs_model(kind) or (s.takes_model(kind) and self.model(s.role) != RULE):
@@ -175,14 +188,23 @@ def run_models(protocol: DisputeProtocol, model: str, models: Mapping[str, str])
 
 
 def seat_problems(protocol: DisputeProtocol, seat: Seat, kind: str, model: str) -> list[Problem]:
-    """Why `kind` cannot fill `seat` with `model`: a kind of no protocol, one this seat
-    does not take, or one that needs a model and has none."""
-    known = seat.kinds() if seat.per_party else mediator_kinds()
+    """Why `kind` cannot fill `seat` with `model`: a person's kind (which a host, not a
+    run, seats), a kind of no protocol, one this seat does not take, or one that needs
+    a model and has none."""
+    allowed = seat.kinds(hosted=False)
+    if kind in seat.kinds() and kind not in allowed:
+        return [
+            Problem(
+                f"{seat.role} {kind!r} is a person's seat, which a run cannot fill on its "
+                "own; a person plays it with `disputelab play` (from Python, "
+                "`disputelab.api.play.play`)"
+            )
+        ]
+    known = allowed if seat.per_party else mediator_kinds()
     if kind not in known:  # a kind of no protocol: name the ones this seat takes
         what = "party kind" if seat.per_party else seat.role
-        takes = ", ".join(seat.kinds())
+        takes = ", ".join(allowed)
         return [Problem(f"unknown {what} {kind!r}; the {protocol.name} protocol takes {takes}")]
-    allowed = seat.kinds()
     if kind not in allowed:
         return [
             Problem(
@@ -239,3 +261,51 @@ def resolve_cast(
             kinds[seat.role] = kind
     cast = Cast(kinds, roles).for_protocol(protocol)
     return cast, problems + (call_problems(protocol, cast) if not problems else [])
+
+
+def seat_keys(protocol: DisputeProtocol, scenario: Scenario | None) -> list[str]:
+    """Every seat a person could be named for: `ROLE` for each seat, and `ROLE:ID` for
+    each party of a per-party seat."""
+    out = []
+    for seat in protocol.seats:
+        out.append(seat.role)
+        if seat.per_party and scenario is not None:
+            out += [f"{seat.role}:{p.id}" for p in scenario.parties]
+    return out
+
+
+def resolve_seat(protocol: DisputeProtocol, scenario: Scenario | None, key: str) -> str | Problem:
+    """The seat `key` names, as a run names it (`mediator`, `parties:tenant`), or the
+    problem with it. `party:ID` and a bare party id name that party's seat."""
+    role, colon, pid = key.strip().partition(":")
+    party_seat = protocol.party_seat
+    ids = [p.id for p in scenario.parties] if scenario is not None else []
+    if not colon and role in ids and role not in {s.role for s in protocol.seats}:
+        role, pid, colon = party_seat.role, role, ":"
+    if role in ("party", "parties"):
+        role = party_seat.role
+    seat = next((s for s in protocol.seats if s.role == role), None)
+    known = ", ".join(seat_keys(protocol, scenario))
+    if seat is None:
+        return Problem(
+            f"seat {key!r}: the {protocol.name} protocol has no such seat; its seats: {known}"
+        )
+    if not colon:
+        return seat.role
+    if not seat.per_party:
+        return Problem(f"seat {key!r}: the {seat.role} seat is one seat, not one per party")
+    if scenario is not None and pid not in ids:
+        return Problem(f"seat {key!r}: no party {pid!r} in the scenario; its seats: {known}")
+    return f"{seat.role}:{pid}"
+
+
+def seat_kind_problems(protocol: DisputeProtocol, key: str, kind: str, model: str) -> list[Problem]:
+    """Why `kind` cannot fill seat `key` (resolved already); a person's kind (`human`)
+    is allowed here, since a seat named by key is one a host fills."""
+    seat = protocol.seat(key.split(":", 1)[0])
+    if kind not in seat.kinds():
+        takes = ", ".join(seat.kinds())
+        return [Problem(f"seat {key}: the {protocol.name} protocol takes {takes}, not {kind!r}")]
+    if seat.needs_model(kind) and model == RULE:
+        return [Problem(f"seat {key}: {kind!r} needs a model", ("model",))]
+    return []

@@ -39,7 +39,9 @@ from disputelab.plan.cast import (
     embeddings_problems,
     mediator_role,
     resolve_cast,
+    resolve_seat,
     run_models,
+    seat_kind_problems,
 )
 from disputelab.plan.params import protocol_and_params
 from disputelab.protocols.base import DisputeProtocol, ProtocolParams, retrieval_protocols
@@ -69,6 +71,9 @@ class RunPlan:
     # The model axis of several `--model`s: backbone name -> the model of each seat on
     # it (none for a run of one model). `cast` then holds what every backbone shares.
     backbones: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # Seats named by key (`seats`), as given -> as resolved (`party:tenant` ->
+    # `parties:tenant`): where a host looks for the seats it fills.
+    seat_keys: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -144,6 +149,8 @@ def plan_run(
     corpus: str | Path | None = None,
     tracker: str | None = None,
     library: Path | None = None,
+    seats: Mapping[str, str] | None = None,
+    participants: Mapping[str, str] | None = None,
 ) -> RunPlan:
     """Resolve a run; PlanError with every problem found when it cannot be played.
 
@@ -154,7 +161,8 @@ def plan_run(
     `params` are the protocol's parameters, over the preset's; `budget` is the
     protocol's turn budget whatever it calls it (party turns of the roundtable,
     bargaining rounds of the staged protocol, ...). `scenario` is a built-in id, an id
-    imported into `library`, a file, or a `Scenario`.
+    imported into `library`, a file, or a `Scenario`. `seats` casts seats by key
+    (`{"parties:tenant": "human"}`), `participants` names who fills them (key -> id).
     """
     ref = scenario.id if isinstance(scenario, Scenario) else str(scenario)
     problems: list[Problem] = []
@@ -171,22 +179,75 @@ def plan_run(
     if proto is None or chosen is None:
         raise PlanError("", problems)
     cast, backbones, found = _cast(proto, chosen, mediator, parties, listed, models, condition)
-    problems += found + [Problem(p) for p in embeddings_problems(models.get(EMBEDDINGS))]
+    cast, keys, seated = _seated(proto, cast, base, mediator, seats or {}, participants or {})
+    problems += found + seated + [Problem(p) for p in embeddings_problems(models.get(EMBEDDINGS))]
     corpus_path = Path(corpus) if corpus is not None else None
     problems += _corpus_problems(proto, corpus_path)
-    chosen_tracker: str | None = None
-    if base is not None:
-        problems += _scenario_problems(proto, base, condition)
-        named = models.get("judge", RULE) != RULE  # a preset's tracker asks for a judge
-        preset_tracker = _preset_tracker(preset) if named else None
-        chosen_tracker, found = _tracker(tracker, proto, cast, base, preset_tracker)
-        problems += found
+    chosen_tracker, found = _case_checks(proto, base, condition, cast, preset, tracker)
+    problems += found
     if problems or base is None:
         raise PlanError("", problems)
     warnings = tuple(f"{base.id}: {line}" for line in unsettlable(base))
-    return RunPlan(
+    plan = RunPlan(
         base, ref, proto, chosen, cast, seed, condition, corpus_path, chosen_tracker, warnings
-    ).with_backbones(backbones)
+    )
+    return replace(plan, seat_keys=keys).with_backbones(backbones)
+
+
+def _case_checks(
+    proto: DisputeProtocol,
+    base: Scenario | None,
+    condition: str,
+    cast: Cast,
+    preset: str | None,
+    tracker: str | None,
+) -> tuple[str | None, list[Problem]]:
+    """The scenario's problems under the protocol and condition, and the tracker of the
+    second table (a preset's applies only where a judge model is named)."""
+    if base is None:
+        return None, []
+    problems = _scenario_problems(proto, base, condition)
+    named = cast.model("judge") != RULE  # a preset's tracker asks for a judge
+    preset_tracker = _preset_tracker(preset) if named else None
+    chosen, found = _tracker(tracker, proto, cast, base, preset_tracker)
+    return chosen, problems + found
+
+
+def _seated(
+    proto: DisputeProtocol,
+    cast: Cast,
+    scenario: Scenario | None,
+    mediator: str | None,
+    seats: Mapping[str, str],
+    participants: Mapping[str, str],
+) -> tuple[Cast, dict[str, str], list[Problem]]:
+    """The cast with the seats named by key, the keys as resolved, and the problems:
+    a seat no protocol seat names, a kind it does not take, a seat named twice."""
+    kinds = dict(cast.kinds)
+    keys: dict[str, str] = {}
+    problems: list[Problem] = []
+    for given, kind in seats.items():
+        key = resolve_seat(proto, scenario, given)
+        if isinstance(key, Problem):
+            problems.append(key)
+            continue
+        role = key.split(":", 1)[0]
+        if key in keys.values() or (mediator is not None and key == mediator_role(proto)):
+            problems.append(Problem(f"seat {given}: its kind is named twice"))
+            continue
+        problems += seat_kind_problems(proto, key, kind, cast.model(role))
+        keys[given] = key
+        kinds[key] = kind
+    who: dict[str, str] = {}
+    for given, name in participants.items():
+        if given in seats and given not in keys:
+            continue  # its seat's own problem is said already
+        key = keys.get(given) or resolve_seat(proto, scenario, given)
+        if isinstance(key, Problem) or key not in keys.values():
+            problems.append(Problem(f"participants: {given} is not a seat named in seats"))
+            continue
+        who[key] = name
+    return Cast(kinds, cast.models, cast.backbone, who), keys, problems
 
 
 def _cast(
@@ -345,9 +406,11 @@ def _corpus_problems(proto: DisputeProtocol, corpus: Path | None) -> list[Proble
 
 def default_tracker(proto: DisputeProtocol, cast: Cast) -> str:
     """What an experiment with this cast would read: the oracle only where every party
-    exposes its true stances."""
+    exposes its true stances (a person's never does)."""
     seat = proto.party_seat
-    return ORACLE if has_hidden_state(seat.interface, cast.seat_kind(seat)) else "self-report"
+    kinds = [cast.seat_kind(seat), *cast.party_kinds(seat).values()]
+    hidden = all(has_hidden_state(seat.interface, k) for k in kinds)
+    return ORACLE if hidden else "self-report"
 
 
 def _preset_tracker(preset: str | None) -> str | None:

@@ -310,7 +310,7 @@ class ExperimentSpec(BaseModel):
             except UnknownPluginError:
                 seat = None  # the protocol's own check names that problem
             takes = f"the {info.data['protocol']} protocol takes " if seat else "use "
-            kinds = seat.kinds() if seat else known
+            kinds = seat.kinds(hosted=False) if seat else known
             raise ValueError(f"unknown mediator {', '.join(bad)}; {takes}{', '.join(kinds)}")
         return v
 
@@ -400,7 +400,7 @@ class ExperimentSpec(BaseModel):
     @model_validator(mode="after")
     def _mediators_fit_protocol(self) -> ExperimentSpec:
         seat = get_protocol(self.protocol).mediator_seat
-        allowed = seat.kinds() if seat else (NONE,)
+        allowed = seat.kinds(hosted=False) if seat else (NONE,)
         bad = [m for m in self.mediators if m not in allowed]
         if bad:
             raise ValueError(
@@ -466,7 +466,7 @@ class ExperimentSpec(BaseModel):
             interface = get_protocol(str(info.data.get("protocol"))).party_seat.interface
         except UnknownPluginError:
             return v  # the protocol's own check names the problem
-        kinds = kind_names(interface)
+        kinds = kind_names(interface, hosted=False)
         if v not in kinds:
             raise ValueError(f"unknown party kind {v!r}; use {', '.join(kinds)}")
         return v

@@ -78,9 +78,10 @@ class Seat:
     def used(self, params: ProtocolParams | None) -> bool:
         return self.used_when is None or (params is not None and self.used_when(params))
 
-    def kinds(self) -> tuple[str, ...]:
-        """Kinds that can fill this seat, `none` first when it may stay empty."""
-        return ((NONE,) if self.optional else ()) + kind_names(self.interface)
+    def kinds(self, hosted: bool = True) -> tuple[str, ...]:
+        """Kinds that can fill this seat, `none` first when it may stay empty; without
+        `hosted`, the kinds a person fills (`human`) left out."""
+        return ((NONE,) if self.optional else ()) + kind_names(self.interface, hosted)
 
     def needs_model(self, kind: str) -> bool:
         return needs_model(self.interface, kind)
@@ -246,12 +247,14 @@ def retrieval_protocols() -> Sequence[str]:
 
 def mediator_kinds() -> tuple[str, ...]:
     """Every kind any protocol's mediator seat (the one `--mediator` fills) takes, each
-    once, for help and errors; a further seat's kinds (a detector's) are not listed."""
+    once, for help and errors; a further seat's kinds (a detector's) are not listed, nor
+    a person's (`human`), which only a host can seat."""
     seats = (p.mediator_seat for _, p in PROTOCOLS.items())
-    return tuple(dict.fromkeys(k for s in seats if s is not None for k in s.kinds()))
+    return tuple(dict.fromkeys(k for s in seats if s is not None for k in s.kinds(False)))
 
 
 def party_kinds() -> tuple[str, ...]:
-    """Every kind any protocol's party seat takes, each once (for help)."""
-    kinds = (k for _, p in PROTOCOLS.items() for k in p.party_seat.kinds())
+    """Every kind any protocol's party seat takes, each once (for help); a person's
+    seat (`human`), which a run cannot fill on its own, is left out, as above."""
+    kinds = (k for _, p in PROTOCOLS.items() for k in p.party_seat.kinds(False))
     return tuple(dict.fromkeys(kinds))

@@ -120,6 +120,14 @@ def episode_markdown(store: Store, record: EpisodeRecord) -> str:
     return "\n".join(lines)
 
 
+def _people(agents: dict[str, Any]) -> str:
+    """The seats a person filled, each with its participant id: `parties:tenant (p-1a2b)`."""
+    suffix = "_participant"
+    return ", ".join(
+        f"{k.removesuffix(suffix)} ({v})" for k, v in agents.items() if k.endswith(suffix)
+    )
+
+
 def _episode_header(record: EpisodeRecord) -> list[str]:
     """The episode's heading and its facts: scenario, arm, agents, seed and how it ended."""
     ep = record.episode
@@ -132,6 +140,9 @@ def _episode_header(record: EpisodeRecord) -> list[str]:
         f"parties: {md_text(ep.agents.get('parties', '?'))}; seed: {ep.seed}; "
         f"condition: {md_text(ep.condition)}",
     ]
+    people = _people(ep.agents)
+    if people:
+        lines.append(f"- people: {md_text(people)}")
     if not record.complete:
         lines.append(
             f"- status: **{record.status.value.upper()}** (not a finished episode; "

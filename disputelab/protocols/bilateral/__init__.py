@@ -28,6 +28,10 @@ from disputelab.protocols.bilateral.agents.library import resolve as resolve_exe
 from disputelab.protocols.bilateral.protocol import Bilateral, BilateralParams
 from disputelab.protocols.bilateral.remediation.simulate import Cast
 
+# isort: split
+# A person's kind is listed after the agents' kinds of each seat.
+from disputelab.protocols.bilateral.agents import human
+
 __all__ = [
     "BUILTIN",
     "IMPORT_SOURCES",
@@ -44,6 +48,7 @@ __all__ = [
     "evaluation",
     "exemplar_dir",
     "generate_pool",
+    "human",
     "import_pool",
     "presets",
     "resolve_exemplars",

@@ -10,4 +10,16 @@ from disputelab.protocols.roundtable.agents import kinds, turn_kinds
 from disputelab.protocols.roundtable.evaluation import evaluators
 from disputelab.protocols.roundtable.protocol import RoundTable, RoundTableParams
 
-__all__ = ["RoundTable", "RoundTableParams", "evaluators", "kinds", "presets", "turn_kinds"]
+# isort: split
+# A person's kind is listed after the agents' kinds of each seat.
+from disputelab.protocols.roundtable.agents import human
+
+__all__ = [
+    "RoundTable",
+    "RoundTableParams",
+    "evaluators",
+    "human",
+    "kinds",
+    "presets",
+    "turn_kinds",
+]

@@ -15,6 +15,10 @@ from disputelab.protocols.settlement.agents.memory import MemoryBank, MemoryFile
 from disputelab.protocols.settlement.params import SettlementParams
 from disputelab.protocols.settlement.protocol import Settlement
 
+# isort: split
+# A person's kind is listed after the agents' kinds of each seat.
+from disputelab.protocols.settlement.agents import human
+
 __all__ = [
     "MemoryBank",
     "MemoryEntry",
@@ -22,5 +26,6 @@ __all__ = [
     "Settlement",
     "SettlementParams",
     "evaluation",
+    "human",
     "presets",
 ]

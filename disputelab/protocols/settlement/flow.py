@@ -77,7 +77,7 @@ class Bargaining:
     async def play(self) -> Outcome:
         side = self.t.opener
         while self.s.party_turn < self.t.rounds:
-            self._insertions(side)
+            await self._insertions(side)
             action = await self._counsel_turn(side)
             if action.signal is Signal.WALK_AWAY:
                 return Outcome(
@@ -166,15 +166,16 @@ class Bargaining:
         )
         return report
 
-    def _insertions(self, side: Side) -> None:
+    async def _insertions(self, side: Side) -> None:
         """The mediator on a stall, then legal aid when the vulnerable side needs it."""
         a, b = self.t.standing.get("plaintiff"), self.t.standing.get("defendant")
         if a is not None and b is not None:
             self.t.gaps.append(abs(a[0] - b[0]))
         if self.t.mediator is not None and self._stalled():
             assert a is not None and b is not None
-            move = self.t.mediator.on_stall(
-                a[0], b[0], self.t.term_id, self.t.language, self.t.unit
+            view = self.s.view("mediator")
+            move = await self.t.mediator.stall(
+                view, a[0], b[0], self.t.term_id, self.t.language, self.t.unit
             )
             self.s.seat_spoke("mediator", self.t.mediator, move, 0.0, "barg")
             self.t.gaps.clear()

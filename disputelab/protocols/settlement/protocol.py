@@ -215,7 +215,14 @@ class Settlement(DisputeProtocol):
             out[ids[agent.party_id]] = agent
         method = seated.get("counsel")
         if isinstance(method, Counsel):
-            method.party_id = out[p.tested()].party_id
+            replaced = out[p.tested()]
+            if replaced.name == "human":  # a person would be seated and never asked
+                raise ValueError(
+                    f"party {replaced.party_id} is a person's seat, and the counsel seat "
+                    f"plays the {p.tested()} side; leave counsel empty (none), or seat the "
+                    "person at counsel"
+                )
+            method.party_id = replaced.party_id
             out[p.tested()] = method
         return out
 

@@ -10,4 +10,8 @@ from disputelab.protocols.staged.agents import kinds
 from disputelab.protocols.staged.evaluation import evaluators
 from disputelab.protocols.staged.protocol import Staged, StagedParams
 
-__all__ = ["Staged", "StagedParams", "evaluators", "kinds", "presets"]
+# isort: split
+# A person's kind is listed after the agents' kinds of each seat.
+from disputelab.protocols.staged.agents import human
+
+__all__ = ["Staged", "StagedParams", "evaluators", "human", "kinds", "presets"]

@@ -17,9 +17,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from disputelab.agents.base import UsageReporter
+from disputelab.agents.base import PublicTurn, UsageReporter
 from disputelab.episode import Intervention
 from disputelab.protocols.settlement.agents.auditor import missing_fields
 from disputelab.protocols.settlement.agents.brief import Brief
@@ -200,6 +201,19 @@ class RuleMediator(UsageReporter):
         if not topics:
             return Intervention(x["amount_only"])
         return Intervention(x["issues"].format(topics=", ".join(topics)))
+
+    async def stall(
+        self,
+        dialogue: Sequence[PublicTurn],
+        a: float,
+        b: float,
+        term_id: str,
+        language: str,
+        unit: str,
+    ) -> Intervention:
+        """What the mediator says when the talks stall at standing offers `a` and `b`,
+        having heard `dialogue` (the rule mediator proposes the midpoint)."""
+        return self.on_stall(a, b, term_id, language, unit)
 
     def on_stall(self, a: float, b: float, term_id: str, language: str, unit: str) -> Intervention:
         m = round((a + b) / 2, 2)

@@ -1,0 +1,99 @@
+"""Where a person's moves come from: the `MoveSource` protocol, and the log that lets an
+interrupted episode be replayed up to the turn it stopped at.
+
+A front end implements `MoveSource`: given a `SeatPrompt`, it shows it to the person and
+returns their answer as a `Move` (validated with `moves.validate`, asking again on a
+`MoveError`). The terminal's is `terminal.TerminalMoves`; a web page's would wait for its
+form. Whatever a source returns is validated again by the seat before it is played.
+
+`LoggedMoves` wraps a live source: it writes every move to a log file as it is made
+(atomically, one JSON document), and, given the log of an earlier attempt at the same
+episode, answers from it first. Agents that are seeded (rule agents) or whose replies
+are cached (LLM agents under the response cache) then make the same moves again, so the
+episode is played again up to where it stopped and the person goes on from there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from disputelab import atomic
+from disputelab.humans.moves import validate
+from disputelab.humans.prompt import Move, SeatPrompt
+
+
+@runtime_checkable
+class MoveSource(Protocol):
+    """What a person's moves come from (the terminal, a web page)."""
+
+    async def move(self, prompt: SeatPrompt) -> Move:
+        """The person's answer to `prompt`: ask until it validates, then return it."""
+        ...
+
+
+@dataclass(frozen=True)
+class Logged:
+    """One move as the log keeps it: the prompt it answered (`SeatPrompt.key`) and the
+    values chosen."""
+
+    prompt: str
+    values: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"prompt": self.prompt, "values": self.values}
+
+
+def read_log(path: Path) -> list[Logged]:
+    """The moves logged at `path` (none when there is no file yet); ValueError for a
+    file that is not a move log."""
+    if not path.exists():
+        return []
+    data = json.loads(path.read_text(encoding="utf-8"))
+    moves = data.get("moves") if isinstance(data, dict) else None
+    if not isinstance(moves, list):
+        raise ValueError(f"{path} is not a move log")
+    return [Logged(str(m["prompt"]), dict(m["values"])) for m in moves]
+
+
+@dataclass
+class LoggedMoves:
+    """A live source whose moves are logged at `path`, answering first from `replay`
+    (the moves of an earlier attempt) while each still answers the prompt it was made
+    for. Where one does not (the table went otherwise), the rest of the replay is
+    dropped and the live source takes over; `diverged` says so."""
+
+    live: MoveSource
+    path: Path
+    replay: list[Logged] = field(default_factory=list)
+    made: list[Logged] = field(default_factory=list)
+    replayed: int = 0
+    diverged: bool = False
+
+    async def move(self, prompt: SeatPrompt) -> Move:
+        move = self._from_replay(prompt)
+        if move is None:
+            move = validate(prompt, (await self.live.move(prompt)).values)
+        self.made.append(Logged(prompt.key, move.to_dict()))
+        self._write(self.made)
+        return move
+
+    def _from_replay(self, prompt: SeatPrompt) -> Move | None:
+        if not self.replay:
+            return None
+        head = self.replay[0]
+        if head.prompt != prompt.key:
+            self.replay.clear()
+            self.diverged = True
+            return None
+        self.replay.pop(0)
+        self.replayed += 1
+        return validate(prompt, head.values)
+
+    def _write(self, moves: Sequence[Logged]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"moves": [m.to_dict() for m in moves]}, ensure_ascii=False)
+        atomic.write_text(self.path, text)
