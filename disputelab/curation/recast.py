@@ -275,6 +275,8 @@ def _stances(
             f"parties[{i}].stances: every weight is {next(iter(raw_weights.values()))}; "
             "give the topics a clear order of importance"
         )
+    if not raw_weights:  # no stance at all: the problem above says so; nothing to scale
+        return prefs, {}
     weights = dict(zip(raw_weights, integer_weights(list(raw_weights.values())), strict=True))
     return prefs, weights
 

@@ -80,3 +80,12 @@ def test_the_schema_sent_to_the_model_accepts_the_drafts_it_describes() -> None:
     party = schema["properties"]["parties"]["items"]
     assert party["properties"]["strategy"]["enum"][0] == "competing"
     assert schema["properties"]["domain"]["enum"][3] == "business-to-business"
+
+
+def test_a_party_with_no_stance_is_a_listed_problem_not_a_crash() -> None:
+    # The embedded 135M model wrote a party with an empty stance list; the recast ended
+    # in "ZeroDivisionError: integer modulo by zero" instead of naming the fault.
+    d = drafts.hard()
+    d["parties"][0]["stances"] = []
+    with pytest.raises(DraftProblems, match=r"parties\[0\]\.stances: no stance on"):
+        to_scenario(Draft.model_validate(d), SEED)
