@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from disputelab.agents.base import Agent, PartyAgent
 from disputelab.agents.memos import AgentMemos
 from disputelab.agents.registry import build_agent, build_parties, sub_role
+from disputelab.agents.settings import AgentSettings
 from disputelab.episode import Episode, Turn, Usage
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext, get_evaluator
@@ -141,7 +142,7 @@ def seat_agents(
             continue
         model = _model(hub, plan.cast, seat.role, seat.takes_model(kind))
         if seat.per_party:
-            parties = _party_agents(plan, hub, seat, kind, model, memos, hosts)
+            parties = _party_agents(plan, hub, protocol, seat, kind, model, settings, memos, hosts)
         else:
             seated[seat.role] = build_agent(
                 seat.interface,
@@ -162,15 +163,16 @@ def seat_agents(
 def _party_agents(
     plan: EpisodePlan,
     hub: ModelHub,
+    protocol: DisputeProtocol,
     seat: Seat,
     kind: str,
     model: ChatModel | None,
+    settings: AgentSettings,
     memos: AgentMemos,
     hosts: Mapping[str, object] | None,
 ) -> list[PartyAgent]:
     """One agent per party: the seat's kind, and for a party cast apart from it
     (`parties:tenant: human`) that party's kind, each in the scenario's order."""
-    settings = agent_settings(plan.params)
     embedder = party_embedder(plan, hub)
 
     def build(kind: str, model: ChatModel | None) -> dict[str, PartyAgent]:
@@ -190,7 +192,6 @@ def _party_agents(
 
     by_id = build(kind, model)
     for pid, own in plan.cast.party_kinds(seat).items():
-        protocol = get_protocol(plan.protocol)
         protocol.check_seat(seat.role, own)
         own_model = _model(hub, plan.cast, seat.role, seat.takes_model(own))
         built = build(own, own_model)
