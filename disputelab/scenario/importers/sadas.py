@@ -121,7 +121,10 @@ def _csv_texts(text: str) -> list[str]:
     reader = csv.DictReader(io.StringIO(text))
     try:
         if "text" not in (reader.fieldnames or []):
-            raise SadasError("no `text` column (a SADAS rewrite-pair CSV has one)")
+            raise SadasError(
+                "no `text` column: a SADAS file is a JSON list of exemplars (starting"
+                " with `[`) or a rewrite-pair CSV with a `text` column"
+            )
         return [row.get("text") or "" for row in reader]
     except csv.Error as exc:
         raise SadasError(f"not a CSV file: {exc}") from None
