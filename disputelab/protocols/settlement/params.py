@@ -44,6 +44,12 @@ class SettlementParams(ProtocolParams):
         description="analyst: the outcome analyst estimates J; judgment: J is the known award "
         "(the paper's Tried subset; leaks the Acc@tau reference).",
     )
+    walk_away: Literal["batna", "scenario"] = Field(
+        default="batna",
+        description="batna: each counsel walks away at its side's BATNA reservation, the "
+        "model the analyst and the metrics use; scenario: at the scenario's own walk-away, "
+        "which may lie outside the BATNA's ZOPA (surplus is then unbounded).",
+    )
     award_share: float = Field(
         default=0.5,
         ge=0,
@@ -60,18 +66,34 @@ class SettlementParams(ProtocolParams):
         description="Each side's litigation cost as a share of J (assumption).",
     )
     candidates: int = Field(
-        default=3, ge=1, le=6, description="Root candidates K per turn (spec 4.2: 3)."
+        default=3,
+        ge=1,
+        le=6,
+        description="Root candidates K per planning turn (the paper gives no K; 3 is ours).",
     )
     simulations: int = Field(
         default=8,
         ge=1,
         le=500,
-        description="Tree simulations (rollouts) per turn (spec 4.2: 8, as RoT's n_iter).",
+        description="Tree simulations (rollouts) per planning turn; at least one per root "
+        "candidate runs whatever the value (8, as RoT's bargaining search).",
+    )
+    depth: int = Field(
+        default=2,
+        ge=1,
+        le=8,
+        description="Tree depth: own moves chosen by UCB, each with the modelled reply, "
+        "before the rollout (the paper: a shallow search; 2 is ours).",
     )
     rollout_rounds: int = Field(
         default=3, ge=1, le=10, description="Rollout length L (spec 4.2: 3; paper 2-4)."
     )
-    ucb_c: float = Field(default=1.0, gt=0, le=10, description="UCB exploration c (spec 4.2: 1.0).")
+    ucb_c: float = Field(
+        default=1.0,
+        gt=0,
+        le=10,
+        description="UCB exploration constant c (the paper gives none; 1.0 for values on [0, 1]).",
+    )
     ucb_eps: float = Field(
         default=1e-6, gt=0, le=1, description="UCB stabiliser epsilon (spec 4.2: 1e-6)."
     )

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from disputelab.agents.base import Agent
-from disputelab.episode import Episode, Intervention, Outcome
+from disputelab.episode import Episode, Intervention, Outcome, Turn
 from disputelab.protocols.base import (
     DisputeProtocol,
     ProtocolParams,
@@ -37,6 +37,7 @@ from disputelab.protocols.settlement.agents.memory import MemoryBank, MemoryFile
 from disputelab.protocols.settlement.agents.model import Batna, Side
 from disputelab.protocols.settlement.agents.planner import PlanConfig, PlanningCounsel
 from disputelab.protocols.settlement.agents.redteam import MODES, RedTeamCounsel
+from disputelab.protocols.settlement.agents.search_record import read_record, records
 from disputelab.protocols.settlement.agents.staff import (
     AnalystSettings,
     Clerk,
@@ -49,6 +50,7 @@ from disputelab.protocols.settlement.agents.staff import (
 )
 from disputelab.protocols.settlement.flow import Bargaining, Table
 from disputelab.protocols.settlement.params import SettlementParams
+from disputelab.protocols.view import EpisodeView, TurnView, add_to, default_view
 from disputelab.scenario.schema import NumericTerm, Scenario
 
 if TYPE_CHECKING:
@@ -81,7 +83,7 @@ def make_brief(
         opponent_id=opponent_of(side, ids),
         term_id=term.id,
         target=term.targets[pid],
-        reservation=term.reservations.get(pid, batna.reservation(side)),
+        reservation=walk_away(term, pid, side, batna, p.walk_away),
         batna=batna,
         rounds=p.round_limit,
         opens=p.opener == side,
@@ -92,6 +94,15 @@ def make_brief(
         rankings={t: tuple(pref.ranking) for t, pref in party.preferences.items()},
         labels={f"{t.id}/{o.id}": o.label for t in scenario.topics for o in t.options},
     )
+
+
+def walk_away(term: NumericTerm, pid: str, side: Side, batna: Batna, source: str) -> float:
+    """Where a counsel stops conceding. `batna`: its side's BATNA reservation, the model
+    the analyst states and the metrics judge by, so every signed amount lies in the ZOPA.
+    `scenario`: the scenario's own walk-away (the BATNA's where it gives none)."""
+    if source == "scenario":
+        return term.reservations.get(pid, batna.reservation(side))
+    return batna.reservation(side)
 
 
 @protocol
@@ -161,7 +172,10 @@ class Settlement(DisputeProtocol):
             turn_role="system",
         )
         report = OutcomeAnalyst().report(batna, sc.language, term.unit)
-        report = Intervention(report.utterance, _batna_fields(batna), report.thought)
+        fields = {**_batna_fields(batna), "walk_away": p.walk_away}
+        report = Intervention(
+            report.utterance, fields, _walk_away_note(report.thought, term, p.walk_away)
+        )
         session.seat_spoke(
             "outcome", OutcomeAnalyst(), report, 0.0, "prep", speaker="outcome", turn_role="system"
         )
@@ -258,6 +272,7 @@ class Settlement(DisputeProtocol):
                 p.ucb_eps,
                 p.weights(),
                 p.max_model_calls,
+                p.depth,
             )
             agent.configure(config, bank)
             if isinstance(agent.proposer, ModelProposer):
@@ -306,6 +321,10 @@ class Settlement(DisputeProtocol):
         own = (params.round_limit + 1) // 2
         return {"parties": own, "counsel": own * max(params.max_model_calls, 1)}
 
+    def episode_view(self, episode: Episode) -> EpisodeView:
+        """The default view, with each planning turn's search under it."""
+        return default_view(episode, self.details(episode), _search_note)
+
     def details(self, episode: Episode) -> list[tuple[str, str]]:
         lines: list[tuple[str, str]] = []
         for t in episode.turns:
@@ -316,11 +335,16 @@ class Settlement(DisputeProtocol):
                         "BATNA",
                         f"J {float(b['expected_award']):,.0f}, p_win {b['p_win']}, "
                         f"ZOPA [{float(b['reservation_plaintiff']):,.0f}, "
-                        f"{float(b['reservation_defendant']):,.0f}] ({b['source']})",
+                        f"{float(b['reservation_defendant']):,.0f}] ({b['source']}); "
+                        f"walk-aways: {b.get('walk_away', 'scenario')}",
                     )
                 )
             if t.speaker == "auditor":
                 lines.append(("audit", t.text.splitlines()[0]))
+        lines += [
+            (f"search at counsel turn {turn} ({speaker})", r.line())
+            for turn, speaker, r in records(episode)
+        ]
         if episode.outcome is not None and episode.outcome.amounts:
             lines.append(
                 (
@@ -329,6 +353,23 @@ class Settlement(DisputeProtocol):
                 )
             )
         return lines
+
+
+def _search_note(turn: Turn, view: TurnView) -> TurnView:
+    record = read_record(turn.action.thought) if turn.action is not None else None
+    return add_to(view, notes=[("tree search", record.line())]) if record is not None else view
+
+
+def _walk_away_note(thought: str, term: NumericTerm, source: str) -> str:
+    """The analyst's private note, saying whose walk-aways the counsel keep: the scenario's
+    own are set aside under `walk_away: batna`, and that is marked, not silent."""
+    if source == "scenario" or not term.reservations:
+        return f"{thought}; walk-aways: {source}"
+    own = ", ".join(f"{pid} {v:,.0f}" for pid, v in term.reservations.items())
+    return (
+        f"{thought}; walk-aways: the BATNA reservations; the scenario's own ({own}) are "
+        "not used (walk_away: batna)"
+    )
 
 
 def _batna_fields(b: Batna) -> dict[str, str]:

@@ -114,7 +114,10 @@ def planted_episode(auditor: bool) -> Episode:
     counsel = Planted(eagerness=0.35, name="planted")  # holds out: the other side accepts
     counsel.uses_auditor = auditor
     parties = build_parties(sc, "conceder", 0, None, "settlement-party")
-    return asyncio.run(play("settlement", sc, parties, {"counsel": counsel, "mediator": None}))
+    # The scenario's walk-aways give the defendant room to accept the planted package
+    # (under the BATNA's narrower ZOPA the holding-out plaintiff accepts theirs instead).
+    seated: dict[str, Any] = {"counsel": counsel, "mediator": None}
+    return asyncio.run(play("settlement", sc, parties, seated, {"walk_away": "scenario"}))
 
 
 def test_the_auditor_vetoes_a_planted_illegal_clause_and_bargaining_resumes() -> None:

@@ -6,16 +6,19 @@ SettleAgent's Eqs. 7-9: at a node s with action statistics N(s, a) and Q(s, a),
     backup  N(s) += 1; N(s, a) += 1; Q(s, a) += (V - Q(s, a)) / N(s, a)
 
 and the root decision is argmax_a Q(root, a) (highest value, not most visits). Every
-root action is tried once before UCB applies (spec 4.2). A `Game` supplies the actions,
-the (possibly stochastic) transition, the rollout and the value; the tree knows nothing
-about negotiation.
+action of a node is tried once, in order, before UCB applies. Where several actions share
+the highest score (UCB during the search, Q at the root decision), `Ties` picks one at
+random with its own seeded generator and counts it, so no action wins by its place in the
+list. The tree's own moves go `depth` levels deep (each a `Game.step`); a rollout plays on
+from there. A `Game` supplies the actions, the (possibly stochastic) transition, the
+rollout and the value; the tree knows nothing about negotiation.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -44,14 +47,36 @@ class Node:
             self.edges.setdefault(a, Edge())
 
 
-def select(node: Node, c: float, eps: float) -> Hashable:
-    """The action to follow: the first untried one, else the UCB maximiser (ties go to
-    the earlier action, so search is deterministic given its random draws)."""
+# Scores closer than this are equal: the incremental mean reaches one value by different
+# float paths.
+TIE_TOLERANCE = 1e-12
+
+
+@dataclass
+class Ties:
+    """Random choice among equally scored actions, with a count of the ties it broke."""
+
+    rng: random.Random
+    broken: int = 0
+
+    def best(self, options: Sequence[Hashable], score: Callable[[Hashable], float]) -> Hashable:
+        """A highest-scoring option; one drawn at random when several share the score."""
+        scores = [score(a) for a in options]
+        top = max(scores)
+        tied = [a for a, s in zip(options, scores, strict=True) if s >= top - TIE_TOLERANCE]
+        if len(tied) == 1:
+            return tied[0]
+        self.broken += 1
+        return tied[self.rng.randrange(len(tied))]
+
+
+def select(node: Node, c: float, eps: float, ties: Ties) -> Hashable:
+    """The action to follow: the first untried one, else the UCB maximiser."""
     for a in node.actions:
         if node.edges[a].visits == 0:
             return a
-    return max(
-        node.actions, key=lambda a: ucb(node.edges[a].q, node.visits, node.edges[a].visits, c, eps)
+    return ties.best(
+        node.actions, lambda a: ucb(node.edges[a].q, node.visits, node.edges[a].visits, c, eps)
     )
 
 
@@ -64,12 +89,12 @@ def backup(path: Sequence[tuple[Node, Hashable]], v: float) -> None:
         edge.q += (v - edge.q) / edge.visits
 
 
-def best_action(root: Node) -> Hashable:
+def best_action(root: Node, ties: Ties) -> Hashable:
     """argmax_a Q(root, a) over tried actions; the first action when none was tried."""
     tried = [a for a in root.actions if root.edges[a].visits > 0]
     if not tried:
         return root.actions[0]
-    return max(tried, key=lambda a: root.edges[a].q)
+    return ties.best(tried, lambda a: root.edges[a].q)
 
 
 class Game(Protocol):
@@ -97,35 +122,47 @@ class Leaf:
     value: float
 
 
+@dataclass(frozen=True)
+class Settings:
+    """How one search runs: simulations, UCB's c and epsilon, and the tree's depth."""
+
+    simulations: int
+    c: float = 1.0
+    eps: float = 1e-6
+    depth: int = 2  # tree moves (levels of UCB selection) before the rollout
+
+
 def search(
-    game: Game,
-    root_state: Any,
-    simulations: int,
-    rng: random.Random,
-    c: float = 1.0,
-    eps: float = 1e-6,
-    max_depth: int = 2,
+    game: Game, root_state: Any, settings: Settings, rng: random.Random, ties: Ties
 ) -> tuple[Node, list[Leaf]]:
-    """Run `simulations` selections, expansions, rollouts and backups from the root."""
+    """Run the simulations' selections, expansions, rollouts and backups from the root;
+    `rng` drives the game's chance, `ties` the choice among equal scores."""
     root = Node(root_state, game.actions(root_state))
     leaves: list[Leaf] = []
-    for _ in range(max(simulations, len(root.actions))):
-        node, path, depth = root, [], 0
-        state = root_state
-        while True:
-            a = select(node, c, eps)
-            path.append((node, a))
-            key, state = game.step(node.state, a, rng)
-            depth += 1
-            edge = node.edges[a]
-            child = edge.children.get(key)
-            if child is None or depth >= max_depth or game.terminal(state):
-                if child is None and not game.terminal(state) and depth < max_depth:
-                    edge.children[key] = Node(state, game.actions(state))
-                break
-            node = child
+    for _ in range(max(settings.simulations, len(root.actions))):
+        path, state = _descend(game, root, settings, rng, ties)
         final = state if game.terminal(state) else game.rollout(state, rng)
         v = game.value(final)
         backup(path, v)
         leaves.append(Leaf(path[0][1], final, v))
     return root, leaves
+
+
+def _descend(
+    game: Game, root: Node, settings: Settings, rng: random.Random, ties: Ties
+) -> tuple[list[tuple[Node, Hashable]], Any]:
+    """Select down the tree for at most `settings.depth` moves, expanding the first new
+    outcome met; return the path and the state it reached."""
+    node, path = root, []
+    while True:
+        a = select(node, settings.c, settings.eps, ties)
+        path.append((node, a))
+        key, state = game.step(node.state, a, rng)
+        edge = node.edges[a]
+        child = edge.children.get(key)
+        deep = len(path) >= settings.depth
+        if child is None or deep or game.terminal(state):
+            if child is None and not deep and not game.terminal(state):
+                edge.children[key] = Node(state, game.actions(state))
+            return path, state
+        node = child

@@ -1,8 +1,10 @@
-"""The planning counsel (spec section 4): K candidates, a shallow tree search with UCB
-over them against a modelled opponent, rollouts of a few rounds, and the root candidate
-of highest value played. With memory on, RoT distils each tree into the memory bank and
-retrieved memories add candidates (a concession that worked at this stage and gap, the
-amount share of similar settled cases) and strike clauses the auditor flagged before.
+"""The planning counsel: K candidates, a tree search `depth` moves deep with UCB over
+them against a modelled opponent, rollouts of a few rounds, and the root candidate of
+highest value played (equal values settled at random, seeded from the episode seed; each
+turn's visits, Q and ties are kept in its thought, see `search_record`). With memory
+on, RoT distils each tree into the memory bank and retrieved memories add candidates (a
+concession that worked at this stage and gap, the amount share of similar settled cases)
+and strike clauses the auditor flagged before.
 
 Offline the candidates come from the same concession curve the direct counsel follows
 (its step is always candidate 0), so planning only chooses among moves, never changes the
@@ -29,7 +31,7 @@ from disputelab.protocols.settlement.agents.counsel import (
     rule_move,
     voice,
 )
-from disputelab.protocols.settlement.agents.mcts import Leaf, best_action, search
+from disputelab.protocols.settlement.agents.mcts import Leaf, Settings, Ties, best_action, search
 from disputelab.protocols.settlement.agents.memory import (
     Features,
     MemoryBank,
@@ -46,6 +48,7 @@ from disputelab.protocols.settlement.agents.planning import (
     candidates,
     opponent_target,
 )
+from disputelab.protocols.settlement.agents.search_record import RootStat, SearchRecord
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,10 @@ class PlanConfig:
     eps: float = 1e-6
     weights: Weights = field(default_factory=Weights)
     max_model_calls: int = 1
+    depth: int = 2
+
+    def search(self) -> Settings:
+        return Settings(self.simulations, self.c, self.eps, self.depth)
 
 
 ModelProposer = Callable[
@@ -88,6 +95,7 @@ class PlanningCounsel(Counsel):
         self.scenario_id = ""
         self.turns_planned = 0
         self.last_plan: list[tuple[str, float, int]] = []  # (candidate, Q, visits)
+        self.last_search: SearchRecord | None = None
         self.uses_memory = True
         self._previous = 0.0  # our standing amount at the root of the latest search
 
@@ -223,26 +231,34 @@ class PlanningCounsel(Counsel):
         )
         game.gap0 = abs((reading.own[-1] if reading.own else brief.target) - game.opp_target) or 1.0
         start = game.start(reading, max(brief.rounds - ctx.party_turn, 1))
-        rng = random.Random(zlib.crc32(f"{self.seed}/{brief.party_id}/{turn}".encode()))
-        root, leaves = search(
-            game, start, self.config.simulations, rng, self.config.c, self.config.eps
-        )
-        best = cast(int, best_action(root))
+        seed = f"{self.seed}/{brief.party_id}/{turn}"
+        rng = random.Random(zlib.crc32(seed.encode()))
+        # Ties draw from their own generator, so breaking one never shifts the game's chance.
+        ties = Ties(random.Random(zlib.crc32(f"{seed}/ties".encode())))
+        root, leaves = search(game, start, self.config.search(), rng, ties)
+        best = cast(int, best_action(root, ties))
         self.last_plan = [
             (roots[cast(int, a)].source, root.edges[a].q, root.edges[a].visits)
             for a in root.actions
         ]
+        self.last_search = SearchRecord(
+            best,
+            tuple(RootStat(s, n, q) for s, q, n in self.last_plan),
+            ties.broken,
+            self.config.depth,
+            self.config.simulations,
+            self.config.c,
+        )
         self.turns_planned += 1
         if self.memory is not None:
             self._reflect(brief, roots, leaves, context, game)
         move = roots[best].move
-        plan = "; ".join(f"{s} Q={q:.3f} n={n}" for s, q, n in self.last_plan)
         text = (
             move.plan
             if move.plan and roots[best].source == "model"
             else voice(brief, move, self.unit)
         )
-        return move_to_action(brief, move, text, f"plan: {roots[best].source}; {plan}")
+        return move_to_action(brief, move, text, self.last_search.thought())
 
     def _reflect(
         self,

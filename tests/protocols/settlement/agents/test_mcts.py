@@ -13,6 +13,8 @@ import pytest
 from disputelab.protocols.settlement.agents.mcts import (
     Edge,
     Node,
+    Settings,
+    Ties,
     backup,
     best_action,
     search,
@@ -27,16 +29,22 @@ def test_ucb_adds_an_exploration_bonus_that_shrinks_with_visits() -> None:
     assert ucb(0.5, 10, 2, 0.0, 1e-6) == 0.5  # c = 0: pure exploitation
 
 
+def ties(seed: int = 0) -> Ties:
+    return Ties(random.Random(seed))
+
+
 def test_select_tries_every_action_once_then_maximises_ucb() -> None:
     node = Node("s", ("a", "b", "c"))
     node.edges["a"] = Edge(visits=1, q=0.9)
-    assert select(node, 1.0, 1e-6) == "b"  # b is untried
+    assert select(node, 1.0, 1e-6, ties()) == "b"  # b is untried
     node.edges["b"] = Edge(visits=5, q=0.6)
     node.edges["c"] = Edge(visits=1, q=0.1)
     node.visits = 7
     # a: 0.9 + sqrt(ln7/1) = 2.295; b: 0.6 + sqrt(ln7/5) = 1.224; c: 0.1 + 1.395 = 1.495
-    assert select(node, 1.0, 1e-6) == "a"
-    assert select(node, 0.0, 1e-6) == "a"
+    t = ties()
+    assert select(node, 1.0, 1e-6, t) == "a"
+    assert select(node, 0.0, 1e-6, t) == "a"
+    assert t.broken == 0  # a clear maximum is no tie
 
 
 def test_backup_updates_counts_and_the_incremental_mean_along_the_path() -> None:
@@ -55,8 +63,32 @@ def test_the_root_decision_is_the_highest_value_not_the_most_visited() -> None:
     root = Node("r", ("a", "b"))
     root.edges["a"] = Edge(visits=9, q=0.6)
     root.edges["b"] = Edge(visits=2, q=0.7)
-    assert best_action(root) == "b"
-    assert best_action(Node("r", ("only",))) == "only"
+    assert best_action(root, ties()) == "b"
+    assert best_action(Node("r", ("only",)), ties()) == "only"
+
+
+def test_equal_q_at_the_root_is_settled_at_random_not_by_list_order_and_counted() -> None:
+    def decide(seed: int) -> tuple[Hashable, int]:
+        root = Node("r", ("a", "b", "c"))
+        root.edges["a"] = Edge(visits=4, q=0.7)
+        root.edges["b"] = Edge(visits=2, q=0.7)
+        root.edges["c"] = Edge(visits=3, q=0.2)
+        t = ties(seed)
+        return best_action(root, t), t.broken
+
+    picks = {decide(seed)[0] for seed in range(40)}
+    assert picks == {"a", "b"}  # both tied actions win under some seed, c never
+    assert all(decide(seed)[1] == 1 for seed in range(5))
+    assert decide(7) == decide(7)  # the same seed breaks the tie the same way
+
+
+def test_equal_ucb_scores_are_settled_at_random() -> None:
+    node = Node("s", ("a", "b"), visits=4)
+    node.edges["a"] = Edge(visits=2, q=0.5)
+    node.edges["b"] = Edge(visits=2, q=0.5)
+    t = ties(3)
+    picks = {select(node, 1.0, 1e-6, t) for _ in range(30)}
+    assert picks == {"a", "b"} and t.broken == 30
 
 
 class Bandit:
@@ -82,8 +114,8 @@ class Bandit:
 
 
 def test_search_finds_the_best_action_and_reports_one_leaf_per_simulation() -> None:
-    root, leaves = search(Bandit(), "start", 30, random.Random(0))
-    assert best_action(root) == "high"
+    root, leaves = search(Bandit(), "start", Settings(30), random.Random(0), ties())
+    assert best_action(root, ties()) == "high"
     assert len(leaves) == 30
     assert root.visits == 30
     assert {leaf.first_action for leaf in leaves} == {"low", "mid", "high"}
@@ -92,6 +124,6 @@ def test_search_finds_the_best_action_and_reports_one_leaf_per_simulation() -> N
 
 
 def test_search_tries_every_root_action_even_with_fewer_simulations() -> None:
-    root, leaves = search(Bandit(), "start", 1, random.Random(0))
+    root, leaves = search(Bandit(), "start", Settings(1), random.Random(0), ties())
     assert all(root.edges[a].visits == 1 for a in root.actions)
     assert len(leaves) == 3
