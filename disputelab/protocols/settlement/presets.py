@@ -32,6 +32,44 @@ register_preset(
                 "3",
             ),
             S(
+                "candidates",
+                3,
+                "§3.3, candidate generation: the counsel samples K candidate actions at the "
+                "root; §4.1 reports no K, so 3 is disputelab's choice",
+                "3",
+            ),
+            S(
+                "depth",
+                2,
+                "§3.3: a controlled, shallow adversarial search whose edges alternate between "
+                "the parties; no depth is given, so 2 (the candidate and one more own move, "
+                "each with the opponent's reply) is disputelab's reading",
+                "2",
+            ),
+            S(
+                "simulations",
+                8,
+                "§3.3, Eqs. 7-9: UCB selection and incremental-mean backup; the number of "
+                "simulations is not reported, so 8, the n_iter of the bargaining search in "
+                "RoT: Enhancing LLMs with Reflection on Search Trees (Hui and Tu, 2024), is "
+                "disputelab's choice",
+                "8",
+            ),
+            S(
+                "ucb_c",
+                1.0,
+                "§3.3, Eq. 9: the exploration constant c > 0 has no reported value; 1.0 suits "
+                "values on [0, 1]",
+                "1.0",
+            ),
+            S(
+                "walk_away",
+                "batna",
+                "§3.2-3.3: both counsel bargain around the outside option b_t, and "
+                "worse-than-BATNA is judged against it, so it is also where they walk away",
+                "the BATNA reservations",
+            ),
+            S(
                 "memory",
                 "store",
                 "§3.3, RoT distillation: branch experience is written back to the counsel's "
@@ -54,6 +92,9 @@ register_preset(
             ),
         ),
         (
+            "The paper reports no K, tree depth, simulation count or c (§4.1); the values "
+            "above are disputelab's, each marked with where it comes from. Raise them with "
+            "--param (e.g. depth=4, simulations=64): anything set explicitly wins.",
             "Table 2 (red-team stress test): add `parties: redteam`, as "
             "examples/settlement-redteam.yaml does; its modes follow App. A.2.",
             "Table 3's ablations (w/o Compliance, Aid, Tree, RoT) are mediator kinds "

@@ -6,17 +6,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from disputelab.agents.base import PublicTurn, TurnContext
 from disputelab.agents.registry import build_agent, build_parties
-from disputelab.episode import Action, Episode, Status
+from disputelab.episode import Action, Episode, Status, Turn
 from disputelab.protocols.base import get_protocol
 from disputelab.protocols.play import play
 from disputelab.protocols.settlement.agents.brief import read, with_terms
 from disputelab.protocols.settlement.agents.counsel import RuleCounsel
+from disputelab.protocols.settlement.agents.search_record import records
 from disputelab.protocols.settlement.evaluation import score_settlement
 from disputelab.scenario.library import builtin_scenarios
 from disputelab.scenario.schema import Scenario
@@ -182,3 +184,29 @@ def test_bad_parameters_are_one_clear_line() -> None:
         proto.params({"red_team_modes": "anchor,bribe"})
     with pytest.raises(ValueError, match="must not all be 0"):
         proto.params({"w_settle": 0, "w_surplus": 0, "w_fair": 0, "w_comp": 0})
+
+
+def test_each_planning_turn_records_its_search_in_the_stored_episode() -> None:
+    ep = episode(case(), "mcts", depth=4, simulations=64, ucb_c=0.5)
+    # The turns as the store writes and reads them back.
+    stored = replace(ep, turns=[Turn.from_dict(t.to_dict()) for t in ep.turns])
+    found = records(stored)
+    tested = case().parties[0].id
+    assert [s for _, s, _ in found] == [tested] * len(found) and found
+    for _, _, r in found:
+        assert (r.depth, r.simulations, r.c) == (4, 64, 0.5)
+        assert sum(x.visits for x in r.roots) == max(64, len(r.roots))
+        assert r.ties_broken >= 0 and 0 <= r.chosen < len(r.roots)
+        assert r.roots[r.chosen].q == max(x.q for x in r.roots)  # the root decision
+    lines = dict(get_protocol("settlement").details(stored))
+    assert any(k.startswith("search at counsel turn") for k in lines)
+    view = get_protocol("settlement").episode_view(stored)
+    assert sum(1 for v in view.turns if any(n[0] == "tree search" for n in v.notes)) == len(found)
+
+
+def test_the_search_parameters_are_validated() -> None:
+    proto = get_protocol("settlement")
+    assert proto.params({"depth": 4, "simulations": 64}).depth == 4  # type: ignore[attr-defined]
+    for bad in ({"depth": 0}, {"depth": 9}, {"simulations": 0}, {"ucb_c": 0}):
+        with pytest.raises(ValueError):
+            proto.params(bad)

@@ -9,6 +9,8 @@ from collections.abc import Hashable
 from typing import Any, ClassVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from disputelab.protocols.settlement.agents.mcts import (
     Edge,
@@ -127,3 +129,72 @@ def test_search_tries_every_root_action_even_with_fewer_simulations() -> None:
     root, leaves = search(Bandit(), "start", Settings(1), random.Random(0), ties())
     assert all(root.edges[a].visits == 1 for a in root.actions)
     assert len(leaves) == 3
+
+
+class Needle:
+    """A deterministic tree `len(needle)` moves deep with `branching` moves per node: every
+    leaf is worth 0 but the one the needle path reaches, worth 1, and the rollout stays
+    where it is, so only a search that reaches the bottom can see the needle."""
+
+    def __init__(self, branching: int, needle: tuple[int, ...]) -> None:
+        self.branching, self.needle = branching, needle
+
+    def actions(self, state: Any) -> tuple[Hashable, ...]:
+        return tuple(range(self.branching)) if len(state) < len(self.needle) else ()
+
+    def step(self, state: Any, action: Hashable, rng: random.Random) -> tuple[Hashable, Any]:
+        return action, (*state, action)
+
+    def terminal(self, state: Any) -> bool:
+        return len(state) == len(self.needle)
+
+    def rollout(self, state: Any, rng: random.Random) -> Any:
+        return state
+
+    def value(self, final: Any) -> float:
+        return 1.0 if final == self.needle else 0.0
+
+    def exhausting(self) -> int:
+        """Simulations that visit every path: each new node costs one (its expansion),
+        so b + b^2 + ... + b^D."""
+        return sum(self.branching**k for k in range(1, len(self.needle) + 1))
+
+
+def decide(game: Needle, depth: int, c: float, seed: int) -> tuple[Hashable, Ties, Node]:
+    settings = Settings(game.exhausting(), c, 1e-6, depth)
+    t = ties(seed)
+    root, _ = search(game, (), settings, random.Random(seed), t)
+    return best_action(root, t), t, root
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    branching=st.integers(2, 3),
+    needle=st.tuples(*[st.integers(0, 2)] * 4),
+    shallow=st.integers(1, 3),
+    deep=st.integers(4, 6),
+    c=st.floats(0.1, 3.0),
+    seed=st.integers(0, 2**16),
+)
+def test_a_deeper_search_never_scores_worse_when_it_reaches_the_only_reward(
+    branching: int, needle: tuple[int, ...], shallow: int, deep: int, c: float, seed: int
+) -> None:
+    """Holds when the game is deterministic, every value is >= 0 and only the needle's
+    leaf is positive, the rollout does not move, c > 0 and the simulations number at least
+    b + ... + b^D (D = 4, the needle's depth). Until the needle is found every Q is 0, so
+    UCB visits the least-visited move and the search exhausts the tree; once found, the
+    needle's first move is the only root move with Q > 0. A search shallower than D sees
+    only zeros and picks among tied moves at random. The score of a decision is the best
+    value still reachable after it (1 on the needle's path, else 0)."""
+    game = Needle(branching, tuple(x % branching for x in needle))
+    blind, blind_ties, blind_root = decide(game, shallow, c, seed)
+    seen, _, _ = decide(game, deep, c, seed)
+
+    def score(first: Hashable) -> float:
+        return 1.0 if first == game.needle[0] else 0.0
+
+    assert score(seen) >= score(blind)
+    assert score(seen) == 1.0  # the deeper search finds the optimum
+    # The shallow search was genuinely blind: all Q equal, the decision a tie.
+    assert {e.q for e in blind_root.edges.values()} == {0.0}
+    assert blind_ties.broken >= 1
