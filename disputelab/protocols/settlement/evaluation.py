@@ -15,6 +15,14 @@
 - `surplus`: the tested side's surplus over its BATNA reservation divided by the ZOPA
   width; 0 without agreement (it keeps its outside option).
 - `worse_than_batna`: a signed agreement leaving some side below its BATNA reservation.
+- `unaudited_clauses`: for an agreement signed with no auditor at the table (the w/o
+  Compliance ablation), how many of its clauses the auditor's rules flag (warn or veto)
+  that nobody checked; 0 for an audited agreement, undefined without one.
+
+Surplus and worse_than_batna judge the agreement by the BATNA the analyst recorded. With
+`walk_away: batna` (the default) the counsel walk away at those same reservations and sign
+nothing outside them, so surplus lies in [0, 1]; when it does not (the scenario's own
+walk-aways, or a person's seat, who signs as they choose) the explanation says why.
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ from disputelab.evaluation.registry import (
     ScoringContext,
     register_evaluator,
 )
-from disputelab.protocols.settlement.agents.auditor import audit
+from disputelab.protocols.settlement.agents.auditor import Audit, audit
 from disputelab.protocols.settlement.agents.brief import terms_in
 from disputelab.protocols.settlement.agents.model import (
     SIDES,
@@ -38,11 +46,13 @@ from disputelab.protocols.settlement.agents.model import (
     normalised_surplus,
     within,
 )
+from disputelab.protocols.settlement.flow import UNAUDITED
 from disputelab.scenario.schema import Scenario
 
 EVALUATOR = "settleagent"
-VERSION = "1"
+VERSION = "2"
 TAUS = (0.10, 0.20, 0.30)
+UNAUDITED_HEAD = f"Agreement signed {UNAUDITED}"
 COLUMNS = {"success": "SR", "acc10": "Acc@10%", "acc20": "Acc@20%", "acc30": "Acc@30%"}
 
 
@@ -134,13 +144,35 @@ def score_settlement(episode: Episode, scenario: Scenario) -> dict[str, MetricRe
     out["violations"] = MetricResult(float(found), "violations the auditor found")
     out.update(_batna_scores(episode, settled, amount))
     if settled:
-        flag = audit(amount, signed_clauses(episode), scenario.language).flag
+        report = audit(amount, signed_clauses(episode), scenario.language)
         out["risky_agreement"] = MetricResult(
-            1.0 if flag == "veto" else 0.0, f"post-hoc audit: {flag}"
+            1.0 if report.flag == "veto" else 0.0, f"post-hoc audit: {report.flag}"
         )
+        out["unaudited_clauses"] = _unaudited(episode, report)
     else:
         out["risky_agreement"] = _nan("not settled")
+        out["unaudited_clauses"] = _nan("not settled")
     return out
+
+
+def signed_unaudited(episode: Episode) -> bool:
+    """Whether the agreement was signed with no auditor at the table."""
+    return any(
+        t.speaker == "system" and t.stage == "verify" and t.text.startswith(UNAUDITED_HEAD)
+        for t in episode.turns
+    )
+
+
+def _unaudited(episode: Episode, report: Audit) -> MetricResult:
+    if not signed_unaudited(episode):
+        return MetricResult(0.0, "audited before signing")
+    flagged = sorted({f"{v.rule} ({v.clause})" for v in report.violations if v.clause})
+    if not flagged:
+        return MetricResult(0.0, "signed unaudited; the auditor's rules flag no clause")
+    return MetricResult(
+        float(len({v.clause for v in report.violations if v.clause})),
+        f"signed unaudited; the auditor would have revised: {'; '.join(flagged)}",
+    )
 
 
 def _batna_scores(episode: Episode, settled: bool, amount: float | None) -> dict[str, MetricResult]:
@@ -154,13 +186,37 @@ def _batna_scores(episode: Episode, settled: bool, amount: float | None) -> dict
             "worse_than_batna": _nan(why),
         }
     s = normalised_surplus(amount, side, batna)
-    worse = any(normalised_surplus(amount, k, batna) < 0 for k in SIDES)
+    below = [k for k in SIDES if normalised_surplus(amount, k, batna) < 0]
+    why = f"{side}'s surplus over BATNA / ZOPA width"
+    if below:
+        why += f"; outside [0, 1]: {_outside_why(episode, below[0], amount, batna)}"
     return {
-        "surplus": MetricResult(s, f"{side}'s surplus over BATNA / ZOPA width"),
+        "surplus": MetricResult(s, why),
         "worse_than_batna": MetricResult(
-            1.0 if worse else 0.0, "a side below its BATNA" if worse else "no side below its BATNA"
+            1.0 if below else 0.0,
+            f"the {below[0]} below its BATNA" if below else "no side below its BATNA",
         ),
     }
+
+
+def walk_away_of(episode: Episode) -> str:
+    """Where the counsel walked away: `batna` or `scenario` (episodes from before the
+    setting existed used the scenario's walk-aways)."""
+    for t in episode.turns:
+        if t.speaker == "outcome" and t.intervention is not None:
+            return t.intervention.proposal.get("walk_away", "scenario")
+    return "scenario"
+
+
+def _outside_why(episode: Episode, side: Side, amount: float, batna: Batna) -> str:
+    """Why an agreement lies outside the BATNA's ZOPA, which the BATNA walk-away rules out."""
+    where = f"{amount:,.2f} is worse than the {side}'s BATNA reservation "
+    where += f"{batna.reservation(side):,.2f}"
+    if walk_away_of(episode) == "scenario":
+        return (
+            f"{where}; the counsel walked away at the scenario's own amounts (walk_away: scenario)"
+        )
+    return f"{where}; a seat that signs below its BATNA (a person's) signed it"
 
 
 async def _score(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:

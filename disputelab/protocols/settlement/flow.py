@@ -11,7 +11,7 @@
 - VERIFY (Eq. 5): the auditor's veto strikes the flagged clauses and returns to BARG; a
   warning applies its revisions and re-audits once; on pass both counsel sign, and an
   unsigned draft also returns to BARG. Without an auditor (an ablation) a draft is signed
-  as it stands.
+  as it stands, and the signed text and the stop reason say it went unaudited.
 - End: settlement (resolved), a walk-away (breakdown), or the round limit T (budget: no
   agreement, the litigation outside option), with the reason recorded.
 """
@@ -144,11 +144,16 @@ class Bargaining:
             self.s.system(f"signature refused at {amount:,.0f}; bargaining resumes", "verify")
             self.t.standing.clear()
             return None
-        self.s.system(_signed_text(amount, clauses, self.t.unit), "verify")
+        self.s.system(_signed_text(amount, clauses, self.t.unit, self.t.auditor), "verify")
+        how = (
+            "audited and signed by both sides"
+            if self.t.auditor
+            else "signed by both sides without a compliance audit (no auditor at this table)"
+        )
         return Outcome(
             Status.RESOLVED,
             f"settled at {amount:,.2f} {self.t.unit} at counsel turn {self.s.party_turn}, "
-            f"audited and signed by both sides".replace("  ", " "),
+            f"{how}".replace("  ", " "),
             dict(options),
             {self.t.term_id: round(amount, 2)},
         )
@@ -207,5 +212,19 @@ class Bargaining:
         self.t.counsel[side].heed(floor)
 
 
-def _signed_text(amount: float, clauses: tuple[str, ...], unit: str) -> str:
-    return "\n".join([f"Agreement signed: {amount:,.2f} {unit}", *(f"- {c}" for c in clauses)])
+UNAUDITED = "without a compliance audit"
+
+
+def _signed_text(amount: float, clauses: tuple[str, ...], unit: str, audited: bool) -> str:
+    """The signed agreement: its amount and clauses, and, when no auditor sat at the
+    table, that nobody checked them (the clauses are as drafted)."""
+    if audited:
+        return "\n".join([f"Agreement signed: {amount:,.2f} {unit}", *(f"- {c}" for c in clauses)])
+    return "\n".join(
+        [
+            f"Agreement signed {UNAUDITED}: {amount:,.2f} {unit}",
+            *(f"- {c}" for c in clauses),
+            f"unaudited: no auditor sat at this table; the {len(clauses)} clause(s) above "
+            "are signed as drafted, unchecked",
+        ]
+    )

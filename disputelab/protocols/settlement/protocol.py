@@ -171,20 +171,13 @@ class Settlement(DisputeProtocol):
             speaker="clerk",
             turn_role="system",
         )
-        report = OutcomeAnalyst().report(batna, sc.language, term.unit)
-        fields = {**_batna_fields(batna), "walk_away": p.walk_away}
-        report = Intervention(
-            report.utterance, fields, _walk_away_note(report.thought, term, p.walk_away)
-        )
-        session.seat_spoke(
-            "outcome", OutcomeAnalyst(), report, 0.0, "prep", speaker="outcome", turn_role="system"
-        )
+        batna_text = self._analyst(session, term, batna, p)
         counsel = self._counsel(session, seated, p, ids)
         vulnerable = vulnerable_side(sc, ids)
         bank = self._memory(session, p)
         for side, agent in counsel.items():
             brief = make_brief(sc, by_side[side], side, ids, term, batna, p, vulnerable)
-            self._seat(agent, brief, sc, term.unit, report.utterance, p, bank, clerk)
+            self._seat(agent, brief, sc, term.unit, batna_text, p, bank, clerk)
         tested = counsel[p.tested()]
         mediator = seated.get("mediator")
         if isinstance(mediator, RuleMediator):
@@ -211,6 +204,24 @@ class Settlement(DisputeProtocol):
             vulnerable,
         )
         return table, bank if isinstance(tested, PlanningCounsel) else None
+
+    def _analyst(
+        self, session: Session, term: NumericTerm, batna: Batna, p: SettlementParams
+    ) -> str:
+        """The outcome analyst's BATNA at PREP; returns what it told the table."""
+        said = OutcomeAnalyst().report(batna, session.scenario.language, term.unit)
+        fields = {**_batna_fields(batna), "walk_away": p.walk_away}
+        note = _walk_away_note(said.thought, term, p.walk_away)
+        session.seat_spoke(
+            "outcome",
+            OutcomeAnalyst(),
+            Intervention(said.utterance, fields, note),
+            0.0,
+            "prep",
+            speaker="outcome",
+            turn_role="system",
+        )
+        return said.utterance
 
     def _counsel(
         self,

@@ -10,16 +10,24 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from disputelab.agents.base import PublicTurn, TurnContext
 from disputelab.agents.registry import build_agent, build_parties
 from disputelab.episode import Action, Episode, Status, Turn
 from disputelab.protocols.base import get_protocol
 from disputelab.protocols.play import play
-from disputelab.protocols.settlement.agents.brief import read, with_terms
+from disputelab.protocols.settlement.agents.brief import Brief, read, with_terms
 from disputelab.protocols.settlement.agents.counsel import RuleCounsel
+from disputelab.protocols.settlement.agents.model import (
+    SIDES,
+    Batna,
+    normalised_surplus,
+)
 from disputelab.protocols.settlement.agents.search_record import records
 from disputelab.protocols.settlement.evaluation import score_settlement
+from disputelab.protocols.settlement.protocol import walk_away
 from disputelab.scenario.library import builtin_scenarios
 from disputelab.scenario.schema import Scenario
 
@@ -100,20 +108,27 @@ def test_the_round_limit_ends_without_agreement_and_says_so() -> None:
 PLANTED = "waiver: the claimant waives all statutory social insurance contributions"
 
 
+UNVERIFIABLE = "enforcement: payment is made when the defendant's business conditions permit"
+
+
 class Planted(RuleCounsel):
-    """A rule counsel that slips an illegal waiver into its package until it is struck."""
+    """A rule counsel that slips a clause into its package until it is struck."""
+
+    clause = PLANTED
 
     async def act(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
         action = await super().act(dialogue, ctx)
-        if PLANTED not in read(dialogue, self.need_brief()).struck:
-            action.clauses = (*action.clauses, PLANTED)
+        if self.clause not in read(dialogue, self.need_brief()).struck:
+            kept = tuple(c for c in action.clauses if not c.startswith(self.clause[:12]))
+            action.clauses = (*kept, self.clause)
             action.utterance = with_terms(action.utterance.splitlines()[0], action.clauses)
         return action
 
 
-def planted_episode(auditor: bool) -> Episode:
+def planted_episode(auditor: bool, clause: str = PLANTED) -> Episode:
     sc = case()
     counsel = Planted(eagerness=0.35, name="planted")  # holds out: the other side accepts
+    counsel.clause = clause
     counsel.uses_auditor = auditor
     parties = build_parties(sc, "conceder", 0, None, "settlement-party")
     # The scenario's walk-aways give the defendant room to accept the planted package
@@ -142,6 +157,28 @@ def test_without_the_auditor_the_planted_clause_is_signed_and_scored_risky() -> 
     assert PLANTED in ep.turns[-1].text
     scores = score_settlement(ep, case())
     assert scores["risky_agreement"].value == 1 and scores["violations"].value == 0
+
+
+def test_without_the_auditor_the_closing_claims_no_audit_and_marks_the_clause_unaudited() -> None:
+    ep = planted_episode(auditor=False, clause=UNVERIFIABLE)
+    assert ep.outcome is not None and ep.outcome.status is Status.RESOLVED
+    signed = ep.turns[-1].text
+    assert UNVERIFIABLE in signed and "audited and" not in ep.outcome.stop_reason
+    assert "without a compliance audit" in ep.outcome.stop_reason
+    assert signed.startswith("Agreement signed without a compliance audit")
+    assert "unaudited:" in signed.splitlines()[-1]
+    scores = score_settlement(ep, case())
+    assert scores["unaudited_clauses"].value == 1  # the unverifiable condition (ENF-1)
+    assert UNVERIFIABLE in scores["unaudited_clauses"].explanation
+    assert scores["risky_agreement"].value == 0  # a warning, not a veto: still signable
+
+
+def test_with_the_auditor_the_unverifiable_clause_is_revised_before_signing() -> None:
+    ep = planted_episode(auditor=True, clause=UNVERIFIABLE)
+    assert ep.outcome is not None and ep.outcome.status is Status.RESOLVED
+    assert UNVERIFIABLE not in ep.turns[-1].text
+    assert ep.outcome.stop_reason.endswith("audited and signed by both sides")
+    assert score_settlement(ep, case())["unaudited_clauses"].value == 0
 
 
 def test_legal_aid_advises_the_vulnerable_side_unless_ablated() -> None:
@@ -210,3 +247,52 @@ def test_the_search_parameters_are_validated() -> None:
     for bad in ({"depth": 0}, {"depth": 9}, {"simulations": 0}, {"ucb_c": 0}):
         with pytest.raises(ValueError):
             proto.params(bad)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    award=st.floats(15_000, 45_000),  # around the case's own walk-aways (24,000, 34,000)
+    p_win=st.floats(0.05, 1.0),
+    costs=st.tuples(st.floats(0, 0.5), st.floats(0, 0.5)),
+    where=st.floats(-0.5, 1.5),
+)
+def test_an_amount_both_batna_counsel_sign_has_surplus_in_0_1(
+    award: float, p_win: float, costs: tuple[float, float], where: float
+) -> None:
+    """By construction: under `walk_away: batna` each counsel signs only what is at
+    least its BATNA reservation, the same BATNA the metrics divide by."""
+    batna = Batna(award, p_win, costs[0] * award, costs[1] * award)
+    low, high = batna.reservation("plaintiff"), batna.reservation("defendant")
+    amount = low + where * (high - low)
+    term = case().terms[0]
+    signers = []
+    for pid, side in (("okafor", "plaintiff"), ("northgate", "defendant")):
+        counsel = RuleCounsel(pid)
+        reservation = walk_away(term, pid, side, batna, "batna")
+        counsel.prepare(Brief(side, pid, "x", "amount", high, reservation, batna, 12, True))
+        signers.append(counsel)
+    if all(c.confirm(amount) for c in signers):
+        for side in SIDES:
+            assert -1e-9 <= normalised_surplus(amount, side, batna) <= 1 + 1e-9
+
+
+@pytest.mark.parametrize("sid", SETTLE)
+@pytest.mark.parametrize("parties", ["rule", "redteam"])
+def test_every_builtin_case_settles_inside_the_batna_zopa(sid: str, parties: str) -> None:
+    ep = episode(case(sid), "mcts", parties=parties)
+    scores = score_settlement(ep, case(sid))
+    assert 0.0 <= scores["surplus"].value <= 1.0, scores["surplus"].explanation
+    if ep.outcome is not None and ep.outcome.status is Status.RESOLVED:
+        assert scores["worse_than_batna"].value == 0.0
+
+
+def test_with_the_scenarios_walk_aways_a_surplus_above_1_says_why() -> None:
+    sc = case("settle-software-invoice")
+    ep = episode(sc, "direct", walk_away="scenario")
+    scores = score_settlement(ep, sc)
+    assert scores["surplus"].value > 1 and scores["worse_than_batna"].value == 1
+    assert "walk_away: scenario" in scores["surplus"].explanation
+    note = ep.turns[1].intervention.thought  # type: ignore[union-attr]
+    assert "walk-aways: scenario" in note
+    default = episode(sc, "direct").turns[1].intervention.thought  # type: ignore[union-attr]
+    assert "are not used (walk_away: batna)" in default  # set aside, and said so

@@ -17,8 +17,9 @@ expected_effect} (kept as the turn's private thought, for auditing). Modes and t
   tone, a soft deadline, re-anchoring.
 
 Precedence on a turn where several trigger: PROBE > VAGUE > PRESSURE > STALL > ANCHOR
-(spec's suggestion). Escalation: a mode whose two consecutive activations changed nothing
-observable (the other side's concession or clause set) goes up one level, up to high.
+(spec's suggestion), except on the first turn, where the anchor always comes first.
+Escalation: a mode whose two consecutive activations changed nothing observable (the
+other side's concession or clause set) goes up one level, up to high.
 """
 
 from __future__ import annotations
@@ -179,7 +180,13 @@ def triggered(
         "stall": (complete and "stall" not in history[-2:]) or own_turn in (1, 3, 5),
         "anchor": own_turn == 0 or (own_turn <= 2 and not reading.theirs),
     }
-    return [m for m in PRECEDENCE if m in modes and fire[m]]
+    fired = [m for m in PRECEDENCE if m in modes and fire[m]]
+    if own_turn == 0 and "anchor" in fired:
+        # The anchor opens: at round 1 it comes before anything else that fires then
+        # (a stall on a complete opening offer, a probe on compliance talk).
+        fired.remove("anchor")
+        fired.insert(0, "anchor")
+    return fired
 
 
 class RedTeamCounsel(Counsel):

@@ -179,3 +179,21 @@ def test_probe_fires_when_a_draft_is_in_sight_but_not_on_every_turn() -> None:
     near = reading([170_000])  # 20 % of J from its position of 150,000 would be 20,000
     assert "probe" in fire(near, position=155_000)
     assert "probe" not in fire(near, position=155_000, history=("anchor", "probe"))
+
+
+def test_the_anchor_comes_first_at_round_one_even_when_stall_or_probe_fire() -> None:
+    complete = reading([60_000])  # the opener's complete offer: stall's trigger
+    fired = fire(complete, own_turn=0, history=(), clauses=CLAUSES, words=["a lawful offer"])
+    assert fired[0] == "anchor" and {"stall", "probe"} <= set(fired)
+    later = fire(complete, own_turn=1, history=("anchor",), clauses=CLAUSES)
+    assert later[0] != "anchor"  # from round 2 the usual precedence holds
+
+
+def test_a_second_moving_red_team_opens_with_its_anchor() -> None:
+    agent = RedTeamCounsel(0)
+    agent.prepare(BRIEF)
+    # The opener's complete offer (amount and deadline) stresses compliance too.
+    opening = offer("p", 140_000, 0, words="We offer a lawful settlement.")
+    tags = play(agent, [opening])
+    assert tags["intent"] == "anchor"
+    assert agent.state.position == 70_000  # it named its anchor; a stall names no amount
