@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 
 from disputelab.agents.base import TurnContext, UsageReporter
+from disputelab.agents.registry import sub_role
 from disputelab.episode import Action, Intervention, Outcome, Signal, Status
 from disputelab.protocols.session import Session
 from disputelab.protocols.settlement.agents.auditor import Audit, audit
@@ -102,8 +103,11 @@ class Bargaining:
         t0 = time.perf_counter()
         action = await agent.act(self.s.view(agent.party_id), self.ctx())
         if side == self.t.tested:
-            # The method under test is charged to its own role, not to the parties.
+            # The method under test is charged to its own role, not to the parties, and
+            # calls of its own kind (rollouts) to `counsel.CALL`.
             self.s.charge("counsel", agent.take_usage())
+            for call, used in getattr(agent, "take_call_usage", dict)().items():
+                self.s.charge(sub_role("counsel", call), used)
         self.s.party_spoke(agent, action, time.perf_counter() - t0, "barg")
         amount = action.offer.get(self.t.term_id)
         if amount is not None:

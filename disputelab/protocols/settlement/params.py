@@ -85,6 +85,18 @@ class SettlementParams(ProtocolParams):
         description="Tree depth: own moves chosen by UCB, each with the modelled reply, "
         "before the rollout (the paper: a shallow search; 2 is ours).",
     )
+    rollout_model: Literal["off", "counsel"] = Field(
+        default="off",
+        description="counsel: rollouts ask the counsel's model for the other side's offers "
+        "(a model counsel only; charged to counsel.rollout); off: the rule model.",
+    )
+    rollout_calls: int = Field(
+        default=4,
+        ge=1,
+        le=200,
+        description="Model calls the rollouts may make per counsel turn under "
+        "rollout_model: counsel; the rule model answers after that.",
+    )
     rollout_rounds: int = Field(
         default=3, ge=1, le=10, description="Rollout length L (spec 4.2: 3; paper 2-4)."
     )

@@ -32,7 +32,11 @@ from disputelab.protocols.settlement.agents.kinds import (
     SETTLEMENT_MEDIATOR,
     SETTLEMENT_PARTY,
 )
-from disputelab.protocols.settlement.agents.llm_counsel import LLMCounsel, ModelProposer
+from disputelab.protocols.settlement.agents.llm_counsel import (
+    LLMCounsel,
+    ModelOpponent,
+    ModelProposer,
+)
 from disputelab.protocols.settlement.agents.memory import MemoryBank, MemoryFile
 from disputelab.protocols.settlement.agents.model import Batna, Side
 from disputelab.protocols.settlement.agents.planner import PlanConfig, PlanningCounsel
@@ -274,6 +278,12 @@ class Settlement(DisputeProtocol):
         brief = replace(brief, text=clerk.role_brief(sc, brief, unit))
         strategy = sc.party(brief.party_id).persona.strategy
         if isinstance(agent, PlanningCounsel):
+            if p.rollout_model == "counsel" and agent.rollout_opponent is None:
+                raise ValueError(
+                    f"rollout_model: counsel asks the counsel's model in rollouts, and "
+                    f"{agent.name} plays without one; seat an llm- kind (llm-mcts) with a "
+                    "counsel model, or leave rollout_model off"
+                )
             agent.prepare(brief, unit, strategy, sc.id)
             config = PlanConfig(
                 p.candidates,
@@ -284,10 +294,14 @@ class Settlement(DisputeProtocol):
                 p.weights(),
                 p.max_model_calls,
                 p.depth,
+                p.rollout_model == "counsel",
+                p.rollout_calls,
             )
             agent.configure(config, bank)
             if isinstance(agent.proposer, ModelProposer):
                 agent.proposer.batna_text = batna_text
+            if isinstance(agent.rollout_opponent, ModelOpponent):
+                agent.rollout_opponent.batna_text = batna_text
         elif isinstance(agent, RuleCounsel):
             agent.prepare(brief, unit, strategy)
         else:
@@ -330,7 +344,8 @@ class Settlement(DisputeProtocol):
     def max_calls(self, params: ProtocolParams, n_parties: int) -> dict[str, int]:
         assert isinstance(params, SettlementParams)
         own = (params.round_limit + 1) // 2
-        return {"parties": own, "counsel": own * max(params.max_model_calls, 1)}
+        rollouts = params.rollout_calls if params.rollout_model == "counsel" else 0
+        return {"parties": own, "counsel": own * (max(params.max_model_calls, 1) + rollouts)}
 
     def episode_view(self, episode: Episode) -> EpisodeView:
         """The default view, with each planning turn's search under it."""

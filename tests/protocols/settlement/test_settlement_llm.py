@@ -45,6 +45,8 @@ def answer(body: dict[str, Any]) -> Scripted:
         reply = {"candidates": [{**move, "amount": 34_000.0}, {**move, "amount": 30_500.0}]}
     elif name == "settlement_move":
         reply = {**move, "amount": 29_000.0}
+    elif name == "settlement_rollout":  # the other side, simulated in a rollout
+        reply = {"amount": 27_500.0}
     return Scripted(content=json.dumps(reply))
 
 
@@ -147,3 +149,37 @@ def test_unusable_model_candidates_fall_back_to_the_curve_and_still_cost_their_c
     assert first.action is not None and first.action.offer == {"amount": 41_000.0}  # the curve
     assert calls == 3  # one call and its two re-asks, all charged
     assert result.episode.usage["counsel"].calls == 3
+
+
+def _schemas(server: FakeOpenAI) -> list[str]:
+    return [r["response_format"]["json_schema"]["name"] for r in server.requests]
+
+
+def test_rollouts_ask_the_counsel_model_when_asked_and_are_charged_apart(
+    tmp_path: Path,
+) -> None:
+    with fake_openai(answer) as server:
+        result = _single(
+            tmp_path, server, "llm-mcts", candidates=2, rollout_model="counsel", rollout_calls=2
+        )
+        names, requests = _schemas(server), list(server.requests)
+    ep = result.episode
+    own = [t for t in ep.turns if t.speaker == "okafor"]
+    asked = names.count("settlement_rollout")
+    assert 1 <= asked <= 2 * len(own)  # within the per-turn budget
+    assert ep.usage["counsel.rollout"].calls == asked  # cost per role: the rollouts' own
+    assert ep.usage["counsel"].calls == names.count("settlement_candidates") == len(own)
+    rollout = next(
+        r for r in requests if r["response_format"]["json_schema"]["name"] == ("settlement_rollout")
+    )
+    prompt = json.dumps(rollout["messages"], ensure_ascii=False)
+    # From the acting side's information only: the other side's private brief is not in it.
+    assert "You act for Northgate" not in prompt and "simulate the other side" in prompt
+
+
+def test_without_rollout_model_the_rollouts_call_nothing(tmp_path: Path) -> None:
+    with fake_openai(answer) as server:
+        result = _single(tmp_path, server, "llm-mcts", candidates=2)
+        names = _schemas(server)
+    assert "settlement_rollout" not in names
+    assert "counsel.rollout" not in result.episode.usage

@@ -103,6 +103,7 @@ def _counsel(kind: str, model_writes: bool):  # type: ignore[no-untyped-def]
         else:
             proposer: ModelProposer | None = None
             if model_writes:
+                from disputelab.protocols.settlement.agents.llm_counsel import ModelOpponent
                 from disputelab.protocols.settlement.agents.llm_counsel import (
                     ModelProposer as Proposer,
                 )
@@ -110,6 +111,12 @@ def _counsel(kind: str, model_writes: bool):  # type: ignore[no-untyped-def]
                 assert s.model is not None
                 proposer = Proposer(s.model, s.seed)
             planner = PlanningCounsel(s.seed, name=kind, proposer=proposer)
+            if model_writes:
+                # Asked only under rollout_model: counsel; `models: {counsel.rollout: M}`
+                # gives the rollouts a model (and a meter) of their own.
+                rollout = s.call_models.get("rollout", s.model)
+                assert rollout is not None
+                planner.rollout_opponent = ModelOpponent(rollout, s.seed)
             planner.uses_memory = ablated != "memory"
             agent = planner
         agent.uses_auditor = ablated != "auditor"
@@ -136,6 +143,7 @@ for _name, _help in _HELP.items():
             f"{_help}; the model writes the moves",
             _counsel(_name, True),
             needs_model=True,
+            calls=("rollout",) if _name.startswith("mcts") else (),
         )
     )
 register_kind(

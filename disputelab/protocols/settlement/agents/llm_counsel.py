@@ -1,5 +1,6 @@
-"""Model counsel: a direct counsel (one call per turn, no look-ahead) and the candidate
-proposer of the planning counsel (K candidates per turn, within a per-turn call budget).
+"""Model counsel: a direct counsel (one call per turn, no look-ahead), the candidate
+proposer of the planning counsel (K candidates per turn, within a per-turn call budget),
+and, with `rollout_model: counsel`, the other side's offers inside its rollouts.
 
 Every call's seed and cache sample index come from `llm.seeds.turn_sampling`, with the
 call's index within the turn as `repeat`, so the calls of one turn are distinct cache
@@ -27,6 +28,7 @@ from disputelab.protocols.settlement.agents.counsel import (
     choose_options,
     move_to_action,
 )
+from disputelab.protocols.settlement.agents.planning import SimState
 
 MAX_TOKENS = 500
 HISTORY_TURNS = 12  # the latest turns shown to the model
@@ -235,6 +237,100 @@ def _ask(x: dict[str, str], per_call: int, repeat: int, calls: int) -> str:
     place, so their prompts (and replies) differ as well as their sample index."""
     ask = x["many"].format(k=per_call)
     return ask if calls == 1 else ask + " " + x["set"].format(i=repeat + 1, n=calls)
+
+
+# Cache sample indices of rollout calls start here, clear of the proposer's (one per call
+# of the turn's candidate budget), so the two never share a cache entry.
+ROLLOUT_REPEAT = 1000
+
+_ROLLOUT = {
+    "en": "You now simulate the other side's counsel, from what {side}'s counsel knows "
+    "(the talks so far and the outcome analysis), never from the other side's brief. In "
+    "a look-ahead, {side} has offered {mine}; the other side's last offer was {theirs}. "
+    "What amount does the other side offer next?",
+    "zh": "现在请您模拟对方代理律师，只依据{side}一方所知（此前的谈判与诉讼结果评估），"
+    "不得依据对方的委托材料。在推演中，{side}一方已报价{mine}；对方上次报价为{theirs}。"
+    "对方下一次会报价多少？",
+}
+
+
+def rollout_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"amount": {"type": "number"}},
+        "required": ["amount"],
+        "additionalProperties": False,
+    }
+
+
+class RolloutReply(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    amount: float = Field(ge=0)
+
+
+class ModelOpponent:
+    """The other side's offers inside rollouts, asked of the counsel's model from the
+    acting side's information only, at most `budget` calls per counsel turn; None once
+    the budget is spent or a reply stays unusable (the planner's rule model answers then)."""
+
+    def __init__(self, model: ChatModel, seed: int, temperature: float = 0.7) -> None:
+        self.model = model
+        self.seed = seed
+        self.temperature = temperature
+        self.batna_text = ""
+        self._context: tuple[Brief, Sequence[PublicTurn], int] | None = None
+        self._budget = 0
+        self._asked = 0
+        self._responses: list[Any] = []
+
+    def start(self, brief: Brief, dialogue: Sequence[PublicTurn], turn: int, budget: int) -> None:
+        """A new counsel turn: its dialogue, and a fresh budget of calls."""
+        self._context = (brief, dialogue, turn)
+        self._budget, self._asked = budget, 0
+
+    async def __call__(self, state: SimState) -> float | None:
+        if self._context is None or self._asked >= self._budget:
+            return None
+        brief, dialogue, turn = self._context
+        self._asked += 1
+        unit = "-"  # no offer yet
+        ask = _ROLLOUT[_lang(brief.language)].format(
+            side=brief.side,
+            mine=f"{state.my_last:,.0f}" if state.my_last is not None else unit,
+            theirs=f"{state.their_last:,.0f}" if state.their_last is not None else unit,
+        )
+        request = ChatRequest(
+            (
+                Message("system", self.batna_text or "Settlement negotiation."),
+                Message("user", f"{transcript(dialogue)}\n\n{ask}"),
+            ),
+            temperature=self.temperature,
+            max_tokens=60,
+            schema=rollout_schema(),
+            schema_name="settlement_rollout",
+            **turn_sampling(self.seed, turn, ROLLOUT_REPEAT + self._asked)._asdict(),
+        )
+
+        def parse(data: Any) -> float:
+            amount = RolloutReply.model_validate(data).amount
+            if not math.isfinite(amount):
+                raise ValueError("amount must be a finite number")
+            return amount
+
+        try:
+            amount, responses = await ask_structured(self.model, request, parse)
+        except ModelReplyError as exc:
+            self._responses += exc.responses
+            return None
+        self._responses += responses
+        return amount
+
+    def take_usage(self) -> Usage | None:
+        """The rollout calls since the last take, or None when there were none."""
+        if not self._responses:
+            return None
+        used, self._responses = usage_of(self._responses), []
+        return used
 
 
 class LLMCounsel(Counsel):

@@ -106,8 +106,9 @@ class Game(Protocol):
 
     def terminal(self, state: Any) -> bool: ...
 
-    def rollout(self, state: Any, rng: random.Random) -> Any:
-        """Play on from `state` with default policies; return the final state."""
+    async def rollout(self, state: Any, rng: random.Random) -> Any:
+        """Play on from `state` with default policies; return the final state (async: a
+        rollout may ask a model)."""
         ...
 
     def value(self, final: Any) -> float: ...
@@ -132,7 +133,7 @@ class Settings:
     depth: int = 2  # tree moves (levels of UCB selection) before the rollout
 
 
-def search(
+async def search(
     game: Game, root_state: Any, settings: Settings, rng: random.Random, ties: Ties
 ) -> tuple[Node, list[Leaf]]:
     """Run the simulations' selections, expansions, rollouts and backups from the root;
@@ -141,7 +142,7 @@ def search(
     leaves: list[Leaf] = []
     for _ in range(max(settings.simulations, len(root.actions))):
         path, state = _descend(game, root, settings, rng, ties)
-        final = state if game.terminal(state) else game.rollout(state, rng)
+        final = state if game.terminal(state) else await game.rollout(state, rng)
         v = game.value(final)
         backup(path, v)
         leaves.append(Leaf(path[0][1], final, v))

@@ -18,7 +18,7 @@ import random
 import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import cast
+from typing import Protocol, cast
 
 from disputelab.agents.base import PublicTurn, TurnContext
 from disputelab.episode import Action, Usage
@@ -63,6 +63,8 @@ class PlanConfig:
     weights: Weights = field(default_factory=Weights)
     max_model_calls: int = 1
     depth: int = 2
+    rollout_model: bool = False  # rollouts ask the model for the other side's offers
+    rollout_calls: int = 4  # at most this many such calls per counsel turn
 
     def search(self) -> Settings:
         return Settings(self.simulations, self.c, self.eps, self.depth)
@@ -72,6 +74,18 @@ ModelProposer = Callable[
     [Brief, Sequence[PublicTurn], list[str], int, int, int],
     Awaitable[tuple[list[Move], Usage | None]],
 ]
+
+
+class RolloutOpponent(Protocol):
+    """The other side in rollouts, played by a model (`llm_counsel.ModelOpponent`)."""
+
+    def start(
+        self, brief: Brief, dialogue: Sequence[PublicTurn], turn: int, budget: int
+    ) -> None: ...
+
+    async def __call__(self, state: SimState) -> float | None: ...
+
+    def take_usage(self) -> Usage | None: ...
 
 
 class PlanningCounsel(Counsel):
@@ -97,6 +111,7 @@ class PlanningCounsel(Counsel):
         self.last_plan: list[tuple[str, float, int]] = []  # (candidate, Q, visits)
         self.last_search: SearchRecord | None = None
         self.uses_memory = True
+        self.rollout_opponent: RolloutOpponent | None = None  # set for model kinds
         self._previous = 0.0  # our standing amount at the root of the latest search
 
     def prepare(
@@ -235,7 +250,8 @@ class PlanningCounsel(Counsel):
         rng = random.Random(zlib.crc32(seed.encode()))
         # Ties draw from their own generator, so breaking one never shifts the game's chance.
         ties = Ties(random.Random(zlib.crc32(f"{seed}/ties".encode())))
-        root, leaves = search(game, start, self.config.search(), rng, ties)
+        game.opponent = self._opponent(brief, dialogue, turn)
+        root, leaves = await search(game, start, self.config.search(), rng, ties)
         best = cast(int, best_action(root, ties))
         self.last_plan = [
             (roots[cast(int, a)].source, root.edges[a].q, root.edges[a].visits)
@@ -259,6 +275,25 @@ class PlanningCounsel(Counsel):
             else voice(brief, move, self.unit)
         )
         return move_to_action(brief, move, text, self.last_search.thought())
+
+    def _opponent(
+        self, brief: Brief, dialogue: Sequence[PublicTurn], turn: int
+    ) -> RolloutOpponent | None:
+        """The model that plays the other side in this turn's rollouts, when asked for."""
+        if not self.config.rollout_model:
+            return None
+        if self.rollout_opponent is None:
+            raise ValueError(
+                f"rollout_model: counsel needs a model counsel; {self.name} has no model "
+                "(use an llm- kind, e.g. llm-mcts, with a counsel model)"
+            )
+        self.rollout_opponent.start(brief, dialogue, turn, self.config.rollout_calls)
+        return self.rollout_opponent
+
+    def take_call_usage(self) -> dict[str, Usage]:
+        """Usage of calls charged apart from the seat's: the rollouts' (`counsel.rollout`)."""
+        used = self.rollout_opponent.take_usage() if self.rollout_opponent else None
+        return {"rollout": used} if used is not None else {}
 
     def _reflect(
         self,

@@ -5,14 +5,16 @@ The opponent model is a time-dependent counsel whose walk-away is the BATNA rese
 its side (both sides know the BATNA), whose opening is its first offer heard (or a mirror
 of our own target around the expected judgment), and whose eagerness is unknown: each
 simulation draws it from OPPONENT_TYPES, so replies are a chance event and the tree
-branches on them. No model call is made in a rollout; an LLM planner proposes the root
-candidates and the rule model simulates (the spec's "lighter simulated opponent").
+branches on them. By default no model call is made in a rollout: an LLM planner proposes
+the root candidates and the rule model simulates (a lighter simulated opponent). With
+`rollout_model: counsel` the rollouts ask the counsel's model for the other side's offers,
+within a per-turn budget, and fall back to the rule model when it is spent.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, replace
 
 from disputelab.protocols.settlement.agents.auditor import audit
@@ -37,6 +39,9 @@ OPPONENT_TYPES = (0.35, 1.0, 2.5)
 # first is the curve itself, which is what the direct counsel plays (assumption).
 MULTIPLIERS = (1.0, 0.5, 2.0, 3.0, 0.0, 4.0)
 MIN_STEP_SHARE = 0.05  # a candidate step is at least this share of target-to-walk-away
+
+
+OpponentModel = Callable[["SimState"], Awaitable[float | None]]
 
 
 @dataclass(frozen=True)
@@ -112,6 +117,8 @@ class NegotiationGame:
     weights: Weights
     gap0: float
     root_turns: int = 0
+    # The other side's next offer in rollouts, asked of a model (None: the rule model).
+    opponent: OpponentModel | None = None
 
     # ---- tree interface --------------------------------------------------------------
     def actions(self, state: SimState) -> tuple[Hashable, ...]:
@@ -139,22 +146,9 @@ class NegotiationGame:
     def step(
         self, state: SimState, action: Hashable, rng: random.Random
     ) -> tuple[Hashable, SimState]:
-        own = self._own_move(state, action)
-        if own.accept:
-            # Agreeing adopts the accepted package: its clauses are what gets audited.
-            clauses = own.clauses or state.clauses
-            return ("agreed",), replace(
-                state, agreed=own.amount, left=state.left - 1, clauses=clauses
-            )
-        state = replace(
-            state,
-            my_turns=state.my_turns + 1,
-            my_last=own.amount,
-            left=state.left - 1,
-            clauses=own.clauses or state.clauses,
-        )
-        if state.left <= 0:
-            return ("deadline",), state
+        done, state = self._own(state, action)
+        if done is not None:
+            return done, state
         if state.opp_eagerness is None:
             state = replace(state, opp_eagerness=rng.choice(OPPONENT_TYPES))
         return self._reply(state)
@@ -162,11 +156,25 @@ class NegotiationGame:
     def terminal(self, state: SimState) -> bool:
         return state.agreed is not None or state.left <= 0
 
-    def rollout(self, state: SimState, rng: random.Random) -> SimState:
+    async def rollout(self, state: SimState, rng: random.Random) -> SimState:
+        """L rounds of the default policy; the other side's offers come from `opponent`
+        (a model) while it answers, else from the modelled rule counsel."""
         for _ in range(self.rollout_rounds):
             if self.terminal(state):
                 break
-            _, state = self.step(state, "curve", rng)
+            if self.opponent is None:
+                _, state = self.step(state, "curve", rng)
+                continue
+            done, state = self._own(state, "curve")
+            if done is not None:
+                continue
+            theirs = await self.opponent(state)
+            if theirs is None:  # the model's budget is spent, or its reply was unusable
+                if state.opp_eagerness is None:
+                    state = replace(state, opp_eagerness=rng.choice(OPPONENT_TYPES))
+                _, state = self._reply(state)
+            else:
+                _, state = self._answer(state, theirs)
         return state
 
     def value(self, final: SimState) -> float:
@@ -200,18 +208,42 @@ class NegotiationGame:
             return Move(True, state.their_last)
         return Move(False, step)
 
+    def _own(self, state: SimState, action: Hashable) -> tuple[Hashable | None, SimState]:
+        """Our move: the state after it, with its key when it ends the simulation."""
+        own = self._own_move(state, action)
+        if own.accept:
+            # Agreeing adopts the accepted package: its clauses are what gets audited.
+            clauses = own.clauses or state.clauses
+            return ("agreed",), replace(
+                state, agreed=own.amount, left=state.left - 1, clauses=clauses
+            )
+        state = replace(
+            state,
+            my_turns=state.my_turns + 1,
+            my_last=own.amount,
+            left=state.left - 1,
+            clauses=own.clauses or state.clauses,
+        )
+        return (("deadline",) if state.left <= 0 else None), state
+
     def _reply(self, state: SimState) -> tuple[Hashable, SimState]:
         """The modelled opponent's answer: accept-next, else its curve's next offer."""
         b = self.brief
-        them = other(b.side)
         assert state.opp_eagerness is not None
         total = max(1, (b.rounds + (0 if b.opens else 1)) // 2)
         progress = state.their_turns / max(total - 1, 1)
         theirs = curve_offer(
-            self.opp_target, b.batna.reservation(them), progress, state.opp_eagerness
+            self.opp_target, b.batna.reservation(other(b.side)), progress, state.opp_eagerness
         )
+        return self._answer(state, theirs)
+
+    def _answer(self, state: SimState, theirs: float) -> tuple[Hashable, SimState]:
+        """The other side's turn given the offer it would make: it accepts ours when ours
+        is at least as good for it (accept-next), else it offers `theirs`."""
         left = state.left - 1
-        if state.my_last is not None and at_least_as_good(state.my_last, theirs, them):
+        if state.my_last is not None and at_least_as_good(
+            state.my_last, theirs, other(self.brief.side)
+        ):
             return ("they-accept",), replace(state, agreed=state.my_last, left=left)
         key = ("counter", round(theirs, -1), state.opp_eagerness)
         return key, replace(state, their_turns=state.their_turns + 1, their_last=theirs, left=left)

@@ -3,6 +3,7 @@ a search on a toy game whose best move is known."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
 from collections.abc import Hashable
@@ -107,7 +108,7 @@ class Bandit:
     def terminal(self, state: Any) -> bool:
         return state != "start"
 
-    def rollout(self, state: Any, rng: random.Random) -> Any:
+    async def rollout(self, state: Any, rng: random.Random) -> Any:
         return state
 
     def value(self, final: Any) -> float:
@@ -116,7 +117,7 @@ class Bandit:
 
 
 def test_search_finds_the_best_action_and_reports_one_leaf_per_simulation() -> None:
-    root, leaves = search(Bandit(), "start", Settings(30), random.Random(0), ties())
+    root, leaves = asyncio.run(search(Bandit(), "start", Settings(30), random.Random(0), ties()))
     assert best_action(root, ties()) == "high"
     assert len(leaves) == 30
     assert root.visits == 30
@@ -126,7 +127,7 @@ def test_search_finds_the_best_action_and_reports_one_leaf_per_simulation() -> N
 
 
 def test_search_tries_every_root_action_even_with_fewer_simulations() -> None:
-    root, leaves = search(Bandit(), "start", Settings(1), random.Random(0), ties())
+    root, leaves = asyncio.run(search(Bandit(), "start", Settings(1), random.Random(0), ties()))
     assert all(root.edges[a].visits == 1 for a in root.actions)
     assert len(leaves) == 3
 
@@ -148,7 +149,7 @@ class Needle:
     def terminal(self, state: Any) -> bool:
         return len(state) == len(self.needle)
 
-    def rollout(self, state: Any, rng: random.Random) -> Any:
+    async def rollout(self, state: Any, rng: random.Random) -> Any:
         return state
 
     def value(self, final: Any) -> float:
@@ -163,7 +164,7 @@ class Needle:
 def decide(game: Needle, depth: int, c: float, seed: int) -> tuple[Hashable, Ties, Node]:
     settings = Settings(game.exhausting(), c, 1e-6, depth)
     t = ties(seed)
-    root, _ = search(game, (), settings, random.Random(seed), t)
+    root, _ = asyncio.run(search(game, (), settings, random.Random(seed), t))
     return best_action(root, t), t, root
 
 
