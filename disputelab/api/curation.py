@@ -26,6 +26,8 @@ from disputelab.curation import (
     Rejected,
     RuleRecaster,
     Verdict,
+    read_seed_file,
+    rule_recast,
 )
 from disputelab.curation import curate as run_curation
 from disputelab.errors import DisputelabError
@@ -33,8 +35,17 @@ from disputelab.errors import DisputelabError
 if TYPE_CHECKING:
     from disputelab.llm.base import ChatModel
     from disputelab.llm.models import ModelHub
+    from disputelab.scenario.schema import Scenario
 
-__all__ = ["RECASTERS", "Accepted", "CurationResult", "Rejected", "Verdict", "curate_async"]
+__all__ = [
+    "RECASTERS",
+    "Accepted",
+    "CurationResult",
+    "Rejected",
+    "Verdict",
+    "curate_async",
+    "rule_scenarios",
+]
 
 RecastBy = Literal["model", "rules"]
 RECASTERS: tuple[RecastBy, ...] = ("model", "rules")
@@ -84,3 +95,9 @@ def _recaster(recast: str, model: str | None, hub: ModelHub | None) -> ChatModel
             "recast by model needs a model and its hub; or recast by rules, offline"
         )
     return hub.model(model, "curator")
+
+
+def rule_scenarios(seed_file: str | os.PathLike[str]) -> list[Scenario]:
+    """The scenario the rules make of each seed in one seed file, unfiltered and unsaved:
+    a preview of `recast="rules"`. A seed the rules cannot use raises its reason."""
+    return [rule_recast(seed) for seed in read_seed_file(seed_file)]
