@@ -100,4 +100,4 @@ def _recaster(recast: str, model: str | None, hub: ModelHub | None) -> ChatModel
 def rule_scenarios(seed_file: str | os.PathLike[str]) -> list[Scenario]:
     """The scenario the rules make of each seed in one seed file, unfiltered and unsaved:
     a preview of `recast="rules"`. A seed the rules cannot use raises its reason."""
-    return [rule_recast(seed) for seed in read_seed_file(seed_file)]
+    return [rule_recast(seed) for seed in read_seed_file(Path(seed_file))]

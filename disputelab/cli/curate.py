@@ -52,10 +52,7 @@ def curate(
     keep the ones that reach impasse; near-duplicate seeds are set aside."""
     from disputelab.api.curation import curate_async
 
-    _check_recast(recast, model)
-    missing = [str(p) for p in paths if path_kind(p) == "missing"]
-    if missing:
-        fail(f"no such seed file or folder: {', '.join(missing)}")
+    _check_arguments(paths, recast, model)
     # A refused model leaves no --out folder behind.
     hub = open_models([model]) if model is not None else None
     try:
@@ -80,6 +77,12 @@ def curate(
             result = _run(hub, work)
         except (DisputelabError, ValueError, OSError) as exc:
             fail(str(exc).splitlines()[0])
+    _summary(result, hub)
+
+
+def _summary(result: CurationResult, hub: ModelHub | None) -> None:
+    """The closing lines: the counts, the model use if a model was asked; exit 2 when a
+    seed source could not be read."""
     out.print(
         f"{len(result.accepted)} kept, {len(result.rejected)} rejected; "
         f"log of rejections: {escape(str(result.rejected_log))}",
@@ -90,8 +93,11 @@ def curate(
     _fail_if_unread(result)
 
 
-def _check_recast(recast: str, model: str | None) -> None:
-    """Exit 2 for a --model that does not fit --recast."""
+def _check_arguments(paths: list[Path], recast: str, model: str | None) -> None:
+    """Exit 2 for a missing seed path, or a --model that does not fit --recast."""
+    missing = [str(p) for p in paths if path_kind(p) == "missing"]
+    if missing:
+        fail(f"no such seed file or folder: {', '.join(missing)}")
     if recast == "rules":
         if model is not None:
             fail("--recast rules uses no model; drop --model, or use --recast model")
