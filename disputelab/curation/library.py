@@ -58,7 +58,7 @@ TOPICS: tuple[TopicTemplate, ...] = (
     TopicTemplate(
         "UNPAID",
         "Money withheld or owed",
-        ("unpaid", "stopped paying", "owed", "arrears", "invoice", "fees", "withheld", "rent"),
+        ("unpaid", "stopped paying", "owed", "arrears", "invoice", "fees", "overdue"),
         (
             "Written off entirely",
             "Half written off, the rest paid over six months",
@@ -146,6 +146,8 @@ TOPICS: tuple[TopicTemplate, ...] = (
         (
             "apolog",
             "mock",
+            "shout",
+            "bad review",
             "insult",
             "blame",
             "accus",

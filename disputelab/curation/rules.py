@@ -413,10 +413,17 @@ def _story(sentences: list[str], notes: Notes) -> tuple[str, str]:
     return " ".join(kept), " ".join(history)[: MAX_BACKGROUND_CHARS * 2]
 
 
+def _titled(seed: Seed) -> str:
+    """The seed's text with its title as the first line (a seed file's title is its
+    first line already; a JSONL seed's may be given apart)."""
+    first = seed.text.strip().splitlines()[0].lstrip("#").strip()
+    return seed.text if first == seed.title else f"{seed.title}\n\n{seed.text}"
+
+
 def rule_draft(seed: Seed) -> tuple[Draft, Notes]:
     """The draft the rules make of a seed, and the notes of what came from where."""
     notes = Notes()
-    sentences = sentences_of(f"{seed.title}\n\n{seed.text}")
+    sentences = sentences_of(_titled(seed))
     domain = read_domain(seed, " ".join(sentences), notes)
     parties = assign_sides(read_parties(sentences), notes)
     topics = read_topics(sentences, domain, notes)

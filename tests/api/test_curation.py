@@ -64,26 +64,24 @@ def test_rules_recast_different_seeds_into_valid_scenarios_rule_agents_can_play(
     tmp_path: Path,
 ) -> None:
     result, heard = curate_by_rules(tmp_path, SEEDS)
-    assert result.rejected == [] and len(heard) == 4
-    assert [a.seed_id for a in result.accepted] == [
-        "clinic-closure",
-        "flat-deposit",
-        "river-discharge",
-        "software-licence",
-    ]
+    names = sorted(p.stem for p in SEEDS.glob("*.txt"))
+    assert sorted(v.seed_id for v in heard) == names and len(names) >= 4
+    # Every seed made a valid scenario: none was turned down before the impasse filter.
+    assert {r.stage for r in result.rejected} <= {"filter"} and result.accepted
     shapes = set()
-    for kept in result.accepted:
-        checked = api.validate_scenario_file(kept.path)
-        s = checked.scenario
-        assert checked.warnings == [] and len(s.topics) >= 2 and 2 <= len(s.parties) <= 4
+    for name in names:
+        (s,) = curation.rule_scenarios(SEEDS / f"{name}.txt")
+        assert len(s.topics) >= 2 and 2 <= len(s.parties) <= 4
         assert s.assumptions[0].startswith("recast by rules")
         assert all(line.startswith(("inferred: ", "assumed: ")) for line in s.assumptions[1:])
         shapes.add((s.domain, tuple(t.id for t in s.topics), len(s.parties)))
+    assert len(shapes) == len(names)  # different disputes, different scenarios
+    for kept in result.accepted:
+        checked = api.validate_scenario_file(kept.path)
+        assert checked.warnings == [] and checked.scenario.id == kept.seed_id
         ran = api.run(kept.path, store=tmp_path / "runs", mediator="rule", budget=30)
-        assert ran.baseline is not None and ran.episode.scenario_id == s.id
-        assert len(ran.episode.turns) > len(s.parties) and ran.episode.outcome is not None
-    # Four seeds, four different disputes: no two share domain, topics and size.
-    assert len(shapes) == 4
+        assert ran.baseline is not None and ran.episode.scenario_id == kept.seed_id
+        assert ran.episode.outcome is not None and len(ran.episode.turns) > 2
 
 
 def test_a_near_duplicate_seed_is_set_aside_before_it_is_recast(tmp_path: Path) -> None:

@@ -21,15 +21,24 @@ def test_offline_curation_keeps_hard_seeds_and_says_why_it_drops_the_others(
 ) -> None:
     out = tmp_path / "curated"
     seeds, checks = EXAMPLES / "curation-seeds", EXAMPLES / "curation-checks"
+    hard = [seeds / "river-discharge.txt", seeds / "software-licence.txt"]
     result = invoke(
-        tmp_path / "runs", "curate", str(seeds), str(checks), "--recast", "rules", "--out", str(out)
+        tmp_path / "runs",
+        "curate",
+        *map(str, hard),
+        str(seeds / "clinic-closure.txt"),
+        str(checks),
+        "--recast",
+        "rules",
+        "--out",
+        str(out),
     )
     assert result.exit_code == 0, result.output
     said = squash(result.stdout)
-    for kept in ("clinic-closure", "flat-deposit", "river-discharge", "software-licence"):
+    for kept in ("clinic-closure", "river-discharge", "software-licence"):
         line = f"kept {kept} -> {out / kept}.yaml (unmediated: budget, budget, budget)"
         assert squash(line) in said
-    assert squash(f"4 kept, 2 rejected; log of rejections: {out / 'rejected.jsonl'}") in said
+    assert squash(f"3 kept, 2 rejected; log of rejections: {out / 'rejected.jsonl'}") in said
     assert "modeluse" not in said  # no model was asked anything
     complaints = flat(result.stderr)
     assert "rejected clinic-closure-again (duplicate): near-duplicate of seed" in complaints
