@@ -125,6 +125,11 @@ class Money:
         return f"{self.prefix}{number}{' ' + self.suffix if self.suffix else ''}"
 
 
+def quoted(text: str) -> str:
+    """A name as provenance lines write it: in double quotes (YAML keeps them as is)."""
+    return f'"{text}"'
+
+
 def sentences_of(text: str) -> list[str]:
     """The seed's sentences (its title line is the first), each on one line."""
     parts = (" ".join(s.split()) for s in _SENTENCE_END.split(text))
@@ -228,19 +233,23 @@ def assign_sides(parties: list[FoundParty], notes: Notes) -> list[FoundParty]:
     for p in parties:
         taken = [q.side for q in kept]
         if p.side == "authority" and "authority" in taken:
-            notes.inferred.append(f"{p.name!r} left out: the seed names an authority before it")
+            notes.inferred.append(
+                f"{quoted(p.name)} left out: the seed names an authority before it"
+            )
             continue
         if len(kept) == MAX_PARTIES:
-            notes.inferred.append(f"{p.name!r} left out: at most {MAX_PARTIES} parties")
+            notes.inferred.append(f"{quoted(p.name)} left out: at most {MAX_PARTIES} parties")
             continue
         if p.side is None:
             p.side = "respondent" if "claimant" in taken else "claimant"
             notes.assumed.append(
-                f"{p.name!r} is the {p.side}: its role word {p.role!r} does not tell, so it "
-                "takes the side no earlier party took"
+                f"{quoted(p.name)} is the {p.side}: its role word {quoted(p.role)} does not "
+                "tell, so it takes the side no earlier party took"
             )
         else:
-            notes.inferred.append(f"party {p.name!r}, {p.side}, from the role word {p.role!r}")
+            notes.inferred.append(
+                f"party {quoted(p.name)}, {p.side}, from the role word {quoted(p.role)}"
+            )
         kept.append(p)
     for side in ("claimant", "respondent"):
         if side not in [q.side for q in kept]:
@@ -248,7 +257,7 @@ def assign_sides(parties: list[FoundParty], notes: Notes) -> list[FoundParty]:
                 kept.pop()
             stand_in = SIDE_TEMPLATES[side].stand_in
             kept.append(FoundParty(stand_in, side, side, set(), "library"))
-            notes.assumed.append(f"party {stand_in!r}: the seed names no {side}")
+            notes.assumed.append(f"party {quoted(stand_in)}: the seed names no {side}")
     return kept
 
 
@@ -342,11 +351,11 @@ def party_weights(
             raised.append(f"{t.code} (+{CO_MENTION_WEIGHT * both})")
     if raised:
         notes.inferred.append(
-            f"{p.name!r} weighs up {', '.join(raised)}: sentences name it with the topic"
+            f"{quoted(p.name)} weighs up {', '.join(raised)}: sentences name it with the topic"
         )
     if len(set(weights)) == 1 and len(weights) > 1:
         weights[0] += 1
-        notes.assumed.append(f"{p.name!r} weighs {topics[0].code} most: all else was equal")
+        notes.assumed.append(f"{quoted(p.name)} weighs {topics[0].code} most: all else was equal")
     return weights
 
 
@@ -369,12 +378,16 @@ def draft_party(
     heated = sorted({w for n in p.sentences for w in has_word(sentences[n], CONFLICT_WORDS)})
     if heated and side != "authority":
         strategy, reactivity = "competing", "reactive"
-        notes.inferred.append(f"{p.name!r} competes and reacts: its sentences say {heated}")
+        notes.inferred.append(
+            f"{quoted(p.name)} competes and reacts: its sentences say {', '.join(heated)}"
+        )
     else:
         strategy, reactivity = template.strategy, template.reactivity
-        notes.assumed.append(f"{p.name!r} is {strategy} and {reactivity}: the {side} template")
+        notes.assumed.append(
+            f"{quoted(p.name)} is {strategy} and {reactivity}: the {side} template"
+        )
     notes.assumed.append(
-        f"{p.name!r} falls back on {template.fallback_strength} terms: the {side} template"
+        f"{quoted(p.name)} falls back on {template.fallback_strength} terms: the {side} template"
     )
     return DraftParty(
         name=p.name,

@@ -42,7 +42,7 @@ def test_parties_are_the_role_words_with_the_plain_words_before_them() -> None:
         ("Nurses' union", "claimant (union)"),
         ("Town council", "authority (council)"),
     ]
-    assert "party 'Town council', authority, from the role word 'council'" in said(s, "inferred")
+    assert 'party "Town council", authority, from the role word "council"' in said(s, "inferred")
 
 
 def test_someone_s_customers_are_not_a_party() -> None:
@@ -60,7 +60,7 @@ def test_a_role_word_that_does_not_tell_the_side_takes_the_one_left_and_says_so(
         ("Vendor", "respondent (vendor)"),
     ]
     assert any(
-        line.startswith("'Mid-sized logistics firm' is the claimant: its role word 'firm'")
+        line.startswith('"Mid-sized logistics firm" is the claimant: its role word "firm"')
         for line in said(s, "assumed")
     )
 
@@ -69,8 +69,8 @@ def test_a_seed_that_names_no_party_gets_the_library_s_stand_ins_marked_assumed(
     s = example("shared-workshop")
     assert [p.name for p in s.parties] == ["The complaining party", "The other party"]
     assumed = said(s, "assumed")
-    assert "party 'The complaining party': the seed names no claimant" in assumed
-    assert "party 'The other party': the seed names no respondent" in assumed
+    assert 'party "The complaining party": the seed names no claimant' in assumed
+    assert 'party "The other party": the seed names no respondent' in assumed
 
 
 def test_the_largest_sum_of_money_the_seed_states_prices_the_money_topic() -> None:
@@ -147,7 +147,7 @@ def test_every_provenance_line_says_whether_it_was_read_or_assumed() -> None:
         assert head.startswith("recast by rules (template library 1), no model")
         assert lines and all(line.startswith(("inferred: ", "assumed: ")) for line in lines)
         for p in s.parties:  # the fallback always comes from the template, and says so
-            assert any(line.startswith(f"assumed: {p.name!r} falls back") for line in lines)
+            assert any(line.startswith(f'assumed: "{p.name}" falls back') for line in lines)
 
 
 WORDS = [
