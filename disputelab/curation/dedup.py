@@ -1,9 +1,10 @@
 """Near-duplicate seeds: two accounts of one dispute should make one scenario, not two.
 
 Two seeds are near-duplicates when the Jaccard similarity of their sets of word
-three-grams (lower-cased words of letters and digits) reaches a threshold. Changing a
-word here and there keeps most three-grams; two accounts of different disputes share
-almost none, so the threshold need not be fine-tuned.
+three-grams (lower-cased runs of letters and digits, in any script) reaches a threshold.
+Changing a word here and there keeps most three-grams (a copy of an example seed with
+three figures changed scores 0.87); accounts of different disputes share almost none
+(the example seeds score below 0.01 with one another).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 
 SHINGLE_WORDS = 3
 DEFAULT_SIMILARITY = 0.5  # a tenth of the words changed still scores about 0.6
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")  # letters and digits, of any script
 
 
 def shingles(text: str, size: int = SHINGLE_WORDS) -> frozenset[tuple[str, ...]]:

@@ -8,8 +8,8 @@ the seed said it and `assumed:` when the library filled it in):
 2. Parties: every role word of `library.ROLE_WORDS` the seed uses as a noun, with up to
    two lower-case words before it ("the nurses' union"), is a party; one named after a
    possessive ("its customers") is not, nor a role word that qualifies the next one
-   ("residents' group"). The word gives the side; a word that does not (a firm) takes
-   the side no earlier party took, claimant first. At most one authority and four
+   ("residents' group"). The word gives the side; a word that does not (a firm) makes
+   the claimant if no earlier party is one, else a respondent. At most one authority and four
    parties, in order of first mention; a missing claimant or respondent is the
    library's stand-in (assumed).
 3. Topics: the library's topics whose words the seed uses, most used first, at most
@@ -242,9 +242,10 @@ def assign_sides(parties: list[FoundParty], notes: Notes) -> list[FoundParty]:
             continue
         if p.side is None:
             p.side = "respondent" if "claimant" in taken else "claimant"
+            why = "an earlier party is" if p.side == "respondent" else "no earlier party is"
             notes.assumed.append(
                 f"{quoted(p.name)} is the {p.side}: its role word {quoted(p.role)} does not "
-                "tell, so it takes the side no earlier party took"
+                f"tell, and {why} the claimant"
             )
         else:
             notes.inferred.append(
@@ -254,7 +255,8 @@ def assign_sides(parties: list[FoundParty], notes: Notes) -> list[FoundParty]:
     for side in ("claimant", "respondent"):
         if side not in [q.side for q in kept]:
             if len(kept) == MAX_PARTIES:
-                kept.pop()
+                dropped = kept.pop()
+                notes.assumed.append(f"{quoted(dropped.name)} left out for a {side} stand-in")
             stand_in = SIDE_TEMPLATES[side].stand_in
             kept.append(FoundParty(stand_in, side, side, set(), "library"))
             notes.assumed.append(f"party {quoted(stand_in)}: the seed names no {side}")
