@@ -5,13 +5,14 @@ the seed said it and `assumed:` when the library filled it in):
 
 1. Domain: the seed file's, else the domain whose words (`library.DOMAIN_WORDS`) the
    seed uses most, else "general" (assumed).
-2. Parties: every role word of `library.ROLE_WORDS` the seed uses as a noun, with up to
-   two lower-case words before it ("the nurses' union"), is a party; one named after a
-   possessive ("its customers") is not, nor a role word that qualifies the next one
-   ("residents' group"). The word gives the side; a word that does not (a firm) makes
-   the claimant if no earlier party is one, else a respondent. At most one authority and four
-   parties, in order of first mention; a missing claimant or respondent is the
-   library's stand-in (assumed).
+2. Parties: every role word of `library.ROLE_WORDS` the seed uses, with up to two
+   lower-case words before it ("the nurses' union"), is a party; one named after a
+   possessive ("its customers") is not, nor one used as a verb ("they trust the
+   council"), and a role word right before another is part of its name ("residents'
+   group" is one party). The word gives the side; a word that
+   does not (a firm) makes the claimant if no earlier party is one, else a respondent.
+   At most one authority and four parties, in order of first mention; a missing
+   claimant or respondent is the library's stand-in (assumed).
 3. Topics: the library's topics whose words the seed uses, most used first, at most
    four; fewer than two are made up from the domain's default topics (assumed). A
    money topic's options are shares of the largest sum of money the seed states, if
@@ -70,6 +71,8 @@ _STOP_WORDS = (
 )
 _STOP = frozenset(_STOP_WORDS.split())
 _POSSESSIVE = frozenset({"its", "their", "his", "her", "our", "my", "your"})
+# Words that start the object of a verb: a role word right before one is used as a verb.
+_OBJECT_STARTS = _POSSESSIVE | {"the", "a", "an", "them", "him", "us", "me", "this", "that"}
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n(?=[A-Z#])")
 _MONEY = re.compile(
@@ -195,8 +198,9 @@ def _modifiers(sentence: str, tokens: list[re.Match[str]], i: int) -> list[str] 
             break
         words.insert(0, tok)
         j -= 1
-    if j >= 0 and tokens[j].group().lower() in _POSSESSIVE and not words:
-        return None
+    if j >= 0 and tokens[j].group().lower() in _POSSESSIVE:
+        between = sentence[tokens[j].end() : tokens[j + 1].start()]
+        return None if not between.strip() else words
     return words
 
 
@@ -210,8 +214,11 @@ def read_parties(sentences: list[str]) -> list[FoundParty]:
             if role is None:
                 continue
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-            if nxt and not sentence[m.end() : nxt.start()].strip() and _role_of(nxt.group()):
-                continue  # "residents' group": the group is the party
+            if nxt and not sentence[m.end() : nxt.start()].strip():
+                if _role_of(nxt.group()):
+                    continue  # "residents' group": the group is the party
+                if nxt.group().lower() in _OBJECT_STARTS:
+                    continue  # "they trust the council": a verb, not a party
             if role[0] in found:
                 found[role[0]].sentences.add(n)
             mods = _modifiers(sentence, tokens, i)

@@ -45,10 +45,11 @@ def test_parties_are_the_role_words_with_the_plain_words_before_them() -> None:
     assert 'party "Town council", authority, from the role word "council"' in said(s, "inferred")
 
 
-def test_someone_s_customers_are_not_a_party() -> None:
+def test_someone_s_customers_are_not_a_party_nor_is_a_role_word_used_as_a_verb() -> None:
     s = recast_text(
         "Boiler row\nA retailer sold a faulty boiler to a buyer. The retailer says its "
-        "customers never complained, and refused a refund."
+        "customers never complained, and refused a refund. The buyer no longer trusts the "
+        "retailer's own new service."
     )
     assert [p.name for p in s.parties] == ["Retailer", "Buyer"]
 
