@@ -1,20 +1,22 @@
-"""`disputelab curate`: recast seed texts into scenarios with an LLM and keep the ones
-that reach impasse unmediated."""
+"""`disputelab curate`: recast seed texts into scenarios, with an LLM or offline by rules,
+and keep the ones that reach impasse unmediated."""
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.markup import escape
 
-from disputelab.api import RULE, UserFileError, make_user_dir, path_kind
+from disputelab.api import RULE, UserFileError, make_user_dir, path_kind, run_loop
 from disputelab.cli.common import err, fail, open_models, out, print_usage, run_with_models
 from disputelab.cli.progress import Ticker, ticker
 from disputelab.errors import DisputelabError
 
 if TYPE_CHECKING:
+    from disputelab.api import ModelHub
     from disputelab.api.curation import CurationResult, Verdict
 
 
@@ -23,9 +25,18 @@ def curate(
         list[Path], typer.Argument(help="Seed files (.txt, .md, .jsonl) or folders of them.")
     ],
     model: Annotated[
-        str,
-        typer.Option(help="Model for the seeds: local, openai:MODEL, PROVIDER/MODEL, a profile."),
-    ],
+        str | None,
+        typer.Option(
+            help="Model for --recast model: local, openai:MODEL, PROVIDER/MODEL, a profile."
+        ),
+    ] = None,
+    recast: Annotated[
+        Literal["model", "rules"],
+        typer.Option(
+            help="Who writes each scenario: the --model, or stated rules and disputelab's "
+            "template library, offline and with no model (rules)."
+        ),
+    ] = "model",
     out_dir: Annotated[
         Path, typer.Option("--out", help="Folder for accepted scenarios and rejected.jsonl.")
     ] = Path("curated"),
@@ -37,17 +48,13 @@ def curate(
         ),
     ] = 2,
 ) -> None:
-    """Recast seed texts into scenarios with an LLM and keep the ones that reach impasse."""
+    """Recast seed texts into scenarios (with an LLM, or offline with --recast rules) and
+    keep the ones that reach impasse; near-duplicate seeds are set aside."""
     from disputelab.api.curation import curate_async
 
-    if model == RULE:
-        fail(
-            "curation needs a model: pass --model local, openai:MODEL, PROVIDER/MODEL or a profile"
-        )
-    missing = [str(p) for p in paths if path_kind(p) == "missing"]
-    if missing:
-        fail(f"no such seed file or folder: {', '.join(missing)}")
-    hub = open_models([model])  # a refused model leaves no --out folder behind
+    _check_arguments(paths, recast, model)
+    # A refused model leaves no --out folder behind.
+    hub = open_models([model]) if model is not None else None
     try:
         make_user_dir(out_dir)
     except UserFileError as exc:
@@ -60,22 +67,56 @@ def curate(
             paths,
             model=model,
             hub=hub,
+            recast=recast,
             out=out_dir,
             concurrency=concurrency,
             keep_if_unresolved=keep_if_unresolved,
             on_verdict=lambda v: _said(v, progress),
         )
         try:
-            result = run_with_models(hub, work)
+            result = _run(hub, work)
         except (DisputelabError, ValueError, OSError) as exc:
             fail(str(exc).splitlines()[0])
+    _summary(result, hub)
+
+
+def _summary(result: CurationResult, hub: ModelHub | None) -> None:
+    """The closing lines: the counts, the model use if a model was asked; exit 2 when a
+    seed source could not be read."""
     out.print(
         f"{len(result.accepted)} kept, {len(result.rejected)} rejected; "
         f"log of rejections: {escape(str(result.rejected_log))}",
         highlight=False,
     )
-    print_usage(hub)
+    if hub is not None:
+        print_usage(hub)
     _fail_if_unread(result)
+
+
+def _check_arguments(paths: list[Path], recast: str, model: str | None) -> None:
+    """Exit 2 for a missing seed path, or a --model that does not fit --recast."""
+    missing = [str(p) for p in paths if path_kind(p) == "missing"]
+    if missing:
+        fail(f"no such seed file or folder: {', '.join(missing)}")
+    if recast == "rules":
+        if model is not None:
+            fail("--recast rules uses no model; drop --model, or use --recast model")
+        return
+    if model is None or model == RULE:
+        fail(
+            "--recast model needs a model: pass --model local, openai:MODEL, PROVIDER/MODEL "
+            "or a profile, or use --recast rules to curate offline with no model"
+        )
+
+
+def _run(hub: ModelHub | None, work: Coroutine[Any, Any, CurationResult]) -> CurationResult:
+    if hub is not None:
+        return run_with_models(hub, work)
+
+    async def just() -> CurationResult:
+        return await work
+
+    return run_loop(just)
 
 
 def _fail_if_unread(result: CurationResult) -> None:

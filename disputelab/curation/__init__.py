@@ -1,6 +1,7 @@
 """Scenario curation (SoCRATES §3.2): seeds in, hard scenarios out.
 
-Entry point: `await curate(sources, model, out_dir, config)`; see `pipeline.curate`.
+Entry point: `await curate(sources, model_or_recaster, out_dir, config)`; see
+`pipeline.curate`. `RuleRecaster()` recasts offline, by rules and our template library.
 """
 
 from disputelab.curation.pipeline import (
@@ -8,19 +9,20 @@ from disputelab.curation.pipeline import (
     Accepted,
     CurationConfig,
     CurationResult,
+    ModelRecaster,
+    Recaster,
     Rejected,
     Verdict,
     curate,
     impasse_filter,
 )
 from disputelab.curation.recast import Draft, RecastFailed, RecastSettings, recast, to_scenario
+from disputelab.curation.rules import RuleRecaster, rule_recast
 from disputelab.curation.sources import (
     DOMAINS,
     FileSeedSource,
-    SearchSeedSource,
     Seed,
     SeedError,
-    SeedSearcher,
     SeedSource,
     read_seed_file,
 )
@@ -33,18 +35,20 @@ __all__ = [
     "CurationResult",
     "Draft",
     "FileSeedSource",
+    "ModelRecaster",
     "RecastFailed",
     "RecastSettings",
+    "Recaster",
     "Rejected",
-    "SearchSeedSource",
+    "RuleRecaster",
     "Seed",
     "SeedError",
-    "SeedSearcher",
     "SeedSource",
     "Verdict",
     "curate",
     "impasse_filter",
     "read_seed_file",
     "recast",
+    "rule_recast",
     "to_scenario",
 ]

@@ -1,4 +1,7 @@
-"""The curation pipeline: read seeds, recast each with an LLM, keep only hard scenarios.
+"""The curation pipeline: read seeds, recast each into a scenario, keep only hard ones.
+
+A seed is recast by a model (`ModelRecaster`) or offline by rules (`rules.RuleRecaster`);
+a seed that nearly repeats an earlier one is set aside before either (`dedup.py`).
 
 A scenario is hard when rule parties, left without a mediator, fail to settle it in most
 replays (SoCRATES step 3: a mediator can only be credited for a dispute that would not
@@ -14,13 +17,14 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 
 from disputelab.agents.memos import AgentMemos
 from disputelab.agents.registry import build_parties
 from disputelab.agents.utility import preference_table
+from disputelab.curation.dedup import DEFAULT_SIMILARITY, NearDuplicates
 from disputelab.curation.recast import RecastFailed, RecastSettings, recast
 from disputelab.curation.sources import FileSeedSource, Seed, SeedError, SeedSource, expand_paths
 from disputelab.episode import Episode, Status
@@ -31,7 +35,7 @@ from disputelab.scenario.inputs import make_user_dir
 from disputelab.scenario.io import save_scenario
 from disputelab.scenario.schema import Scenario
 
-Stage = Literal["read", "recast", "validate", "filter"]
+Stage = Literal["read", "duplicate", "recast", "validate", "filter"]
 REJECTED_LOG = "rejected.jsonl"
 
 
@@ -44,6 +48,28 @@ class CurationConfig:
     min_unresolved: int = 2  # keep when at least this many replays fail to resolve
     budget: int = 100  # party turns per replay
     recast: RecastSettings = field(default_factory=RecastSettings)
+    # Word-three-gram Jaccard similarity at which a seed repeats an earlier one; above 1
+    # turns the check off.
+    duplicate_similarity: float = DEFAULT_SIMILARITY
+
+
+@runtime_checkable
+class Recaster(Protocol):
+    """What turns a seed into a scenario; raise RecastFailed for a seed it cannot use."""
+
+    async def recast_seed(self, seed: Seed) -> Scenario: ...
+
+
+@dataclass(frozen=True)
+class ModelRecaster:
+    """Recast by a chat model (`recast.recast`), with its re-ask bounds."""
+
+    model: ChatModel
+    settings: RecastSettings = field(default_factory=RecastSettings)
+
+    async def recast_seed(self, seed: Seed) -> Scenario:
+        scenario, _ = await recast(seed, self.model, self.settings)
+        return scenario
 
 
 @dataclass(frozen=True)
@@ -140,19 +166,25 @@ async def impasse_filter(s: Scenario, config: CurationConfig) -> FilterVerdict:
 
 async def curate(
     sources: Iterable[SeedSource | str | Path],
-    model: ChatModel,
+    model: ChatModel | Recaster,
     out_dir: str | Path,
     config: CurationConfig | None = None,
     on_verdict: Callable[[Verdict], None] | None = None,
 ) -> CurationResult:
     """Recast every seed into a scenario and keep the hard ones as YAML in `out_dir`.
 
-    Paths among `sources` are read as seed files or directories of them, one source per
-    file, so one bad file is rejected (stage "read") while the rest go on. Every rejection
-    is appended to `out_dir/rejected.jsonl` (started afresh each run) as it happens;
-    `on_verdict` sees each outcome as it is decided.
+    `model` is a chat model to recast with, or any `Recaster` (`RuleRecaster()` needs no
+    model). A seed whose text nearly repeats an earlier seed's is rejected (stage
+    "duplicate") before it is recast. Paths among `sources` are read as seed files or
+    directories of them, one source per file, so one bad file is rejected (stage "read")
+    while the rest go on. Every rejection is appended to `out_dir/rejected.jsonl`
+    (started afresh each run) as it happens; `on_verdict` sees each outcome as it is
+    decided.
     """
     config = config or CurationConfig()
+    recaster: Recaster = (
+        model if isinstance(model, Recaster) else ModelRecaster(model, config.recast)
+    )
     out = make_user_dir(out_dir)
     result = CurationResult(out)
     with (out / REJECTED_LOG).open("w", encoding="utf-8") as log:
@@ -168,13 +200,14 @@ async def curate(
                 on_verdict(v)
 
         seeds = await _gather_seeds(_as_sources(sources, report), report)
+        distinct = _distinct(seeds, config.duplicate_similarity, report)
         gate = asyncio.Semaphore(max(1, config.concurrency))
 
         async def one(seed: Seed) -> None:
             async with gate:
-                report(await _process(seed, model, out, config))
+                report(await _process(seed, recaster, out, config))
 
-        await asyncio.gather(*(one(s) for s in seeds))
+        await asyncio.gather(*(one(s) for s in distinct))
     order = {s.id: i for i, s in enumerate(seeds)}
     result.accepted.sort(key=lambda a: order.get(a.seed_id, -1))
     result.rejected.sort(key=lambda r: order.get(r.seed_id, -1))
@@ -207,7 +240,7 @@ async def _gather_seeds(
         except SeedError as exc:
             report(Rejected("-", _describe(source), "read", _one_line(str(exc))))
             continue
-        except Exception as exc:  # a plugged-in searcher's failure is that source's alone
+        except Exception as exc:  # a caller's own source fails alone
             reason = _one_line(f"{type(exc).__name__}: {exc}")
             report(Rejected("-", _describe(source), "read", reason))
             continue
@@ -227,10 +260,28 @@ async def _gather_seeds(
     return seeds
 
 
-async def _process(seed: Seed, model: ChatModel, out: Path, config: CurationConfig) -> Verdict:
+def _distinct(seeds: list[Seed], threshold: float, report: Callable[[Verdict], None]) -> list[Seed]:
+    """The seeds that repeat no earlier one; each near-duplicate is reported."""
+    seen = NearDuplicates(threshold)
+    kept: list[Seed] = []
+    for s in seeds:
+        match = seen.match(s.id, s.text)
+        if match is None:
+            kept.append(s)
+            continue
+        other, score = match
+        reason = (
+            f"near-duplicate of seed {other!r}: {score:.0%} of their word three-grams are "
+            f"shared (the limit is {threshold:.0%})"
+        )
+        report(Rejected(s.id, s.origin, "duplicate", reason))
+    return kept
+
+
+async def _process(seed: Seed, recaster: Recaster, out: Path, config: CurationConfig) -> Verdict:
     stage: Stage = "recast"
     try:
-        scenario, _ = await recast(seed, model, config.recast)
+        scenario = await recaster.recast_seed(seed)
         stage = "filter"
         verdict = await impasse_filter(scenario, config)
         if verdict.reason is not None:

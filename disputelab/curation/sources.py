@@ -1,10 +1,9 @@
-"""Where seed reports come from: files today, any searcher a user plugs in.
+"""Where seed reports come from: files, or any source object a caller passes in.
 
 A seed is the raw account of one real or realistic dispute (SoCRATES step 1). The
-pipeline takes any object with `async def seeds() -> list[Seed]`, so a web-search
-source is a class the user writes and passes in; this package ships none and makes no
-network calls. `SearchSeedSource` shows the shape: wrap a `SeedSearcher` (one call per
-domain) and hand the wrapper to `curate` beside the file sources.
+pipeline reads files (`FileSeedSource`) and takes any other object with
+`async def seeds() -> list[Seed]` beside them. This package makes no network calls and
+ships no web-search source: finding dispute accounts on the web is left to the caller.
 """
 
 from __future__ import annotations
@@ -70,31 +69,6 @@ class SeedSource(Protocol):
     """Anything that yields seeds. Raise SeedError (one line) for input it cannot read."""
 
     async def seeds(self) -> list[Seed]: ...
-
-
-@runtime_checkable
-class SeedSearcher(Protocol):
-    """A pluggable seed finder, e.g. a web or deep-research agent the user provides."""
-
-    async def search(self, domain: str, count: int) -> list[Seed]: ...
-
-
-@dataclass
-class SearchSeedSource:
-    """Ask a searcher for `per_domain` seeds in each domain (all eight by default)."""
-
-    searcher: SeedSearcher
-    per_domain: int = 1
-    domains: Sequence[str] = DOMAINS
-
-    async def seeds(self) -> list[Seed]:
-        """Every domain's seeds, in domain order, each tagged with its domain if untagged."""
-        out: list[Seed] = []
-        for domain in self.domains:
-            name = normalise_domain(domain, "search")
-            for s in await self.searcher.search(name, self.per_domain):
-                out.append(s if s.domain else Seed(s.id, s.title, s.text, s.origin, name))
-        return out
 
 
 def normalise_domain(value: str, where: str) -> str:

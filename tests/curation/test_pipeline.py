@@ -168,3 +168,20 @@ def test_bad_seed_files_are_rejected_in_one_line_and_the_rest_go_on(tmp_path: Pa
     assert f"{wrong_kind}: unsupported file type" in reasons[3]
     assert "missing.txt: no such file" in reasons[4]
     assert [e["stage"] for e in logged(tmp_path / "out")] == ["read"] * 5
+
+
+def test_a_near_duplicate_seed_is_never_sent_to_the_model(tmp_path: Path) -> None:
+    account = (
+        "Bakery row\nA café stopped paying its bakery after three mouldy deliveries, and "
+        "the baker says the bread left his ovens fresh every morning of the month."
+    )
+    first = seed_file(tmp_path, "bakery.txt", account)
+    again = seed_file(tmp_path, "bakery-again.txt", account.replace("three", "four"))
+    with fake_openai(lambda body: Scripted(content=drafts.text(drafts.hard()))) as server:
+        result = run(server, [first, again], tmp_path / "out")
+    assert [a.seed_id for a in result.accepted] == ["bakery"]
+    (dup,) = result.rejected
+    assert dup.seed_id == "bakery-again" and dup.stage == "duplicate"
+    assert "near-duplicate of seed 'bakery'" in dup.reason
+    assert len(server.requests) == 1  # the copy cost no call
+    assert [e["stage"] for e in logged(tmp_path / "out")] == ["duplicate"]

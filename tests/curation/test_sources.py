@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from disputelab.curation import FileSeedSource, SearchSeedSource, Seed, SeedError, read_seed_file
+from disputelab.curation import FileSeedSource, Seed, SeedError, read_seed_file
 
 
 def write(tmp_path: Path, name: str, body: str | bytes) -> Path:
@@ -77,21 +77,3 @@ def test_a_directory_is_read_in_name_order_and_an_empty_one_is_an_error(tmp_path
     empty.mkdir()
     with pytest.raises(SeedError, match="directory holds no"):
         asyncio.run(FileSeedSource([empty]).seeds())
-
-
-class Shelf:
-    """A stand-in searcher, as a user would plug in a web or deep-research agent."""
-
-    async def search(self, domain: str, count: int) -> list[Seed]:
-        return [Seed(f"{domain}-{i}", "t", "a dispute", f"shelf:{domain}") for i in range(count)]
-
-
-def test_a_pluggable_searcher_is_asked_once_per_domain_and_its_seeds_tagged() -> None:
-    source = SearchSeedSource(Shelf(), per_domain=2, domains=["health", "intl"])
-    seeds = asyncio.run(source.seeds())
-    assert [(s.id, s.domain) for s in seeds] == [
-        ("healthcare-0", "healthcare"),
-        ("healthcare-1", "healthcare"),
-        ("international-0", "international"),
-        ("international-1", "international"),
-    ]

@@ -65,7 +65,8 @@ def _cli(store: Path, *args: str) -> tuple[int, str]:
 def test_every_file_in_examples_is_run_by_a_test() -> None:
     """A new example needs a place here (specs are found by this test itself)."""
     others = {p.name for p in EXAMPLES.iterdir()} - {p.name for p in SPECS}
-    assert others == {"python_api.py", "curation-seeds"}  # tests/examples, tests/curation
+    # python_api.py: tests/examples; the seeds: tests/curation, tests/api, tests/cli
+    assert others == {"python_api.py", "curation-seeds", "curation-checks"}
     assert SPECS
 
 
