@@ -289,6 +289,8 @@ def sensitivity_markdown(
             lines.append(f"n/a: {r.note}")
             continue
         lines += _table(design.method, r)
+        if r.note:
+            lines += ["", f"Note: {r.note}."]
     if flat:
         names = ", ".join(label(r.output, single) for r in flat)
         lines += ["", f"The same in every point (no parameter moves them): {names}."]

@@ -15,7 +15,6 @@ import numpy.typing as npt
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as _sm_mcnemar
 from statsmodels.stats.inter_rater import cohens_kappa as _sm_kappa
-from statsmodels.stats.multitest import multipletests
 
 
 @dataclass(frozen=True)
@@ -190,12 +189,12 @@ def mcnemar_test(xs: Sequence[float], ys: Sequence[float]) -> TestResult:
 
 
 ADJUSTMENTS = {"holm": "Holm", "fdr_bh": "Benjamini-Hochberg"}
-"""The multiple-comparison adjustments a table may use: statsmodels' name -> its name."""
+"""The multiple-comparison adjustments a table may use: key (statsmodels' spelling) -> name."""
 
 
 def adjust(p_values: Sequence[float], method: str = "holm") -> list[float]:
     """Adjust a family of p-values for multiple comparisons (Holm by `holm_adjusted`,
-    Benjamini-Hochberg by statsmodels' `multipletests`).
+    Benjamini-Hochberg by `bh_adjusted`).
 
     `method` is "holm" (family-wise error) or "fdr_bh" (Benjamini-Hochberg, false discovery
     rate). NaN entries (tests that could not be run) stay NaN and are not counted in the
@@ -208,10 +207,7 @@ def adjust(p_values: Sequence[float], method: str = "holm") -> list[float]:
     out = [math.nan] * len(ps)
     if defined:
         family = np.array([ps[i] for i in defined])
-        if method == "holm":
-            adjusted = holm_adjusted(family)
-        else:
-            _, adjusted, _, _ = multipletests(family, method=method)
+        adjusted = holm_adjusted(family) if method == "holm" else bh_adjusted(family)
         for i, q in zip(defined, adjusted, strict=True):
             out[i] = float(q)
     return out
@@ -231,6 +227,25 @@ def holm_adjusted(p_values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         return p.copy()
     order = np.argsort(p, kind="stable")
     stepped = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out = np.empty(m)
+    out[order] = np.minimum(stepped, 1.0)
+    return out
+
+
+def bh_adjusted(p_values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Benjamini-Hochberg step-up adjusted p-values of one family (no NaN), in input order.
+
+    The i-th smallest p (from 1) is multiplied by m / i, a running minimum from the largest
+    down keeps them monotone, and nothing exceeds 1. The same numbers as statsmodels'
+    `multipletests(method="fdr_bh")`, which is kept out for the reason `holm_adjusted` gives.
+    """
+    p = np.asarray(p_values, dtype=float)
+    m = len(p)
+    if m == 0:
+        return p.copy()
+    order = np.argsort(p, kind="stable")
+    scaled = p[order] * m / np.arange(1, m + 1)
+    stepped = np.minimum.accumulate(scaled[::-1])[::-1]
     out = np.empty(m)
     out[order] = np.minimum(stepped, 1.0)
     return out

@@ -343,20 +343,52 @@ class Ranking:
     constant: bool = False
 
 
+MIN_TRAJECTORIES = 2
+"""Fewest complete Morris trajectories ranked: with one, mu* has no spread to bootstrap."""
+
+
 def rank(design: Design, y: Array, output: Output) -> Ranking:
-    """SALib's indices for one output, parameters ranked by mu* (Morris) or ST (Sobol)."""
+    """SALib's indices for one output, parameters ranked by mu* (Morris) or ST (Sobol).
+
+    Morris trajectories are independent draws, so one that passes through an undefined
+    point is left out and the rest are analysed, with a note that counts it; a Sobol
+    estimate needs every point of its sample, so one undefined point leaves it unranked.
+    """
     undefined = int(np.isnan(y).sum())
+    note = ""
     if undefined:
-        # As in the report's tables, a consensus gain that fell back to a raw change is
-        # left out of a mean as well as an undefined one.
-        why = (
+        why = f"undefined at {undefined} of {len(y)} points ({_why_undefined(output)})"
+        if design.method != MORRIS:
+            return Ranking(output, [], why)
+        total = design.samples
+        design, y = complete_trajectories(design, y)
+        if design.samples < MIN_TRAJECTORIES:
+            return Ranking(output, [], why)
+        note = f"{total - design.samples} of {total} trajectories left out, {why}"
+    return _ranked(design, y, output, note)
+
+
+def _why_undefined(output: Output) -> str:
+    # As in the report's tables, a consensus gain that fell back to a raw change is left
+    # out of a mean as well as an undefined one.
+    if output[1].endswith(":consensus_gain"):
+        return (
             "no episode of their grids has a normalised gain: it was undefined, or the "
             "twin was already at full consensus"
-            if output[1].endswith(":consensus_gain")
-            else "no episode of their grids defines it"
         )
-        note = f"undefined at {undefined} of {len(y)} points ({why})"
-        return Ranking(output, [], note)
+    return "no episode of their grids defines it"
+
+
+def complete_trajectories(design: Design, y: Array) -> tuple[Design, Array]:
+    """A Morris design and its values less the trajectories with an undefined point (a
+    trajectory is `factors + 1` consecutive rows of the design)."""
+    per = len(design.factors) + 1
+    keep = ~np.isnan(y.reshape(design.samples, per)).any(axis=1)
+    rows = np.repeat(keep, per)
+    return replace(design, samples=int(keep.sum()), X=design.X[rows]), y[rows]
+
+
+def _ranked(design: Design, y: Array, output: Output, note: str) -> Ranking:
     constant = bool(np.all(y == y[0]))
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -367,8 +399,31 @@ def rank(design: Design, y: Array, output: Output) -> Ranking:
     ]
     key = RANKED_BY[design.method]
     rows.sort(key=lambda r: -r[1][key] if not math.isnan(r[1][key]) else math.inf)
-    note = "the same at every point: no parameter moves it" if constant else ""
-    return Ranking(output, rows, note, constant)
+    notes = [note, "the same at every point: no parameter moves it" if constant else ""]
+    if design.method == SOBOL and not constant:
+        notes.append(first_order_above_total(rows))
+    return Ranking(output, rows, "; ".join(n for n in notes if n), constant)
+
+
+def first_order_above_total(rows: list[tuple[str, dict[str, float]]]) -> str:
+    """A warning for the parameters whose estimated S1 exceeds their ST, which the true
+    indices never do (a parameter's share alone is part of its share in all): the
+    design is too small for those estimates, most of all where the gap exceeds both
+    intervals combined."""
+    above = []
+    for name, v in rows:
+        gap = v["S1"] - v["ST"]
+        if gap > 1e-9:
+            beyond = gap > math.hypot(v["S1_conf"], v["ST_conf"])
+            above.append(
+                f"{name} ({v['S1']:.3g} > {v['ST']:.3g}{', beyond the CIs' if beyond else ''})"
+            )
+    if not above:
+        return ""
+    return (
+        "S1 above ST, which exact indices never are, so estimator noise at this sample "
+        f"size; raise --samples: {', '.join(above)}"
+    )
 
 
 def _analyse(design: Design, y: Array) -> dict[str, Any]:
@@ -389,7 +444,10 @@ def _analyse(design: Design, y: Array) -> dict[str, Any]:
         calc_second_order=False,
         num_resamples=RESAMPLES,
         conf_level=CONF_LEVEL,
-        seed=design.seed,
+        # SALib's Sobol analysis reads a seed of 0 as none (`if seed:`) and bootstraps from
+        # the global generator, so the default seed gave new intervals on every run;
+        # shifted by one, every seed fixes them.
+        seed=design.seed + 1,
     )
     return result
 

@@ -14,6 +14,7 @@ from statsmodels.stats.multitest import multipletests
 
 from disputelab.evaluation.stats import (
     adjust,
+    bh_adjusted,
     bootstrap_ci,
     chi_squared_levels,
     chi_squared_rates,
@@ -215,6 +216,19 @@ def test_the_fast_holm_gives_statsmodels_numbers(ps: list[float]) -> None:
     expected = multipletests(ps, method="holm")[1] if ps else []
     assert holm_adjusted(np.array(ps)) == pytest.approx(list(expected), abs=1e-12)
     assert holm(ps) == pytest.approx(list(expected), abs=1e-12)
+
+
+@given(P_VALUES)
+def test_the_fast_benjamini_hochberg_gives_statsmodels_numbers(ps: list[float]) -> None:
+    expected = multipletests(ps, method="fdr_bh")[1] if ps else []
+    assert bh_adjusted(np.array(ps)) == pytest.approx(list(expected), abs=1e-12)
+    assert adjust(ps, "fdr_bh") == pytest.approx(list(expected), abs=1e-12)
+
+
+@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=30))
+def test_benjamini_hochberg_is_never_stricter_than_holm(ps: list[float]) -> None:
+    # FDR control is weaker than family-wise control, so its adjusted p never exceeds Holm's.
+    assert all(b <= h + 1e-12 for b, h in zip(adjust(ps, "fdr_bh"), holm(ps), strict=True))
 
 
 def test_an_unknown_adjustment_is_refused() -> None:

@@ -25,8 +25,10 @@ from disputelab.experiments.sensitivity import (
     Means,
     SensitivityError,
     check_protocol,
+    complete_trajectories,
     default_parameters,
     evaluate_points,
+    first_order_above_total,
     grid_size,
     make_design,
     outputs,
@@ -231,6 +233,46 @@ def test_a_metric_no_point_defines_is_not_ranked_and_a_flat_one_is_marked() -> N
     assert other.note.endswith("(no episode of their grids defines it)")
     flat = rank(design, np.ones(n), ("rule", GAIN))
     assert flat.constant and all(v["mu_star"] == 0.0 for _, v in flat.rows)
+
+
+def test_a_morris_trajectory_through_an_undefined_point_is_left_out_and_counted() -> None:
+    factors = parse_factors(["beta.competing", "mediator.calming"])
+    design = make_design(factors, MORRIS, 4, 0)
+    y = 5.0 * design.X[:, 0]
+    y[len(factors) + 1] = math.nan  # the first point of the second trajectory
+    found = rank(design, y, ("rule", GAIN))
+    assert found.note.startswith("1 of 4 trajectories left out, undefined at 1 of 12 points")
+    kept, kept_y = complete_trajectories(design, y)
+    assert kept.samples == 3 and len(kept.X) == 9 and not np.isnan(kept_y).any()
+    assert found.rows == rank(kept, kept_y, ("rule", GAIN)).rows
+    assert [name for name, _ in found.rows] == ["beta.competing", "mediator.calming"]
+
+
+def test_a_sobol_sample_with_an_undefined_point_is_not_ranked() -> None:
+    design = make_design(parse_factors(["beta.competing", "mediator.calming"]), SOBOL, 8, 0)
+    y = design.X[:, 0].copy()
+    y[3] = math.nan
+    found = rank(design, y, ("rule", GAIN))
+    assert found.rows == [] and found.note.startswith("undefined at 1 of 32 points")
+
+
+@pytest.mark.parametrize("method", [MORRIS, SOBOL])
+def test_the_intervals_are_the_same_on_every_run_of_a_seed(method: str) -> None:
+    # Seed 0 included: SALib's Sobol analysis reads 0 as no seed at all.
+    design = make_design(parse_factors(["beta.competing", "mediator.calming"]), method, 8, 0)
+    y = np.sin(3.0 * design.X[:, 0]) + design.X[:, 1] ** 2
+    assert rank(design, y, ("rule", GAIN)).rows == rank(design, y.copy(), ("rule", GAIN)).rows
+
+
+def test_an_s1_estimate_above_its_st_is_flagged() -> None:
+    rows = [
+        ("a", {"S1": 0.974, "S1_conf": 0.1, "ST": 0.696, "ST_conf": 0.1}),
+        ("b", {"S1": 0.5, "S1_conf": 0.9, "ST": 0.4, "ST_conf": 0.9}),
+        ("c", {"S1": 0.2, "S1_conf": 0.1, "ST": 0.3, "ST_conf": 0.1}),
+    ]
+    warning = first_order_above_total(rows)
+    assert "a (0.974 > 0.696, beyond the CIs)" in warning and "b (0.5 > 0.4)" in warning
+    assert "c (" not in warning and first_order_above_total(rows[2:]) == ""
 
 
 def test_the_ranking_follows_the_effect(tmp_path: Path) -> None:
