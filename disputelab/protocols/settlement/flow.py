@@ -25,13 +25,12 @@ from disputelab.agents.base import TurnContext, UsageReporter
 from disputelab.agents.registry import sub_role
 from disputelab.episode import Action, Intervention, Outcome, Signal, Status
 from disputelab.protocols.session import Session
-from disputelab.protocols.settlement.agents.auditor import Audit, audit
+from disputelab.protocols.settlement.agents.auditor import Audit, RuleAuditor
 from disputelab.protocols.settlement.agents.brief import Brief
 from disputelab.protocols.settlement.agents.counsel import Counsel
 from disputelab.protocols.settlement.agents.model import Batna, Side, other
 from disputelab.protocols.settlement.agents.staff import LegalAid, RuleMediator
 
-AUDITOR = UsageReporter()  # the rule auditor calls no model
 SAME_OFFER = 0.01  # offers within 1 % of each other are the same core terms (spec 3)
 
 
@@ -52,6 +51,10 @@ class Table:
     aid: LegalAid | None
     mediator: RuleMediator | None
     vulnerable: Side | None
+    # The auditor seat's agent (rules, or a model's verdicts) and, for a planning counsel
+    # under test, the memory seat's distiller, whose calls are charged to `memory`.
+    reviewer: RuleAuditor = field(default_factory=RuleAuditor)
+    memory: UsageReporter | None = None
     briefs: dict[Side, Brief] = field(default_factory=dict)
     standing: dict[Side, tuple[float, tuple[str, ...], dict[str, str]]] = field(
         default_factory=dict
@@ -88,7 +91,7 @@ class Bargaining:
                 )
             draft = self._draft(side, action)
             if draft is not None:
-                done = self._verify(side, *draft)
+                done = await self._verify(side, *draft)
                 if done is not None:
                     return done
             side = other(side)
@@ -108,6 +111,8 @@ class Bargaining:
             self.s.charge("counsel", agent.take_usage())
             for call, used in getattr(agent, "take_call_usage", dict)().items():
                 self.s.charge(sub_role("counsel", call), used)
+            if self.t.memory is not None:
+                self.s.charge("memory", self.t.memory.take_usage())
         self.s.party_spoke(agent, action, time.perf_counter() - t0, "barg")
         amount = action.offer.get(self.t.term_id)
         if amount is not None:
@@ -129,18 +134,18 @@ class Bargaining:
             return mine[0], theirs[1] or mine[1], {**theirs[2], **mine[2]}
         return None
 
-    def _verify(
+    async def _verify(
         self, side: Side, amount: float, clauses: tuple[str, ...], options: dict[str, str]
     ) -> Outcome | None:
         """VERIFY: audit, then sign; None sends the table back to BARG."""
         if self.t.auditor:
-            report = self._audit(amount, clauses)
+            report = await self._audit(amount, clauses)
             if report.flag == "veto":
                 self.t.standing.clear()  # the draft is void; both sides propose afresh
                 return None
             if report.flag == "warn":
                 clauses = report.revised
-                if self._audit(amount, clauses).flag == "veto":
+                if (await self._audit(amount, clauses)).flag == "veto":
                     self.t.standing.clear()
                     return None
         signed = [s for s in ("plaintiff", "defendant") if self.t.counsel[s].confirm(amount)]
@@ -162,16 +167,23 @@ class Bargaining:
             {self.t.term_id: round(amount, 2)},
         )
 
-    def _audit(self, amount: float, clauses: tuple[str, ...]) -> Audit:
-        report = audit(amount, clauses, self.t.language)
+    async def _audit(self, amount: float, clauses: tuple[str, ...]) -> Audit:
+        """The auditor seat's audit of the draft, recorded as its turn: the flag, then the
+        clauses the rules struck or, for a model's audit, its verdict on each clause."""
+        reviewer = self.t.reviewer
+        report = await reviewer.review(amount, clauses, self.t.language, self.t.unit)
         self.t.violations += len(report.violations)
-        struck = sorted({v.clause for v in report.violations if v.clause})
-        lines = [f"Compliance audit: {report.summary()}", *(f"struck: {c}" for c in struck)]
-        move = Intervention(
-            "\n".join(lines), {"flag": report.flag, "violations": str(len(report.violations))}
-        )
+        fields = {"flag": report.flag, "violations": str(len(report.violations))}
+        if report.notes:
+            fields["verdicts"] = "; ".join(report.notes)
+            said = list(report.notes)
+        else:
+            said = [
+                f"struck: {c}" for c in sorted({v.clause for v in report.violations if v.clause})
+            ]
+        move = Intervention("\n".join([f"Compliance audit: {report.summary()}", *said]), fields)
         self.s.seat_spoke(
-            "auditor", AUDITOR, move, 0.0, "verify", speaker="auditor", turn_role="system"
+            "auditor", reviewer, move, 0.0, "verify", speaker="auditor", turn_role="system"
         )
         return report
 

@@ -25,11 +25,15 @@ from disputelab.protocols.base import (
     protocol,
 )
 from disputelab.protocols.session import Session
+from disputelab.protocols.settlement.agents.auditor import RuleAuditor
 from disputelab.protocols.settlement.agents.brief import Brief, opponent_of, sides
 from disputelab.protocols.settlement.agents.counsel import Counsel, RuleCounsel
 from disputelab.protocols.settlement.agents.kinds import (
+    SETTLEMENT_AUDITOR,
     SETTLEMENT_COUNSEL,
     SETTLEMENT_MEDIATOR,
+    SETTLEMENT_MEMORY,
+    SETTLEMENT_OUTCOME,
     SETTLEMENT_PARTY,
 )
 from disputelab.protocols.settlement.agents.llm_counsel import (
@@ -37,18 +41,21 @@ from disputelab.protocols.settlement.agents.llm_counsel import (
     ModelOpponent,
     ModelProposer,
 )
-from disputelab.protocols.settlement.agents.memory import MemoryBank, MemoryFile
+from disputelab.protocols.settlement.agents.llm_staff import LLMOutcomeAnalyst
+from disputelab.protocols.settlement.agents.memory import MemoryBank, MemoryFile, RuleDistiller
 from disputelab.protocols.settlement.agents.model import Batna, Side
 from disputelab.protocols.settlement.agents.planner import PlanConfig, PlanningCounsel
 from disputelab.protocols.settlement.agents.redteam import MODES, RedTeamCounsel
 from disputelab.protocols.settlement.agents.search_record import read_record, records
 from disputelab.protocols.settlement.agents.staff import (
     AnalystSettings,
+    CaseView,
     Clerk,
     LegalAid,
     OutcomeAnalyst,
     RuleMediator,
-    estimate_batna,
+    judgment_of,
+    openings,
     text,
     vulnerable_side,
 )
@@ -132,8 +139,13 @@ class Settlement(DisputeProtocol):
             SETTLEMENT_MEDIATOR,
             optional=True,
             default="rule",
-            default_with_model="rule",
+            default_with_model="llm",
         ),
+        # The neutral staff: rule kinds offline, model kinds where their role has a model
+        # (`--model M`, or `models: {outcome: M}` for that role alone).
+        Seat("outcome", SETTLEMENT_OUTCOME, default="rule", default_with_model="llm"),
+        Seat("auditor", SETTLEMENT_AUDITOR, default="rule", default_with_model="llm"),
+        Seat("memory", SETTLEMENT_MEMORY, default="rule", default_with_model="llm"),
     )
     evaluators = ("settleagent",)
     report: ClassVar[ReportLayout] = ReportLayout("metrics (SettleAgent)")
@@ -142,7 +154,7 @@ class Settlement(DisputeProtocol):
         self, session: Session, seated: Mapping[str, Agent | None], params: ProtocolParams
     ) -> Outcome:
         assert isinstance(params, SettlementParams)
-        table, bank = self._prep(session, seated, params)
+        table, bank = await self._prep(session, seated, params)
         try:
             return await Bargaining(table).play()
         finally:
@@ -154,28 +166,26 @@ class Settlement(DisputeProtocol):
 
         return settlement_markdown(store, run_id, dict(config))
 
-    def _prep(
+    async def _prep(
         self, session: Session, seated: Mapping[str, Agent | None], p: SettlementParams
     ) -> tuple[Table, MemoryBank | None]:
         sc = session.scenario
         ids = sides(sc)
         term = amount_term(sc)
-        batna = estimate_batna(
-            term, ids, AnalystSettings(p.award_share, p.p_win, p.cost_share), p.batna_source
-        )
-        x = text(sc.language)
         by_side: dict[str, str] = {side: pid for pid, side in ids.items()}
         clerk = Clerk()
+        digest = clerk.digest(sc)
         session.seat_spoke(
             "clerk",
             clerk,
-            Intervention(clerk.digest(sc), {**by_side, "tested": p.side}),
+            Intervention(digest, {**by_side, "tested": p.side}),
             0.0,
             "prep",
             speaker="clerk",
             turn_role="system",
         )
-        batna_text = self._analyst(session, term, batna, p)
+        case = _case(sc, term, ids, digest, p)
+        batna, batna_text = await self._analyst(session, seated, case, p)
         counsel = self._counsel(session, seated, p, ids)
         vulnerable = vulnerable_side(sc, ids)
         bank = self._memory(session, p)
@@ -183,15 +193,18 @@ class Settlement(DisputeProtocol):
             brief = make_brief(sc, by_side[side], side, ids, term, batna, p, vulnerable)
             self._seat(agent, brief, sc, term.unit, batna_text, p, bank, clerk)
         tested = counsel[p.tested()]
+        distiller = seated.get("memory")
+        if isinstance(tested, PlanningCounsel) and isinstance(distiller, RuleDistiller):
+            tested.distiller = distiller
         mediator = seated.get("mediator")
         if isinstance(mediator, RuleMediator):
             move = mediator.init_issues([t.name for t in sc.topics], sc.language)
             session.seat_spoke("mediator", mediator, move, 0.0, "prep")
         aid = LegalAid() if tested.uses_aid and vulnerable is not None else None
         if aid is not None:
-            session.seat_spoke(
-                "legal-aid", aid, Intervention(x["brief_aid"]), 0.0, "prep", speaker="legal-aid"
-            )
+            said = Intervention(text(sc.language)["brief_aid"])
+            session.seat_spoke("legal-aid", aid, said, 0.0, "prep", speaker="legal-aid")
+        reviewer = seated.get("auditor")
         table = Table(
             session,
             counsel,
@@ -206,26 +219,39 @@ class Settlement(DisputeProtocol):
             aid,
             mediator if isinstance(mediator, RuleMediator) else None,
             vulnerable,
+            reviewer=reviewer if isinstance(reviewer, RuleAuditor) else RuleAuditor(),
+            memory=tested.distiller if isinstance(tested, PlanningCounsel) else None,
         )
         return table, bank if isinstance(tested, PlanningCounsel) else None
 
-    def _analyst(
-        self, session: Session, term: NumericTerm, batna: Batna, p: SettlementParams
-    ) -> str:
-        """The outcome analyst's BATNA at PREP; returns what it told the table."""
-        said = OutcomeAnalyst().report(batna, session.scenario.language, term.unit)
+    async def _analyst(
+        self,
+        session: Session,
+        seated: Mapping[str, Agent | None],
+        case: CaseView,
+        p: SettlementParams,
+    ) -> tuple[Batna, str]:
+        """The outcome analyst's BATNA at PREP, and what it told the table. A caller that
+        seats no analyst gets the seat's default, the rule analyst."""
+        seat = seated.get("outcome")
+        analyst = seat if isinstance(seat, OutcomeAnalyst) else OutcomeAnalyst()
+        settings = AnalystSettings(p.award_share, p.p_win, p.cost_share)
+        batna = await analyst.estimate(case, settings)
+        said = analyst.report(batna, case.language, case.unit)
         fields = {**_batna_fields(batna), "walk_away": p.walk_away}
-        note = _walk_away_note(said.thought, term, p.walk_away)
+        note = _walk_away_note(said.thought, amount_term(session.scenario), p.walk_away)
+        if isinstance(analyst, LLMOutcomeAnalyst) and analyst.reasoning:
+            note += f"; the model's reasoning: {analyst.reasoning}"
         session.seat_spoke(
             "outcome",
-            OutcomeAnalyst(),
+            analyst,
             Intervention(said.utterance, fields, note),
             0.0,
             "prep",
             speaker="outcome",
             turn_role="system",
         )
-        return said.utterance
+        return batna, said.utterance
 
     def _counsel(
         self,
@@ -345,7 +371,16 @@ class Settlement(DisputeProtocol):
         assert isinstance(params, SettlementParams)
         own = (params.round_limit + 1) // 2
         rollouts = params.rollout_calls if params.rollout_model == "counsel" else 0
-        return {"parties": own, "counsel": own * (max(params.max_model_calls, 1) + rollouts)}
+        return {
+            "parties": own,
+            "counsel": own * (max(params.max_model_calls, 1) + rollouts),
+            "outcome": 1,
+            # A counsel turn makes at most one draft, audited at most twice (a warning's
+            # revisions are audited again).
+            "auditor": 2 * params.round_limit,
+            "mediator": params.round_limit // params.stall_turns,
+            "memory": own,  # one distillation per planning turn
+        }
 
     def episode_view(self, episode: Episode) -> EpisodeView:
         """The default view, with each planning turn's search under it."""
@@ -367,6 +402,12 @@ class Settlement(DisputeProtocol):
                 )
             if t.speaker == "auditor":
                 lines.append(("audit", t.text.splitlines()[0]))
+                verdicts = t.intervention.proposal.get("verdicts") if t.intervention else None
+                if verdicts:
+                    lines.append(("audit verdicts", verdicts))
+            if t.speaker == "mediator" and t.intervention is not None and t.intervention.offer:
+                (figure,) = t.intervention.offer.values()
+                lines.append(("mediator proposal", f"{figure:,.0f}: {t.text}"))
         lines += [
             (f"search at counsel turn {turn} ({speaker})", r.line())
             for turn, speaker, r in records(episode)
@@ -409,3 +450,14 @@ def _batna_fields(b: Batna) -> dict[str, str]:
         "reservation_defendant": repr(b.reservation("defendant")),
         "source": b.source,
     }
+
+
+def _case(
+    sc: Scenario, term: NumericTerm, ids: Mapping[str, Side], digest: str, p: SettlementParams
+) -> CaseView:
+    """The outcome analyst's view: the digest, the facts, the public openings, and the
+    known judgment only under `batna_source: judgment`."""
+    judgment = judgment_of(term) if p.batna_source == "judgment" else None
+    claim, admitted = (0.0, 0.0) if judgment is not None else openings(term, dict(ids))
+    facts = tuple(f.content for f in sc.legal.facts) if sc.legal is not None else ()
+    return CaseView(sc.language, term.unit, digest, facts, claim, admitted, judgment)

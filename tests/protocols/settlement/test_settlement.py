@@ -57,7 +57,17 @@ def episode(
 
 def test_the_protocol_is_registered_with_its_seats_and_evaluator() -> None:
     proto = get_protocol("settlement")
-    assert [s.role for s in proto.seats] == ["parties", "counsel", "mediator"]
+    assert [s.role for s in proto.seats] == [
+        "parties",
+        "counsel",
+        "mediator",
+        "outcome",
+        "auditor",
+        "memory",
+    ]
+    for staff in ("mediator", "outcome", "auditor", "memory"):
+        assert {"rule", "llm"} <= set(proto.seat(staff).kinds())
+        assert proto.seat(staff).default == "rule" and proto.seat(staff).default_with_model == "llm"
     assert proto.mediator_seat is not None and proto.mediator_seat.role == "counsel"
     assert {"direct", "mcts", "mcts-no-memory", "mcts-no-auditor", "mcts-no-aid"} <= set(
         proto.seat("counsel").kinds()

@@ -16,6 +16,9 @@ Rules (ours; the paper lists only the categories, and any threshold needs legal 
   illegal act, requiring an unlawful act): veto.
 - ENF: unverifiable conditions or obligations on someone not party to it: warn.
 - VOL: coercion, "sign today or else" terms: veto.
+
+`RuleAuditor` is the seat's rule kind; `llm_auditor.LLMAuditor` has a model judge the
+clauses instead, with the essential-element checks (EL) kept as rules.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Literal
+
+from disputelab.agents.base import UsageReporter
 
 Flag = Literal["pass", "warn", "veto"]
 ESSENTIAL_VETO = ("deadline",)
@@ -132,7 +137,7 @@ def clause_field(clause: str) -> str:
     return head.strip().lower() if sep and re.fullmatch(r"[a-z_]+", head.strip().lower()) else ""
 
 
-def _worst(flags: list[Flag]) -> Flag:
+def worst(flags: list[Flag]) -> Flag:
     return "veto" if "veto" in flags else "warn" if "warn" in flags else "pass"
 
 
@@ -155,8 +160,9 @@ def clause_violations(clause: str, amount: float | None) -> list[Violation]:
     return out
 
 
-def audit(amount: float | None, clauses: tuple[str, ...], language: str = "en") -> Audit:
-    """Check a draft: an amount and its clauses."""
+def essential_violations(amount: float | None, clauses: tuple[str, ...]) -> list[Violation]:
+    """The EL rules: a missing amount or deadline (veto), a missing payment method,
+    liability or enforcement clause (warn)."""
     violations: list[Violation] = []
     if amount is None:
         violations.append(Violation("EL-1", "no settlement amount", "veto"))
@@ -167,19 +173,29 @@ def audit(amount: float | None, clauses: tuple[str, ...], language: str = "en") 
     for fld in ESSENTIAL_WARN:
         if fld not in present:
             violations.append(Violation("EL-3", f"missing {fld}", "warn"))
+    return violations
+
+
+def audit(amount: float | None, clauses: tuple[str, ...], language: str = "en") -> Audit:
+    """Check a draft: an amount and its clauses."""
+    violations = essential_violations(amount, clauses)
     bad_clauses: set[str] = set()
     for c in clauses:
         found = clause_violations(c, amount)
         violations += found
         if found:
             bad_clauses.add(c)
-    flag = _worst([v.flag for v in violations])
+    flag = worst([v.flag for v in violations])
     return Audit(flag, tuple(violations), revise(clauses, bad_clauses, language))
 
 
 def revise(clauses: tuple[str, ...], bad: set[str], language: str = "en") -> tuple[str, ...]:
     """Delta o: drop the flagged clauses and fill each missing essential field."""
-    kept = [c for c in clauses if c not in bad]
+    return with_essentials([c for c in clauses if c not in bad], language)
+
+
+def with_essentials(kept: list[str], language: str = "en") -> tuple[str, ...]:
+    """`kept`, with the neutral default clause of each essential field it leaves out."""
     present = {clause_field(c) for c in kept}
     defaults = DEFAULT_CLAUSES["zh" if language.startswith("zh") else "en"]
     return tuple(kept + [text for fld, text in defaults.items() if fld not in present])
@@ -191,3 +207,15 @@ def missing_fields(clauses: tuple[str, ...]) -> list[str]:
     return [
         f for f in ("deadline", "payment_method", "liability", "enforcement") if f not in present
     ]
+
+
+class RuleAuditor(UsageReporter):
+    """The auditor seat's rule kind: `audit`, no model call."""
+
+    name = "rule"
+
+    async def review(
+        self, amount: float | None, clauses: tuple[str, ...], language: str, unit: str = ""
+    ) -> Audit:
+        """The audit of a draft of `amount` (in `unit`) with `clauses`."""
+        return audit(amount, clauses, language)

@@ -29,6 +29,7 @@ from disputelab.humans import (
     TextField,
     human_kind,
     human_party_kind,
+    no_human_seat,
     public_block,
 )
 from disputelab.protocols.settlement.agents.brief import Brief, Reading, read
@@ -39,8 +40,11 @@ from disputelab.protocols.settlement.agents.counsel import (
     standard_clauses,
 )
 from disputelab.protocols.settlement.agents.kinds import (
+    SETTLEMENT_AUDITOR,
     SETTLEMENT_COUNSEL,
     SETTLEMENT_MEDIATOR,
+    SETTLEMENT_MEMORY,
+    SETTLEMENT_OUTCOME,
     SETTLEMENT_PARTY,
 )
 from disputelab.protocols.settlement.agents.staff import RuleMediator, text
@@ -192,3 +196,18 @@ def _mediator(
 human_party_kind(SETTLEMENT_PARTY, "a person is this side's counsel", _party)
 human_kind(SETTLEMENT_COUNSEL, "a person is counsel of the side under test", _counsel)
 human_kind(SETTLEMENT_MEDIATOR, "a person proposes a figure when the talks stall", _mediator)
+no_human_seat(
+    SETTLEMENT_OUTCOME,
+    "the outcome analyst states the one BATNA every counsel, legal aid and metric uses, "
+    "before anyone speaks; a person's figure there would be a case parameter, not a move",
+)
+no_human_seat(
+    SETTLEMENT_AUDITOR,
+    "the auditor's verdicts decide whether a draft is signed; a person at that seat would "
+    "judge their own table's agreement, with no rule or model to check against",
+)
+no_human_seat(
+    SETTLEMENT_MEMORY,
+    "the memory seat writes what a planning counsel learns from its own tree search, "
+    "inside that counsel's turn, where no person takes part",
+)

@@ -7,22 +7,38 @@
   rule policy, one shot, no look-ahead), `mcts` (planning with memory), and the ablations
   `mcts-no-memory`, `mcts-no-auditor`, `mcts-no-aid`; each with an `llm-` twin in which a
   model writes the moves (`llm-direct`) or the candidates (`llm-mcts...`).
-- `settlement-mediator`: `rule` (midpoint on a stall).
+- `settlement-mediator`: `rule` (midpoint on a stall), `llm` (the model proposes a figure
+  between the standing offers).
+- `settlement-outcome` (the outcome analyst's BATNA), `settlement-auditor` (the compliance
+  audit at VERIFY) and `settlement-memory` (RoT distillation for a planning counsel that
+  keeps memory): `rule` and `llm` each. A model kind's calls are charged to its seat's
+  role (`outcome`, `auditor`, `memory`), and `models: {ROLE: M}` gives it its model.
 """
 
 from __future__ import annotations
 
-from disputelab.agents.base import PartyAgent
+from collections.abc import Callable
+
+from disputelab.agents.base import Agent, PartyAgent
 from disputelab.agents.registry import AgentKind, AgentSetup, register_kind
+from disputelab.llm.base import ChatModel
+from disputelab.protocols.settlement.agents.auditor import RuleAuditor
 from disputelab.protocols.settlement.agents.counsel import BOULWARE, CONCEDER, Counsel, RuleCounsel
+from disputelab.protocols.settlement.agents.llm_auditor import LLMAuditor
 from disputelab.protocols.settlement.agents.llm_counsel import LLMCounsel, ModelProposer
+from disputelab.protocols.settlement.agents.llm_memory import ModelDistiller
+from disputelab.protocols.settlement.agents.llm_staff import LLMMediator, LLMOutcomeAnalyst
+from disputelab.protocols.settlement.agents.memory import RuleDistiller
 from disputelab.protocols.settlement.agents.planner import PlanningCounsel
 from disputelab.protocols.settlement.agents.redteam import RedTeamCounsel
-from disputelab.protocols.settlement.agents.staff import RuleMediator
+from disputelab.protocols.settlement.agents.staff import OutcomeAnalyst, RuleMediator
 
 SETTLEMENT_PARTY = "settlement-party"
 SETTLEMENT_COUNSEL = "settlement-counsel"
 SETTLEMENT_MEDIATOR = "settlement-mediator"
+SETTLEMENT_OUTCOME = "settlement-outcome"
+SETTLEMENT_AUDITOR = "settlement-auditor"
+SETTLEMENT_MEMORY = "settlement-memory"
 # Ablation kinds: what the system of the counsel under test leaves out.
 ABLATIONS = {"no-memory": "memory", "no-auditor": "auditor", "no-aid": "aid"}
 
@@ -154,3 +170,59 @@ register_kind(
         lambda s: RuleMediator(),
     )
 )
+register_kind(
+    AgentKind(
+        SETTLEMENT_MEDIATOR,
+        "llm",
+        "on a stall the model proposes a figure between the standing offers",
+        lambda s: LLMMediator(_model(s), s.seed),
+        needs_model=True,
+    )
+)
+
+
+def _model(s: AgentSetup) -> ChatModel:
+    assert s.model is not None  # the registry refuses a needs_model kind without one
+    return s.model
+
+
+_STAFF: tuple[tuple[str, str, str, Callable[[AgentSetup], Agent]], ...] = (
+    (
+        SETTLEMENT_OUTCOME,
+        "rule",
+        "BATNA from award_share, p_win, cost_share",
+        lambda s: OutcomeAnalyst(),
+    ),
+    (
+        SETTLEMENT_OUTCOME,
+        "llm",
+        "the model estimates J, p_win and costs from the case file",
+        lambda s: LLMOutcomeAnalyst(_model(s), s.seed),
+    ),
+    (
+        SETTLEMENT_AUDITOR,
+        "rule",
+        "the compliance rules (EL, AMB, NW, ILL, ENF, VOL)",
+        lambda s: RuleAuditor(),
+    ),
+    (
+        SETTLEMENT_AUDITOR,
+        "llm",
+        "the model gives each clause ok, revise or unverifiable",
+        lambda s: LLMAuditor(_model(s), s.seed),
+    ),
+    (
+        SETTLEMENT_MEMORY,
+        "rule",
+        "RoT memory entries written by template",
+        lambda s: RuleDistiller(),
+    ),
+    (
+        SETTLEMENT_MEMORY,
+        "llm",
+        "RoT memory entries worded as guidance by the model",
+        lambda s: ModelDistiller(_model(s), s.seed),
+    ),
+)
+for _interface, _kind, _help, _build in _STAFF:
+    register_kind(AgentKind(_interface, _kind, _help, _build, needs_model=_kind == "llm"))

@@ -4,8 +4,9 @@ taught into a memory K = {R: rules, E: experience, C: case cards}, and retrieve 
 After each search the leaves are split around their mean value mu: the high set holds
 leaves with V >= mu + delta, the low set those with V <= mu - delta, delta = DELTA_SHARE x
 the standard deviation of the leaf values (spec's suggestion). Distillation is by template
-(no model call), from each leaf's features (issue options, concession, package, BATNA gap,
-compliance, stall):
+(no model call), from each leaf's features (issue options, concession, package, BATNA
+gap, compliance, stall); the memory seat's `llm` kind (`llm_memory.py`) has a model word
+each entry's guidance from the same facts:
 
 - E (both sets): "at this stage and gap, a concession of x (relative to the curve)
   settled / deadlocked", keyed by side, stage and gap bucket, with its mean value;
@@ -31,6 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
+from disputelab.agents.base import UsageReporter
 from disputelab.protocols.settlement.agents.auditor import clause_violations
 
 Kind = Literal["R", "E", "C"]
@@ -178,6 +180,38 @@ def distill(
             )
         )
     return out
+
+
+@dataclass(frozen=True)
+class Tree:
+    """One search to reflect on: its leaves and where it stood."""
+
+    leaves: Sequence[Features]
+    side: str
+    context: tuple[str, str]  # (stage, gap bucket)
+    scenario: str
+    dispute_type: str
+    issues: tuple[str, ...]
+    options: dict[str, str]
+    language: str = "en"
+    turn: int = 0  # the counsel turn whose search this is
+
+
+class RuleDistiller(UsageReporter):
+    """The memory seat's rule kind: the entries `distill` writes by template."""
+
+    name = "rule"
+
+    async def reflect(self, tree: Tree) -> list[Entry]:
+        return distill(
+            tree.leaves,
+            tree.side,
+            tree.context,
+            tree.scenario,
+            tree.dispute_type,
+            tree.issues,
+            tree.options,
+        )
 
 
 def risky(clauses: Iterable[str], amount: float | None) -> tuple[str, ...]:

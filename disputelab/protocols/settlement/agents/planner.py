@@ -35,7 +35,8 @@ from disputelab.protocols.settlement.agents.mcts import Leaf, Settings, Ties, be
 from disputelab.protocols.settlement.agents.memory import (
     Features,
     MemoryBank,
-    distill,
+    RuleDistiller,
+    Tree,
     gap_bucket,
     risky,
     stage_of,
@@ -112,6 +113,8 @@ class PlanningCounsel(Counsel):
         self.last_search: SearchRecord | None = None
         self.uses_memory = True
         self.rollout_opponent: RolloutOpponent | None = None  # set for model kinds
+        # Who turns a search into memory entries: the memory seat's (templates or a model).
+        self.distiller: RuleDistiller = RuleDistiller()
         self._previous = 0.0  # our standing amount at the root of the latest search
 
     def prepare(
@@ -267,7 +270,7 @@ class PlanningCounsel(Counsel):
         )
         self.turns_planned += 1
         if self.memory is not None:
-            self._reflect(brief, roots, leaves, context, game)
+            await self._reflect(brief, roots, leaves, context, game, turn)
         move = roots[best].move
         text = (
             move.plan
@@ -295,28 +298,28 @@ class PlanningCounsel(Counsel):
         used = self.rollout_opponent.take_usage() if self.rollout_opponent else None
         return {"rollout": used} if used is not None else {}
 
-    def _reflect(
+    async def _reflect(
         self,
         brief: Brief,
         roots: list[Candidate],
         leaves: list[Leaf],
         context: tuple[str, str],
         game: NegotiationGame,
+        turn: int,
     ) -> None:
         assert self.memory is not None
-        feats = [self._features(brief, roots, leaf, game) for leaf in leaves]
-        options = dict(roots[0].move.options) if roots else {}
-        self.memory.add(
-            distill(
-                feats,
-                brief.side,
-                context,
-                self.scenario_id,
-                brief.dispute_type,
-                brief.issues,
-                options,
-            )
+        tree = Tree(
+            [self._features(brief, roots, leaf, game) for leaf in leaves],
+            brief.side,
+            context,
+            self.scenario_id,
+            brief.dispute_type,
+            brief.issues,
+            dict(roots[0].move.options) if roots else {},
+            brief.language,
+            turn,
         )
+        self.memory.add(await self.distiller.reflect(tree))
 
     def _features(
         self, brief: Brief, roots: list[Candidate], leaf: Leaf, game: NegotiationGame

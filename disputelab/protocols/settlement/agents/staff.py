@@ -13,6 +13,8 @@
   worse than its BATNA or leaves out execution fields; a counsel that heeds it will not
   settle below its BATNA reservation.
 - Mediator (rule, spec 2.5): on a stall proposes the midpoint of the standing offers.
+
+These are the rule kinds; `llm_staff.py` holds the model-backed analyst and mediator.
 """
 
 from __future__ import annotations
@@ -37,24 +39,54 @@ class AnalystSettings:
     cost_share: float = 0.08
 
 
-def estimate_batna(
-    term: NumericTerm, ids: dict[str, Side], s: AnalystSettings, source: str
-) -> Batna:
-    """The outcome analyst's BATNA for `term` (see the module docstring)."""
+@dataclass(frozen=True)
+class CaseView:
+    """What the outcome analyst reads: the case as the clerk digested it and each side's
+    public opening (the claim, the admitted amount), never a side's private walk-away or
+    brief; the known judgment only under `batna_source: judgment`."""
+
+    language: str
+    unit: str
+    digest: str
+    facts: tuple[str, ...]
+    claim: float
+    admitted: float
+    judgment: float | None = None
+
+
+def openings(term: NumericTerm, ids: dict[str, Side]) -> tuple[float, float]:
+    """(claim, admitted): the plaintiff's and the defendant's openings on `term`."""
     by_side = {side: pid for pid, side in ids.items()}
-    if source == "judgment":
-        if term.reference is None:
-            raise ValueError(
-                f"term {term.id} has no known judgment (reference) for batna_source judgment"
-            )
-        j = term.reference
-        return Batna(j, 1.0, s.cost_share * j, s.cost_share * j, "judgment")
     claim = term.targets.get(by_side["plaintiff"])
     admitted = term.targets.get(by_side["defendant"])
     if claim is None or admitted is None:
         raise ValueError(
             f"term {term.id} needs a target for both sides (the claim and the admitted amount)"
         )
+    return claim, admitted
+
+
+def judgment_of(term: NumericTerm) -> float:
+    if term.reference is None:
+        raise ValueError(
+            f"term {term.id} has no known judgment (reference) for batna_source judgment"
+        )
+    return term.reference
+
+
+def estimate_batna(
+    term: NumericTerm, ids: dict[str, Side], s: AnalystSettings, source: str
+) -> Batna:
+    """The rule outcome analyst's BATNA for `term` (see the module docstring)."""
+    if source == "judgment":
+        return rule_batna(0.0, 0.0, judgment_of(term), s)
+    return rule_batna(*openings(term, ids), None, s)
+
+
+def rule_batna(claim: float, admitted: float, judgment: float | None, s: AnalystSettings) -> Batna:
+    """The BATNA by the protocol's assumptions, or from the known judgment when given."""
+    if judgment is not None:
+        return Batna(judgment, 1.0, s.cost_share * judgment, s.cost_share * judgment, "judgment")
     j = admitted + s.award_share * (claim - admitted)
     return Batna(j, s.p_win, s.cost_share * j, s.cost_share * j, "analyst")
 
@@ -148,7 +180,13 @@ class Clerk(UsageReporter):
 
 
 class OutcomeAnalyst(UsageReporter):
-    name = "outcome"
+    """The rule outcome analyst: the BATNA from the protocol's assumptions (`award_share`,
+    `p_win`, `cost_share`), or from the known judgment under `batna_source: judgment`."""
+
+    name = "rule"
+
+    async def estimate(self, case: CaseView, s: AnalystSettings) -> Batna:
+        return rule_batna(case.claim, case.admitted, case.judgment, s)
 
     def report(self, batna: Batna, language: str, unit: str) -> Intervention:
         zopa_low, zopa_high = batna.reservation("plaintiff"), batna.reservation("defendant")
