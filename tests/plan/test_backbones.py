@@ -115,7 +115,7 @@ def test_a_spec_without_an_axis_plans_and_stores_as_before() -> None:
         ),
         ({"backbones": {"a/b": {"mediator": A}}}, "backbones: 'a/b' is not a usable name"),
         ({"backbones": {"x": {"mediator": "rule"}}}, "backbones.x.mediator: rule is not a model"),
-        ({"backbones": {"x": {"seat": A}}}, "backbones.x.seat: unknown role; use counsel"),
+        ({"backbones": {"x": {"seat": A}}}, "backbones.x.seat: unknown role; use auditor, counsel"),
         (
             {"models": {"mediator": A}, "backbones": {"x": {"mediator": B}}},
             "backbones.x.mediator: also set in models:",

@@ -12,6 +12,8 @@
   warning applies its revisions and re-audits once; on pass both counsel sign, and an
   unsigned draft also returns to BARG. Without an auditor (an ablation) a draft is signed
   as it stands, and the signed text and the stop reason say it went unaudited.
+  The auditor is the auditor seat's (the rules, or a model's verdict per clause); either
+  way its flag and revised clauses are applied alike.
 - End: settlement (resolved), a walk-away (breakdown), or the round limit T (budget: no
   agreement, the litigation outside option), with the reason recorded.
 """
