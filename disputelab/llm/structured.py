@@ -8,7 +8,6 @@ import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from json_repair import repair_json
 from pydantic import BaseModel, ValidationError
 
 from disputelab.llm.base import (
@@ -110,6 +109,15 @@ def _strict(text: str) -> tuple[bool, Any]:
         raise ValueError(_TOO_DEEP) from None
     start = stripped.find("{")
     return False, stripped[start:] if start >= 0 else stripped
+
+
+def repair_json(text: str, **options: Any) -> Any:
+    """json-repair's `repair_json`, imported on first use: a valid reply, nearly every
+    one, needs no repair, and importing json-repair took tens of milliseconds of every
+    command's start-up."""
+    from json_repair import repair_json as repair
+
+    return repair(text, **options)
 
 
 def _repaired(candidate: str) -> Any:

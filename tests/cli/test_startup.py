@@ -17,7 +17,7 @@ from disputelab.cli import COMMANDS, DEFAULT_STORE_NAME, app
 from tests.helpers import WAIT_S
 
 # Libraries that cost tens to hundreds of milliseconds to import and that no rule run
-# uses: reports, statistics, the model SDK, embeddings, clusters.
+# uses: reports, statistics, the model SDK, embeddings, clusters, JSON repair.
 HEAVY = (
     "pandas",
     "pyarrow",
@@ -31,6 +31,7 @@ HEAVY = (
     "torch",
     "ray",
     "SALib",
+    "json_repair",  # for a broken model reply only
 )
 
 # Run the command line in this interpreter, then print the top-level modules loaded.
