@@ -3,49 +3,90 @@ the registries (protocols, agent kinds, evaluators) rather than naming what is i
 
 from __future__ import annotations
 
+import gc
 import itertools
 import re
-import sqlite3
 import sys
-from importlib import metadata
+from importlib import import_module
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
-from disputelab.api import CacheError, StoreError
-from disputelab.api.stores import is_sqlite_message, store_failure
-from disputelab.cli import (
-    conditions,
-    datasets,
-    exemplars,
-    memory,
-    presets,
-    protocols,
-    runs,
-    scenarios,
-    store,
-)
-from disputelab.cli.bench import bench
-from disputelab.cli.common import DEFAULT_STORE, err, fail, out, state
-from disputelab.cli.compare import compare
-from disputelab.cli.curate import curate
-from disputelab.cli.evaluate import evaluate
-from disputelab.cli.experiment import experiment
-from disputelab.cli.play import play_command
-from disputelab.cli.report import report
-from disputelab.cli.run import run
-from disputelab.cli.sensitivity import sensitivity
-from disputelab.cli.validate_judge import validate_judge
-from disputelab.cli.view import view
+# The API's DEFAULT_STORE, spelled here so that `disputelab --version` and `--help` need
+# not import the API (tests/cli/test_startup.py holds the two equal).
+DEFAULT_STORE_NAME = "disputelab-runs"
+
+# Each command's module, imported when the command is looked up (to run it, show its
+# help, or list it in `disputelab --help`): one command does not pay for every other
+# command's imports, and `--version` for none. Listed in the order `--help` shows them.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("disputelab.cli.run", "run"),
+    "play": ("disputelab.cli.play", "play_command"),
+    "evaluate": ("disputelab.cli.evaluate", "evaluate"),
+    "validate-judge": ("disputelab.cli.validate_judge", "validate_judge"),
+    "experiment": ("disputelab.cli.experiment", "experiment"),
+    "report": ("disputelab.cli.report", "report"),
+    "curate": ("disputelab.cli.curate", "curate"),
+    "view": ("disputelab.cli.view", "view"),
+    "bench": ("disputelab.cli.bench", "bench"),
+    "sensitivity": ("disputelab.cli.sensitivity", "sensitivity"),
+    "compare": ("disputelab.cli.compare", "compare"),
+    "scenarios": ("disputelab.cli.scenarios", "app"),
+    "conditions": ("disputelab.cli.conditions", "app"),
+    "protocols": ("disputelab.cli.protocols", "app"),
+    "presets": ("disputelab.cli.presets", "app"),
+    "datasets": ("disputelab.cli.datasets", "app"),
+    "runs": ("disputelab.cli.runs", "app"),
+    "store": ("disputelab.cli.store", "app"),
+    "exemplars": ("disputelab.cli.exemplars", "app"),
+    "memory": ("disputelab.cli.memory", "app"),
+}
+
+
+def load_command(name: str) -> Any:
+    """The click command of `name` (one of COMMANDS), its module imported now."""
+    module, attribute = COMMANDS[name]
+    target = getattr(import_module(module), attribute)
+    if isinstance(target, typer.Typer):
+        group = typer.main.get_group(target)
+        group.name = name  # as `add_typer(app, name=...)` names it
+        return group
+    single = typer.Typer(add_completion=False)
+    single.command(name)(target)
+    return typer.main.get_command(single)
 
 
 class _Commands(TyperGroup):
-    """The command group. A store that fails mid-command (a damaged page, a stored value
-    that does not decode) ends it like bad input: one line, exit status 2."""
+    """The command group, its commands loaded on first use. A store that fails
+    mid-command (a damaged page, a stored value that does not decode) ends it like bad
+    input: one line, exit status 2."""
+
+    # Set by `main`, the console process: the modules, classes and functions a command's
+    # imports made live as long as the process, so the collector is told to leave them
+    # alone (gc.freeze) rather than walk them at every full collection and again at exit,
+    # where that walk took a sixth of a short command's CPU time. What the command itself
+    # makes is collected as before.
+    freeze_after_load = False
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*COMMANDS, *(n for n in super().list_commands(ctx) if n not in COMMANDS)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name in COMMANDS and cmd_name not in self.commands:
+            self.add_command(load_command(cmd_name), cmd_name)
+            if self.freeze_after_load:
+                gc.freeze()
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: Any) -> Any:
+        import sqlite3
+
+        from disputelab.api import CacheError, StoreError
+        from disputelab.api.stores import is_sqlite_message, store_failure
+        from disputelab.cli.common import fail, state
+
         try:
             return super().invoke(ctx)
         except (StoreError, CacheError) as exc:
@@ -77,7 +118,9 @@ def _check_timeout(value: float | None) -> float | None:
 
 def _show_version(value: bool) -> None:
     if value:
-        out.print(f"disputelab {metadata.version('disputelab')}", highlight=False)
+        from importlib import metadata
+
+        typer.echo(f"disputelab {metadata.version('disputelab')}")
         raise typer.Exit()
 
 
@@ -89,7 +132,7 @@ def main_options(
         typer.Option(
             "--store", metavar="PATH", help="Directory of the run store.", envvar="DISPUTELAB_STORE"
         ),
-    ] = str(DEFAULT_STORE),
+    ] = DEFAULT_STORE_NAME,
     timeout: Annotated[
         float | None,
         typer.Option(
@@ -107,6 +150,8 @@ def main_options(
 ) -> None:
     if not store.strip():
         raise typer.BadParameter("is empty; name the store's folder", param_hint="--store")
+    from disputelab.cli.common import state
+
     state.begin(Path(store), timeout)
 
 
@@ -130,28 +175,6 @@ def hoist_global_options(args: list[str]) -> list[str]:
             out_args.append(args[i])
         i += 1
     return hoisted + out_args
-
-
-app.command()(run)
-app.command("play")(play_command)
-app.command()(evaluate)
-app.command("validate-judge")(validate_judge)
-app.command()(experiment)
-app.command()(report)
-app.command()(curate)
-app.command()(view)
-app.command()(bench)
-app.command()(sensitivity)
-app.command()(compare)
-app.add_typer(scenarios.app, name="scenarios")
-app.add_typer(conditions.app, name="conditions")
-app.add_typer(protocols.app, name="protocols")
-app.add_typer(presets.app, name="presets")
-app.add_typer(datasets.app, name="datasets")
-app.add_typer(runs.app, name="runs")
-app.add_typer(store.app, name="store")
-app.add_typer(exemplars.app, name="exemplars")
-app.add_typer(memory.app, name="memory")
 
 
 def _click_class(name: str) -> type[Exception]:
@@ -185,9 +208,12 @@ def _hint(message: str, args: list[str]) -> str:
 def main() -> None:
     """Console entry point: every usage error is one line and exit status 2."""
     args = hoist_global_options(sys.argv[1:])
+    _Commands.freeze_after_load = True
     try:
         code = app(args=args, standalone_mode=False)
     except _USAGE_ERROR as exc:
+        from disputelab.cli.common import err, out
+
         ctx = getattr(exc, "ctx", None)
         if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:
             out.print(ctx.get_help(), end="")  # a bare group shows its help
@@ -202,7 +228,10 @@ def main() -> None:
         raise SystemExit(2) from None
     except (KeyboardInterrupt, typer.Abort):
         code = 130
-    if code == 130 and not state.interrupt_reported:
-        # typer turns Ctrl-C into exit status 130 without a word; say what was kept.
-        err.print("interrupted; finished turns are in the store")
+    if code == 130:
+        from disputelab.cli.common import err, state
+
+        if not state.interrupt_reported:
+            # typer turns Ctrl-C into exit status 130 without a word; say what was kept.
+            err.print("interrupted; finished turns are in the store")
     raise SystemExit(code if isinstance(code, int) else 0)

@@ -20,7 +20,7 @@ from disputelab.episode import Episode
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.promediate import MI_DIMENSIONS
 from disputelab.llm.base import ChatModel, ChatRequest, Message, ModelError
-from disputelab.llm.structured import ask_structured
+from disputelab.llm.structured import ask_structured, model_schema
 from disputelab.scenario.schema import Scenario
 
 JUDGE_VERSION = "1"
@@ -93,7 +93,7 @@ async def level_judgement(
         (Message("user", prompt),),
         temperature=0.0,
         max_tokens=400,
-        schema=LevelReply.model_json_schema(),
+        schema=model_schema(LevelReply),
         schema_name="level",
     )
     labels: list[str] = []
@@ -128,7 +128,7 @@ async def mediator_intelligence_ratings(
             (Message("user", f"Conversation:\n{window}\n\n{MI_RUBRIC}"),),
             temperature=0.0,
             max_tokens=400,
-            schema=DimensionsReply.model_json_schema(),
+            schema=model_schema(DimensionsReply),
             schema_name="mediator_intelligence",
         )
         per_judge = []

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from disputelab.consensus import consensus_by_topic
 from disputelab.episode import Episode, Stance, Turn
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message, ModelError
-from disputelab.llm.structured import ask_structured
+from disputelab.llm.structured import ask_structured, model_schema
 from disputelab.scenario.schema import Scenario
 
 TRACKERS = ("oracle", "self-report", "topic-localized", "per-turn")
@@ -194,7 +194,7 @@ async def topic_localized(episode: Episode, scenario: Scenario, judge: ChatModel
             (Message("user", prompt),),
             temperature=0.0,
             max_tokens=800,
-            schema=TopicReply.model_json_schema(),
+            schema=model_schema(TopicReply),
             schema_name="topic_events",
         )
         try:
@@ -353,7 +353,7 @@ async def _agreement(
         (Message("user", prompt),),
         temperature=0.0,
         max_tokens=300,
-        schema=AgreementReply.model_json_schema(),
+        schema=model_schema(AgreementReply),
         schema_name="agreement",
     )
     reply, responses = await ask_structured(judge, request, AgreementReply.model_validate)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from json_repair import repair_json
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from disputelab.llm.base import (
     ChatModel,
@@ -32,15 +32,32 @@ MAX_SCHEMA_STRING = 800
 
 
 _CHECKED: ByIdentity[bool] = ByIdentity()  # schemas already found within bounds
+# The same, by the schema's JSON: agents that build an equal schema afresh for every call
+# (a dict literal, a pydantic model's schema) are checked once, not on every call.
+_CHECKED_TEXTS: set[str] = set()
+_CHECKED_LIMIT = 1024
 
 
-def _check_once(schema: dict[str, Any], where: str) -> None:
-    """`check_schema_bounds`, skipped for a schema object already checked: agents reuse
-    one schema for every call, and walking it each time cost a third of a millisecond."""
+def _check_once(schema: dict[str, Any], where: str, encoded: str) -> None:
+    """`check_schema_bounds`, skipped for a schema already checked: the same object (agents
+    reuse one schema for every call), or an equal one (`encoded`: its prompt line, which
+    holds its JSON). Walking it each time cost a third of a millisecond."""
     if _CHECKED.get(schema):
         return
-    check_schema_bounds(schema, where)
+    if encoded not in _CHECKED_TEXTS:
+        check_schema_bounds(schema, where)
+        if len(_CHECKED_TEXTS) >= _CHECKED_LIMIT:
+            _CHECKED_TEXTS.clear()
+        _CHECKED_TEXTS.add(encoded)
     _CHECKED.put(schema, True)
+
+
+@functools.cache
+def model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A reply class's JSON schema, built once and shared: pydantic builds it anew on every
+    call (about half a millisecond), and the checks and prompt line above are memoised by
+    the schema object. Read it, never change it (copy it to make a variant)."""
+    return model.model_json_schema()
 
 
 def check_schema_bounds(schema: Any, where: str = "schema") -> None:
@@ -92,6 +109,15 @@ def _strict(text: str) -> tuple[bool, Any]:
         raise ValueError(_TOO_DEEP) from None
     start = stripped.find("{")
     return False, stripped[start:] if start >= 0 else stripped
+
+
+def repair_json(text: str, **options: Any) -> Any:
+    """json-repair's `repair_json`, imported on first use: a valid reply, nearly every
+    one, needs no repair, and importing json-repair took tens of milliseconds of every
+    command's start-up."""
+    from json_repair import repair_json as repair
+
+    return repair(text, **options)
 
 
 def _repaired(candidate: str) -> Any:
@@ -167,9 +193,10 @@ def _with_schema_line(request: ChatRequest) -> tuple[Message, ...]:
     messages = request.messages
     if request.schema is None:
         return messages
-    _check_once(request.schema, request.schema_name)
+    instruction = schema_instruction(request.schema)
+    _check_once(request.schema, request.schema_name, instruction)
     *head, last = messages
-    return (*head, Message(last.role, last.content + "\n\n" + schema_instruction(request.schema)))
+    return (*head, Message(last.role, last.content + "\n\n" + instruction))
 
 
 def _cut_off(response: ChatResponse) -> bool:

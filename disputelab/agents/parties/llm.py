@@ -3,6 +3,7 @@ rule policy decide and the LLM only phrase the words."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -298,6 +299,9 @@ def verdict_action(reply: VerdictReply, proposal: Mapping[str, str]) -> Action:
     )
 
 
+# One schema object per argument: the structured layer memoises its checks and prompt
+# line by the object, so a schema rebuilt for every call missed them.
+@functools.cache
 def verdict_schema(language: str) -> dict[str, Any]:
     """The closure verdict: the decision first, then the words."""
     utterance, thought = text_limits(language)

@@ -9,6 +9,7 @@ number: such a thought is never selected, though it can still be voiced as the f
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -45,6 +46,9 @@ class RatingReply(BaseModel):
     rating: float = Field(ge=1.0, le=5.0)
 
 
+# One schema object per argument: the structured layer memoises its checks and prompt
+# line by the object, so a schema rebuilt for every call missed them.
+@functools.cache
 def thoughts_schema(k: int) -> dict[str, Any]:
     return {
         "type": "object",

@@ -20,6 +20,7 @@ The prompts are disputelab's own.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -85,6 +86,9 @@ def reflection_text(language: str) -> dict[str, str]:
     return _TEXT["zh" if language.startswith("zh") else "en"]
 
 
+# One schema object per argument: the structured layer memoises its checks and prompt
+# line by the object, so a schema rebuilt for every call missed them.
+@functools.cache
 def _schema(limit: int, check: bool) -> dict[str, Any]:
     if not check:
         return {

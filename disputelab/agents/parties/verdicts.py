@@ -9,6 +9,8 @@ wording.
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -16,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from disputelab.agents.base import PublicScenario
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
-from disputelab.llm.structured import ask_structured
+from disputelab.llm.structured import ask_structured, model_schema
 
 MAX_TOKENS = 400
 
@@ -98,9 +100,15 @@ _SATISFY = {
 
 
 def _schema(reply: type[BaseModel], lengths: Mapping[str, int]) -> dict[str, Any]:
-    """The reply's JSON schema with length bounds on its free-text fields."""
-    schema = reply.model_json_schema()
-    for name, limit in lengths.items():
+    """The reply's JSON schema with length bounds on its free-text fields: one object per
+    reply and bounds, so that the structured layer's memos know it from the second call."""
+    return _bounded_schema(reply, tuple(lengths.items()))
+
+
+@functools.cache
+def _bounded_schema(reply: type[BaseModel], lengths: tuple[tuple[str, int], ...]) -> dict[str, Any]:
+    schema = copy.deepcopy(model_schema(reply))
+    for name, limit in lengths:
         schema["properties"][name]["maxLength"] = limit
     schema["additionalProperties"] = False
     schema["required"] = list(schema["properties"])

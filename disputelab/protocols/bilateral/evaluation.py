@@ -35,7 +35,7 @@ from disputelab.evaluation.registry import (
     register_evaluator,
 )
 from disputelab.llm.base import ChatModel, ChatRequest, Message, ModelError
-from disputelab.llm.structured import ask_structured
+from disputelab.llm.structured import ask_structured, model_schema
 from disputelab.protocols.bilateral.agents.market import Market
 from disputelab.protocols.bilateral.agents.rule import relational_readout
 from disputelab.scenario.schema import Scenario
@@ -114,7 +114,7 @@ async def judged_changes(
             (Message("system", JUDGE_SYSTEM), Message("user", f"The negotiation:\n{talk}")),
             temperature=0.0,
             max_tokens=300,
-            schema=_ChangeReply.model_json_schema(),
+            schema=model_schema(_ChangeReply),
             schema_name="relational_change",
         )
         try:

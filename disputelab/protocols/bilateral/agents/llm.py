@@ -18,7 +18,7 @@ from disputelab.agents.parties.llm import usage_of
 from disputelab.episode import Action, Signal
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
 from disputelab.llm.seeds import turn_sampling
-from disputelab.llm.structured import ask_structured
+from disputelab.llm.structured import ask_structured, model_schema
 from disputelab.protocols.bilateral.agents.market import Market
 from disputelab.protocols.bilateral.agents.moderator import Call
 from disputelab.protocols.bilateral.agents.norms import CATEGORIES, DESCRIPTIONS, Category
@@ -71,7 +71,7 @@ async def _ask(
         (Message("system", system), Message("user", user)),
         temperature=0.7,
         max_tokens=200,
-        schema=reply.model_json_schema(),
+        schema=model_schema(reply),
         schema_name=reply.__name__.lower(),
         **turn_sampling(seed, ctx.party_turn, repeat)._asdict(),
     )

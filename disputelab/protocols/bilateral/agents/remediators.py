@@ -29,7 +29,7 @@ from disputelab.agents.parties.llm import usage_of
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
 from disputelab.llm.embedding import Embedder
 from disputelab.llm.seeds import turn_sampling
-from disputelab.llm.structured import ask_structured
+from disputelab.llm.structured import ask_structured, model_schema
 from disputelab.protocols.bilateral.agents.exemplars import (
     ZERO_SHOT,
     Exemplar,
@@ -274,7 +274,7 @@ class LLMRemediator(_Chooser):
             (Message("system", SYSTEM), Message("user", user)),
             temperature=0.3,
             max_tokens=160,
-            schema=_Rewrite.model_json_schema(),
+            schema=model_schema(_Rewrite),
             schema_name="rewrite",
             **turn_sampling(self.seed, ctx.party_turn, repeat=7)._asdict(),
         )

@@ -17,7 +17,6 @@ them to that sub-role.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -30,7 +29,7 @@ from disputelab.agents.settings import DEFAULT_SETTINGS, AgentSettings
 from disputelab.episode import Intervention, Usage
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
 from disputelab.llm.seeds import turn_sampling
-from disputelab.llm.structured import ask_structured
+from disputelab.llm.structured import ask_structured, model_schema
 from disputelab.protocols.roundtable.agents.state import stated_consensus
 
 FACTORS = (
@@ -84,13 +83,6 @@ class Rating(_Reply):
 
 class RatingsReply(_Reply):
     ratings: list[Rating] = Field(min_length=1)
-
-
-@functools.cache
-def _schema(model: type[BaseModel]) -> dict[str, Any]:
-    """One schema object per reply class, built once: pydantic builds it anew on every
-    call (about 0.5 ms), and the structured layer memoises its checks by object."""
-    return model.model_json_schema()
 
 
 class _LLMMediator(UsageReporter):
@@ -184,7 +176,7 @@ class _LLMMediator(UsageReporter):
             (Message("system", self.system), Message("user", user)),
             temperature=temperature if chosen is None else chosen,
             max_tokens=500,
-            schema=_schema(reply),
+            schema=model_schema(reply),
             schema_name=name,
             **turn_sampling(self.seed, ctx.party_turn)._asdict(),
         )

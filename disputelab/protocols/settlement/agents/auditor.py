@@ -23,6 +23,7 @@ clauses instead, with the essential-element checks (EL) kept as rules.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -131,6 +132,10 @@ class Audit:
         return f"{self.flag}: {found}"
 
 
+# The planner audits the same drafts and clauses thousands of times an episode: the
+# checks below are pure, so each distinct input is worked out once (bounded, since a
+# model's clauses never repeat).
+@functools.lru_cache(maxsize=8192)
 def clause_field(clause: str) -> str:
     """The field a clause fills: the text before its first colon, or '' when none."""
     head, sep, _ = clause.partition(":")
@@ -143,6 +148,11 @@ def worst(flags: list[Flag]) -> Flag:
 
 def clause_violations(clause: str, amount: float | None) -> list[Violation]:
     """Every rule one clause breaks."""
+    return list(_clause_violations(clause, amount))
+
+
+@functools.lru_cache(maxsize=8192)
+def _clause_violations(clause: str, amount: float | None) -> tuple[Violation, ...]:
     out = [
         Violation(rule, what, flag, clause) for rule, what, flag, rx in _RULES if rx.search(clause)
     ]
@@ -157,7 +167,7 @@ def clause_violations(clause: str, amount: float | None) -> list[Violation]:
             out.append(
                 Violation("ILL-1", "liquidated damages grossly exceed the loss", "veto", clause)
             )
-    return out
+    return tuple(out)
 
 
 def essential_violations(amount: float | None, clauses: tuple[str, ...]) -> list[Violation]:
@@ -176,6 +186,7 @@ def essential_violations(amount: float | None, clauses: tuple[str, ...]) -> list
     return violations
 
 
+@functools.lru_cache(maxsize=8192)
 def audit(amount: float | None, clauses: tuple[str, ...], language: str = "en") -> Audit:
     """Check a draft: an amount and its clauses."""
     violations = essential_violations(amount, clauses)

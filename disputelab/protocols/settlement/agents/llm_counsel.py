@@ -9,6 +9,7 @@ entries and a cached re-run replays them all without calling the model.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -48,6 +49,9 @@ class CandidatesReply(BaseModel):
     candidates: list[ProposalReply] = Field(min_length=1)
 
 
+# One schema object per argument: the structured layer memoises its checks and prompt
+# line by the object, so a schema rebuilt for every call missed them.
+@functools.cache
 def proposal_schema(language: str) -> dict[str, Any]:
     chars = 160 if language.startswith("zh") else 300
     return {
@@ -68,6 +72,7 @@ def proposal_schema(language: str) -> dict[str, Any]:
     }
 
 
+@functools.cache
 def candidates_schema(language: str, k: int) -> dict[str, Any]:
     return {
         "type": "object",

@@ -12,6 +12,7 @@ output afterwards, which measures the retriever rather than the mediator; the se
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -260,6 +261,8 @@ class LLMStagedMediator(UsageReporter):
             parts += [self.ask["retrieved"], *(f"- {b}" for b in retrieved)]
         self.system = "\n".join(p for p in parts if p)
 
+    # Built once per mediator: the structured layer memoises by the schema object.
+    @functools.cached_property
     def _say_schema(self) -> dict[str, Any]:
         return {
             "type": "object",
@@ -268,6 +271,7 @@ class LLMStagedMediator(UsageReporter):
             "additionalProperties": False,
         }
 
+    @functools.cached_property
     def _package_schema(self) -> dict[str, Any]:
         return {
             "type": "object",
@@ -319,7 +323,7 @@ class LLMStagedMediator(UsageReporter):
 
     async def open(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Intervention:
         say: _Say = await self._call(
-            dialogue, ctx, self.ask["open"], self._say_schema(), _Say.model_validate, "open"
+            dialogue, ctx, self.ask["open"], self._say_schema, _Say.model_validate, "open"
         )
         return Intervention(say.utterance.strip())
 
@@ -330,7 +334,7 @@ class LLMStagedMediator(UsageReporter):
         schema = {
             "type": "object",
             "properties": {
-                "package": self._package_schema(),
+                "package": self._package_schema,
                 "points": {"type": "string", "maxLength": self.limit},
                 "bases": {
                     "type": "array",
@@ -366,7 +370,7 @@ class LLMStagedMediator(UsageReporter):
         schema = {
             "type": "object",
             "properties": {
-                "package": self._package_schema(),
+                "package": self._package_schema,
                 "utterance": {"type": "string", "maxLength": self.limit},
             },
             "required": ["package", "utterance"],

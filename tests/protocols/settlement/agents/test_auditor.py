@@ -3,10 +3,15 @@ missing essentials and vague wording, and proposes a revision it would pass."""
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from disputelab.protocols.settlement.agents.auditor import (
     DEFAULT_CLAUSES,
+    _clause_violations,
     audit,
     clause_field,
+    clause_violations,
     missing_fields,
 )
 
@@ -77,3 +82,32 @@ def test_vague_wording_in_the_deadline_is_vetoed_elsewhere_warned() -> None:
     assert audit(20_000, vague_deadline).flag == "veto"
     vague_method = (CLEAN[0], "payment_method: by a method to be agreed", *CLEAN[2:])
     assert audit(20_000, vague_method).flag == "warn"
+
+
+_CLAUSE_POOL = (
+    *CLEAN,
+    *DEFAULT_CLAUSES["zh"].values(),
+    "liability: liquidated damages of 2,000 for late payment",
+    "deadline: as soon as possible",
+    "confidentiality: the parties waive all statutory rights",
+    "no colon at all",
+    "Payment_Method: bank transfer",
+)
+
+
+@given(
+    amount=st.one_of(st.none(), st.floats(min_value=0, max_value=1e6, allow_nan=False)),
+    clauses=st.lists(st.sampled_from(_CLAUSE_POOL), max_size=8).map(tuple),
+    language=st.sampled_from(["en", "zh"]),
+)
+def test_a_remembered_audit_is_the_audit_worked_out_afresh(
+    amount: float | None, clauses: tuple[str, ...], language: str
+) -> None:
+    """The planner audits the same drafts thousands of times, so audits are memoised:
+    what comes back from the memo is exactly what the rules give."""
+    fresh = audit.__wrapped__(amount, clauses, language)
+    assert audit(amount, clauses, language) == fresh
+    assert audit(amount, clauses, language) == fresh  # the second time, from the memo
+    assert [clause_field(c) for c in clauses] == [clause_field.__wrapped__(c) for c in clauses]
+    for c in clauses:
+        assert clause_violations(c, amount) == list(_clause_violations.__wrapped__(c, amount))
