@@ -109,7 +109,15 @@ print(json.dumps(plays))
     [
         ("tenancy", {"preset": "agentmediation"}),
         ("product-sale", {"protocol": "bilateral"}),
-        ("settle-kitchen-refit-defects", {"protocol": "settlement"}),
+        # The model counsel's requests; the staff keep their rules, whose replies a stub
+        # that fills any schema with one sentence and small numbers cannot satisfy.
+        (
+            "settle-kitchen-refit-defects",
+            {
+                "protocol": "settlement",
+                "models": {r: "rule" for r in ("outcome", "auditor", "memory", "mediator")},
+            },
+        ),
     ],
 )
 def test_an_episode_with_every_memo_empty_sends_what_it_sends_with_them_warm(
