@@ -88,8 +88,7 @@ def strategy_notes(turn: Turn) -> list[tuple[str, str]]:
 def _recorded(condition: str) -> bool:
     """Whether the condition's episodes carry strategy points (drawn or adaptive)."""
     return any(
-        (part.strip().startswith("strategy:")
-        and part.strip().endswith("@one"))
+        (part.strip().startswith("strategy:") and part.strip().endswith("@one"))
         or part.strip() == "strategy_update:adaptive"
         for part in condition.split(",")
     )
