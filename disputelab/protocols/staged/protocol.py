@@ -131,7 +131,8 @@ class Staged(DisputeProtocol):
         assert isinstance(mediator, StagedMediator)
         rate = Behaviour.of(params.behaviour)["adaptive.rate"]
         stages = _Stages(session, mediator, params.rounds, params.without_stage)
-        stages.strategies = StrategyRecord.of(session.scenario, rate)
+        if params.party_style != "general":  # general parties have no strategy to move
+            stages.strategies = StrategyRecord.of(session.scenario, rate)
         return await stages.play()
 
     def experiment_tables(self, store: Store, run_id: str, config: Mapping[str, Any]) -> str:

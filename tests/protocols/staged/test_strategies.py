@@ -205,3 +205,21 @@ def test_the_report_sets_static_against_dynamic_and_shows_points_by_round(
     cells = [c.strip() for c in adaptive.split("|")[4:-1]]
     assert cells[0] == "0.0/0.0" and len(cells) == 5, "statement, then rounds 1-4"
     assert "strategy:avoiding@all |" not in points, "a static cell records no points"
+
+
+def test_general_parties_have_no_strategy_to_set_or_move(tmp_path: Path) -> None:
+    def texts(condition: str) -> list[str]:
+        result = api.run(
+            "tenancy",
+            store=tmp_path / "store",
+            protocol="staged",
+            condition=condition,
+            params={"party_style": "general"},
+        )
+        turns = result.episode.turns
+        assert all(t.action is None or t.action.strategy is None for t in turns)
+        return [t.text for t in turns]
+
+    base = texts("general")
+    assert texts("strategy:a8c1@all") == base
+    assert texts("strategy:avoiding@all,strategy_update:adaptive") == base
