@@ -372,7 +372,7 @@ CONDITIONS: dict[str, Condition] = {
         ),
         Condition(
             "strategy",
-            "strategy:MODE@one|all",
+            "strategy:MODE|aAcC@one|all",
             "a Thomas-Kilmann mode or point (aAcC, 0-10 each) for one party (drawn from "
             "each episode's seed) or every party",
             strategy,
