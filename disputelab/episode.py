@@ -81,6 +81,9 @@ class Action:
     # written clauses of a proposal, for price and settlement negotiations.
     offer: dict[str, float] = field(default_factory=dict)
     clauses: tuple[str, ...] = ()
+    # The speaker's strategy when it spoke, (assertiveness, cooperativeness) on 0-10,
+    # where the protocol records it (the staged protocol, under an adaptive or drawn one).
+    strategy: tuple[float, float] | None = None
 
     def package(self) -> dict[str, str | None]:
         return {t: s.option for t, s in self.stances.items()}
@@ -99,6 +102,8 @@ class Action:
             out["offer"] = self.offer
         if self.clauses:
             out["clauses"] = list(self.clauses)
+        if self.strategy is not None:
+            out["strategy"] = list(self.strategy)
         return out
 
     @staticmethod
@@ -112,7 +117,15 @@ class Action:
             verdict=Verdict.from_dict(d["verdict"]) if d.get("verdict") else None,
             offer={k: float(v) for k, v in (d.get("offer") or {}).items()},
             clauses=tuple(d.get("clauses") or ()),
+            strategy=_point(d.get("strategy")),
         )
+
+
+def _point(raw: Any) -> tuple[float, float] | None:
+    if raw is None:
+        return None
+    a, c = raw
+    return (float(a), float(c))
 
 
 @dataclass(frozen=True, slots=True)

@@ -167,6 +167,15 @@ class GivesVerdict(Protocol):
 
 
 @runtime_checkable
+class AdoptsStrategy(Protocol):
+    """A party whose strategy can move mid-session (the adaptive strategy update)."""
+
+    def adopt(self, point: tuple[float, float]) -> None:
+        """Play on from `point` (assertiveness, cooperativeness), each 0-10."""
+        ...
+
+
+@runtime_checkable
 class MediatorAgent(Agent, Protocol):
     name: str
 

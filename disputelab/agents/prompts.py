@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from disputelab.agents.base import PublicScenario, PublicTurn
 from disputelab.agents.settings import RECENT_TURNS, CultureStatement, PartyStyle
 from disputelab.scenario.schema import CultureProfile, Party
+from disputelab.scenario.tki import MODE_POINTS
 
 _STYLE_EN = {
     "competing": "You press hard for your own priorities and concede slowly.",
@@ -39,6 +40,11 @@ _EN = {
     "ranking": "Your ranking per topic, best first",
     "unacceptable": "unacceptable",
     "style": "Your style",
+    "point": (
+        "Your conflict stance on two 0-10 scales: assertiveness {a:g} (how hard you push "
+        "for your own interests), cooperativeness {c:g} (how much you try to meet the "
+        "others' concerns)"
+    ),
     "reactivity": "Emotional reactivity (0 calm to 1 volatile)",
     "traits": "Traits",
     "notes": "Notes",
@@ -117,6 +123,10 @@ _ZH = {
     "ranking": "你对各议题选项的排序（最好在前）",
     "unacceptable": "不可接受",
     "style": "你的风格",
+    "point": (
+        "你在冲突中的姿态（0到10分）：坚持度{a:g}（你多大程度上争取自身利益），"
+        "合作度{c:g}（你多大程度上照顾对方的关切）"
+    ),
     "reactivity": "情绪反应强度（0平静，1易激动）",
     "traits": "特点",
     "notes": "备注",
@@ -217,6 +227,9 @@ def party_system(
             f"- {x['style']}: {styles[persona.strategy]}",
             f"- {x['reactivity']}: {persona.reactivity:.1f}",
         ]
+        if persona.point not in MODE_POINTS.values():  # a point of its own, not a mode's
+            a, c = (round(v, 1) for v in persona.point)
+            lines.insert(-1, f"- {x['point'].format(a=a, c=c)}")
         if persona.culture is not None:
             lines.append(culture_line(persona.culture, culture, public.language))
         if persona.traits:

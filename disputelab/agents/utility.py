@@ -17,7 +17,15 @@ import numpy as np
 import numpy.typing as npt
 
 from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour
-from disputelab.scenario.schema import CultureProfile, Party, Scenario, Strategy, TopicPreference
+from disputelab.scenario.schema import (
+    STRATEGIES,
+    CultureProfile,
+    Party,
+    Scenario,
+    Strategy,
+    TopicPreference,
+)
+from disputelab.scenario.tki import Point, blend, blend_log, mode_weights, share
 
 MAX_PACKAGES = 200_000
 
@@ -39,14 +47,51 @@ def concession_target(progress: float, beta: float, floor: float, ceiling: float
     return float(floor + (ceiling - floor) * (1.0 - p ** (1.0 / beta)))
 
 
-def strategy_beta(strategy: Strategy, b: Behaviour = DEFAULT_BEHAVIOUR) -> float:
-    """Exponent of the concession curve of a Thomas-Kilmann mode (`beta.MODE`)."""
-    return b[f"beta.{strategy}"]
+def _weights(strategy: Strategy | Point) -> dict[str, float]:
+    return {strategy: 1.0} if isinstance(strategy, str) else mode_weights(strategy)
 
 
-def self_weight(strategy: Strategy, b: Behaviour = DEFAULT_BEHAVIOUR) -> float:
-    """Weight on own utility against matching others, per mode (`self_weight.MODE`)."""
-    return b[f"self_weight.{strategy}"]
+def strategy_beta(strategy: Strategy | Point, b: Behaviour = DEFAULT_BEHAVIOUR) -> float:
+    """Exponent of the concession curve of a Thomas-Kilmann mode (`beta.MODE`), or of a
+    point on the plane: the modes' exponents blended by the point's weights on them."""
+    if isinstance(strategy, str):
+        return b[f"beta.{strategy}"]
+    return blend_log(mode_weights(strategy), {m: b[f"beta.{m}"] for m in STRATEGIES})
+
+
+def self_weight(strategy: Strategy | Point, b: Behaviour = DEFAULT_BEHAVIOUR) -> float:
+    """Weight on own utility against matching others, per mode (`self_weight.MODE`), or
+    at a point (the modes' weights blended)."""
+    if isinstance(strategy, str):
+        return b[f"self_weight.{strategy}"]
+    return blend_log(mode_weights(strategy), {m: b[f"self_weight.{m}"] for m in STRATEGIES})
+
+
+def logrolling(point: Strategy | Point, b: Behaviour = DEFAULT_BEHAVIOUR) -> float:
+    """How far a party at `point` follows the others on the topics that matter least to
+    it: `logrolling.collaborating` times its share of collaborating (0 for other modes)."""
+    rolls: dict[str, float] = {m: 0.0 for m in STRATEGIES}
+    rolls["collaborating"] = b["logrolling.collaborating"]
+    return blend(_weights(point), rolls)
+
+
+def engage_every(point: Strategy | Point, b: Behaviour = DEFAULT_BEHAVIOUR) -> int:
+    """Every how many of its own turns a party at `point` reconsiders its offer: an
+    avoider's `avoiding.engage_every`, every turn (1) for the other modes, blended."""
+    paces: dict[str, float] = {m: 1.0 for m in STRATEGIES}
+    paces["avoiding"] = b["avoiding.engage_every"]
+    k = blend(_weights(point), paces)
+    return max(1, round(k))
+
+
+def tone_switches(point: Strategy | Point, b: Behaviour = DEFAULT_BEHAVIOUR) -> tuple[bool, bool]:
+    """(flares, warms): whether a party at `point` can flare up (competing's switch, times
+    its share of competing) and sound warm (accommodating's and collaborating's)."""
+    weights = _weights(point)
+    # The switches are 0 or 1 in the table; anything past half-way counts as on.
+    flares = b["tone.competing_flare"] * share(weights, ("competing",)) > 0.5
+    warms = b["tone.cooperative_warm"] * share(weights, ("accommodating", "collaborating")) > 0.5
+    return flares, warms
 
 
 def culture_beta_factor(culture: CultureProfile | None, b: Behaviour = DEFAULT_BEHAVIOUR) -> float:
@@ -214,8 +259,8 @@ def rule_profile(party: Party, b: Behaviour = DEFAULT_BEHAVIOUR) -> dict[str, fl
     culture = persona.culture
     top = max(party.weights.values())
     return {
-        "concession exponent": strategy_beta(persona.strategy, b) * culture_beta_factor(culture, b),
-        "weight on own utility": self_weight(persona.strategy, b),
+        "concession exponent": strategy_beta(persona.point, b) * culture_beta_factor(culture, b),
+        "weight on own utility": self_weight(persona.point, b),
         "deference to the mediator": mediator_deference(culture, b),
         "expressiveness": expressiveness(culture, b),
         "reactivity": persona.reactivity,

@@ -42,6 +42,7 @@ from disputelab.protocols.base import (
     get_protocol,
 )
 from disputelab.protocols.session import Session
+from disputelab.scenario.conditions import draw_strategy_party
 from disputelab.scenario.io import scenario_to_data
 from disputelab.scenario.schema import Scenario
 from disputelab.store.leases import Leases
@@ -287,6 +288,9 @@ async def play_episode(
     Its agents share `memos` with the other episodes of the run (fresh ones if None).
     `hosts` host a person's seats (by seat key); with any, each turn commits at once."""
     protocol = get_protocol(plan.protocol)
+    drawn = draw_strategy_party(plan.scenario, plan.seed)
+    if drawn is not plan.scenario:  # the party a one-party strategy went to, by the seed
+        plan = replace(plan, scenario=drawn, scenario_json="")
     problem = protocol.scenario_problem(plan.scenario)
     if problem is not None:
         raise ValueError(problem)

@@ -35,6 +35,7 @@ from disputelab.llm.models import ModelHub
 from disputelab.plan.profiles import profile_temperatures
 from disputelab.plan.run import RunPlan, episode_names
 from disputelab.protocols.base import NONE
+from disputelab.scenario.conditions import draw_strategy_party
 from disputelab.store.health import StoreError
 from disputelab.store.sqlite import Store
 
@@ -100,7 +101,8 @@ async def play_seated(
     planned from, which a resume plans from again), and score it. `resume` names a
     play run whose episode stopped: it is played again under its own ids. `on_run`
     hears the run's id before the first move is asked."""
-    scenario = await conditioned(plan, hub)
+    # The one party of a one-party strategy is drawn here, so a resume compares like with like.
+    scenario = draw_strategy_party(await conditioned(plan, hub), plan.seed)
     check_expertise(plan, scenario)
     await check_embeddings(hub, [plan.embeddings])
     bases = retrieved(plan, scenario, Path(store.root) / "library")

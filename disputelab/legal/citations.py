@@ -95,16 +95,38 @@ def _outer_title(text: str) -> tuple[int, int] | None:
     return (plain.start(), plain.end()) if plain else None
 
 
+# A law named without its 《》, as models often write it (民法典第509条, 中华人民共和国劳动合同法
+# 第三十九条): a run of Chinese characters ending as statute names end, right before an
+# article. Without an article it is not read as a citation at all.
+_BARE = re.compile(
+    r"(?:依据|根据|按照|依照)?\s*"
+    r"([\u4e00-\u9fff]{0,40}?(?:法典|法|条例|规定|解释|办法|意见|决定|规则|通则|细则))"
+    r"((?:（[^（）]*）|\([^()]*\)|〔[^〔〕]*〕|\[[^\[\]]*\]|【[^【】]*】|\s)*"
+    rf"(?:第\s*)?{_NUMERAL}\s*条.*)",
+    re.DOTALL,
+)
+
+
+def _titled(text: str) -> str | None:
+    """A bare law name with an article, written with its 《》; None for anything else."""
+    match = _BARE.fullmatch(text.strip())
+    if match is None:
+        return None
+    return f"《{match.group(1)}》{match.group(2)}"
+
+
 def normalize_legal_basis(text: str) -> str:
     """One canonical form per provision: '《Law》第N条' (or '第N条之M'), the law by its short
     name (no leading 中华人民共和国, no version note), the first article only, paragraphs
     dropped. The article is read after the title, past any bracketed notes, and only
     inside a note when there is none outside. A document cited without an article keeps
-    only its title. Text without a 《title》 is compared as written, as the paper's code
-    does."""
+    only its title. A law named without its 《》 but with an article (民法典第509条) reads
+    as if it had them; other text without a 《title》 is compared as written, as the
+    paper's code does."""
     span = _outer_title(text)
     if span is None:
-        return text.strip()
+        titled = _titled(text)
+        return text.strip() if titled is None else normalize_legal_basis(titled)
     start, end = span
     after = text[end:].split("《", 1)[0]
     article = _ARTICLE.search(_without_notes(after))

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from disputelab.episode import Turn, TurnChoice
+from disputelab.scenario.tki import point_text
 from disputelab.store.sqlite import EpisodeRecord, Store, StoredScore
 
 # Metric display order; others follow alphabetically.
@@ -114,6 +115,7 @@ def episode_markdown(store: Store, record: EpisodeRecord) -> str:
     lines += ["", "### Transcript", ""]
     for t in record.episode.turns:
         lines += _turn_lines(t, names)
+    lines += _strategy_table(record.episode.turns, names)
     lines += _usage_table(store.usage(record.episode_id))
     if record.complete:
         lines += _metrics_table(store.scores(record.episode_id))
@@ -140,6 +142,13 @@ def _episode_header(record: EpisodeRecord) -> list[str]:
         f"parties: {md_text(ep.agents.get('parties', '?'))}; seed: {ep.seed}; "
         f"condition: {md_text(ep.condition)}",
     ]
+    drawn = record.scenario.get("drawn_strategy") or {}
+    if drawn.get("party"):
+        mode = drawn.get("strategy", "?")
+        if drawn.get("assertiveness") is not None:
+            mode = point_text((drawn["assertiveness"], drawn["cooperativeness"]))
+        who = _names(record).get(drawn["party"], md_text(drawn["party"]))
+        lines.append(f"- one-party strategy: {md_text(mode)}, drawn for {who} by the seed")
     people = _people(ep.agents)
     if people:
         lines.append(f"- people: {md_text(people)}")
@@ -171,6 +180,8 @@ def _turn_lines(t: Turn, names: dict[str, str]) -> list[str]:
     lines = [f"**{label} {t.party_turn} · {speaker}:** {md_paragraph(t.text)}{s}"]
     if t.choice is not None:
         lines.append(_floor_line(t.choice, names))
+    if t.action is not None and t.action.strategy is not None:
+        lines.append(f"> _strategy: {point_text(t.action.strategy)}_")
     heard: dict[str, list[str]] = {}  # what listeners heard instead (a remediator's rewrite)
     for listener, text in (t.delivered or {}).items():
         if text != t.text:
@@ -179,6 +190,30 @@ def _turn_lines(t: Turn, names: dict[str, str]) -> list[str]:
         lines.append(f"> heard by {', '.join(who)} as: {text}")
     lines.append("")
     return lines
+
+
+def _strategy_table(turns: Sequence[Turn], names: dict[str, str]) -> list[str]:
+    """Each party's strategy point turn by turn, where the episode recorded them (an
+    adaptive or drawn strategy): one row per party, one column per stage's turn."""
+    points: dict[str, dict[str, tuple[float, float]]] = {}
+    columns: list[str] = []
+    spoken: dict[tuple[str, str], int] = {}
+    for t in turns:
+        if t.role != "party" or t.action is None or t.action.strategy is None:
+            continue
+        k = spoken[(t.speaker, t.stage)] = spoken.get((t.speaker, t.stage), 0) + 1
+        column = t.stage if t.stage != "bargaining" else f"round {k}"
+        if column not in columns:
+            columns.append(column)
+        points.setdefault(t.speaker, {})[column] = t.action.strategy
+    if not points:
+        return []
+    lines = ["### Strategy points", "", "| party | " + " | ".join(columns) + " |"]
+    lines.append("|---" * (len(columns) + 1) + "|")
+    for pid, row in points.items():
+        cells = [point_text(row[c]) if c in row else "-" for c in columns]
+        lines.append(f"| {names.get(pid, md_text(pid))} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
 
 
 def _usage_table(usage: list[dict[str, Any]]) -> list[str]:

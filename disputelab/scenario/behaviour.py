@@ -379,6 +379,19 @@ _TABLE += [
 
 _TABLE.append(
     Parameter(
+        "adaptive.rate",
+        0.5,
+        0.0,
+        0.0,
+        1.0,
+        "Under strategy_update:adaptive, the share of the way a party's strategy point "
+        "moves each bargaining round towards the point the others' turns showed (held or "
+        "moved, tone, signal; see disputelab.scenario.tki); 0 keeps every point static.",
+        "assumption; AgentMediation's agents re-judged their point with a model instead",
+    )
+)
+_TABLE.append(
+    Parameter(
         "legal.cite_retrieved",
         1.0,
         0.0,
@@ -415,6 +428,7 @@ _DOMAINS: tuple[tuple[str, tuple[float, float]], ...] = (
     ("resentment.", (0.0, 100.0)),
     ("cause.", (-100.0, 100.0)),
     ("disclosure.", (0.0, 1.0)),
+    ("adaptive.", (0.0, 1.0)),
     ("legal.", (0.0, 1.0)),
 )
 

@@ -9,7 +9,8 @@ their instructions, so one condition means the same thing to both.
 
 from __future__ import annotations
 
-import zlib
+import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -19,13 +20,16 @@ from disputelab.scenario.causes import apply_cause_offline, cause_parameters, di
 from disputelab.scenario.cultures import hofstede
 from disputelab.scenario.schema import (
     STRATEGIES,
+    DrawnStrategy,
     Fallback,
     LegalContext,
     Party,
     Persona,
     Scenario,
+    Strategy,
     TopicPreference,
 )
+from disputelab.scenario.tki import Point, check_point, mode_of
 
 
 class ConditionError(DisputelabError, ValueError):
@@ -59,24 +63,81 @@ def posture(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario
     text = (_POSTURE_ZH if s.language.startswith("zh") else _POSTURE_TEXT)[arg]
     out.background = f"{s.background}\n\n{text}"
     for p in out.parties:
-        p.persona.strategy = arg  # type: ignore[assignment]  # checked above
+        p.persona.place(mode=arg)  # type: ignore[arg-type]  # checked above
     return out
 
 
+_POINT = re.compile(r"a(\d+(?:\.\d+)?)c(\d+(?:\.\d+)?)")
+
+
+def strategy_point(text: str) -> tuple[Strategy | None, Point | None]:
+    """(mode, None) for a mode's name, (None, point) for aAcC (assertiveness A and
+    cooperativeness C, each 0-10: a7c2.5), else (None, None)."""
+    if text in STRATEGIES:
+        return text, None
+    match = _POINT.fullmatch(text)
+    if match is None:
+        return None, None
+    try:
+        return None, check_point(float(match.group(1)), float(match.group(2)))
+    except ValueError:
+        return None, None
+
+
 def strategy(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:
-    mode, _, scope = arg.partition("@")
-    if mode not in STRATEGIES or scope not in ("one", "all"):
+    """strategy:MODE@one|all, or strategy:aAcC@one|all for any point of the TKI plane
+    (assertiveness A, cooperativeness C, 0-10). For @one the party is drawn per episode
+    from the episode's seed (`draw_strategy_party`); the condition only names the strategy."""
+    text, _, scope = arg.partition("@")
+    mode, point = strategy_point(text)
+    if (mode is None and point is None) or scope not in ("one", "all"):
         raise ConditionError(
             f"strategy:{arg}: use strategy:MODE@one or strategy:MODE@all with MODE one of "
-            f"{', '.join(STRATEGIES)}"
+            f"{', '.join(STRATEGIES)}, or a point aAcC (assertiveness A, cooperativeness C, "
+            "each 0-10: strategy:a7c2@one)"
         )
     out = _copy(s)
-    if scope == "all":
-        targets = out.parties
-    else:  # one party, picked deterministically from the scenario id
-        targets = [out.parties[zlib.crc32(s.id.encode()) % len(out.parties)]]
-    for p in targets:
-        p.persona.strategy = mode
+    if scope == "one":
+        named = mode or mode_of(point)  # type: ignore[arg-type]  # one of them is set
+        a, c = point if point is not None else (None, None)
+        out.drawn_strategy = DrawnStrategy(
+            strategy=named,
+            assertiveness=a,
+            cooperativeness=c,
+        )
+        return out
+    for p in out.parties:
+        p.persona.place(point, mode)
+    return out
+
+
+def draw_strategy_party(s: Scenario, seed: int) -> Scenario:
+    """The scenario an episode of `seed` plays: where a strategy is for one party
+    (strategy:...@one), that party drawn from the seed and given it, and named in
+    `drawn_strategy.party`. The same seed draws the same party; across seeds every party
+    is drawn. A scenario with nothing to draw, or drawn already, comes back as it is."""
+    drawn = s.drawn_strategy
+    if drawn is None or drawn.party is not None:
+        return s
+    out = _copy(s)
+    index = random.Random(f"strategy-party:{seed}").randrange(len(out.parties))
+    party = out.parties[index]
+    explicit = drawn.assertiveness is not None
+    party.persona.place(drawn.point if explicit else None, None if explicit else drawn.strategy)
+    assert out.drawn_strategy is not None
+    out.drawn_strategy.party = party.id
+    return out
+
+
+def strategy_update(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:
+    """strategy_update:adaptive: after each bargaining round every party's strategy point
+    moves towards the behaviour it saw from the others (staged protocol); static undoes
+    it. (AgentMediation's dynamic strategies, Tables 16-17, adapted every party.)"""
+    if arg not in ("static", "adaptive"):
+        raise ConditionError(f"strategy_update:{arg}: use strategy_update:adaptive or static")
+    out = _copy(s)
+    for p in out.parties:
+        p.persona.strategy_update = arg  # type: ignore[assignment]  # checked above
     return out
 
 
@@ -311,11 +372,20 @@ CONDITIONS: dict[str, Condition] = {
         ),
         Condition(
             "strategy",
-            "strategy:MODE@one|all",
-            "a Thomas-Kilmann mode for one (deterministic) or every party",
+            "strategy:MODE|aAcC@one|all",
+            "a Thomas-Kilmann mode or point (aAcC, 0-10 each) for one party (drawn from "
+            "each episode's seed) or every party",
             strategy,
             _posture_moves,
             _strategy_composes,
+        ),
+        Condition(
+            "strategy_update",
+            "strategy_update:adaptive|static",
+            "every party's strategy point moves each bargaining round towards the "
+            "behaviour it saw from the others (staged)",
+            strategy_update,
+            lambda arg: ("adaptive.rate",) if arg == "adaptive" else (),
         ),
         Condition("parties", "parties:+1", "one more, structurally distinct party", extra_party),
         Condition("history", "history:x5", "about five times the shared history", history),

@@ -14,6 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from disputelab.scenario.tki import MODE_POINTS, Point, check_point, mode_of, point_text
+
 Strategy = Literal["competing", "collaborating", "compromising", "avoiding", "accommodating"]
 STRATEGIES: tuple[Strategy, ...] = (
     "competing",
@@ -206,8 +208,41 @@ class TurnTaking(_Strict):
     system1_prob: float = Field(default=0.0, ge=0.0, le=1.0)
 
 
+StrategyUpdate = Literal["static", "adaptive"]
+
+
+def _unset(value: object) -> bool:
+    return value is None
+
+
 class Persona(_Strict):
+    """How a party behaves. Its strategy is a point on the Thomas-Kilmann plane
+    (`assertiveness`, `cooperativeness`, each 0-10); a mode name alone stands for that
+    mode's point. Given a point, `strategy` is the mode the point is named by (by the
+    thresholds at 7 and 3), filled in when left out."""
+
     strategy: Strategy = "compromising"
+    assertiveness: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=10.0,
+        exclude_if=_unset,
+        description="How far the party pursues its own concerns, 0-10; with "
+        "cooperativeness, the strategy as a point (unset: the mode's own point).",
+    )
+    cooperativeness: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=10.0,
+        exclude_if=_unset,
+        description="How far the party attends to the others' concerns, 0-10.",
+    )
+    strategy_update: StrategyUpdate = Field(
+        default="static",
+        exclude_if=lambda v: v == "static",
+        description="static: the point stays; adaptive: after each bargaining round it "
+        "moves towards the behaviour the party saw from the others (staged protocol).",
+    )
     reactivity: float = Field(default=0.3, ge=0.0, le=1.0)
     im_threshold: float = Field(
         default=IM_THRESHOLD,
@@ -233,6 +268,41 @@ class Persona(_Strict):
         "six Hofstede scores, each 0-100.",
     )
     traits: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _point_and_mode(self) -> Persona:
+        given = (self.assertiveness is not None) + (self.cooperativeness is not None)
+        if given == 1:
+            raise ValueError(
+                "give both assertiveness and cooperativeness (a point, each 0-10), or neither"
+            )
+        if given == 2:
+            named = mode_of(self.point)
+            if "strategy" in self.model_fields_set and self.strategy != named:
+                raise ValueError(
+                    f"strategy {self.strategy} does not name the point {point_text(self.point)}"
+                    "; leave strategy out, or move the point"
+                )
+            self.strategy = named  # type: ignore[assignment]  # mode_of names a Strategy
+        return self
+
+    @property
+    def point(self) -> Point:
+        """(assertiveness, cooperativeness): the persona's own, else its mode's."""
+        if self.assertiveness is not None and self.cooperativeness is not None:
+            return (self.assertiveness, self.cooperativeness)
+        return MODE_POINTS[self.strategy]
+
+    def place(self, point: Point | None = None, mode: Strategy | None = None) -> None:
+        """Set the strategy to a point (its mode named by the thresholds) or to a mode
+        (its own point), in place."""
+        if point is not None:
+            a, c = check_point(*point)
+            self.assertiveness, self.cooperativeness = a, c
+            self.strategy = mode_of((a, c))  # type: ignore[assignment]
+        elif mode is not None:
+            self.assertiveness = self.cooperativeness = None
+            self.strategy = mode
 
     @field_validator("culture", mode="before")
     @classmethod
@@ -304,6 +374,22 @@ class NumericTerm(_Strict):
     )
 
 
+class DrawnStrategy(_Strict):
+    """A strategy for one party of the scenario, that party drawn per episode from the
+    episode's seed (AgentMediation's NUM=1 design); `party` names it once drawn."""
+
+    strategy: Strategy
+    assertiveness: float | None = Field(default=None, ge=0.0, le=10.0, exclude_if=_unset)
+    cooperativeness: float | None = Field(default=None, ge=0.0, le=10.0, exclude_if=_unset)
+    party: str | None = Field(default=None, exclude_if=_unset)
+
+    @property
+    def point(self) -> Point:
+        if self.assertiveness is not None and self.cooperativeness is not None:
+            return (self.assertiveness, self.cooperativeness)
+        return MODE_POINTS[self.strategy]
+
+
 class Scenario(_Strict):
     id: str = Field(pattern=_ID_PATTERN, max_length=MAX_ID_CHARS)
     title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS)
@@ -325,6 +411,12 @@ class Scenario(_Strict):
         default=None,
         description="The mediator's turn-taking thresholds, as a ProMediate case gives them; "
         "recorded, not used by the built-in mediators, which decide when to speak themselves.",
+    )
+    drawn_strategy: DrawnStrategy | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="A strategy one party plays, that party drawn from each episode's seed "
+        "(the strategy:MODE@one condition sets it; the episode records whom it drew).",
     )
 
     @field_validator("language")
@@ -391,6 +483,11 @@ def _cross_field_problems(s: Scenario) -> list[tuple[str, str]]:
         problems += _weight_problems(base, party, topics)
         problems += _preference_problems(base, party, topics)
     party_ids = {p.id for p in s.parties}
+    drawn = s.drawn_strategy
+    if drawn is not None and drawn.party is not None and drawn.party not in party_ids:
+        problems.append(
+            ("drawn_strategy.party", f"unknown party {drawn.party!r}; use one of the parties")
+        )
     for i, term in enumerate(s.terms):
         for field in ("targets", "reservations"):
             unknown = sorted(set(getattr(term, field)) - party_ids)

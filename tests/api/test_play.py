@@ -123,3 +123,17 @@ def test_a_seat_that_is_not_there_is_named_in_the_plan_error(seat: str, said: st
     with pytest.raises(PlanError) as caught:
         dl.api.play.plan_play("tenancy", seat=seat)
     assert said in str(caught.value)
+
+
+def test_a_stopped_play_with_a_drawn_strategy_resumes_with_the_same_draw(tmp_path: Path) -> None:
+    condition = {"condition": "strategy:competing@one", "seed": 5}
+    with pytest.raises(KeyboardInterrupt):
+        _play(tmp_path, Script(WORDS, stop_at=3), **condition)
+    store = open_store(tmp_path)
+    (run_id,) = [r["run_id"] for r in store.runs()]
+    (eid,) = store.episode_ids(run_id)
+    drawn = store.load_episode(eid).scenario["drawn_strategy"]
+    assert drawn["strategy"] == "competing" and drawn["party"] in ("tenant", "landlord")
+    resumed = play(resume=run_id, source=Script(WORDS[2:]), store=tmp_path)
+    assert resumed.resumed and not resumed.diverged
+    assert open_store(tmp_path).load_episode(eid).scenario["drawn_strategy"] == drawn

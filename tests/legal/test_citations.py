@@ -196,8 +196,37 @@ def test_only_the_first_article_and_only_the_first_title_count() -> None:
     assert normalize_legal_basis("《民法典》与《劳动法》第50条") == "《民法典》"
 
 
-def test_text_without_a_title_is_compared_as_written() -> None:
-    assert normalize_legal_basis("  民法典第584条 ") == "民法典第584条"
+def test_text_without_a_title_or_an_article_is_compared_as_written() -> None:
+    assert normalize_legal_basis("  民法典 ") == "民法典"
+    assert normalize_legal_basis("调解协议第3条") == "调解协议第3条"  # not a statute's name
+    assert normalize_legal_basis("双方约定第5条") == "双方约定第5条"
+
+
+@pytest.mark.parametrize(
+    ("bare", "titled"),
+    [
+        ("民法典第509条", "《民法典》第509条"),
+        ("  民法典第584条 ", "《民法典》第584条"),
+        ("中华人民共和国民法典第五百零九条", "《中华人民共和国民法典》第509条"),
+        ("依据劳动合同法第39条第一款", "《劳动合同法》第39条"),
+        ("工伤保险条例（2010年修订）第15条", "《工伤保险条例》第15条"),
+        ("民法通则第5条", "《民法通则》第5条"),
+        ("刑法第一百三十三条之一", "《刑法》第133条之1"),
+    ],
+)
+def test_a_law_named_without_its_brackets_matches_the_bracketed_citation(
+    bare: str, titled: str
+) -> None:
+    assert normalize_legal_basis(bare) == normalize_legal_basis(titled)
+    assert legal_basis_recall([titled], [bare]).value == 1.0
+
+
+def test_a_bare_law_name_matches_no_other_article_and_no_other_law() -> None:
+    gold = ["《中华人民共和国民法典》第509条"]
+    assert legal_basis_recall(gold, ["民法典第510条"]).value == 0.0
+    assert legal_basis_recall(gold, ["民法典第50条"]).value == 0.0
+    assert legal_basis_recall(gold, ["劳动法第509条"]).value == 0.0
+    assert legal_basis_recall(gold, ["民法典"]).value == 0.0
 
 
 # ---- property tests -------------------------------------------------------------------
@@ -272,6 +301,25 @@ def test_two_articles_of_one_law_share_a_form_only_when_they_are_one_article(
 ) -> None:
     one, other = normalize_legal_basis(layout.write(a)), normalize_legal_basis(layout.write(b))
     assert (one == other) == (a == b)
+
+
+def bare(citation: str) -> str:
+    """The citation with the 《》 around its law taken off."""
+    return citation.replace("《", "", 1).replace("》", "", 1)
+
+
+@given(layouts, articles)
+def test_a_bare_law_name_reads_as_the_bracketed_one(layout: Layout, n: int) -> None:
+    assert normalize_legal_basis(bare(layout.write(n))) == f"《{layout.law}》第{n}条"
+
+
+@given(layouts, layouts, articles, articles)
+def test_bare_and_bracketed_citations_match_only_on_one_law_and_one_article(
+    one: Layout, other: Layout, a: int, b: int
+) -> None:
+    written = normalize_legal_basis(one.write(a))
+    said = normalize_legal_basis(bare(other.write(b)))
+    assert (written == said) == (one.law == other.law and a == b)
 
 
 @given(layouts, articles)

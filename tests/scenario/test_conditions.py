@@ -10,6 +10,7 @@ from disputelab.scenario.conditions import (
     SOCRATES_CONDITIONS,
     ConditionError,
     apply_condition,
+    draw_strategy_party,
     hofstede,
 )
 from tests.helpers import scenario
@@ -32,14 +33,15 @@ def test_posture_sets_background_and_every_persona() -> None:
 
 def test_strategy_one_changes_exactly_one_party_and_all_changes_all() -> None:
     base = scenario("community-centre")
-    one = apply_condition(base, "strategy:collaborating@one")
+    one = apply_condition(base, "strategy:compromising@one")
+    assert one.parties == base.parties, "the party is drawn per episode, not per cell"
+    assert one.drawn_strategy is not None and one.drawn_strategy.strategy == "compromising"
+    played = draw_strategy_party(one, seed=0)
     changed = [
-        a
-        for a, b in zip(one.parties, base.parties, strict=True)
-        if a.persona.strategy != b.persona.strategy or a.persona.strategy == "collaborating"
+        a for a, b in zip(played.parties, base.parties, strict=True) if a.persona != b.persona
     ]
-    assert sum(p.persona.strategy == "collaborating" for p in one.parties) >= 1
-    assert len(changed) >= 1
+    assert [p.id for p in changed] == [played.drawn_strategy.party]  # type: ignore[union-attr]
+    assert changed[0].persona.strategy == "compromising"
     every = apply_condition(base, "strategy:competing@all")
     assert {p.persona.strategy for p in every.parties} == {"competing"}
 
@@ -120,7 +122,8 @@ def test_conditions_of_one_kind_that_add_up_may_share_a_cell() -> None:
     s = apply_condition(scenario("tenancy"), "cause:legal,cause:resource")
     assert sum("Cause of the dispute" in line for line in s.background.splitlines()) == 2
     mixed = apply_condition(scenario("tenancy"), "strategy:avoiding@all,strategy:competing@one")
-    assert sorted(p.persona.strategy for p in mixed.parties) == ["avoiding", "competing"]
+    played = draw_strategy_party(mixed, seed=3)
+    assert sorted(p.persona.strategy for p in played.parties) == ["avoiding", "competing"]
 
 
 def test_general_may_repeat_as_it_changes_nothing() -> None:

@@ -21,6 +21,9 @@ def general_parties(scenario: Scenario) -> Scenario:
                 "persona": p.persona.model_copy(
                     update={
                         "strategy": neutral.strategy,
+                        "assertiveness": None,
+                        "cooperativeness": None,
+                        "strategy_update": neutral.strategy_update,
                         "reactivity": neutral.reactivity,
                         "culture": None,
                         "traits": [],

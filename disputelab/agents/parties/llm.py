@@ -23,12 +23,20 @@ from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
 from disputelab.llm.embedding import Embedder, Embeds
 from disputelab.llm.seeds import turn_sampling
 from disputelab.llm.structured import ask_structured
-from disputelab.scenario.schema import Scenario
+from disputelab.scenario.schema import Party, Scenario
+from disputelab.scenario.tki import Point
 
 MAX_TOKENS = 400
 # Length bounds in the schema: grammar-constrained models cannot ramble past them.
 UTTERANCE_CHARS = 300
 THOUGHT_CHARS = 200
+
+
+def placed(party: Party, point: Point) -> Party:
+    """A copy of `party` whose strategy is `point` (the scenario's own stays as written)."""
+    persona = party.persona.model_copy()
+    persona.place(point)
+    return party.model_copy(update={"persona": persona})
 
 
 class StanceReply(BaseModel):
@@ -162,6 +170,14 @@ class LLMParty(UsageReporter):
 
     async def act(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:
         return await self._act(dialogue, ctx)
+
+    def adopt(self, point: Point) -> None:
+        """Speak from a new point on the TKI plane (the adaptive strategy update): its
+        instructions name the point's mode and both values from the next turn on."""
+        self.party = placed(self.party, point)
+        self.system = party_system(
+            self.public, self.party, self.settings.party_style, self.settings.culture_statement
+        )
 
     # ---- motivated turn-taking -------------------------------------------------------
     async def think(
@@ -380,6 +396,13 @@ class HybridParty(RuleParty):
         self.settings = settings
         self.system = party_system(
             self.public, self.party, settings.party_style, settings.culture_statement
+        )
+
+    def adopt(self, point: Point) -> None:
+        super().adopt(point)
+        self.party = placed(self.party, point)
+        self.system = party_system(
+            self.public, self.party, self.settings.party_style, self.settings.culture_statement
         )
 
     async def act(self, dialogue: Sequence[PublicTurn], ctx: TurnContext) -> Action:

@@ -38,9 +38,12 @@ from disputelab.agents.parties.voice import PhraseMemo, Voice
 from disputelab.agents.settings import Disclosure
 from disputelab.agents.thinking import Mind, brief_sentences
 from disputelab.agents.utility import (
+    engage_every,
     expressiveness,
     mediator_deference,
     preference_table,
+    strategy_beta,
+    tone_switches,
 )
 from disputelab.episode import (
     SATISFACTION,
@@ -55,6 +58,7 @@ from disputelab.episode import (
 from disputelab.llm.embedding import Embedder
 from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour
 from disputelab.scenario.schema import Party, Scenario
+from disputelab.scenario.tki import Point, mode_of
 
 # Every number that turns a persona into behaviour (concession speed, resentment,
 # deference, ...) is a named parameter of `disputelab.scenario.behaviour`.
@@ -100,13 +104,15 @@ class RuleParty(UsageReporter):
         deference = self.deference = mediator_deference(persona.culture, b)
         self.concession = Concession.of(persona, b, self.rng, self.party.fallback.utility)
         self.mood = Resentment(b, persona.reactivity, deference)  # how it feels about them
+        self.point = persona.point  # its strategy on the TKI plane
         self.tone = ToneOfVoice(
-            b, persona.strategy, persona.reactivity, expressiveness(persona.culture, b)
+            b, self.point, persona.reactivity, expressiveness(persona.culture, b)
         )
-        self.engage_every = max(1, round(b["avoiding.engage_every"]))  # an avoider's pace
+        self.engage_every = engage_every(self.point, b)  # an avoider's pace; 1 for others
         self.reading = TableReading(table, party_id, memos, reads)
         # The choice and the stances share the profile's candidates and their memos.
-        cand = memos.candidates(table, persona.strategy, b)
+        self.memos = memos
+        cand = memos.candidates(table, self.point, b)
         full = disclosure == "full"
         self.choice = PackageChoice(table, cand, deference, b["disclosure.offer_band"], full)
         self.stances = Stances(table, cand, memos)
@@ -147,6 +153,18 @@ class RuleParty(UsageReporter):
     @property
     def latest(self) -> Mapping[str, PublicTurn]:
         return self.reading.latest
+
+    # ---- an adaptive strategy ---------------------------------------------------------
+    def adopt(self, point: Point) -> None:
+        """Play on from a new point on the TKI plane (the adaptive strategy update): the
+        concession curve, the tone and the pace change; conceded ground stays conceded."""
+        b = self.b
+        self.point = point
+        self.strategy = mode_of(point)  # type: ignore[assignment]
+        self.concession.beta = strategy_beta(point, b) * self.concession.spread
+        self.tone.flares, self.tone.warms = tone_switches(point, b)
+        self.engage_every = engage_every(point, b)
+        self.choice.cand = self.memos.candidates(self.table, point, b)
 
     # ---- what the oracle reads -------------------------------------------------------
     def hidden_stances(self) -> dict[str, Stance]:
@@ -203,7 +221,7 @@ class RuleParty(UsageReporter):
         ):
             pick = proposal
         elif (
-            self.strategy == "avoiding"
+            self.engage_every > 1
             and self.own_turns % self.engage_every != 1 % self.engage_every
             and choice.worth_it(self.offer, target)
         ):

@@ -19,11 +19,12 @@ import numpy as np
 import numpy.typing as npt
 
 from disputelab.agents.parties.voice import PHRASES_LIMIT, PhraseMemo
-from disputelab.agents.utility import PreferenceTable, self_weight
+from disputelab.agents.utility import PreferenceTable, logrolling, self_weight
 from disputelab.episode import Stance
 from disputelab.memo import ByIdentity
 from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour
 from disputelab.scenario.schema import Strategy
+from disputelab.scenario.tki import Point
 
 Package = tuple[int, ...]  # option index per topic, in the scenario's topic order
 MEMO_LIMIT = 200_000
@@ -73,22 +74,21 @@ class Candidates:
         return value
 
 
-def strategy_key(strategy: Strategy, b: Behaviour) -> str:
+def strategy_key(strategy: Strategy | Point, b: Behaviour) -> str:
     """What decides a profile's candidates besides its table: the strategy's weight on
-    its own utility and how far it logrolls."""
-    logroll = b["logrolling.collaborating"] if strategy == "collaborating" else 0.0
-    return f"{strategy}:{self_weight(strategy, b)!r}:{logroll!r}"
+    its own utility and how far it logrolls (a mode, or a point on the TKI plane)."""
+    return f"{self_weight(strategy, b)!r}:{logrolling(strategy, b)!r}"
 
 
 def build_candidates(
     table: PreferenceTable,
-    strategy: Strategy,
+    strategy: Strategy | Point,
     b: Behaviour = DEFAULT_BEHAVIOUR,
     limit: int = MEMO_LIMIT,
 ) -> Candidates:
     """A profile's candidates, built afresh (`RuleMemos.candidates` keeps them)."""
     own_weight = self_weight(strategy, b)
-    logroll = b["logrolling.collaborating"] if strategy == "collaborating" else 0.0
+    logroll = logrolling(strategy, b)
     feasible = np.flatnonzero(table.feasible)
     order = feasible[np.argsort(-table.utility[feasible], kind="stable")]
     top = max(table.w)
@@ -189,7 +189,10 @@ class RuleMemos:
         return words
 
     def candidates(
-        self, table: PreferenceTable, strategy: Strategy, b: Behaviour = DEFAULT_BEHAVIOUR
+        self,
+        table: PreferenceTable,
+        strategy: Strategy | Point,
+        b: Behaviour = DEFAULT_BEHAVIOUR,
     ) -> Candidates:
         """Built once per party profile, strategy and behaviour, then shared by episodes."""
         key = strategy_key(strategy, b)

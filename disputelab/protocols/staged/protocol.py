@@ -46,7 +46,9 @@ from disputelab.protocols.base import (
 )
 from disputelab.protocols.session import Session
 from disputelab.protocols.staged.agents import STAGED_MEDIATOR
+from disputelab.protocols.staged.strategies import StrategyRecord, strategy_notes
 from disputelab.protocols.view import EpisodeView, TurnView, add_to, default_view
+from disputelab.scenario.behaviour import Behaviour
 
 if TYPE_CHECKING:
     from disputelab.store.sqlite import Store
@@ -127,7 +129,11 @@ class Staged(DisputeProtocol):
         if mediator is None:
             raise ValueError("the staged protocol needs a mediator; choose rule or an LLM one")
         assert isinstance(mediator, StagedMediator)
-        return await _Stages(session, mediator, params.rounds, params.without_stage).play()
+        rate = Behaviour.of(params.behaviour)["adaptive.rate"]
+        stages = _Stages(session, mediator, params.rounds, params.without_stage)
+        if params.party_style != "general":  # general parties have no strategy to move
+            stages.strategies = StrategyRecord.of(session.scenario, rate)
+        return await stages.play()
 
     def experiment_tables(self, store: Store, run_id: str, config: Mapping[str, Any]) -> str:
         from disputelab.protocols.staged.tables import staged_markdown
@@ -173,6 +179,7 @@ def _proposal_and_verdict(turn: Turn, view: TurnView) -> TurnView:
         if move.points:
             notes.append(("points of contention", move.points))
         notes.append(("legal bases cited", ", ".join(move.bases) or "-"))
+    notes += strategy_notes(turn)
     verdict = turn.action.verdict if turn.action is not None else None
     if verdict is not None:
         reason = f": {verdict.reason}" if verdict.reason else ""
@@ -196,6 +203,7 @@ class _Stages:
         # concede over many rounds may hold a position for several of them and still move.
         self.patience = max(2, math.ceil(0.3 * rounds))
         self.budget = max(1, session.n * (rounds + 1))
+        self.strategies: StrategyRecord | None = None  # recorded and moved, where they are
 
     def ctx(self) -> TurnContext:
         return TurnContext(self.s.party_turn, self.budget, self.s.n)
@@ -209,6 +217,8 @@ class _Stages:
         for agent in self.s.parties:
             t0 = time.perf_counter()
             action = await agent.act(self.s.view(agent.party_id), self.ctx())
+            if self.strategies is not None:
+                action = self.strategies.stamp(agent.party_id, action)
             self.s.party_spoke(agent, action, time.perf_counter() - t0, stage)
             if action.signal is Signal.WALK_AWAY:
                 return f"{agent.party_id} walked away at party turn {self.s.party_turn}"
@@ -254,9 +264,12 @@ class _Stages:
             t0 = time.perf_counter()
             move = await self.mediator.guide(self.s.view("mediator"), self.ctx())
             await self.speak("bargaining", move, t0)
+            start = len(self.s.episode.turns)
             broke = await self.party_round("bargaining")
             if broke is not None:
                 return "", f"{broke} (round {r})"
+            if self.strategies is not None:
+                self.strategies.adapt(self.s.episode.turns[start:], before, self.s.parties)
             if self.s.all_signalled_consensus():
                 return f"agreement reached in bargaining round {r}", None
             still = still + 1 if self.s.stated == before else 0

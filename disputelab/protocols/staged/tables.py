@@ -28,6 +28,7 @@ from disputelab.evaluation.averaging import reason_of
 from disputelab.evaluation.inference import Key, cluster_ci, paired_scenario_test
 from disputelab.protocols.staged.evaluation import bertscore, legal_judges
 from disputelab.protocols.staged.evaluation.agentmediation import EVALUATOR
+from disputelab.protocols.staged.strategies import strategy_points_table
 from disputelab.scenario.causes import dispute_causes
 from disputelab.store.sqlite import Store
 from disputelab.tables.cells import CI_NOTE, NOT_SCORED, Markers, Undefined, estimate, estimate_text
@@ -273,6 +274,29 @@ def expertise_table(cells: dict[tuple[str, str], Cell], mediators: list[str]) ->
     return _finish(lines, marks, undefined)
 
 
+ADAPTIVE = "strategy_update:adaptive"
+
+
+def dynamic_table(cells: dict[tuple[str, str], Cell], med: str) -> Lines:
+    """Tables 16-17: each mode for every party, static against dynamic (the adaptive
+    strategy update), the dynamic cell tested against its static one."""
+    marks, undefined = Markers(), Undefined()
+    head = [f"{kind} {HEADERS[m]}" for m in OUTCOME for kind in ("static", "dynamic")]
+    head.append("n (static/dynamic)")
+    lines = [_row("Setting", head), "|---" * (len(head) + 1) + "|"]
+    for mode in MODES:
+        static = cells.get((f"strategy:{mode}@all", med))
+        dynamic = cells.get((f"strategy:{mode}@all,{ADAPTIVE}", med))
+        if static is None and dynamic is None:
+            continue
+        row = []
+        for m in OUTCOME:
+            row.append(cell_text(static, m, None, marks, undefined))
+            row.append(cell_text(dynamic, m, static, marks, undefined))
+        lines.append(_row(mode.capitalize(), [*row, _n(static, dynamic)]))
+    return _finish(lines, marks, undefined)
+
+
 def generic_table(cells: dict[tuple[str, str], Cell], conditions: list[str]) -> Lines:
     marks, undefined = Markers(), Undefined()
     bert = any(c.bert_models for c in cells.values())
@@ -319,6 +343,17 @@ def staged_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
         sections.append(
             ("Mediator expertise (AgentMediation Table 7)", expertise_table(renamed, labels))
         )
+    if any(c.endswith(f",{ADAPTIVE}") for c in conditions):
+        for med in mediators:
+            sections.append(
+                (
+                    f"Dynamic strategies, mediator {med} (AgentMediation Tables 16-17)",
+                    dynamic_table(cells, med),
+                )
+            )
+    points = strategy_points_table(store, run_id, conditions)
+    if points is not None:
+        sections.append(("Strategy points by round", points))
     sections.append(("All cells", generic_table(cells, conditions)))
     judged = any(c.judged for c in cells.values())
     lines += [SOURCES_JUDGED if judged else SOURCES_STAND_IN, ""]

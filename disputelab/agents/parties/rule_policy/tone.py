@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import random
 
+from disputelab.agents.utility import tone_switches
 from disputelab.episode import Tone
 from disputelab.scenario.behaviour import Behaviour
 from disputelab.scenario.schema import Strategy
+from disputelab.scenario.tki import Point
 
 
 class ToneOfVoice:
@@ -27,7 +29,7 @@ class ToneOfVoice:
     )
 
     def __init__(
-        self, b: Behaviour, strategy: Strategy, reactivity: float, expressive: float
+        self, b: Behaviour, point: Strategy | Point, reactivity: float, expressive: float
     ) -> None:
         self.expressive = expressive
         self.reactivity = reactivity
@@ -36,12 +38,7 @@ class ToneOfVoice:
         self.warm_below = b["tone.warm_below"]
         self.dug_in_chance = b["tone.dug_in_hostile"]
         self.dug_in_expressive = b["tone.dug_in_expressive"]
-        # The switches are 0 or 1 in the table; anything past half-way counts as on.
-        self.flares = b["tone.competing_flare"] > 0.5 and strategy == "competing"
-        self.warms = b["tone.cooperative_warm"] > 0.5 and strategy in (
-            "accommodating",
-            "collaborating",
-        )
+        self.flares, self.warms = tone_switches(point, b)
 
     def of_turn(self, dug_in: bool, resentment: float, rng: random.Random) -> Tone:
         """The tone of a turn; one draw from `rng` when dug in, none otherwise."""

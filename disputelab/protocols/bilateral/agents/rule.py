@@ -87,7 +87,7 @@ class RuleBargainer(UsageReporter):
         self.market = Market.of(scenario)
         self.side = self.market.side(party_id)
         party = scenario.party(party_id)
-        self.beta = strategy_beta(party.persona.strategy)
+        self.beta = strategy_beta(party.persona.point)
         base = traits or BuyerTraits()
         self.traits = replace(base, offence_sensitivity=2.0 * party.persona.reactivity)
         if traits is not None:
