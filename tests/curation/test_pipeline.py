@@ -8,12 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from disputelab.curation import CurationConfig, CurationResult, Rejected, curate
+from disputelab.curation import CurationConfig, CurationResult, Rejected, curate, impasse_filter
 from disputelab.curation.pipeline import REJECTED_LOG
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import FakeOpenAI, Scripted, fake_openai
 from disputelab.scenario.io import load_scenario
 from tests.curation import drafts
+from tests.helpers import scenario
 
 
 def seed_file(tmp_path: Path, name: str, body: str) -> Path:
@@ -168,3 +169,16 @@ def test_bad_seed_files_are_rejected_in_one_line_and_the_rest_go_on(tmp_path: Pa
     assert f"{wrong_kind}: unsupported file type" in reasons[3]
     assert "missing.txt: no such file" in reasons[4]
     assert [e["stage"] for e in logged(tmp_path / "out")] == ["read"] * 5
+
+
+def test_the_impasse_filter_replays_with_the_disclosure_it_is_given() -> None:
+    """Tenancy with its first fallbacks: negotiating parties settle it alone, parties who
+    state their whole acceptable sets do not; so the setting must reach the replays."""
+    s = scenario("tenancy")
+    for party in s.parties:
+        party.fallback.utility = 0.45
+    negotiators = asyncio.run(impasse_filter(s, CurationConfig()))
+    stating_all = asyncio.run(impasse_filter(s, CurationConfig(disclosure="full")))
+    assert negotiators.reason is not None and negotiators.reason.startswith("too easy")
+    assert negotiators.outcomes == ("resolved",) * 3
+    assert stating_all.reason is None and "resolved" not in stating_all.outcomes
