@@ -34,6 +34,7 @@ from disputelab.scenario.datasets import case_files as dataset_files
 from disputelab.scenario.datasets import fetch as fetch_repository
 from disputelab.scenario.io import dump_scenario
 from disputelab.scenario.library import builtin_ids, builtin_scenarios, resolve_scenario
+from disputelab.scenario.schema import SOCRATES_DOMAINS
 
 __all__ = [
     "BehaviourParameter",
@@ -100,6 +101,30 @@ def scenarios() -> list[dict[str, Any]]:
         }
         for sid, s in builtin_scenarios().items()
     ]
+
+
+def scenarios_by_domain() -> list[dict[str, Any]]:
+    """The built-in library grouped by domain, SoCRATES's eight first in the paper's
+    order: how many multi-issue scenarios (with topics) and other cases each holds, and
+    the multi-issue ids."""
+    library = builtin_scenarios()
+    present = {s.domain for s in library.values()}
+    domains = [d for d in SOCRATES_DOMAINS if d in present] + sorted(
+        present - set(SOCRATES_DOMAINS)
+    )
+    rows = []
+    for d in domains:
+        here = [s for s in library.values() if s.domain == d]
+        topical = sorted(s.id for s in here if s.topics)
+        rows.append(
+            {
+                "domain": d,
+                "multi-issue": len(topical),
+                "other": len(here) - len(topical),
+                "ids": ", ".join(topical),
+            }
+        )
+    return rows
 
 
 def show_scenario(

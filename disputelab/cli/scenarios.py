@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from disputelab.api import ScenarioError, UserFileError, catalog, make_user_dir
+from disputelab.api import ScenarioError, UserFileError, catalog, curation, make_user_dir
 from disputelab.api.cases import (
     IMPORT_FORMATS,
     RECORD_NAME,
@@ -50,10 +50,43 @@ app = typer.Typer(help="List, show and validate scenarios.", no_args_is_help=Tru
 @app.command("list")
 def scenarios_list(
     fmt: FormatOption = ListFormat.table,
+    by_domain: Annotated[
+        bool,
+        typer.Option(
+            "--by-domain", help="One row per domain: how many multi-issue scenarios, and which."
+        ),
+    ] = False,
 ) -> None:
     """List the built-in scenarios."""
+    if by_domain:
+        rows = catalog.scenarios_by_domain()
+        print_rows(rows, ("domain", "multi-issue", "other", "ids"), fmt, prose=("ids",))
+        return
     rows = catalog.scenarios()
     print_rows(rows, ("id", "domain", "parties", "topics", "title"), fmt, prose=("domain", "title"))
+
+
+IMPASSE_COLUMNS = ("id", "domain", "zone", "replays", "unresolved", "verdict")
+
+
+@app.command("impasse")
+def scenarios_impasse(
+    ids: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="[ID...]", help="Built-in ids (default: every multi-issue one)."),
+    ] = None,
+    disclosure: Annotated[
+        str, typer.Option(help="What rule parties state: negotiator (the default) or full.")
+    ] = "negotiator",
+    fmt: FormatOption = ListFormat.table,
+) -> None:
+    """Run the SoCRATES impasse filter on built-in scenarios: three unmediated rule-party
+    replays each, kept when at least two fail to resolve."""
+    try:
+        rows = curation.impasse_table(ids or (), disclosure=disclosure)
+    except ValueError as exc:
+        fail(str(exc).splitlines()[0])
+    print_rows(rows, IMPASSE_COLUMNS, fmt, prose=("verdict",))
 
 
 @app.command("show")

@@ -23,6 +23,7 @@ import numpy as np
 
 from disputelab.agents.memos import AgentMemos
 from disputelab.agents.registry import build_parties
+from disputelab.agents.settings import AgentSettings, Disclosure
 from disputelab.agents.utility import preference_table
 from disputelab.curation.dedup import DEFAULT_SIMILARITY, NearDuplicates
 from disputelab.curation.recast import RecastFailed, RecastSettings, recast
@@ -48,6 +49,9 @@ class CurationConfig:
     min_unresolved: int = 2  # keep when at least this many replays fail to resolve
     budget: int = 100  # party turns per replay
     recast: RecastSettings = field(default_factory=RecastSettings)
+    # What the rule parties state at the table: the default negotiator, or `full` (their
+    # whole acceptable sets, as every rule episode did before issue 14).
+    disclosure: Disclosure = "negotiator"
     # Word-three-gram Jaccard similarity at which a seed repeats an earlier one; above 1
     # turns the check off.
     duplicate_similarity: float = DEFAULT_SIMILARITY
@@ -122,14 +126,20 @@ class FilterVerdict:
     reason: str | None  # None: keep it
 
 
-def hopeless_reason(s: Scenario) -> str | None:
-    """Why no package could ever settle the dispute, or None if one could."""
+def agreement_zone(s: Scenario) -> tuple[int, int]:
+    """(packages every party accepts and values at least at its fallback, all packages):
+    the zone of possible agreement a mediator could steer the parties into."""
     tables = [(preference_table(s, p), p.fallback.utility) for p in s.parties]
     ok = np.ones(len(tables[0][0].packages), dtype=bool)
     for table, floor in tables:
         # Rule parties never accept a package worth less than walking away.
         ok &= table.feasible & (table.utility >= floor - 1e-9)
-    if ok.any():
+    return int(ok.sum()), len(ok)
+
+
+def hopeless_reason(s: Scenario) -> str | None:
+    """Why no package could ever settle the dispute, or None if one could."""
+    if agreement_zone(s)[0]:
         return None
     return (
         "no package is acceptable to every party above its fallback, so not even a "
@@ -138,17 +148,20 @@ def hopeless_reason(s: Scenario) -> str | None:
 
 
 async def impasse_filter(s: Scenario, config: CurationConfig) -> FilterVerdict:
-    """Replay the scenario unmediated with rule parties; keep it if it mostly fails."""
+    """Replay the scenario unmediated with rule parties (stating what
+    `config.disclosure` says); keep it if it mostly fails."""
     try:
         hopeless = hopeless_reason(s)
         if hopeless:
             return FilterVerdict((), f"rule parties cannot play it: {hopeless}")
         outcomes: list[str] = []
         memos = AgentMemos()  # the replays of one scenario share what they work out
+        settings = AgentSettings(disclosure=config.disclosure)
+        params = {"budget": config.budget, "disclosure": config.disclosure}
         for seed in config.replay_seeds:
             ep = Episode(s.id, DEFAULT_PROTOCOL, seed, {"parties": "rule", "mediator": "none"})
-            parties = build_parties(s, "rule", seed, memos=memos)
-            ep = await play(DEFAULT_PROTOCOL, s, parties, {}, {"budget": config.budget}, ep)
+            parties = build_parties(s, "rule", seed, settings=settings, memos=memos)
+            ep = await play(DEFAULT_PROTOCOL, s, parties, {}, params, ep)
             outcomes.append(ep.outcome.status.value if ep.outcome else Status.INCOMPLETE.value)
     except (ValueError, IndexError) as exc:
         return FilterVerdict((), f"rule parties cannot play it: {_one_line(str(exc))}")

@@ -48,8 +48,13 @@ def tracker_scores(
     """Final consensus and the SoCRATES metrics on a tracker's trajectory."""
     s = traj.overall()
     if traj.failure or not s:
-        return {"final_consensus": MetricResult(float("nan"), _no_trajectory(traj, episode))}
+        why = MetricResult(float("nan"), _no_trajectory(traj, episode))
+        return {"final_consensus": why} | (
+            {"topics_agreed_by_label": why} if traj.label_agreement else {}
+        )
     out = {"final_consensus": MetricResult(s[-1], f"tracker consensus after turn {len(s) - 1}")}
+    if traj.label_agreement:
+        out["topics_agreed_by_label"] = label_agreement_score(traj)
     if episode.agents.get("mediator", "none") != "none":
         out |= _timeliness_and_effectiveness(s, episode.intervention_positions())
         base = baseline.overall() if baseline else []
@@ -59,6 +64,24 @@ def tracker_scores(
             else MetricResult(float("nan"), "undefined: no matched baseline scored")
         )
     return out
+
+
+def label_agreement_score(traj: Trajectory) -> MetricResult:
+    """The share of topics the judge ends with every party on one and the same option
+    label (`labels_agree`; with several judges, the mean of their verdicts)."""
+    final = {t: v[-1] for t, v in traj.label_agreement.items() if v}
+    if not final:
+        return MetricResult(float("nan"), "undefined: no turn was tracked")
+    agreed = sorted(t for t, v in final.items() if v == 1.0)
+    share = sum(final.values()) / len(final)
+    named = f" ({', '.join(agreed)})" if agreed else ""
+    labels = {t: v[-1] for t, v in traj.stances.items() if v}
+    return MetricResult(
+        share,
+        f"{len(agreed)} of {len(final)} topics end with every party on the same option"
+        f"{named}, by the judge's option labels",
+        {"final_stances": labels} if labels else {},
+    )
 
 
 def _no_trajectory(traj: Trajectory, episode: Episode) -> str:

@@ -3,7 +3,9 @@
 - `oracle`: the rule parties' true hidden stances (recorded by the protocol).
 - `self-report`: the stances parties state, with no extra calls.
 - `topic-localized` (SoCRATES): one judge call per topic reads the whole dialogue, scores
-  the turns where the topic moves 1-5, and carries scores forward.
+  the turns where the topic moves 1-5, records each party's stance there as one of the
+  topic's option ids, and carries both forward. The score gives S<=t; the labels give
+  each topic's label agreement (`labels_agree`).
 - `per-turn` (ProMediate): per party utterance, extract the speaker's attitude per topic,
   then score its agreement with every other party on the topics it mentioned.
 
@@ -30,7 +32,9 @@ from disputelab.scenario.schema import Scenario
 
 TRACKERS = ("oracle", "self-report", "topic-localized", "per-turn")
 LLM_TRACKERS = ("topic-localized", "per-turn")
-RUBRIC_VERSION = "1"
+# 2: the topic-localized judge also records each party's stance as an option id.
+RUBRIC_VERSION = "2"
+NO_STANCE = "none"  # the label a judge gives a party that has backed no option yet
 
 
 @dataclass
@@ -41,6 +45,11 @@ class Trajectory:
     output_tokens: int = 0
     failure: str | None = None  # why the tracker could not score, if it could not
     cached: int = 0  # requests answered from the response cache
+    # topic-localized only: topic -> per state, party id -> option id (None: no stance)
+    stances: dict[str, list[dict[str, str | None]]] = field(default_factory=dict)
+    # topic-localized only: topic -> per state, 1.0 when `labels_agree`, else 0.0 (the
+    # mean over judges when several judged); NaN where the judge failed
+    label_agreement: dict[str, list[float]] = field(default_factory=dict)
 
     def overall(self) -> list[float]:
         topics = list(self.by_topic.values())
@@ -63,8 +72,20 @@ class Trajectory:
             self.output_tokens += r.output_tokens or 0
 
 
-def _nan_trajectory(topic_ids: Sequence[str], length: int, why: str) -> Trajectory:
-    return Trajectory({t: [math.nan] * length for t in topic_ids}, failure=why)
+def _nan_trajectory(
+    topic_ids: Sequence[str], length: int, why: str, labels: bool = False
+) -> Trajectory:
+    nan = {t: [math.nan] * length for t in topic_ids}
+    agreement = {t: list(v) for t, v in nan.items()} if labels else {}
+    return Trajectory(nan, failure=why, label_agreement=agreement)
+
+
+def labels_agree(labels: Sequence[str | None]) -> bool:
+    """Whether the parties agree on a topic by their option labels: every party's latest
+    label is one and the same option. A party with no label yet (None) agrees with
+    nobody, so a topic nobody has taken a side on is not agreed; nor is one with no
+    parties."""
+    return bool(labels) and labels[0] is not None and all(x == labels[0] for x in labels)
 
 
 def oracle(episode: Episode, scenario: Scenario) -> Trajectory:
@@ -109,10 +130,59 @@ class TopicEvent(_Reply):
     reasoning: str = ""
     # An enum rather than bounds: grammar-constrained backends enforce enums, not ranges.
     score: Literal[1, 2, 3, 4, 5]
+    stances: dict[str, str]  # party id -> option id, or NO_STANCE
 
 
 class TopicReply(_Reply):
     events: list[TopicEvent]
+
+
+def topic_reply_schema(party_ids: Sequence[str], option_ids: Sequence[str]) -> dict[str, Any]:
+    """The judge's reply schema for one topic: each located turn's score and every
+    party's stance, one of the topic's option ids or NO_STANCE."""
+    labels = {"type": "string", "enum": [*option_ids, NO_STANCE]}
+    event = {
+        "type": "object",
+        "properties": {
+            "turn": {"type": "integer", "minimum": 1},
+            "reasoning": {"type": "string", "maxLength": 300},
+            "score": {"type": "integer", "enum": [1, 2, 3, 4, 5]},
+            "stances": {
+                "type": "object",
+                "properties": {p: labels for p in party_ids},
+                "required": list(party_ids),
+            },
+        },
+        "required": ["turn", "reasoning", "score", "stances"],
+    }
+    return {
+        "type": "object",
+        "properties": {"events": {"type": "array", "items": event}},
+        "required": ["events"],
+    }
+
+
+def checked_topic_reply(
+    found: Any, party_ids: Sequence[str], option_ids: Sequence[str]
+) -> TopicReply:
+    """A judge's reply for one topic, or ValueError naming the first stance that is
+    missing or not one of the topic's labels (the judge is then asked again)."""
+    reply = TopicReply.model_validate(found)
+    allowed = [*option_ids, NO_STANCE]
+    for event in reply.events:
+        unknown = sorted(set(event.stances) - set(party_ids))
+        if unknown:
+            raise ValueError(f"turn {event.turn}: stance for unknown party {unknown[0]!r}")
+        for party in party_ids:
+            label = event.stances.get(party)
+            if label is None:
+                raise ValueError(f"turn {event.turn}: no stance for party {party!r}")
+            if label not in allowed:
+                raise ValueError(
+                    f"turn {event.turn}: party {party!r} has stance {label!r}, not one of "
+                    f"{', '.join(allowed)}"
+                )
+    return reply
 
 
 class AttitudeReply(_Reply):
@@ -156,12 +226,14 @@ def _topic_text(scenario: Scenario, topic_id: str) -> str:
 
 _LOCALIZED = (
     "You are judging how much the parties agree on one topic of a negotiation, turn by turn."
-    "\nTopic: {topic}\nParties: {parties}\n\nDialogue:\n{dialogue}\n\n"
+    "\nTopic: {topic}\nParties (id = name): {parties}\n\nDialogue:\n{dialogue}\n\n"
     "List only the turns where this topic is discussed or a party's position on it moves. "
     "For each, reason briefly, then score the agreement on this topic right after that turn: "
     "1 = opposed positions, no movement; 2 = some movement, still far apart; 3 = one option "
     "looks acceptable to some but not all; 4 = nearly agreed, details open; 5 = every party "
-    "accepts the same option. Use the turn numbers shown in brackets."
+    "accepts the same option. Also give every party's stance right after that turn, keyed "
+    "by party id: the id of the option it backs ({labels}), or '{none}' if it backs none "
+    "yet. Use the turn numbers shown in brackets."
 )
 
 _ATTITUDE = (
@@ -180,36 +252,76 @@ _AGREEMENT = (
 
 
 async def topic_localized(episode: Episode, scenario: Scenario, judge: ChatModel) -> Trajectory:
-    """SoCRATES: one judge pass per topic, located scores carried forward, (r-1)/4."""
+    """SoCRATES: one judge pass per topic; located scores and stances carried forward,
+    scores remapped (r-1)/4, stances read for label agreement."""
     topic_ids = [t.id for t in scenario.topics]
     length = episode.party_turns + 1
     dialogue = _numbered_dialogue(episode, scenario)
-    parties = ", ".join(p.name for p in scenario.parties)
     out = Trajectory({})
     for topic_id in topic_ids:
-        prompt = _LOCALIZED.format(
-            topic=_topic_text(scenario, topic_id), parties=parties, dialogue=dialogue
-        )
-        request = ChatRequest(
-            (Message("user", prompt),),
-            temperature=0.0,
-            max_tokens=800,
-            schema=model_schema(TopicReply),
-            schema_name="topic_events",
-        )
         try:
-            reply, responses = await ask_structured(judge, request, TopicReply.model_validate)
+            reply = await _judge_topic(judge, scenario, topic_id, dialogue, out)
         except ModelError as exc:
-            return _nan_trajectory(topic_ids, length, f"judge failed on {topic_id}: {exc}")
-        out.charge(responses)
-        scores = [math.nan] * length
-        located = {e.turn: e.score for e in reply.events if 1 <= e.turn < length}
-        current = 1  # before a topic's first located turn: no agreement (SoCRATES choice)
-        for t in range(length):
-            current = located.get(t, current)
-            scores[t] = (current - 1) / 4
+            why = f"judge failed on {topic_id}: {exc}"
+            return _nan_trajectory(topic_ids, length, why, labels=True)
+        scores, stances = _carried_forward(reply, [p.id for p in scenario.parties], length)
         out.by_topic[topic_id] = scores
+        out.stances[topic_id] = stances
+        out.label_agreement[topic_id] = [
+            1.0 if labels_agree(list(s.values())) else 0.0 for s in stances
+        ]
     return out
+
+
+async def _judge_topic(
+    judge: ChatModel, scenario: Scenario, topic_id: str, dialogue: str, out: Trajectory
+) -> TopicReply:
+    """One judge pass over the dialogue for one topic, charged to `out`."""
+    party_ids = [p.id for p in scenario.parties]
+    option_ids = [o.id for o in scenario.topic(topic_id).options]
+    prompt = _LOCALIZED.format(
+        topic=_topic_text(scenario, topic_id),
+        parties=", ".join(f"{p.id} = {p.name}" for p in scenario.parties),
+        dialogue=dialogue,
+        labels=", ".join(option_ids),
+        none=NO_STANCE,
+    )
+    request = ChatRequest(
+        (Message("user", prompt),),
+        temperature=0.0,
+        max_tokens=1200,
+        schema=topic_reply_schema(party_ids, option_ids),
+        schema_name="topic_events",
+    )
+    reply, responses = await ask_structured(
+        judge, request, lambda found: checked_topic_reply(found, party_ids, option_ids)
+    )
+    out.charge(responses)
+    return reply
+
+
+def _carried_forward(
+    reply: TopicReply, party_ids: Sequence[str], length: int
+) -> tuple[list[float], list[dict[str, str | None]]]:
+    """Per state 0..length-1: the latest located score, remapped to [0, 1], and each
+    party's latest located stance. Before a topic's first located turn the score is 1 (no
+    agreement, SoCRATES choice) and no party has a stance. Events past the dialogue are
+    dropped; a turn located twice keeps its last event."""
+    located = {e.turn: e for e in reply.events if 1 <= e.turn < length}
+    score = 1
+    stance: dict[str, str | None] = dict.fromkeys(party_ids)
+    scores: list[float] = []
+    stances: list[dict[str, str | None]] = []
+    for t in range(length):
+        event = located.get(t)
+        if event is not None:
+            score = event.score
+            stance = {
+                p: None if event.stances[p] == NO_STANCE else event.stances[p] for p in party_ids
+            }
+        scores.append((score - 1) / 4)
+        stances.append(dict(stance))
+    return scores, stances
 
 
 def preference_attitudes(scenario: Scenario) -> dict[str, dict[str, str]]:
@@ -395,24 +507,29 @@ async def track(
 
 
 def _mean_of(runs: Sequence[Trajectory]) -> Trajectory:
+    """Several judges' trajectories as one: scores and label agreement averaged per
+    state; the stances themselves are one judge's word and are not combined."""
     if len(runs) == 1:
         return runs[0]
     failures = [r.failure for r in runs if r.failure]
-    topic_ids = list(runs[0].by_topic)
-    combined = {
-        t: [
-            sum(r.by_topic[t][i] for r in runs) / len(runs) for i in range(len(runs[0].by_topic[t]))
-        ]
-        for t in topic_ids
-    }
     return Trajectory(
-        combined,
+        _mean_by_topic([r.by_topic for r in runs]),
         sum(r.calls for r in runs),
         sum(r.input_tokens for r in runs),
         sum(r.output_tokens for r in runs),
         "; ".join(failures) or None,
         sum(r.cached for r in runs),
+        label_agreement=_mean_by_topic([r.label_agreement for r in runs]),
     )
+
+
+def _mean_by_topic(values: Sequence[dict[str, list[float]]]) -> dict[str, list[float]]:
+    if not values or any(not v for v in values):
+        return {}
+    return {
+        t: [sum(v[t][i] for v in values) / len(values) for i in range(len(values[0][t]))]
+        for t in values[0]
+    }
 
 
 @dataclass

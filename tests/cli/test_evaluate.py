@@ -11,6 +11,9 @@ from typer.testing import CliRunner
 from disputelab.cli import app
 from disputelab.llm.testing import Scripted, fake_openai
 
+# Every party of tenancy with a stance, as the topic-localized judge must give.
+TENANCY_STANCES = {"tenant": "A", "landlord": "B"}
+
 runner = CliRunner()
 CLOSED = "openai:j@http://127.0.0.1:9/v1"  # port 9 (discard) is closed on the test hosts
 
@@ -38,7 +41,7 @@ def test_a_judge_that_never_answers_is_an_error_not_a_table_of_nan(tmp_path: Pat
 
 def test_a_judge_that_answers_leaves_the_exit_status_at_0(tmp_path: Path) -> None:
     _stored_run(tmp_path)
-    reply = {"events": [{"turn": 3, "reasoning": "r", "score": 3}]}
+    reply = {"events": [{"turn": 3, "reasoning": "r", "score": 3, "stances": TENANCY_STANCES}]}
     with fake_openai(lambda body: Scripted(content=json.dumps(reply))) as server:
         r = _invoke(
             tmp_path,

@@ -14,6 +14,9 @@ from disputelab.cli import app
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 from disputelab.store.sqlite import Store
 
+# Every party of tenancy with a stance, as the topic-localized judge must give.
+TENANCY_STANCES = {"tenant": "A", "landlord": "B"}
+
 runner = CliRunner()
 TABLE = "consensus (self-report tracker)"
 
@@ -102,7 +105,7 @@ def test_oracle_names_the_protocols_own_table(tmp_path: Path) -> None:
 
 
 def test_a_judge_tracker_asks_the_judge_model(tmp_path: Path) -> None:
-    reply = {"events": [{"turn": 3, "reasoning": "r", "score": 3}]}
+    reply = {"events": [{"turn": 3, "reasoning": "r", "score": 3, "stances": TENANCY_STANCES}]}
     with fake_openai(lambda body: Scripted(content=json.dumps(reply))) as server:
         r = _invoke(tmp_path, *JUDGED, f"openai:j@{server.url}")
         calls = server.calls
@@ -189,7 +192,7 @@ def test_each_column_holds_its_own_episodes_scores(tmp_path: Path) -> None:
 
 
 def test_a_presets_tracker_applies_when_a_judge_model_is_named(tmp_path: Path) -> None:
-    reply = {"events": [{"turn": 3, "reasoning": "r", "score": 3}]}
+    reply = {"events": [{"turn": 3, "reasoning": "r", "score": 3, "stances": TENANCY_STANCES}]}
     base = ["run", "tenancy", "--preset", "socrates", "--mediator", "rule", "--budget", "6"]
     without = _invoke(tmp_path, *base)
     assert without.exit_code == 0, without.output

@@ -12,6 +12,9 @@ from typer.testing import CliRunner
 from disputelab.cli import app
 from disputelab.llm.testing import Scripted, fake_openai
 
+# Every party of tenancy with a stance, as the topic-localized judge must give.
+TENANCY_STANCES = {"tenant": "A", "landlord": "B"}
+
 runner = CliRunner()
 
 
@@ -57,7 +60,7 @@ def test_report_prints_the_stored_table_again(tmp_path: Path) -> None:
 
 
 def test_a_judge_behind_a_server_gets_its_row_and_cost(tmp_path: Path) -> None:
-    events = {"events": [{"turn": 3, "reasoning": "r", "score": 3}]}
+    events = {"events": [{"turn": 3, "reasoning": "r", "score": 3, "stances": TENANCY_STANCES}]}
     with fake_openai(lambda body: Scripted(content=json.dumps(events))) as server:
         r = _invoke(
             tmp_path,

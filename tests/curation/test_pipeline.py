@@ -8,12 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from disputelab.curation import CurationConfig, CurationResult, Rejected, curate
+from disputelab.curation import CurationConfig, CurationResult, Rejected, curate, impasse_filter
 from disputelab.curation.pipeline import REJECTED_LOG
 from disputelab.llm.models import ModelHub
 from disputelab.llm.testing import FakeOpenAI, Scripted, fake_openai
 from disputelab.scenario.io import load_scenario
 from tests.curation import drafts
+from tests.helpers import scenario
 
 
 def seed_file(tmp_path: Path, name: str, body: str) -> Path:
@@ -185,3 +186,16 @@ def test_a_near_duplicate_seed_is_never_sent_to_the_model(tmp_path: Path) -> Non
     assert "near-duplicate of seed 'bakery'" in dup.reason
     assert len(server.requests) == 1  # the copy cost no call
     assert [e["stage"] for e in logged(tmp_path / "out")] == ["duplicate"]
+
+
+def test_the_impasse_filter_replays_with_the_disclosure_it_is_given() -> None:
+    """Tenancy with its first fallbacks: negotiating parties settle it alone, parties who
+    state their whole acceptable sets do not; so the setting must reach the replays."""
+    s = scenario("tenancy")
+    for party in s.parties:
+        party.fallback.utility = 0.45
+    negotiators = asyncio.run(impasse_filter(s, CurationConfig()))
+    stating_all = asyncio.run(impasse_filter(s, CurationConfig(disclosure="full")))
+    assert negotiators.reason is not None and negotiators.reason.startswith("too easy")
+    assert negotiators.outcomes == ("resolved",) * 3
+    assert stating_all.reason is None and "resolved" not in stating_all.outcomes

@@ -8,10 +8,20 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from disputelab.cli import app
-from disputelab.evaluation.trackers import oracle, per_turn, self_report, topic_localized
+from disputelab.evaluation.evaluators import tracker_scores
+from disputelab.evaluation.trackers import (
+    labels_agree,
+    oracle,
+    per_turn,
+    self_report,
+    topic_localized,
+)
 from disputelab.experiments.validation import ValidationPlan, validate_judge
 from disputelab.llm.models import ModelHub
 from disputelab.llm.openai_backend import OpenAICompatible
@@ -42,21 +52,107 @@ def _judge(url: str) -> OpenAICompatible:
     return OpenAICompatible("judge", url, api_key_env=None)
 
 
+def _event(turn: int, score: int, **stances: str) -> dict[str, Any]:
+    return {"turn": turn, "reasoning": "r", "score": score, "stances": stances}
+
+
 def test_topic_localized_scores_located_turns_and_carries_them_forward() -> None:
     s = scenario("tenancy")
     ep = play(s, "none", seed=0, budget=6)
     events = {
         "events": [
-            {"turn": 2, "reasoning": "r", "score": 3},
-            {"turn": 5, "reasoning": "r", "score": 5},
+            _event(2, 3, tenant="A", landlord="C"),
+            _event(5, 5, tenant="B", landlord="B"),
         ]
     }
     with fake_openai(lambda body: Scripted(content=json.dumps(events))) as server:
         traj = asyncio.run(topic_localized(ep, s, _judge(server.url)))
         assert server.calls == len(s.topics)  # one judge pass per topic
+        schema = server.requests[0]["response_format"]["json_schema"]["schema"]
     # before turn 2: 1 -> 0.0; turns 2-4: 3 -> 0.5; turns 5-6: 5 -> 1.0
     assert traj.by_topic["rent"] == [0.0, 0.0, 0.5, 0.5, 0.5, 1.0, 1.0]
     assert traj.calls == 4 and traj.failure is None
+    stances = schema["properties"]["events"]["items"]["properties"]["stances"]
+    assert stances["required"] == ["tenant", "landlord"]
+    assert stances["properties"]["tenant"]["enum"] == ["A", "B", "C", "D", "none"]
+
+
+def test_topic_localized_carries_each_partys_option_label_and_derives_agreement() -> None:
+    s = scenario("tenancy")
+    ep = play(s, "none", seed=0, budget=6)
+    events = {
+        "events": [
+            _event(1, 1, tenant="A", landlord="none"),
+            _event(3, 2, tenant="A", landlord="C"),
+            _event(5, 4, tenant="B", landlord="B"),
+        ]
+    }
+    with fake_openai(lambda body: Scripted(content=json.dumps(events))) as server:
+        traj = asyncio.run(topic_localized(ep, s, _judge(server.url)))
+    nobody: dict[str, str | None] = {"tenant": None, "landlord": None}
+    assert traj.stances["repairs"] == [
+        nobody,
+        {"tenant": "A", "landlord": None},  # 'none' is no stance, not an option
+        {"tenant": "A", "landlord": None},
+        {"tenant": "A", "landlord": "C"},
+        {"tenant": "A", "landlord": "C"},
+        {"tenant": "B", "landlord": "B"},
+        {"tenant": "B", "landlord": "B"},
+    ]
+    # agreed only once both parties name the same option; the score is kept alongside
+    assert traj.label_agreement["repairs"] == [0.0] * 5 + [1.0, 1.0]
+    assert traj.by_topic["repairs"][-1] == 0.75
+    agreed = tracker_scores(traj, ep, None)["topics_agreed_by_label"]
+    assert agreed.value == 1.0  # the stub judged every topic alike
+    assert agreed.detail["final_stances"]["rent"] == {"tenant": "B", "landlord": "B"}
+
+
+@pytest.mark.parametrize(
+    ("bad", "why"),
+    [
+        (_event(2, 3, tenant="Z", landlord="A"), "party 'tenant' has stance 'Z', not one of"),
+        (_event(2, 3, tenant="A"), "no stance for party 'landlord'"),
+        (_event(2, 3, tenant="A", landlord="A", lodger="B"), "unknown party 'lodger'"),
+    ],
+    ids=["invalid-option-label", "missing-party", "unknown-party"],
+)
+def test_a_judge_stance_outside_the_topic_labels_gives_nan_with_the_reason(
+    bad: dict[str, Any], why: str
+) -> None:
+    s = scenario("tenancy")
+    ep = play(s, "none", seed=0, budget=4)
+    reply = json.dumps({"events": [_event(1, 2, tenant="A", landlord="B"), bad]})
+    with fake_openai(lambda body: Scripted(content=reply)) as server:
+        traj = asyncio.run(topic_localized(ep, s, _judge(server.url)))
+        asked = server.calls
+    assert asked == 3  # the first topic, asked again twice with the problem named
+    assert traj.failure is not None and "judge failed on repairs" in traj.failure
+    assert why in traj.failure
+    assert all(math.isnan(x) for x in traj.overall())
+    assert all(math.isnan(x) for xs in traj.label_agreement.values() for x in xs)
+    agreed = tracker_scores(traj, ep, None)["topics_agreed_by_label"]
+    assert math.isnan(agreed.value) and why in agreed.explanation
+
+
+def test_a_judge_asked_again_after_a_bad_label_is_used_when_it_corrects_itself() -> None:
+    s = scenario("tenancy")
+    ep = play(s, "none", seed=0, budget=4)
+    bad = Scripted(content=json.dumps({"events": [_event(2, 3, tenant="Q", landlord="A")]}))
+    good = Scripted(content=json.dumps({"events": [_event(2, 5, tenant="A", landlord="A")]}))
+    with fake_openai(lambda body: good) as server:
+        server.script(bad)
+        traj = asyncio.run(topic_localized(ep, s, _judge(server.url)))
+        retry = server.requests[1]["messages"][-1]["content"]
+    assert "'Q', not one of A, B, C, D, none" in retry
+    assert traj.failure is None and traj.label_agreement["repairs"] == [0.0, 0.0, 1.0, 1.0, 1.0]
+
+
+@given(st.lists(st.sampled_from(["A", "B", None]), max_size=5))
+def test_labels_agree_exactly_when_every_party_names_one_and_the_same_option(
+    labels: list[str | None],
+) -> None:
+    expected = len(labels) > 0 and None not in labels and len(set(labels)) == 1
+    assert labels_agree(labels) is expected
 
 
 def test_a_failed_judge_gives_nan_with_the_reason_never_zero() -> None:

@@ -17,11 +17,13 @@ import pytest
 from typer.testing import CliRunner
 
 from disputelab.cli import app
+from disputelab.scenario import builtin_scenarios
 from tests.helpers import WAIT_S
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-c", "from disputelab.cli import main; main()"]
-# Big enough that a fast machine is still busy when the signal comes: 19 x 3 x 10 x 2.
+# Big enough that a fast machine is still busy when the signal comes: every multi-issue
+# built-in x 3 conditions x 10 replicates x (mediated + twin).
 SPEC = """\
 name: interrupted
 scenarios: ["builtin:*"]
@@ -30,7 +32,8 @@ mediators: [rule]
 replicates: 10
 budget: 60
 """
-PLANNED = 19 * 3 * 10 * 2
+MULTI_ISSUE = sum(1 for s in builtin_scenarios().values() if s.topics)
+PLANNED = MULTI_ISSUE * 3 * 10 * 2
 
 
 def _cli(store: Path, *args: str) -> str:

@@ -90,9 +90,11 @@ def _judge_answer(body: dict[str, Any]) -> Scripted:
     """A judge that locates turn 2 at 2 and turn 5 at 4; any other schema filled."""
     fmt = body["response_format"]["json_schema"]
     if fmt["name"] == "topic_events":
+        parties = fmt["schema"]["properties"]["events"]["items"]["properties"]["stances"]
+        stances = dict.fromkeys(parties["required"], "none")
         events = [
-            {"turn": 2, "reasoning": "r", "score": 2},
-            {"turn": 5, "reasoning": "r", "score": 4},
+            {"turn": 2, "reasoning": "r", "score": 2, "stances": stances},
+            {"turn": 5, "reasoning": "r", "score": 4, "stances": stances},
         ]
         return Scripted(content=json.dumps({"events": events}), prompt_tokens=100)
     return Scripted(content=json.dumps(fill(fmt["schema"], text="Fair enough, let's go on.")))

@@ -1,9 +1,13 @@
 """SoCRATES's released scenarios (Hugging Face `DISLab/SoCRATES`, folder `scenarios/`),
 read from a copy a user has on disk: one JSON file per scenario.
 
-Our spec of the paper (§2.3-2.4, its Table 13) describes each scenario's fields; the
-released files could not be read when this was written, so the key names below are our
-reading of that description, and each has the spellings a JSON export would likely use:
+Written without the released files, and unverified until they are available. The paper
+("SoCRATES: Towards Reliable Automated Evaluation of Proactive LLM Mediation across
+Domains and Socio-cognitive Variations", https://arxiv.org/abs/2606.05563, its Table 13)
+describes each scenario's fields, but the released files could not be read when this was
+written, so the key names below are our reading of that description, each with the
+spellings a JSON export would likely use; the tests read files we wrote in that shape.
+Expect to adjust this once the real files can be read:
 
 ```
 {"title": ..., "domain": ..., "background": ...,
