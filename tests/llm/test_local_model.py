@@ -111,3 +111,37 @@ def test_a_string_bound_llama_cpp_cannot_compile_is_refused_before_any_call() ->
     request = ChatRequest((Message("user", "Hi"),), schema=schema, schema_name="brief")
     with pytest.raises(ValueError, match=r"brief\.properties\.text: maxLength 1500 is over 800"):
         asyncio.run(ask_structured(LocalLlama(), request, dict))
+
+
+def _turns(backend: LocalLlama, n: int) -> list[str]:
+    """Two seats speaking in turn, each prompt its own brief and the dialogue so far."""
+    briefs = {
+        "tenant": "You are the tenant. A 12% rent rise is unfair; repairs come first.",
+        "landlord": "You are the landlord. Costs rose; the rent rise stands, repairs later.",
+    }
+    said: list[str] = []
+    for i in range(n):
+        seat = ("tenant", "landlord")[i % 2]
+        request = ChatRequest(
+            (
+                Message("system", briefs[seat]),
+                *(Message("user", line) for line in said),
+                Message("user", f"Answer as the {seat}, in one short sentence."),
+            ),
+            max_tokens=24,
+        )
+        said.append(f"{seat}: " + asyncio.run(backend.complete(request)).text)
+    return said
+
+
+def test_a_seats_next_prompt_restores_its_cached_prefix_without_changing_replies() -> None:
+    before = LocalLlama.reuse.evaluated, LocalLlama.reuse.prompt_tokens
+    uncached = _turns(LocalLlama(cache_mb=0, threads=1), 4)
+    uncached_read = LocalLlama.reuse.evaluated - before[0]
+    given = LocalLlama.reuse.prompt_tokens - before[1]
+    middle = LocalLlama.reuse.evaluated
+    cached = _turns(LocalLlama(cache_mb=64, threads=1), 4)
+    cached_read = LocalLlama.reuse.evaluated - middle
+    assert cached == uncached
+    # Seats alternate, so without the cache each prompt is read again from its start.
+    assert uncached_read > 0.9 * given and cached_read < uncached_read
