@@ -118,6 +118,7 @@ __all__ = [
     "runs_frame",
     "write_file",
     "write_plots",
+    "write_report",
 ]
 
 
@@ -560,6 +561,29 @@ def report(run: str = "last", *, format: str = "md", store: StoreLike = None) ->
 
     opened = open_store(store, writable=False)
     return render(opened, opened.resolve_run(run), format, _store_option(opened))
+
+
+def write_report(
+    run: str,
+    path: str | os.PathLike[str],
+    *,
+    format: str = "md",
+    store: StoreLike = None,
+) -> Path:
+    """`report`'s text written to `path` whole or not at all (WriteFailed, one line, when
+    it cannot be): an `html` page is written while the run is read, never held whole in
+    memory, so a 2,000-episode experiment's page takes tens of MB, not hundreds."""
+    from disputelab import atomic
+    from disputelab.report.dispatch import write
+
+    opened = open_store(store, writable=False)
+    run_id = opened.resolve_run(run)
+    try:
+        with atomic.replacing(path, "w") as out:
+            write(opened, run_id, out, format, _store_option(opened))
+    except OSError as exc:
+        raise WriteFailed(str(path), atomic.why_not_written(exc)) from None
+    return Path(path)
 
 
 def _store_option(store: Store) -> str:

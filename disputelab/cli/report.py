@@ -53,11 +53,25 @@ def report(
     if fmt is ReportFormat.parquet:
         _parquet(store, run_id, out_path)
         return
+    if out_path is not None:
+        _to_file(store, run_id, fmt, out_path)
+        return
     try:
         text = api.report(run_id, format=fmt.value, store=store)
     except DisputelabError as exc:
         fail(str(exc))
-    write_out(text, out_path)
+    write_out(text, None)
+
+
+def _to_file(store: Store, run_id: str, fmt: ReportFormat, out_path: Path) -> None:
+    """The report straight into `--out`: the html page is written as the run is read."""
+    try:
+        api.write_report(run_id, out_path, format=fmt.value, store=store)
+    except api.WriteFailed as exc:
+        fail(f"--out {out_path}: cannot write it ({exc.reason}); the file there is unchanged")
+    except DisputelabError as exc:
+        fail(str(exc))
+    err.print(f"wrote {out_path}")
 
 
 def _refuse_to_overwrite_data(out_path: Path, store_root: Path) -> None:

@@ -4,7 +4,7 @@ a run's kind (a single run, an experiment, a judge validation) and format."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from disputelab.errors import DisputelabError
 from disputelab.registry import UnknownPluginError
@@ -39,6 +39,17 @@ def render(store: Store, run_id: str, fmt: str = "md", store_option: str = "") -
 
         return run_html(store, run_id)
     return rows_csv(run_rows(store, [run_id]))
+
+
+def write(store: Store, run_id: str, out: IO[str], fmt: str = "md", store_option: str = "") -> None:
+    """The run in `fmt`, as `render` makes it, written to `out`; the html page goes out
+    while the run is read, so a big run's page is never held whole in memory."""
+    if fmt == "html":
+        from disputelab.report.html import write_run_html
+
+        write_run_html(store, run_id, out)
+        return
+    out.write(render(store, run_id, fmt, store_option))
 
 
 def experiment_tables(

@@ -7,6 +7,11 @@ of every episode, and an episode viewer. The viewer's data is embedded as JSON i
 script builds an episode's transcript and charts from it only when it is shown; so the
 file makes no request and opens fast however many episodes it holds.
 
+The page is written as the run is read: each block goes out as soon as its episodes are
+packed, so memory holds one block and the run-wide tables (strings, rows, curves), never
+every episode. The blocks come first, in `<head>`, because the summary, tables and
+plots above the viewer need the whole run; the page's script reads them by id.
+
 Nothing from a scenario or a transcript is ever written into the page as markup: the
 template escapes it (jinja2 autoescape), the JSON blocks have `<`, `>` and `&` escaped so
 user text cannot close its script element, and the script sets text with `textContent`.
@@ -17,13 +22,14 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import hashlib
+import io
 import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import IO, Any
 from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -39,7 +45,7 @@ from disputelab.report.html_data import OfferPaths, Packer, TopicCurves
 from disputelab.report.layout import protocol_tables
 from disputelab.report.plots import Curves, add_curve, experiment_figures, figure_svg
 from disputelab.report.render import episode_row
-from disputelab.store.sqlite import Store
+from disputelab.store.sqlite import EpisodeRecord, Store, StoredScore
 from disputelab.tables.grids import spec_conditions
 
 CHUNK = 25  # episodes per embedded JSON block: the viewer parses one block at a time
@@ -108,12 +114,52 @@ def episode_view(episode: Episode) -> EpisodeView:
         return default_view(episode)
 
 
+@dataclass(frozen=True)
+class StoredEpisode:
+    """One episode as the report reads it: the record, its scores and its model usage."""
+
+    record: EpisodeRecord
+    scores: list[StoredScore]
+    usage: list[dict[str, Any]]
+
+
+def stored_episodes(store: Store, run_id: str) -> Iterator[StoredEpisode]:
+    """The run's episodes in order, read one at a time as the caller asks for them."""
+    for eid in store.episode_ids(run_id):
+        rec = store.load_episode(eid)
+        yield StoredEpisode(rec, store.scores(eid) if rec.complete else [], store.usage(eid))
+
+
+class EpisodeBlocks:
+    """Packed episodes written to `out` as `<script type="application/json">` blocks of
+    CHUNK, each as soon as it is full: the page never holds more than one block."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self.count = 0
+        self._block: list[dict[str, Any]] = []
+
+    def add(self, packed: dict[str, Any]) -> None:
+        self._block.append(packed)
+        self.count += 1
+        if len(self._block) == CHUNK:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._block:
+            number = (self.count - 1) // CHUNK
+            self.out.write(f'<script type="application/json" id="episodes-{number}">')
+            self.out.write(script_json(self._block))
+            self.out.write("</script>\n")
+            self._block = []
+
+
 @dataclass
 class _Collected:
-    """What one pass over a run's episodes gathers for the page."""
+    """What one pass over a run's episodes gathers for the page, besides the episodes
+    themselves, which go out as they are packed."""
 
     packer: Packer = field(default_factory=Packer)
-    episodes: list[dict[str, Any]] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
     curves: Curves = field(default_factory=lambda: defaultdict(list))
     topics: TopicCurves = field(default_factory=TopicCurves)
@@ -124,16 +170,16 @@ class _Collected:
     calls: int = 0
 
 
-def _collect(store: Store, run_id: str, experiment: bool) -> _Collected:
-    """Read each episode once and keep only its packed form, so a big run is never
-    held in memory as objects."""
+def _collect(
+    store: Store, episodes: Iterable[StoredEpisode], experiment: bool, blocks: EpisodeBlocks
+) -> _Collected:
+    """Read each episode once, write its packed form to `blocks` and keep only the
+    run-wide tallies, so a big run is never held in memory."""
     c = _Collected()
-    for eid in store.episode_ids(run_id):
-        rec = store.load_episode(eid)
-        scores = store.scores(eid) if rec.complete else []
-        usage = store.usage(eid)
+    for stored in episodes:
+        rec, scores, usage = stored.record, stored.scores, stored.usage
         c.rows.append(episode_row(store, rec, scores))
-        c.episodes.append(c.packer.episode(rec, scores, usage, episode_view(rec.episode)))
+        blocks.add(c.packer.episode(rec, scores, usage, episode_view(rec.episode)))
         c.statuses[rec.status.value] += 1
         c.titles.setdefault(rec.episode.scenario_id, str(rec.scenario.get("title", "")))
         for u in usage:
@@ -143,7 +189,8 @@ def _collect(store: Store, run_id: str, experiment: bool) -> _Collected:
             c.topics.add(rec, scores)
             c.offers.add(rec)
             if experiment:
-                add_curve(c.curves, eid, rec.episode)
+                add_curve(c.curves, rec.episode_id, rec.episode)
+    blocks.flush()
     return c
 
 
@@ -229,36 +276,46 @@ def _leaderboard(store: Store, run_id: str, config: dict[str, Any]) -> list[Bloc
     return markdown_blocks(board.to_markdown())
 
 
-def run_html(store: Store, run_id: str) -> str:
-    """The whole report of one run (single run or experiment) as an HTML document."""
+def write_run_html(store: Store, run_id: str, out: IO[str]) -> None:
+    """The whole report of one run (single run or experiment) as an HTML document,
+    written to `out` while the run is read: each block of episodes goes out as soon as
+    it is packed, so memory holds one block and the run-wide tables, not the run."""
     kind, config = store.run_info(run_id)
     run = store.run_summary(run_id)
     experiment = kind == "experiment"
-    c = _collect(store, run_id, experiment)
-    chunks = [c.episodes[i : i + CHUNK] for i in range(0, len(c.episodes), CHUNK)]
     style, script = _asset("report.css"), _asset("report.js")
-    page = _env().get_template("report.html.j2")
-    return page.render(
-        csp=content_policy(style, script),
+    env = _env()
+    csp = content_policy(style, script)
+    head = env.get_template("report_head.html.j2").render(csp=csp, run=run, style=style)
+    out.write(head + "\n")
+    blocks = EpisodeBlocks(out)
+    c = _collect(store, stored_episodes(store, run_id), experiment, blocks)
+    rest = env.get_template("report.html.j2").generate(
         run=run,
         summary=_summary(run, config, c),
         tables=_tables(store, run_id, config) if experiment else [],
         figures=_figures(store, run_id, config, c.curves) if experiment else [],
-        episodes=len(c.rows),
+        episodes=blocks.count,
         table=script_json(episode_table(c.rows)),
         meta=script_json(
             {
-                "count": len(c.episodes),
+                "count": blocks.count,
                 "chunk": CHUNK,
                 "topics": c.topics.data(),
                 "offers": c.offers.data(),
                 **c.packer.tables(),
             }
         ),
-        chunks=[script_json(ch) for ch in chunks],
-        style=style,
         script=script,
     )
+    out.writelines(rest)
+
+
+def run_html(store: Store, run_id: str) -> str:
+    """The report `write_run_html` writes, as one string (for the `view` server)."""
+    page = io.StringIO()
+    write_run_html(store, run_id, page)
+    return page.getvalue()
 
 
 def index_html(store: str, runs: list[dict[str, Any]]) -> str:
