@@ -1,8 +1,8 @@
 """The embedded model, one episode: seconds per party turn, prompt tokens re-read.
 
 Plays `tenancy` with LLM parties on the embedded model and no mediator, each run in a
-fresh process and a fresh store so that nothing comes from the response cache. Two settings, interleaved run
-by run:
+fresh process and a fresh store so that nothing comes from the response cache. Two
+settings, interleaved run by run:
 
 - `before`: no prompt-prefix cache and a fixed thread count of every usable core, as
   the model layer ran until the prefix cache was added;
