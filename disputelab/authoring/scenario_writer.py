@@ -20,7 +20,12 @@ from disputelab.agents.prompts import topics_block
 from disputelab.llm.base import ChatModel, ChatRequest, Message, ModelReplyError
 from disputelab.llm.structured import ask_structured
 from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour
-from disputelab.scenario.conditions import ConditionError, apply_condition, written_problem
+from disputelab.scenario.conditions import (
+    ConditionError,
+    apply_condition,
+    parse_cause,
+    written_problem,
+)
 from disputelab.scenario.schema import (
     STRATEGIES,
     Fallback,
@@ -427,11 +432,12 @@ async def apply_condition_with_model(
 
             # The persona shift applies either way, so rule and LLM agents meet the same
             # cause; the model adds the rewritten brief that LLM agents read.
-            key, _, level = arg.partition("@")
-            intensity = float(level) if level else 1.0
+            found = parse_cause(arg)
             out = apply_condition(out, part, behaviour)
-            if intensity > 0:
-                out, _sub = await write_cause(out, key, intensity, model)
+            if found.intensity > 0:
+                out, _sub = await write_cause(
+                    out, found.key, found.intensity, model, two_step=found.two_step
+                )
         else:
             out = apply_condition(out, part, behaviour)
     return out

@@ -233,23 +233,48 @@ def extra_party(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scen
     return Scenario.model_validate(out.model_dump())
 
 
-def cause(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:
-    """cause:CATEGORY[@INTENSITY] offline: party reactivity and weights shift per category
-    (see `disputelab.scenario.causes`). Intensity, 1 by default, is a separate knob from 0
-    (no change) to 2, so a cause is never silently also an escalation."""
-    key, _, level = arg.partition("@")
+TWO_STEP = "two-step"
+"""The cause argument that asks a writer model for AgentMediation's two steps (choose the
+subcategory, then rewrite the brief for it) instead of one call doing both."""
+
+
+@dataclass(frozen=True)
+class CauseArg:
+    """`cause:CATEGORY[@INTENSITY][@two-step]`, read."""
+
+    key: str
+    intensity: float = 1.0
+    two_step: bool = False
+
+
+def parse_cause(arg: str) -> CauseArg:
+    """The parts of a cause argument; ConditionError naming the form when it has none.
+    Intensity, 1 by default, is a knob of its own from 0 (no change) to 2, so that a
+    cause is never silently also an escalation."""
+    key, *rest = arg.split("@")
     keys = [c.key for c in dispute_causes()]
-    if key not in keys:
+    if key not in keys or len(rest) > 2 or rest.count(TWO_STEP) > 1:
         raise ConditionError(
-            f"cause:{arg}: use cause:CATEGORY[@INTENSITY], CATEGORY one of {', '.join(keys)}"
+            f"cause:{arg}: use cause:CATEGORY[@INTENSITY][@{TWO_STEP}], CATEGORY one of "
+            f"{', '.join(keys)}"
         )
+    two_step = TWO_STEP in rest
+    levels = [r for r in rest if r != TWO_STEP]
     try:
-        intensity = float(level) if level else 1.0
+        intensity = float(levels[0]) if levels else 1.0
     except ValueError:
         intensity = -1.0
-    if not 0.0 <= intensity <= 2.0:
+    if len(levels) > 1 or not 0.0 <= intensity <= 2.0:
         raise ConditionError(f"cause:{arg}: intensity must be a number from 0 to 2")
-    return apply_cause_offline(s, key, intensity, b)
+    return CauseArg(key, intensity, two_step)
+
+
+def cause(s: Scenario, arg: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> Scenario:
+    """cause:CATEGORY[@INTENSITY][@two-step] offline: party reactivity and weights shift per
+    category (see `disputelab.scenario.causes`). `two-step` only changes how a writer
+    model rewrites the brief; the rule agents meet the same cause either way."""
+    found = parse_cause(arg)
+    return apply_cause_offline(s, found.key, found.intensity, b)
 
 
 # Level -> (retriever, k): BM25 over a statute corpus ("ek"), or the case's own stored
@@ -405,8 +430,10 @@ CONDITIONS: dict[str, Condition] = {
         ),
         Condition(
             "cause",
-            "cause:CATEGORY[@INTENSITY] (information, resource, misconduct, legal, external)",
-            "a dispute cause from AgentMediation's taxonomy; intensity 0-2, default 1",
+            "cause:CATEGORY[@INTENSITY][@two-step] (information, resource, misconduct, legal, "
+            "external)",
+            "a dispute cause from AgentMediation's taxonomy; intensity 0-2, default 1; "
+            "two-step: a writer model chooses the subcategory, then rewrites",
             cause,
             _cause_moves,
             _cause_composes,

@@ -72,3 +72,43 @@ def test_two_causes_are_refused_with_a_writer_before_any_call(tmp_path: Path) ->
         with pytest.raises(ConditionError, match="keep one cause per cell"):
             _write(tmp_path, server.url, "cause:legal,cause:resource")
         assert server.requests == []
+
+
+def _two_step_replies(body: dict[str, Any]) -> Scripted:
+    """The first step's reply names a subcategory; the second's is the rewritten brief."""
+    if body["response_format"]["json_schema"]["name"] == "cause_subcategory":
+        reply = {"subcategory": "misconduct.bad_faith", "reason": "promises were broken"}
+    else:
+        reply = {"brief": BRIEF}
+    return Scripted(content=json.dumps(reply))
+
+
+def test_two_step_chooses_the_subcategory_then_rewrites_for_the_one_chosen(
+    tmp_path: Path,
+) -> None:
+    with fake_openai(_two_step_replies) as server:
+        out = _write(tmp_path, server.url, "cause:misconduct@two-step")
+        choose, rewrite = (_prompt(r) for r in server.requests)
+    assert out.background == BRIEF and len(server.requests) == 2
+    assert "misconduct.bad_faith" in choose and "Rewrite" not in choose
+    # The rewrite is told the subcategory chosen, in words, not offered the list again.
+    assert "misconduct.bad_faith" not in rewrite and "Keep the emotional intensity" in rewrite
+    offline = apply_condition(scenario("tenancy"), "cause:misconduct")
+    assert [p.persona for p in out.parties] == [p.persona for p in offline.parties]
+
+
+def test_two_step_takes_an_intensity_too_and_refuses_what_is_not_one(tmp_path: Path) -> None:
+    with fake_openai(_two_step_replies) as server:
+        _write(tmp_path, server.url, "cause:misconduct@1.5@two-step")
+        assert "noticeably more heated" in _prompt(server.requests[1])
+    for bad in ("cause:misconduct@two-step@two-step", "cause:misconduct@1@2", "cause:misconduct@3"):
+        with pytest.raises(ConditionError, match=r"cause:misconduct@"):
+            apply_condition(scenario("tenancy"), bad)
+
+
+def test_one_call_stays_the_default(tmp_path: Path) -> None:
+    reply = {"subcategory": "misconduct.bad_faith", "brief": BRIEF}
+    with fake_openai(lambda body: Scripted(content=json.dumps(reply))) as server:
+        _write(tmp_path, server.url, "cause:misconduct")
+        assert len(server.requests) == 1
+        assert server.requests[0]["response_format"]["json_schema"]["name"] == "cause"
