@@ -374,9 +374,11 @@ def test_an_unknown_name_exits_2_with_one_line_and_no_traceback(
     assert_one_error_line(invoke(store, *args), fragment)
 
 
-def test_an_unknown_scenario_error_lists_the_builtins(tmp_path: Path) -> None:
+def test_an_unknown_scenario_error_says_where_the_builtins_are_listed(tmp_path: Path) -> None:
     result = invoke(tmp_path / "runs", "run", "no-such-scenario")
-    assert_one_error_line(result, *BUILTIN_IDS)
+    assert_one_error_line(result, "`disputelab scenarios list` shows the", "built-ins")
+    near = invoke(tmp_path / "runs", "run", "tenancyy")
+    assert_one_error_line(near, "did you mean tenancy?")
 
 
 @pytest.mark.parametrize(

@@ -86,4 +86,6 @@ def resolve_scenario(ref: str, library_dir: Path | None = None) -> Scenario:
         known += [p.stem for p in library_dir.glob("*.yaml")]
     near = difflib.get_close_matches(ref, known, n=1)
     hint = f"did you mean {near[0]}? " if near else ""
-    raise ScenarioError(ref, [f"not {kinds}; {hint}built-ins are {', '.join(builtin_ids())}"])
+    # Too many to read on one line: the nearest id, and where the whole list is.
+    listed = f"`disputelab scenarios list` shows the {len(builtin_ids())} built-ins"
+    raise ScenarioError(ref, [f"not {kinds}; {hint}{listed}"])
