@@ -253,10 +253,16 @@ def _single(ranked: list[Ranking]) -> bool:
     return len({r.output[0] for r in ranked}) <= 1
 
 
+ROUNDING_NOISE = 1e-9
+"""Below this an index or interval is float rounding (a bootstrap over equal effects gives
+1e-14, say), shown as 0."""
+
+
 def _fmt(value: float, ci: bool = False) -> str:
     if math.isnan(value):
         return "n/a"
-    return f"± {value:.3g}" if ci else f"{value:.3g}"
+    shown = 0.0 if abs(value) < ROUNDING_NOISE else value
+    return f"± {shown:.3g}" if ci else f"{shown:.3g}"
 
 
 def sensitivity_markdown(
