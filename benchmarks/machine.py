@@ -11,7 +11,7 @@ import os
 import platform
 import sqlite3
 
-from disputelab.experiments.bench import usable_cpus
+from disputelab.machine import usable_cpus
 
 
 def machine_line(*extra: str) -> str:

