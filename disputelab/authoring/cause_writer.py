@@ -14,8 +14,9 @@ two calls, the second told the subcategory the first chose.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -172,37 +173,37 @@ def _request(prompt: str, schema: dict[str, Any], name: str, tokens: int) -> Cha
     )
 
 
-def _known_subcategory(category: CauseCategory, key: str) -> None:
+_WithSubcategory = TypeVar("_WithSubcategory", CauseReply, ChoiceReply)
+
+
+def _parser(
+    reply_type: type[_WithSubcategory], category: CauseCategory
+) -> Callable[[Any], _WithSubcategory]:
+    """A reply's parser that also holds its subcategory to the category's own."""
     valid = {s.key for s in category.subcategories}
-    if key not in valid:
-        raise ValueError(f"subcategory must be one of {', '.join(sorted(valid))}")
+
+    def parse(data: Any) -> _WithSubcategory:
+        reply = reply_type.model_validate(data)
+        if reply.subcategory not in valid:
+            raise ValueError(f"subcategory must be one of {', '.join(sorted(valid))}")
+        return reply
+
+    return parse
 
 
 async def _one_call(ask: _Ask, model: ChatModel) -> tuple[str, str]:
     """The released code's way: subcategory and brief in one reply."""
     prompt = (_ASK_ZH if ask.zh else _ASK_EN).format(**ask.values)
-
-    def parse(data: Any) -> CauseReply:
-        reply = CauseReply.model_validate(data)
-        _known_subcategory(ask.category, reply.subcategory)
-        return reply
-
     request = _request(prompt, cause_schema(ask.category), "cause", 900)
-    reply, _ = await ask_structured(model, request, parse)
+    reply, _ = await ask_structured(model, request, _parser(CauseReply, ask.category))
     return reply.brief, reply.subcategory
 
 
 async def _two_calls(ask: _Ask, model: ChatModel) -> tuple[str, str]:
     """The paper's way: choose the subcategory, then rewrite the brief for the one chosen."""
     choose = (_CHOOSE_ZH if ask.zh else _CHOOSE_EN).format(**ask.values)
-
-    def parse_choice(data: Any) -> ChoiceReply:
-        reply = ChoiceReply.model_validate(data)
-        _known_subcategory(ask.category, reply.subcategory)
-        return reply
-
     request = _request(choose, choice_schema(ask.category), "cause_subcategory", 200)
-    choice, _ = await ask_structured(model, request, parse_choice)
+    choice, _ = await ask_structured(model, request, _parser(ChoiceReply, ask.category))
     sub = next(s for s in ask.category.subcategories if s.key == choice.subcategory)
     rewrite = (_REWRITE_ZH if ask.zh else _REWRITE_EN).format(
         **ask.values, sub=sub.zh if ask.zh else sub.en, sub_description=sub.description
