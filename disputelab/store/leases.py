@@ -130,10 +130,30 @@ class Leases:
         self.held.discard(episode_id)
 
     def release_all(self) -> None:
+        """Give up every claim of this object, and sweep the leases nobody will: those
+        on complete episodes whose holder is gone or whose time is up."""
         with immediate(self.db) as db:
             db.execute("DELETE FROM leases WHERE token = ?", (self.token,))
+            self._sweep_complete(db)
         self.held.clear()
         self.finished.clear()
+
+    def _sweep_complete(self, db: sqlite3.Connection) -> None:
+        """A holder killed between finishing an episode and its next claim leaves a lease
+        on a complete episode (see `release_finished`). A resume skips complete episodes
+        without claiming them, so without this sweep such a lease would stay for good."""
+        rows = db.execute(
+            "SELECT l.episode_id, l.host, l.pid, l.expires_at FROM leases l"
+            " JOIN episodes e ON e.episode_id = l.episode_id WHERE e.status NOT IN (?, ?)",
+            (Status.INCOMPLETE.value, Status.FAILED.value),
+        ).fetchall()
+        now = time.time()
+        stale = [
+            (e,)
+            for e, host, pid, expires in rows
+            if expires <= now or not Holder(host, pid).alive()
+        ]
+        db.executemany("DELETE FROM leases WHERE episode_id = ?", stale)
 
 
 def live_runs(db: sqlite3.Connection) -> set[str]:

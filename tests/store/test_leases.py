@@ -64,6 +64,38 @@ def test_a_finished_episodes_lease_goes_with_the_next_claim(tmp_path: Path) -> N
     assert store.db.execute(held).fetchall() == []
 
 
+def test_a_dead_holders_lease_on_a_complete_episode_is_swept_when_a_process_lets_go(
+    tmp_path: Path,
+) -> None:
+    """A holder killed after finishing e1 but before its next claim leaves e1's lease;
+    a resume never claims a complete episode, so letting go of its own sweeps it."""
+    store, leases = _claimed_then_finished(tmp_path)
+    leases.release_finished("e1")
+    store.db.execute("UPDATE leases SET pid = ?", (_dead_pid(),))  # its holder is gone
+    resumer = _other_process(store)
+    resumer.claim("e2")
+    resumer.release_all()
+    assert store.db.execute("SELECT episode_id FROM leases").fetchall() == []
+
+
+def test_a_live_holders_lease_on_a_complete_episode_is_left_to_it(tmp_path: Path) -> None:
+    store, leases = _claimed_then_finished(tmp_path)
+    leases.release_finished("e1")
+    _other_process(store).release_all()
+    assert store.db.execute("SELECT episode_id FROM leases").fetchall() == [("e1",)]
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has exited (and been reaped)."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return int(done.stdout)
+
+
 def test_a_lapsed_lease_is_taken_over(tmp_path: Path) -> None:
     store = _store(tmp_path)
     short = Leases(store.db, ttl_s=0.05)
