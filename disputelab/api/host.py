@@ -20,7 +20,16 @@ from disputelab.web.app import DEFAULT_CONSENT, Ended, Table, table_app
 from disputelab.web.people import DEFAULT_ITEMS, Item, read_items
 from disputelab.web.seats import Invite
 
-__all__ = ["DEFAULT_CONSENT", "DEFAULT_ITEMS", "Ended", "read_items", "Table", "host", "new_table", "table_app"]
+__all__ = [
+    "DEFAULT_CONSENT",
+    "DEFAULT_ITEMS",
+    "Ended",
+    "Table",
+    "host",
+    "new_table",
+    "read_items",
+    "table_app",
+]
 
 
 def new_table(
@@ -35,12 +44,13 @@ def new_table(
 ) -> tuple[Table, dict[str, str]]:
     """The table and each seat's token (seat key -> token, shown only here)."""
     from disputelab.api import open_store
-    from disputelab.api.play import PlayError, new_participant, play_async
+    from disputelab.api.play import PlayError, new_participant, plan_play, play_async
 
     if not seats:
         raise PlayError("seats: name the seats people take (parties:ID, mediator, ...)")
     root = Path(open_store(store).root)  # the episode opens it again in the server's thread
     who = {s: new_participant() for s in seats}
+    plan_play(scenario, seat=list(seats), participants=who, store=root, **options)  # fail now
     invites: dict[str, Invite] = {}
     tokens: dict[str, str] = {}
     for seat in seats:
@@ -68,7 +78,9 @@ def host(
     `on_ready` hears each seat's invite link once the server listens."""
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(table_app(table), host=bind, port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(table_app(table), host=bind, port=port, log_level="warning")
+    )
 
     async def serve() -> None:
         async def watch() -> None:

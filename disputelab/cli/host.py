@@ -35,12 +35,21 @@ def host_command(
 
     if not 0 < expires <= 7 * 24 * 60:
         fail("--expires: give minutes, more than 0 and at most a week")
+    if not 0 < port < 65536:
+        fail("--port: give a port from 1 to 65535")
     try:
         text = consent.read_text(encoding="utf-8") if consent else DEFAULT_CONSENT
         items = read_items(questionnaire) if questionnaire else DEFAULT_ITEMS
         table, tokens = new_table(
-            scenario, seats=seat, store=open_store().root, expires=expires, consent=text,
-            items=items, mediator=mediator, model=RULE, seed=seed,
+            scenario,
+            seats=seat,
+            store=open_store().root,
+            expires=expires,
+            consent=text,
+            items=items,
+            mediator=mediator,
+            model=RULE,
+            seed=seed,
         )
     except (DisputelabError, OSError, ValueError) as exc:
         fail(str(exc).splitlines()[0])
@@ -52,3 +61,5 @@ def host_command(
     ended = host(table, tokens, bind=bind, port=port, on_ready=ready).ended
     if ended:
         out.print(f"stored as run {ended.run_id}: {ended.stop_reason}", highlight=False)
+    elif table.failed:
+        fail(table.failed)

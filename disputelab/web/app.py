@@ -5,6 +5,7 @@ stream, and the episode, started in the app's own event loop when the app starts
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -145,7 +146,10 @@ def _seat_view(table: Table, invite: Invite, base: str) -> Response:
     )
     name = prompt.seat.name if prompt else invite.seat
     return _page(
-        f"Your seat: {name}", body, message=source.error, events=f"{base}/events",
+        f"Your seat: {name}",
+        body,
+        message=source.error,
+        events=f"{base}/events",
         version=source.version,
     )
 
@@ -189,10 +193,8 @@ async def events(request: Request) -> Response:
         while True:
             yield f"data: {source.version}\n\n"
             changed = source.changed
-            try:
+            with contextlib.suppress(TimeoutError):  # a keep-alive: the same version again
                 await asyncio.wait_for(changed.wait(), timeout=15)
-            except TimeoutError:
-                pass  # a keep-alive: the same version again
             if await request.is_disconnected():
                 return
 
@@ -220,7 +222,9 @@ async def questions(request: Request) -> Response:
             table.sources[invite.seat].bump()
             return RedirectResponse(f"/s/{request.path_params['token']}", status_code=303)
     action = f"/s/{request.path_params['token']}/questions"
-    body = _render("questions.html", items=table.items, scale=SCALE, words=SCALE_WORDS, action=action)
+    body = _render(
+        "questions.html", items=table.items, scale=SCALE, words=SCALE_WORDS, action=action
+    )
     return _page("A few questions", body, message=message)
 
 
