@@ -43,6 +43,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("plan", ("plan",)),
     ("experiments", ("experiments",)),
     ("report", ("report",)),
+    ("web", ("web",)),
     ("api", ("api",)),
     ("cli", ("cli", "__main__")),
 )

@@ -1,0 +1,65 @@
+"""`disputelab host`: serve a table in the browser, one invite link per seat a person
+takes, agents in every other seat; the play is `disputelab.api.host`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from disputelab.api import RULE
+from disputelab.api.host import host, new_table
+from disputelab.cli.common import fail, open_store, out
+from disputelab.cli.run import MediatorOption, SeedOption
+from disputelab.errors import DisputelabError
+
+
+def host_command(
+    scenario: Annotated[str, typer.Argument(help="Built-in scenario id or a scenario file.")],
+    seat: Annotated[
+        list[str], typer.Option(help="A seat a person takes (ROLE or ROLE:ID); repeat.")
+    ],
+    bind: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8765,
+    expires: Annotated[float, typer.Option(help="Minutes an invite link stays valid.")] = 120.0,
+    consent: Annotated[Path | None, typer.Option(help="Consent text file.")] = None,
+    questionnaire: Annotated[
+        Path | None, typer.Option(help="YAML/JSON list of {key, text} Likert items.")
+    ] = None,
+    mediator: MediatorOption = None,
+    seed: SeedOption = 0,
+) -> None:
+    """Host one episode in the browser; prints one invite link per seat."""
+    from disputelab.api.host import DEFAULT_CONSENT, DEFAULT_ITEMS, read_items
+
+    if not 0 < expires <= 7 * 24 * 60:
+        fail("--expires: give minutes, more than 0 and at most a week")
+    if not 0 < port < 65536:
+        fail("--port: give a port from 1 to 65535")
+    try:
+        text = consent.read_text(encoding="utf-8") if consent else DEFAULT_CONSENT
+        items = read_items(questionnaire) if questionnaire else DEFAULT_ITEMS
+        table, tokens = new_table(
+            scenario,
+            seats=seat,
+            store=open_store().root,
+            expires=expires,
+            consent=text,
+            items=items,
+            mediator=mediator,
+            model=RULE,
+            seed=seed,
+        )
+    except (DisputelabError, OSError, ValueError) as exc:
+        fail(str(exc).splitlines()[0])
+
+    def ready(links: dict[str, str]) -> None:
+        for key, link in links.items():
+            out.print(f"{key}: {link}", highlight=False, soft_wrap=True)
+
+    ended = host(table, tokens, bind=bind, port=port, on_ready=ready).ended
+    if ended:
+        out.print(f"stored as run {ended.run_id}: {ended.stop_reason}", highlight=False)
+    elif table.failed:
+        fail(table.failed)

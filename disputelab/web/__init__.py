@@ -1,0 +1,1 @@
+"""Browser seats for `disputelab host`: see README.md."""

@@ -1,0 +1,254 @@
+"""The hosted table's Starlette app: one page per invited seat (consent, brief, the
+dialogue as the seat heard it, the move's form, then the questionnaire), its event
+stream, and the episode, started in the app's own event loop when the app starts."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader
+from markupsafe import Markup
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from disputelab.humans.source import MoveSource
+from disputelab.web.people import (
+    DEFAULT_ITEMS,
+    SCALE,
+    SCALE_WORDS,
+    Item,
+    QuestionnaireError,
+    read_answers,
+    save_answers,
+)
+from disputelab.web.seats import Invite, WebMoves
+
+COOKIE = "disputelab_seat"
+DEFAULT_CONSENT = (
+    "This is a research simulation of a dispute. You take one seat at the table; the "
+    "others are software agents or other people. What you write is stored with the "
+    "episode under a random participant id, never your name. You may stop at any time "
+    "by closing this page."
+)
+_TEMPLATES = Environment(
+    loader=FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True
+)
+
+
+@dataclass(frozen=True)
+class Ended:
+    run_id: str
+    episode_id: str
+    stop_reason: str
+
+
+Episode = Callable[[Mapping[str, MoveSource]], Awaitable[Ended]]
+
+
+@dataclass
+class Table:
+    """Everything the app serves: the invites and sources by seat, and the episode."""
+
+    episode: Episode
+    store: Path
+    invites: dict[str, Invite]
+    consent: str = DEFAULT_CONSENT
+    items: tuple[Item, ...] = DEFAULT_ITEMS
+    sources: dict[str, WebMoves] = field(default_factory=dict)
+    ended: Ended | None = None
+    failed: str = ""
+
+    def find(self, token: str) -> Invite | None:
+        return next((i for i in self.invites.values() if i.opens_with(token)), None)
+
+    async def play(self) -> None:
+        try:
+            self.ended = await self.episode(self.sources)
+        except KeyboardInterrupt:  # the server closed mid-episode: the turns stay stored
+            self.failed = "the host closed the table; the turns so far are stored"
+        except Exception as exc:  # shown on every page; the turns stay stored
+            self.failed = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        finally:
+            for s in self.sources.values():
+                s.bump()
+
+    def all_answered(self) -> bool:
+        return self.ended is not None and all(i.answered for i in self.invites.values())
+
+
+def _page(title: str, body: str, status: int = 200, **extra: Any) -> HTMLResponse:
+    page = _TEMPLATES.get_template("page.html").render(title=title, body=Markup(body), **extra)
+    return HTMLResponse(page, status_code=status)
+
+
+def _render(name: str, **values: Any) -> str:
+    return _TEMPLATES.get_template(name).render(**values)
+
+
+def _refused(message: str, status: int) -> HTMLResponse:
+    return _page("Not available", "", status, message=message)
+
+
+def _admit(table: Table, request: Request) -> Invite | HTMLResponse:
+    """The invite of the request's token, bound to its browser; a refusal otherwise."""
+    invite = table.find(str(request.path_params["token"]))
+    if invite is None:
+        return _refused("This link is not a seat of this table.", 403)
+    if invite.expired():
+        return _refused("This link has expired; ask the host for a new one.", 410)
+    if not invite.bind(request.cookies.get(COOKIE, "")):
+        return _refused("This seat is already open in another browser or tab.", 409)
+    return invite
+
+
+async def seat_page(request: Request) -> Response:
+    table: Table = request.app.state.table
+    fresh = not request.cookies.get(COOKIE)
+    session = secrets.token_urlsafe(16)
+    if fresh:
+        request.cookies[COOKIE] = session
+    invite = _admit(table, request)
+    if isinstance(invite, Response):
+        return invite
+    base = f"/s/{request.path_params['token']}"
+    if not invite.consented:
+        body = _render("consent.html", consent=table.consent, action=f"{base}/consent")
+        response: Response = _page("Before you take your seat", body)
+    else:
+        response = _seat_view(table, invite, base)
+    if fresh:
+        response.set_cookie(COOKIE, session, httponly=True, samesite="strict")
+    return response
+
+
+def _seat_view(table: Table, invite: Invite, base: str) -> Response:
+    source = table.sources[invite.seat]
+    prompt = source.prompt or source.shown
+    done = table.ended.stop_reason if table.ended else table.failed
+    body = _render(
+        "seat.html",
+        brief=prompt.brief if prompt else "Your brief appears with your first move.",
+        lines=source.dialogue(),
+        prompt=source.prompt,
+        action=f"{base}/move",
+        done=done,
+        answered=invite.answered,
+        questionnaire=f"{base}/questions",
+    )
+    name = prompt.seat.name if prompt else invite.seat
+    return _page(
+        f"Your seat: {name}",
+        body,
+        message=source.error,
+        events=f"{base}/events",
+        version=source.version,
+    )
+
+
+async def consent(request: Request) -> Response:
+    table: Table = request.app.state.table
+    invite = _admit(table, request)
+    if isinstance(invite, Response):
+        return invite
+    invite.consented = True
+    return RedirectResponse(f"/s/{request.path_params['token']}", status_code=303)
+
+
+async def post_move(request: Request) -> Response:
+    table: Table = request.app.state.table
+    invite = _admit(table, request)
+    if isinstance(invite, Response):
+        return invite
+    form = await request.form()
+    source = table.sources[invite.seat]
+    answers: dict[str, object] = {}
+    for key in form:
+        values = [str(v) for v in form.getlist(key)]
+        answers[key] = tuple(values) if len(values) > 1 else values[0]
+    if not invite.consented:
+        return _refused("Agree to take part first.", 403)
+    reason = source.answer(answers)
+    if reason and source.prompt is None:
+        return _refused(reason, 409)
+    return RedirectResponse(f"/s/{request.path_params['token']}", status_code=303)
+
+
+async def events(request: Request) -> Response:
+    table: Table = request.app.state.table
+    invite = _admit(table, request)
+    if isinstance(invite, Response):
+        return invite
+    source = table.sources[invite.seat]
+
+    async def stream() -> AsyncIterator[str]:
+        while True:
+            yield f"data: {source.version}\n\n"
+            changed = source.changed
+            with contextlib.suppress(TimeoutError):  # a keep-alive: the same version again
+                await asyncio.wait_for(changed.wait(), timeout=15)
+            if await request.is_disconnected():
+                return
+
+    return StreamingResponse(stream(), media_type="text/event-stream")
+
+
+async def questions(request: Request) -> Response:
+    table: Table = request.app.state.table
+    invite = _admit(table, request)
+    if isinstance(invite, Response):
+        return invite
+    if table.ended is None:
+        return _refused("The questions come once the episode has ended.", 409)
+    message = ""
+    if request.method == "POST":
+        form = {k: str(v) for k, v in (await request.form()).items()}
+        try:
+            answers = read_answers(table.items, form)
+        except QuestionnaireError as exc:
+            message = str(exc)
+        else:
+            ended = table.ended
+            save_answers(table.store, ended.run_id, ended.episode_id, invite.participant, answers)
+            invite.answered = True
+            table.sources[invite.seat].bump()
+            return RedirectResponse(f"/s/{request.path_params['token']}", status_code=303)
+    action = f"/s/{request.path_params['token']}/questions"
+    body = _render(
+        "questions.html", items=table.items, scale=SCALE, words=SCALE_WORDS, action=action
+    )
+    return _page("A few questions", body, message=message)
+
+
+def table_app(table: Table) -> Starlette:
+    """The app serving `table`; the episode starts with the app and runs in its loop."""
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        table.sources = {seat: WebMoves(seat) for seat in table.invites}
+        task = asyncio.create_task(table.play())
+        yield
+        for s in table.sources.values():
+            s.stop()
+        await asyncio.gather(task, return_exceptions=True)
+
+    app = Starlette(
+        routes=[
+            Route("/s/{token}", seat_page),
+            Route("/s/{token}/consent", consent, methods=["POST"]),
+            Route("/s/{token}/move", post_move, methods=["POST"]),
+            Route("/s/{token}/events", events),
+            Route("/s/{token}/questions", questions, methods=["GET", "POST"]),
+        ],
+        lifespan=lifespan,
+    )
+    app.state.table = table
+    return app

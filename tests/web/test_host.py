@@ -1,0 +1,136 @@
+"""The hosted table over HTTP (Starlette's TestClient): tokens, expiry, a forged token,
+a second browser, a refused move, escaped markup, and an episode played to its end with
+the questionnaire stored."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette", reason="the host extra is not installed")
+from starlette.testclient import TestClient
+
+from disputelab.api.host import new_table, table_app
+from disputelab.web.people import stored_answers
+
+SEATS = ["parties:tenant", "parties:landlord"]
+
+
+@pytest.fixture
+def hosted(tmp_path: Path) -> Iterator[tuple[TestClient, dict[str, str], Path, object]]:
+    table, tokens = new_table(
+        "tenancy", seats=SEATS, store=tmp_path / "runs", mediator="rule", model="rule"
+    )
+    with TestClient(table_app(table)) as client:
+        yield client, tokens, tmp_path / "runs", table
+
+
+class Browser:
+    """One browser's cookies over the table's one client (whose loop runs the episode)."""
+
+    def __init__(self, client: TestClient) -> None:
+        self.client, self.cookies = client, dict[str, str]()
+
+    def _go(self, method: str, url: str, **kw: object) -> Any:
+        self.client.cookies.clear()
+        for k, v in self.cookies.items():
+            self.client.cookies.set(k, v)
+        response = self.client.request(method, url, **kw)  # type: ignore[arg-type]
+        self.cookies.update(dict(self.client.cookies))
+        return response
+
+    def get(self, url: str) -> Any:
+        return self._go("GET", url)
+
+    def post(self, url: str, data: dict[str, str]) -> Any:
+        return self._go("POST", url, data=data)
+
+
+def test_a_forged_token_is_refused(hosted: tuple[TestClient, dict[str, str], Path, object]) -> None:
+    client, _, _, _ = hosted
+    page = client.get("/s/not-a-token")
+    assert page.status_code == 403 and "not a seat" in page.text
+
+
+def test_an_expired_link_is_gone(hosted: tuple[TestClient, dict[str, str], Path, object]) -> None:
+    client, tokens, _, table = hosted
+    table.invites["parties:tenant"].expires_at = 0.0  # type: ignore[attr-defined]
+    page = client.get(f"/s/{tokens['parties:tenant']}")
+    assert page.status_code == 410 and "expired" in page.text
+
+
+def test_a_second_browser_on_one_seat_is_refused(
+    hosted: tuple[TestClient, dict[str, str], Path, object],
+) -> None:
+    client, tokens, _, _ = hosted
+    link = f"/s/{tokens['parties:tenant']}"
+    first = Browser(client)
+    other = Browser(client)  # no cookie: another browser
+    assert first.get(link).status_code == 200  # type: ignore[attr-defined]
+    page = other.get(link)
+    assert page.status_code == 409 and "another browser" in page.text
+    assert first.get(link).status_code == 200  # type: ignore[attr-defined]
+
+
+def _wait_for_form(client: TestClient, link: str) -> str:
+    for _ in range(2000):  # polled, never timed
+        page = client.get(link).text
+        if 'id="move"' in page or 'id="ended"' in page:
+            return page
+    raise AssertionError("no form came")
+
+
+def test_the_episode_plays_to_its_end_with_refusals_and_escaping(
+    hosted: tuple[TestClient, dict[str, str], Path, object],
+) -> None:
+    client, tokens, store, _ = hosted
+    browsers = {s: Browser(client) for s in SEATS}
+    for seat, b in browsers.items():
+        link = f"/s/{tokens[seat]}"
+        assert "Before you take your seat" in b.get(link).text
+        b.post(f"{link}/consent", data={})
+    first = True
+    ended = {s: False for s in SEATS}
+    for _ in range(200):
+        for seat, b in browsers.items():
+            link = f"/s/{tokens[seat]}"
+            page = b.get(link).text
+            if 'id="ended"' in page:
+                ended[seat] = True
+                continue
+            if 'id="move"' not in page:
+                continue
+            if first:
+                keys = re.findall(r'name="([a-z_:]+)" value=', page)
+                bad = b.post(f"{link}/move", data={keys[0]: "no-such-option"}).text
+                assert "is not an option" in bad
+                text_keys = re.findall(r'<textarea name="([a-z_]+)"', page)
+                if text_keys:
+                    b.post(f"{link}/move", data={text_keys[0]: "<script>alert(1)</script>"})
+                    first = False
+                    continue
+            b.post(f"{link}/move", data={})
+        if all(ended.values()):
+            break
+    assert all(ended.values())
+    page = browsers["parties:tenant"].get(f"/s/{tokens['parties:tenant']}").text
+    assert not first  # a words field was asked and took the markup
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert" not in page
+    for seat, b in browsers.items():
+        answers = {"satisfaction": "4", "fairness": "3", "trust_mediator": "5"}
+        b.post(f"/s/{tokens[seat]}/questions", data=answers)
+    rows = [r for r in stored_answers(store, _run(store))]
+    assert len(rows) == 6
+
+
+def _run(store: Path) -> str:
+    import sqlite3
+
+    db = sqlite3.connect(store / "people.sqlite")
+    (run,) = db.execute("SELECT DISTINCT run FROM answers").fetchone()
+    db.close()
+    return str(run)
