@@ -51,13 +51,15 @@ def _distances(
         return 1.0 - np.eye(size)
     if level == "interval":
         points = np.array([float(v) for v in values])  # type: ignore[arg-type]
-        return np.subtract.outer(points, points) ** 2
+        squared: NDArray[np.float64] = np.subtract.outer(points, points) ** 2
+        return squared
     # Ordinal: the marginal mass between two ranks, less half of the two ends.
     cumulative = np.concatenate(([0.0], np.cumsum(marginals)))
     low, high = np.meshgrid(np.arange(size), np.arange(size), indexing="ij")
     first, last = np.minimum(low, high), np.maximum(low, high)
     between = cumulative[last + 1] - cumulative[first]
-    return (between - (marginals[low] + marginals[high]) / 2) ** 2
+    ordinal: NDArray[np.float64] = (between - (marginals[low] + marginals[high]) / 2) ** 2
+    return ordinal
 
 
 def krippendorff_alpha(
