@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("errors", "registry", "memo", "redact", "episode", "consensus", "atomic", "machine")),
     ("scenario", ("scenario", "scenarios")),
     ("services", ("llm", "store", "legal")),
-    ("shared", ("agents", "humans", "evaluation", "tables", "compare")),
+    ("shared", ("agents", "humans", "evaluation", "tables", "compare", "annotation")),
     (
         "framework",
         (

@@ -1,0 +1,1 @@
+"""Human annotation of stored runs: agreement statistics and the label store."""
