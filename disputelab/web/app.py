@@ -110,6 +110,23 @@ def _admit(table: Table, request: Request) -> Invite | HTMLResponse:
     return invite
 
 
+SeatHandler = Callable[[Request, Table, Invite], Awaitable[Response]]
+
+
+def _seated(handler: SeatHandler) -> Callable[[Request], Awaitable[Response]]:
+    """`handler` for an admitted seat only: every route but the seat page itself (which
+    first hands a new browser its cookie) is refused the same way by `_admit`."""
+
+    async def route(request: Request) -> Response:
+        table: Table = request.app.state.table
+        invite = _admit(table, request)
+        if isinstance(invite, Response):
+            return invite
+        return await handler(request, table, invite)
+
+    return route
+
+
 async def seat_page(request: Request) -> Response:
     table: Table = request.app.state.table
     fresh = not request.cookies.get(COOKIE)
@@ -154,20 +171,14 @@ def _seat_view(table: Table, invite: Invite, base: str) -> Response:
     )
 
 
-async def consent(request: Request) -> Response:
-    table: Table = request.app.state.table
-    invite = _admit(table, request)
-    if isinstance(invite, Response):
-        return invite
+@_seated
+async def consent(request: Request, table: Table, invite: Invite) -> Response:
     invite.consented = True
     return RedirectResponse(f"/s/{request.path_params['token']}", status_code=303)
 
 
-async def post_move(request: Request) -> Response:
-    table: Table = request.app.state.table
-    invite = _admit(table, request)
-    if isinstance(invite, Response):
-        return invite
+@_seated
+async def post_move(request: Request, table: Table, invite: Invite) -> Response:
     form = await request.form()
     source = table.sources[invite.seat]
     answers: dict[str, object] = {}
@@ -182,11 +193,8 @@ async def post_move(request: Request) -> Response:
     return RedirectResponse(f"/s/{request.path_params['token']}", status_code=303)
 
 
-async def events(request: Request) -> Response:
-    table: Table = request.app.state.table
-    invite = _admit(table, request)
-    if isinstance(invite, Response):
-        return invite
+@_seated
+async def events(request: Request, table: Table, invite: Invite) -> Response:
     source = table.sources[invite.seat]
 
     async def stream() -> AsyncIterator[str]:
@@ -201,11 +209,8 @@ async def events(request: Request) -> Response:
     return StreamingResponse(stream(), media_type="text/event-stream")
 
 
-async def questions(request: Request) -> Response:
-    table: Table = request.app.state.table
-    invite = _admit(table, request)
-    if isinstance(invite, Response):
-        return invite
+@_seated
+async def questions(request: Request, table: Table, invite: Invite) -> Response:
     if table.ended is None:
         return _refused("The questions come once the episode has ended.", 409)
     message = ""
