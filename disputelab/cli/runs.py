@@ -141,3 +141,30 @@ def rename(
     for old, now in renamed.items():
         if old != now:
             out.print(f"renamed {old} to {now}", highlight=False, soft_wrap=True)
+
+
+@app.command(short_help="Delete one participant's episodes, answers and labels.")
+def forget(
+    participant: Annotated[
+        str, typer.Argument(metavar="PARTICIPANT", help="The participant id (p-...).")
+    ],
+    yes: Annotated[bool, typer.Option("--yes", help="Delete without asking.")] = False,
+) -> None:
+    """Delete everything stored of one person, by the pseudonymous id a report shows:
+    every episode they sat in (whole: the other seats answered them), a play run left
+    empty, their questionnaire answers and annotation labels. The freed pages are zeroed.
+    Refused while another process is writing one of their runs."""
+    store = open_store(create=False)
+    if not yes:
+        if not sys.stdin.isatty():
+            fail("runs forget asks before deleting, and stdin is not a terminal: pass --yes")
+        if not typer.confirm(f"delete every episode, answer and label of {participant}?", err=True):
+            err.print("nothing deleted", highlight=False)
+            raise typer.Exit(1)
+    gone = stores.forget_participant(participant, store=store)
+    out.print(
+        f"deleted {participant}: {len(gone.episodes)} episode(s), {len(gone.runs)} run(s), "
+        f"{gone.answers} questionnaire answer(s), {gone.labels} label(s)",
+        highlight=False,
+        soft_wrap=True,
+    )

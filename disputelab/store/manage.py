@@ -200,3 +200,65 @@ def _renamed_config(text: str, names: dict[str, str]) -> str:
             config[key] = names[value]
             changed = True
     return json.dumps(config) if changed else text
+
+
+def _names_participant(value: Any, participant: str) -> bool:
+    """Whether a stored agents map or run config names `participant` as the person at a
+    seat: an agents key `SEAT_participant`, or a play request's `seats` map."""
+    if not isinstance(value, dict):
+        return False
+    if any(k.endswith("_participant") and v == participant for k, v in value.items()):
+        return True
+    request = value.get("request")
+    seats = request.get("seats") if isinstance(request, dict) else None
+    return isinstance(seats, dict) and participant in seats.values()
+
+
+def _loaded(text: object) -> Any:
+    try:
+        return json.loads(str(text))
+    except ValueError:
+        return None
+
+
+def participant_rows(db: sqlite3.Connection, participant: str) -> tuple[list[str], list[str]]:
+    """The episodes a person sat in and the runs whose config names them."""
+    episodes = [
+        str(e)
+        for e, agents in db.execute("SELECT episode_id, agents FROM episodes")
+        if _names_participant(_loaded(agents), participant)
+    ]
+    runs = [
+        str(r)
+        for r, config in db.execute("SELECT run_id, config FROM runs")
+        if _names_participant(_loaded(config), participant)
+    ]
+    return episodes, runs
+
+
+def forget_participant(db: sqlite3.Connection, participant: str) -> tuple[list[str], list[str]]:
+    """Delete, in the caller's transaction, every episode `participant` sat in (whole:
+    the other seats' turns answer theirs) and each run planned with them that is left
+    with no episode; the episode and run ids deleted. Refused when a live process writes
+    one of those runs. The caller turns on `secure_delete`, so the freed pages are
+    zeroed rather than left readable in the file."""
+    episodes, runs = participant_rows(db, participant)
+    owners = {
+        str(r)
+        for e in episodes
+        for (r,) in db.execute("SELECT run_id FROM episodes WHERE episode_id = ?", (e,))
+    }
+    _refuse_live(db, sorted(owners | set(runs)), "delete from")
+    tables = (*EPISODE_TABLES, *(("leases",) if has_table(db, "leases") else ()))
+    for episode in episodes:
+        for table in tables:
+            db.execute(f"DELETE FROM {table} WHERE episode_id = ?", (episode,))
+        db.execute("DELETE FROM episodes WHERE episode_id = ?", (episode,))
+    emptied = [
+        r
+        for r in runs
+        if db.execute("SELECT 1 FROM episodes WHERE run_id = ? LIMIT 1", (r,)).fetchone() is None
+    ]
+    for run_id in emptied:
+        db.execute("DELETE FROM runs WHERE run_id = ?", (run_id,))
+    return episodes, emptied

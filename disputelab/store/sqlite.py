@@ -41,7 +41,7 @@ from disputelab.store.health import (
     undecodable,
 )
 from disputelab.store.leases import live_runs
-from disputelab.store.manage import delete_runs, fill_parents, rename_run
+from disputelab.store.manage import delete_runs, fill_parents, forget_participant, rename_run
 from disputelab.store.records import (
     HEADER,
     EpisodeRecord,
@@ -322,6 +322,21 @@ class Store:
         when another live process is writing one of them."""
         with self._tx() as db:
             return delete_runs(db, run_ids)
+
+    def forget_participant(self, participant: str) -> tuple[list[str], list[str]]:
+        """Delete every episode a person sat in and the runs planned with them that are
+        left empty, in one transaction with SQLite's `secure_delete` on (the freed pages
+        are zeroed), then truncate the write-ahead log, which held the old pages; the
+        episode and run ids deleted."""
+        self.check_writable()
+        self.db.execute("PRAGMA secure_delete = ON")
+        try:
+            with self._tx() as db:
+                gone = forget_participant(db, participant)
+        finally:
+            self.db.execute("PRAGMA secure_delete = OFF")
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return gone
 
     def rename_run(self, old: str, new: str) -> dict[str, str]:
         """Give run `old` the id `new` (its derived runs follow), rewriting every row that

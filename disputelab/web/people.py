@@ -102,3 +102,20 @@ def stored_answers(store: Path, run_id: str) -> list[tuple[str, str, str, int]]:
 
 def as_json(items: tuple[Item, ...]) -> str:
     return json.dumps([{"key": i.key, "text": i.text} for i in items])
+
+
+def forget_answers(store: Path, participant: str) -> int:
+    """Delete every answer `participant` gave, the freed pages zeroed; how many."""
+    path = store / PEOPLE_FILE
+    if not path.exists():
+        return 0
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA secure_delete = ON")
+        exists = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'answers'").fetchone()
+        gone = (
+            db.execute("DELETE FROM answers WHERE participant = ?", (participant,)).rowcount
+            if exists
+            else 0
+        )
+    db.close()
+    return int(gone)
