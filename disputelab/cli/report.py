@@ -31,7 +31,9 @@ def report(
         ReportFormat,
         typer.Option(
             "--format",
-            help="md (or markdown), json, csv or parquet (one row per episode), or html "
+            help="md (or markdown), json, csv or parquet (one row per episode; with --out FOLDER, "
+            "a folder or a name without an extension, tidy tables of episodes, turns, "
+            "actions, answers and labels), or html "
             "(one self-contained page: tables, plots and an episode viewer).",
         ),
     ] = ReportFormat.md,
@@ -102,9 +104,27 @@ def _plots(store: Store, run_id: str, folder: Path) -> None:
 
 def _parquet(store: Store, run_id: str, out_path: Path | None) -> None:
     if out_path is None:
-        fail("--format parquet is binary; give a file with --out")
+        fail("--format parquet is binary; give a file, or a folder for tidy tables, with --out")
+    if out_path.is_dir() or not out_path.suffix:
+        _tidy_tables(store, run_id, out_path)
+        return
     try:
         data = api.episode_frame(store, run_id).to_parquet(index=False)
     except (ImportError, ValueError) as exc:
         fail(f"--out {out_path}: cannot write it ({exc})")
     write_out_data(data, out_path)
+
+
+def _tidy_tables(store: Store, run_id: str, folder: Path) -> None:
+    """`--out FOLDER` (a folder, or a name without an extension): the run's tidy
+    tables, one Parquet file each."""
+    from disputelab.api.export import write_tables
+
+    try:
+        written = write_tables(run_id, folder, store=store)
+    except api.WriteFailed as exc:
+        fail(f"--out {folder}: cannot write {exc.path} ({exc.reason})")
+    except OSError as exc:
+        fail(f"--out {folder}: cannot make the folder ({exc.strerror or exc})")
+    for path in written:
+        err.print(f"wrote {path}", highlight=False)
