@@ -18,6 +18,7 @@ class By(StrEnum):
     model = "model"
     mediator = "mediator"
     run = "run"
+    people = "people"
 
 
 class CompareFormat(StrEnum):
@@ -42,7 +43,14 @@ def compare(
             "the first of resolved, final_consensus, agreement, success scored.",
         ),
     ] = None,
-    by: Annotated[By, typer.Option("--by", help="What an arm is.")] = By.model,
+    by: Annotated[
+        By,
+        typer.Option(
+            "--by",
+            help="What an arm is: a model, a mediator, a run, or people (the seats "
+            "people filled, against agents).",
+        ),
+    ] = By.model,
     lower_is_better: Annotated[
         bool, typer.Option("--lower-is-better", help="Rank a lower value as the better.")
     ] = False,

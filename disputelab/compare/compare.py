@@ -72,7 +72,7 @@ def compare_played(
     resamples: int = 1000,
     seed: int = 0,
 ) -> Leaderboard:
-    """The leaderboard of `played`'s arms (`by` model, mediator or run) on `metric`."""
+    """The leaderboard of `played`'s arms (`by` model, mediator, run or people) on `metric`."""
     played = compared(played, by)
     column = resolve_metric(played, metric) if metric else default_metric(played)
     chosen = outcomes(played, column, by)
@@ -133,7 +133,8 @@ def compare(
     seed: int = 0,
 ) -> Leaderboard:
     """Compare the stored runs `runs` (ids, unique prefixes, labels or `last`): their
-    arms `by` model, mediator or run, ranked on `metric` (default: the first of
+    arms `by` model, mediator, run or people (seats people filled against
+    agents only), ranked on `metric` (default: the first of
     DEFAULT_METRICS scored). CompareError when there is nothing to compare."""
     if not runs:
         raise CompareError("give one or more runs, or an experiment's name")

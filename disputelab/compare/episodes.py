@@ -14,7 +14,8 @@ from disputelab.evaluation.averaging import averaged_value
 from disputelab.store.records import EpisodeRecord
 from disputelab.store.sqlite import Store
 
-BY = ("model", "mediator", "run")  # what an arm of a comparison can be
+BY = ("model", "mediator", "run", "people")  # what an arm of a comparison can be
+AGENTS = "agents"  # by people: the arm of episodes with no person at any seat
 RULE = "rule"
 
 
@@ -37,6 +38,7 @@ class Played:
     on_axis: bool  # played with a backbone of its run's model axis
     values: Mapping[str, float]  # `evaluator.metric` -> value
     usage: Mapping[str, float] = field(default_factory=dict)  # calls, tokens, cost_usd
+    people: str = ""  # the seats people filled (`parties:tenant`), comma-separated
 
 
 def model_of(agents: Mapping[str, Any]) -> str:
@@ -79,7 +81,14 @@ def _played(store: Store, rec: EpisodeRecord, values: dict[str, float]) -> Playe
         bool(ep.agents.get("backbone")),
         values,
         _usage(store.usage(rec.episode_id)),
+        people_of(ep.agents),
     )
+
+
+def people_of(agents: Mapping[str, Any]) -> str:
+    """The seats a person filled in an episode, sorted and comma-separated."""
+    suffix = "_participant"
+    return ",".join(sorted(k.removesuffix(suffix) for k in agents if k.endswith(suffix)))
 
 
 def load_played(store: Store, run_ids: Sequence[str]) -> list[Played]:
@@ -122,22 +131,35 @@ def resolve_metric(played: Sequence[Played], metric: str) -> str:
 
 
 def arm_of(p: Played, by: str) -> str:
+    if by == "people":
+        return f"people at {p.people}" if p.people else AGENTS
     return {"model": p.model, "mediator": p.mediator, "run": p.run}[by]
 
 
 def match_of(p: Played, by: str) -> tuple[str, ...]:
     """What an episode shares with those of other arms it is compared with: its scenario,
     condition and seed, and the factors other than the arm's (by model across runs, the
-    run is not one: a model run on its own pairs with another model's run)."""
-    held = {"model": (p.mediator,), "mediator": (p.run, p.model), "run": (p.mediator,)}[by]
+    run is not one: a model run on its own pairs with another model's run; by people,
+    a person's episode pairs with the agents' one of its scenario and seed that was
+    mediated as it was, whatever seat the person took, the mediator's included)."""
+    held = {
+        "model": (p.mediator,),
+        "mediator": (p.run, p.model),
+        "run": (p.mediator,),
+        "people": ("unmediated" if p.unmediated else "mediated",),
+    }[by]
     return (p.scenario, p.condition, str(p.seed), *held)
 
 
 def compared(played: Sequence[Played], by: str) -> list[Played]:
     """The episodes that belong to an arm: by model, an episode of a run with a model
-    axis that no backbone played (the unmediated twin they all share) is no model's."""
+    axis that no backbone played (the unmediated twin they all share) is no model's; by
+    people, the agents' episodes count where mediated as the people's were."""
     if by not in BY:
         raise CompareError(f"by: unknown {by!r}; use {', '.join(BY)}")
+    if by == "people":  # the agents' unmediated twins, where every person was mediated
+        kinds = {p.unmediated for p in played if p.people}
+        return [p for p in played if p.people or p.unmediated in kinds or not kinds]
     if by != "model":
         return list(played)
     axis = {p.run for p in played if p.on_axis}
