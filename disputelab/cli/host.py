@@ -11,7 +11,18 @@ import typer
 from disputelab.api import RULE
 from disputelab.api.host import host, new_table
 from disputelab.cli.common import fail, open_store, out
-from disputelab.cli.run import MediatorOption, SeedOption
+from disputelab.cli.run import (
+    BehaviourOption,
+    BudgetOption,
+    ConditionOption,
+    MediatorOption,
+    ParamOption,
+    PartiesOption,
+    PresetOption,
+    ProtocolOption,
+    SeedOption,
+    _params,
+)
 from disputelab.errors import DisputelabError
 
 
@@ -27,8 +38,18 @@ def host_command(
     questionnaire: Annotated[
         Path | None, typer.Option(help="YAML/JSON list of {key, text} Likert items.")
     ] = None,
-    mediator: MediatorOption = None,
+    condition: ConditionOption = "general",
     seed: SeedOption = 0,
+    protocol: ProtocolOption = None,
+    preset: PresetOption = None,
+    budget: BudgetOption = None,
+    param: ParamOption = None,
+    behaviour: BehaviourOption = None,
+    mediator: MediatorOption = None,
+    parties: PartiesOption = None,
+    model: Annotated[
+        str | None, typer.Option(help="Model for the agents' LLM roles (default: rule agents).")
+    ] = None,
 ) -> None:
     """Host one episode in the browser; prints one invite link per seat."""
     from disputelab.api.host import DEFAULT_CONSENT, DEFAULT_ITEMS, read_items
@@ -47,9 +68,15 @@ def host_command(
             expires=expires,
             consent=text,
             items=items,
+            protocol=protocol,
+            preset=preset,
             mediator=mediator,
-            model=RULE,
+            parties=parties,
+            model=model or RULE,
+            condition=condition,
             seed=seed,
+            params=_params(protocol, preset, param or [], behaviour or [], {}),
+            budget=budget,
         )
     except (DisputelabError, OSError, ValueError) as exc:
         fail(str(exc).splitlines()[0])

@@ -134,3 +134,45 @@ def _run(store: Path) -> str:
     (run,) = db.execute("SELECT DISTINCT run FROM answers").fetchone()
     db.close()
     return str(run)
+
+
+def test_the_run_options_reach_the_hosted_episode(tmp_path: Path) -> None:
+    table, tokens = new_table(
+        "tenancy",
+        seats=["parties:tenant"],
+        store=tmp_path,
+        mediator="rule",
+        model="rule",
+        condition="posture:competing",
+        budget=4,
+        seed=7,
+    )
+    with TestClient(table_app(table)) as client:
+        person = Browser(client)
+        link = f"/s/{tokens['parties:tenant']}"
+        person.get(link)
+        person.post(f"{link}/consent", data={})
+        for _ in range(50):
+            if 'id="ended"' in _wait_for_form(client, link):
+                break
+            person.post(f"{link}/move", data={})
+    ended = table.ended
+    assert ended is not None
+    from disputelab.api import open_store
+
+    ep = open_store(tmp_path).load_episode(ended.episode_id).episode
+    assert (ep.condition, ep.seed) == ("posture:competing", 7)
+    assert max(t.party_turn for t in ep.turns) <= 4
+
+
+def test_a_bad_run_option_is_one_line_before_anything_is_served(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "disputelab", "--store", str(tmp_path), "host", "tenancy",
+         "--seat", "parties:tenant", "--param", "nosuch=1"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and "nosuch" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
