@@ -8,12 +8,20 @@ with one replicate, else Wilcoxon on scenario means). Every test of the table, a
 worlds, is one family, Holm-adjusted together. The label asks whether the effect is the
 interaction's or the behaviour table's:
 
-- *emergent*: significant in all three worlds, with the same sign;
+- *emergent*: significant in all three worlds, with the same sign, by an
+  intersection-union test: its p is the largest of its three raw p values (the claim
+  needs every world to reject), Holm-adjusted over the table's effects that can be
+  tested in every world (`emergent_p`);
 - *assumed*: significant in `shipped`, and either significant with the opposite sign in
   `mirrored` (it follows the table's directions) or not significant in `neutral` (it
   needs them);
 - *fragile*: significant in `shipped`, neither of the above;
 - *no effect*: not significant in `shipped`, so there is nothing to label.
+
+A test whose paired differences are all exactly zero (a condition that acts only
+through parameters, in the neutral world) cannot reject at any level; it is left out of
+the families (Tarone's rule for tests that cannot reach significance), rather than
+diluting the adjustment of the tests that can, and its cell shows no p.
 """
 
 from __future__ import annotations
@@ -84,6 +92,7 @@ class WorldEffect:
     world: str
     effect: Estimate
     test: TestResult
+    testable: bool = True  # some paired difference is not zero: the test can reject
 
 
 def world_effects(
@@ -95,14 +104,43 @@ def world_effects(
         if cond == reference or ys is None:
             continue
         test = paired_scenario_test(xs, ys, binary=metric in binary)
-        out.append(WorldEffect(cond, med, metric, world, paired_effect(xs, ys), test))
+        differs = any(xs[k] != ys[k] for k in xs if k in ys)
+        out.append(WorldEffect(cond, med, metric, world, paired_effect(xs, ys), test, differs))
     return out
 
 
 def holm(found: list[WorldEffect]) -> list[float]:
-    """Each effect's Holm-adjusted p, the table's tests as one family (NaN: no test;
-    `adjust` leaves it out of the family)."""
-    return adjust([e.test.p_value for e in found], "holm")
+    """Each effect's Holm-adjusted p, the table's tests that can reject as one family
+    (NaN: no test, or one that cannot reject; `adjust` leaves NaN out of the family)."""
+    return adjust([e.test.p_value if e.testable else math.nan for e in found], "holm")
+
+
+EffectKey = tuple[str, str, str]  # condition, mediator, metric
+
+
+def emergent_p(cells: dict[EffectKey, dict[str, WorldEffect]]) -> dict[EffectKey, float]:
+    """Each effect's intersection-union p for *emergent*: the largest of its raw p values
+    in the three worlds where all three can reject and agree in sign, Holm-adjusted over
+    those effects; NaN for any other (it cannot be emergent)."""
+    keys, raw = [], []
+    for key, by_world in cells.items():
+        found = [by_world.get(w) for w in WORLDS]
+        if any(e is None or not e.testable for e in found):
+            continue
+        signs = {math.copysign(1.0, e.effect.mean) for e in found if e is not None}
+        if len(signs) == 1 and all(e is not None and e.effect.mean != 0 for e in found):
+            keys.append(key)
+            raw.append(max(e.test.p_value for e in found if e is not None))
+    return dict(zip(keys, adjust(raw, "holm"), strict=True))
+
+
+def effect_label(signs: dict[str, int], iut_p: float, alpha: float = ALPHA) -> str:
+    """`world_label`, with *emergent* decided by the intersection-union test alone: an
+    effect whose cells all agree but whose `iut_p` is not below `alpha` is *fragile*."""
+    if not math.isnan(iut_p) and iut_p < alpha:
+        return EMERGENT
+    label = world_label(signs)
+    return FRAGILE if label == EMERGENT else label
 
 
 @dataclass(frozen=True)
@@ -112,6 +150,7 @@ class Row:
     metric: str
     cells: dict[str, tuple[WorldEffect, float]]  # world -> (effect, adjusted p)
     label: str
+    emergent_p: float = math.nan  # the intersection-union test's adjusted p
 
 
 def world_rows(store: Store, run_id: str, config: dict[str, Any]) -> list[Row]:
@@ -121,16 +160,18 @@ def world_rows(store: Store, run_id: str, config: dict[str, Any]) -> list[Row]:
     binary = proto.report.binary_metrics if proto else ()
     reference = (config.get("conditions") or ["general"])[0]
     found = world_effects(world_values(store, run_id, wanted), reference, binary)
-    by_effect: dict[tuple[str, str, str], dict[str, tuple[WorldEffect, float]]] = {}
+    by_effect: dict[EffectKey, dict[str, tuple[WorldEffect, float]]] = {}
     for e, p in zip(found, holm(found), strict=True):
         by_effect.setdefault((e.condition, e.mediator, e.metric), {})[e.world] = (e, p)
+    iut = emergent_p({k: {w: c[0] for w, c in v.items()} for k, v in by_effect.items()})
     order = {c: i for i, c in enumerate(config.get("conditions") or [])}
     rows = []
     for (cond, med, metric), cells in sorted(
         by_effect.items(), key=lambda kv: (order.get(kv[0][0], 99), kv[0])
     ):
         signs = {w: significant_sign(e.effect.mean, p) for w, (e, p) in cells.items()}
-        rows.append(Row(cond, med, metric, cells, world_label(signs)))
+        iut_p = iut.get((cond, med, metric), math.nan)
+        rows.append(Row(cond, med, metric, cells, effect_label(signs, iut_p), iut_p))
     return rows
 
 
@@ -152,20 +193,23 @@ def worlds_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
     if not rows:
         return "\n".join([*lines, "(no effect could be measured in any world)", ""])
     lines += [
-        "| condition | mediator | metric | " + " | ".join(worlds) + " | label |",
-        "|---|---|---|" + "---|" * len(worlds) + "---|",
+        "| condition | mediator | metric | " + " | ".join(worlds) + " | emergent p | label |",
+        "|---|---|---|" + "---|" * len(worlds) + "---|---|",
     ]
     for r in rows:
         cells = [_cell(r.cells.get(w)) for w in worlds]
+        iut = "-" if math.isnan(r.emergent_p) else f"{r.emergent_p:.2g}"
         lines.append(
             f"| {r.condition} | {r.mediator} | {r.metric.split(':', 1)[-1]} | "
             + " | ".join(cells)
-            + f" | {r.label} |"
+            + f" | {iut} | {r.label} |"
         )
     n = sum(1 for r in rows for c in r.cells.values() if not math.isnan(c[1]))
+    untested = sum(1 for r in rows for c in r.cells.values() if not c[0].testable)
+    k = sum(1 for r in rows if not math.isnan(r.emergent_p))
     reference = (config.get("conditions") or ["general"])[0]
-    lines += ["", NOTE.format(reference=reference, n=n, method=ADJUSTMENTS["holm"])]
-    return "\n".join(lines) + "\n"
+    note = NOTE.format(reference=reference, n=n, k=k, untested=untested, method=ADJUSTMENTS["holm"])
+    return "\n".join([*lines, "", note]) + "\n"
 
 
 NOTE = (
@@ -173,12 +217,16 @@ NOTE = (
     "mediator, replicate and world, hence the same seed): mean difference [95% cluster t "
     "interval over scenarios; n/a below 5 scenarios] and p, McNemar on binary scores with "
     "one replicate, else Wilcoxon signed-rank on scenario means, after {method}'s "
-    "adjustment across the {n} tests of this table, one family (`worlds`: every effect in "
-    "every world). Worlds: *shipped*, the behaviour table as it is; *neutral*, every "
+    "adjustment across the {n} cell tests of this table that can reject, one family "
+    "(`worlds`); {untested} cells whose paired differences are all exactly zero cannot "
+    "reject and show no p (Tarone's rule). *Emergent p* is the intersection-union test "
+    "of an effect that agrees in sign in all three worlds: the largest of its three raw "
+    "p values, {method}-adjusted across the {k} such effects, a family of its own "
+    "(`emergent`). Worlds: *shipped*, the behaviour table as it is; *neutral*, every "
     "parameter at its neutral value (levels kept); *mirrored*, every direction reversed "
     "(factors inverted, signed effects negated). Labels, significance meaning p < 0.05 "
-    "after adjustment: *emergent*, significant in all three worlds with the same sign; "
-    "*assumed*, significant in shipped, and significant with the opposite sign in "
-    "mirrored or not significant in neutral; *fragile*, significant in shipped and "
-    "neither; *no effect*, not significant in shipped."
+    "after adjustment: *emergent*, an emergent p below 0.05; *assumed*, significant in "
+    "shipped, and significant with the opposite sign in mirrored or not significant in "
+    "neutral; *fragile*, significant in shipped and neither; *no effect*, not "
+    "significant in shipped."
 )

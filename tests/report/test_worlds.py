@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from disputelab.evaluation.stats import Estimate, TestResult
 from disputelab.experiments.runner import run_experiment
 from disputelab.llm.models import ModelHub
 from disputelab.plan.experiment import ExperimentPlan, plan_experiment
@@ -23,11 +24,16 @@ from disputelab.report.worlds import (
     FRAGILE,
     INCOMPLETE,
     NO_EFFECT,
+    WorldEffect,
+    effect_label,
+    emergent_p,
+    holm,
     significant_sign,
     world_label,
     world_rows,
     worlds_markdown,
 )
+from disputelab.scenario.behaviour import WORLDS
 from disputelab.store.sqlite import Store
 
 SIGN = st.sampled_from([-1, 0, 1])
@@ -83,6 +89,47 @@ def test_significance_is_an_adjusted_p_below_alpha_and_a_nonzero_mean() -> None:
     assert significant_sign(0.2, math.nan) == 0
 
 
+def _effect(world: str, mean_: float, p: float, testable: bool = True) -> WorldEffect:
+    estimate = Estimate(mean_, mean_ - 1, mean_ + 1, 10, "t", 10)
+    return WorldEffect("c", "rule", "m", world, estimate, TestResult(0.0, p, "w", 10), testable)
+
+
+def test_emergent_is_the_largest_p_of_three_worlds_that_agree() -> None:
+    cells = {
+        ("a", "rule", "m"): {
+            w: _effect(w, 2.0, p) for w, p in zip(WORLDS, (1e-4, 0.01, 0.004), strict=True)
+        },
+        ("b", "rule", "m"): {w: _effect(w, 2.0, 1e-6) for w in WORLDS},
+    }
+    found = emergent_p(cells)
+    # two effects in the family: Holm doubles the smaller IUT p, keeps the larger's
+    assert found[("b", "rule", "m")] == pytest.approx(2e-6)
+    assert found[("a", "rule", "m")] == pytest.approx(0.01)
+
+
+def test_an_effect_that_changes_sign_or_cannot_be_tested_in_a_world_is_never_emergent() -> None:
+    flips = {w: _effect(w, -1.0 if w == "mirrored" else 1.0, 1e-6) for w in WORLDS}
+    zero = {w: _effect(w, 1.0, 1e-6, testable=w != "neutral") for w in WORLDS}
+    found = emergent_p({("flip", "rule", "m"): flips, ("zero", "rule", "m"): zero})
+    assert found == {}
+
+
+def test_a_test_that_cannot_reject_is_left_out_of_the_family() -> None:
+    tested = [_effect("shipped", 1.0, 0.01), _effect("mirrored", 1.0, 0.02)]
+    untestable = [_effect("neutral", 0.0, 1.0, testable=False) for _ in range(50)]
+    adjusted = holm([*tested, *untestable])
+    assert adjusted[:2] == pytest.approx([0.02, 0.02])  # a family of two, not of 52
+    assert all(math.isnan(p) for p in adjusted[2:])
+
+
+def test_the_label_takes_emergent_from_the_intersection_union_test_alone() -> None:
+    agree = {"shipped": 1, "neutral": 1, "mirrored": 1}
+    assert effect_label(agree, 0.01) == EMERGENT
+    assert effect_label(agree, 0.2) == FRAGILE  # the cells agree, the IUT does not reject
+    assert effect_label({"shipped": 1, "neutral": 0, "mirrored": 1}, 0.01) == EMERGENT
+    assert effect_label({"shipped": 1, "neutral": 0, "mirrored": 1}, math.nan) == ASSUMED
+
+
 def _played(tmp_path: Path, **fields: Any) -> tuple[Store, ExperimentPlan]:
     spec = {
         "name": "w",
@@ -130,10 +177,13 @@ def test_the_report_gives_every_effect_in_each_world_with_one_family(tmp_path: P
     rows = world_rows(store, "w", plan.config)
     assert rows and all(set(r.cells) == {"shipped", "neutral", "mirrored"} for r in rows)
     text = worlds_markdown(store, "w", plan.config)
-    assert "| condition | mediator | metric | shipped | neutral | mirrored | label |" in text
+    header = "| condition | mediator | metric | shipped | neutral | mirrored | emergent p | label |"
+    assert header in text
     tests = sum(1 for r in rows for _, p in r.cells.values() if not math.isnan(p))
-    assert f"Holm's adjustment across the {tests} tests of this table, one family" in text
-    assert "*emergent*, significant in all three worlds with the same sign" in text
+    assert f"adjustment across the {tests} cell tests of this table that can reject" in text
+    untested = sum(1 for r in rows for e, _ in r.cells.values() if not e.testable)
+    assert f"{untested} cells whose paired differences are all exactly zero" in text
+    assert "*emergent*, an emergent p below 0.05" in text
 
 
 def test_a_run_without_worlds_has_no_worlds_section(tmp_path: Path) -> None:

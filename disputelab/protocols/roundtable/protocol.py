@@ -159,9 +159,12 @@ class RoundTable(DisputeProtocol):
     evaluators = ("socrates-oracle", "turn-taking")
     report: ClassVar[ReportLayout] = ReportLayout(
         "metrics (oracle consensus)",
+        # Intervention effectiveness is here because it carries the one effect an
+        # audit found in every parameter world (a third party raises it).
         effect_metrics=(
             "socrates-oracle:consensus_gain",
             "socrates-oracle:final_consensus",
+            "socrates-oracle:intervention_effectiveness",
             "socrates-oracle:resolved",
         ),
         binary_metrics=("socrates-oracle:resolved",),
