@@ -207,10 +207,12 @@ def _print_plan(plan: ExperimentPlan, asked: int | None = None) -> None:
     the concurrency and endpoint limits that will apply."""
     p = plan.summary(asked)
     twins = " (+ an unmediated twin per cell)" if p.twins else ""
+    worlds = f" x {counted(len(plan.worlds), 'world')} ({', '.join(plan.worlds)})"
     out.print(
         f"experiment {plan.name} ({plan.protocol.name}): {counted(p.scenarios, 'scenario')} x "
         f"{counted(p.conditions, 'condition')} x {counted(len(p.mediators), 'mediator')} "
-        f"({', '.join(p.mediators)}){twins} x {counted(p.replicates, 'replicate')} = "
+        f"({', '.join(p.mediators)}){twins}{worlds if plan.worlds else ''} x "
+        f"{counted(p.replicates, 'replicate')} = "
         f"{counted(p.episodes, 'episode')}",
         highlight=False,
         soft_wrap=True,

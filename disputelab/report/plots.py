@@ -29,7 +29,7 @@ from disputelab import atomic
 from disputelab.consensus import consensus_score
 from disputelab.episode import Episode
 from disputelab.store.sqlite import Store
-from disputelab.tables.grids import Grid, axis_gains, axis_of, experiment_rows
+from disputelab.tables.grids import Grid, axis_gains, axis_of, experiment_rows, unmediated
 
 Curves = dict[tuple[str, str], list[list[float]]]  # (condition, mediator) -> curves
 
@@ -121,7 +121,7 @@ def gain_shift_png(store: Store, run_id: str, conditions: list[str], path: Path)
 
 
 def gain_shift_figure(grid: Grid, conditions: list[str]) -> Figure:
-    mediators = sorted({m for (_, m) in grid if m != "none"})
+    mediators = sorted({m for (_, m) in grid if not unmediated(m)})
     reference = conditions[0]
     fig, ax = plt.subplots(figsize=(min(14, max(4, 0.8 * len(conditions))), 3.4))
     width = 0.8 / max(1, len(mediators))
@@ -185,7 +185,7 @@ def axis_gain_png(store: Store, run_id: str, conditions: list[str], path: Path) 
 
 
 def axis_gain_figure(grid: Grid, conditions: list[str]) -> Figure:
-    mediators = sorted({m for (_, m) in grid if m != "none"})
+    mediators = sorted({m for (_, m) in grid if not unmediated(m)})
     fig, ax = plt.subplots(figsize=(6, 3.2))
     width = 0.8 / max(1, len(mediators))
     names: list[str] = []

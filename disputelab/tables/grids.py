@@ -180,6 +180,21 @@ def cell_text(
     return text + undefined.note(missing) + gap
 
 
+UNMEDIATED = "none"
+
+
+def unmediated(mediator: str) -> bool:
+    """Whether a grid's mediator column is the unmediated twin's: `none`, or `none~WORLD`
+    in a run played on a `worlds:` axis."""
+    return mediator.partition("~")[0] == UNMEDIATED
+
+
+def twin_of(mediator: str) -> str:
+    """The unmediated twin's column of a mediator's, in the same world."""
+    _, sep, world = mediator.partition("~")
+    return UNMEDIATED + sep + world
+
+
 def metric_table(
     scores: Scores, conditions: list[str], metrics: tuple[str, ...]
 ) -> tuple[list[str], list[str]]:
@@ -187,7 +202,7 @@ def metric_table(
     whole table), undefined episodes and the cells flagged for them."""
     grid = scores.values
     order = {c: i for i, c in enumerate(conditions)}
-    keys = sorted(grid, key=lambda k: (k[1] != "none", k[1], order.get(k[0], 99), k[0]))
+    keys = sorted(grid, key=lambda k: (not unmediated(k[1]), k[1], order.get(k[0], 99), k[0]))
     marks, undefined = Markers(), Undefined()
     lines = [
         "| condition | mediator | n | " + " | ".join(metrics) + " |",
@@ -196,7 +211,8 @@ def metric_table(
     for cond, med in keys:
         tested = bool(conditions) and cond != conditions[0]
         ref = (conditions[0], med) if tested else None
-        bare = (cond, "none") if med != "none" and (cond, "none") in grid else None
+        twin = (cond, twin_of(med))
+        bare = twin if not unmediated(med) and twin in grid else None
         row = [cond, med, str(len(grid[(cond, med)]))]
         row += [cell_text(scores, (cond, med), ref, m, marks, undefined, bare) for m in metrics]
         lines.append("| " + " | ".join(row) + " |")

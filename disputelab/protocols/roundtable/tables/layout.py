@@ -27,6 +27,7 @@ from disputelab.tables.grids import (
     source_line,
     spec_conditions,
     undefined_gap,
+    unmediated,
 )
 
 METRICS = (
@@ -123,7 +124,7 @@ def axis_markdown(scores: Scores, conditions: list[str], tracker: str = "oracle"
     scenario and replicate, and its CI. Its test is the consensus_gain marker of the
     first table (the same pairs): a contrast is tested in one family only."""
     grid = scores.values
-    mediators = sorted({m for (_, m) in grid if m != "none"})
+    mediators = sorted({m for (_, m) in grid if not unmediated(m)})
     if len(conditions) < 2 or not mediators:
         return ""
     marks, undefined = Markers(), Undefined()  # nothing is marked here: see the docstring

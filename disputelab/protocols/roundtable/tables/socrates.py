@@ -14,6 +14,7 @@ import math
 from disputelab.evaluation.inference import cluster_ci
 from disputelab.store.sqlite import Store
 from disputelab.tables.cells import estimate_text
+from disputelab.tables.grids import unmediated
 
 BEHAVIOUR = (
     "intervention_frequency",
@@ -61,7 +62,7 @@ def _pooled(grid: Grid, mediator: str, metric: str, keep: set[str] | None = None
 def behaviour_markdown(grid: Grid) -> str:
     """IF, FI and the share of interventions per fifth of the conversation, per mediator
     (SoCRATES Table 7, pooled over conditions)."""
-    mediators = sorted({m for (_, m) in grid if m != "none"})
+    mediators = sorted({m for (_, m) in grid if not unmediated(m)})
     if not mediators or not any(
         "intervention_frequency" in v for cases in grid.values() for v in cases.values()
     ):
@@ -87,7 +88,7 @@ def behaviour_markdown(grid: Grid) -> str:
 
 def domain_markdown(grid: Grid, domains: dict[str, str], source: str) -> str:
     """IT, IE and CG per mediator and scenario domain (SoCRATES Table 3)."""
-    mediators = sorted({m for (_, m) in grid if m != "none"})
+    mediators = sorted({m for (_, m) in grid if not unmediated(m)})
     names = sorted(set(domains.values()))
     if not mediators or not names:
         return ""
