@@ -311,11 +311,19 @@ def generic_table(cells: dict[tuple[str, str], Cell], conditions: list[str]) -> 
     return _finish(lines, marks, undefined)
 
 
+def cell_mediators(config: dict[str, Any]) -> list[str]:
+    """The mediator columns of the run's cells: each of the spec's mediators, once per
+    parameter world (`rule~shipped`, ...) when the spec has a `worlds:` axis."""
+    mediators = list(config.get("mediators") or ["rule"])
+    worlds = list(config.get("worlds") or ())
+    return [f"{m}~{w}" for m in mediators for w in worlds] if worlds else mediators
+
+
 def staged_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
     """The experiment's tables, in whichever of the paper's layouts its design fits."""
     cells = staged_cells(store, run_id)
     conditions = list(config.get("conditions") or ["general"])
-    mediators = list(config.get("mediators") or ["rule"])
+    mediators = cell_mediators(config)
     model = (config.get("models") or {}).get("mediator")
     lines = [f"# Experiment `{run_id}` (staged)", ""]
     sections: list[tuple[str, Lines]] = []
