@@ -160,9 +160,7 @@ def test_run_annotate_and_validate_against_people(tmp_path: Path) -> None:
         (["annotate", "last", "--port", "0"], "--port"),
     ],
 )
-def test_bad_references_are_one_line_and_exit_2(
-    tmp_path: Path, args: list[str], said: str
-) -> None:
+def test_bad_references_are_one_line_and_exit_2(tmp_path: Path, args: list[str], said: str) -> None:
     made = runner.invoke(
         app, ["--store", str(tmp_path), "run", "tenancy", "--model", "rule", "--budget", "2"]
     )
