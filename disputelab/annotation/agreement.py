@@ -25,7 +25,8 @@ from itertools import combinations
 from typing import Any
 
 from disputelab.annotation.alpha import Level, krippendorff_alpha
-from disputelab.annotation.store import Label, read_labels
+from disputelab.annotation.store import NO_STANCE, Label, read_labels
+from disputelab.episode import Episode
 from disputelab.errors import DisputelabError
 from disputelab.evaluation.baselines import BASELINES
 from disputelab.evaluation.trackers import LLM_TRACKERS, Trajectory, track
@@ -71,6 +72,8 @@ class HumanReport:
     fits: list[HumanFit]
     no_majority: int = 0
     incomplete: list[str] = field(default_factory=list)
+    # tracker -> annotator -> nominal alpha of stances, for trackers that read stances
+    stances: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def _alpha(units: Sequence[Sequence[Any]], level: Level) -> float:
@@ -156,20 +159,112 @@ def _pairwise(truth: dict[Unit, dict[str, int]], annotators: list[str]) -> dict[
     return out
 
 
-async def human_agreement(
-    store: Any, run_id: str, trackers: Sequence[str], judges: Sequence[Any] = (), judge: str = ""
-) -> HumanReport:
-    """Score `trackers` (and the baselines) on `run_id` of `store` against the consensus
-    labels its annotators gave; `judges` are asked by the judge-based trackers, named
-    `judge` in the table. NoLabels when nobody labelled a consensus of the run."""
-    labels = read_labels(store.root, run_id)
+async def _track_all(
+    names: Sequence[str], records: dict[str, Any], judges: Sequence[Any]
+) -> dict[str, dict[str, Trajectory]]:
+    """Each tracker's (and baseline's) trajectory of each episode of `records`."""
+    tracked: dict[str, dict[str, Trajectory]] = {}
+    for name in [*names, *BASELINES]:
+        tracked[name] = {}
+        for eid, record in records.items():
+            sc = Scenario.model_validate(record.scenario)
+            if name in BASELINES:
+                tracked[name][eid] = BASELINES[name](record.episode, sc)
+            else:
+                tracked[name][eid] = await track(name, record.episode, sc, judges)
+    return tracked
+
+
+def stated_stances(episode: Episode, scenario: Scenario) -> dict[tuple[int, str, str], str]:
+    """(party turn, party, topic) -> the option the party had last stated by then
+    (`none` before it stated one): the self-report tracker's reading of stances."""
+    latest: dict[str, dict[str, str]] = {}
+    out: dict[tuple[int, str, str], str] = {}
+    for turn in episode.turns:
+        if turn.role != "party":
+            continue
+        if turn.action is not None:
+            stated = turn.action.stances.items()
+            latest[turn.speaker] = {k: s.option or NO_STANCE for k, s in stated}
+        for party in scenario.parties:
+            for topic in scenario.topics:
+                said = latest.get(party.id, {}).get(topic.id, NO_STANCE)
+                out[(turn.party_turn, party.id, topic.id)] = said
+    return out
+
+
+def _stance_reading(
+    name: str, trajectory: Trajectory, episode: Episode, scenario: Scenario
+) -> dict[tuple[int, str, str], str] | None:
+    """A tracker's stance per (party turn, party, topic); None for one that reads none."""
+    if name == "self-report":
+        return stated_stances(episode, scenario)
+    if not trajectory.stances:
+        return None
+    return {
+        (t, party, topic): option or NO_STANCE
+        for topic, states in trajectory.stances.items()
+        for t, by_party in enumerate(states)
+        for party, option in by_party.items()
+    }
+
+
+def _stance_fits(
+    tracked: dict[str, dict[str, Trajectory]],
+    records: dict[str, Any],
+    truth: dict[tuple[str, int, str, str], dict[str, str]],
+    annotators: list[str],
+) -> dict[str, dict[str, float]]:
+    """Tracker -> annotator -> nominal alpha of their stances, for trackers with some."""
+    out: dict[str, dict[str, float]] = {}
+    for name, trajectories in tracked.items():
+        read: dict[tuple[str, int, str, str], str] = {}
+        for eid, trajectory in trajectories.items():
+            sc = Scenario.model_validate(records[eid].scenario)
+            reading = _stance_reading(name, trajectory, records[eid].episode, sc)
+            read |= {(eid, *k): v for k, v in (reading or {}).items()}
+        if read:
+            out[name] = {
+                a: _alpha([(read[u], truth[u].get(a)) for u in truth if u in read], "nominal")
+                for a in annotators
+            }
+    return out
+
+
+def _stance_truth(
+    labels: Sequence[Label], party_turns: dict[tuple[str, int], int]
+) -> dict[tuple[str, int, str, str], dict[str, str]]:
+    out: dict[tuple[str, int, str, str], dict[str, str]] = {}
+    for x in labels:
+        t = party_turns.get((x.episode, x.turn))
+        if x.kind == "stance" and t is not None:
+            out.setdefault((x.episode, t, x.party, x.topic), {})[x.annotator] = x.value
+    return out
+
+
+def _records(store: Any, run_id: str, labels: Sequence[Label]) -> tuple[dict[str, Any], list[str]]:
+    """The run's finished episodes that were labelled, and those left out, why."""
     records, incomplete = {}, []
+    labelled = {x.episode for x in labels}
     for eid in store.episode_ids(run_id):
+        if eid not in labelled:
+            continue
         record = store.load_episode(eid)
         if record.complete:
             records[eid] = record
-        elif any(x.episode == eid for x in labels):
+        else:
             incomplete.append(f"{eid}: did not finish")
+    return records, incomplete
+
+
+async def human_agreement(
+    store: Any, run_id: str, trackers: Sequence[str], judges: Sequence[Any] = (), judge: str = ""
+) -> HumanReport:
+    """Score `trackers` (and the baselines) on `run_id` of `store` against the labels
+    its annotators gave; `judges` are asked by the judge-based trackers, named `judge`
+    in the table. NoLabels when nobody labelled a consensus of the run."""
+    labels = read_labels(store.root, run_id)
+    records, incomplete = _records(store, run_id, labels)
     party_turns = {
         (eid, t.index): t.party_turn
         for eid, r in records.items()
@@ -180,38 +275,40 @@ async def human_agreement(
     if not truth:
         raise NoLabels(f"run {run_id} has no consensus labels; annotate it first")
     annotators = sorted({a for levels in truth.values() for a in levels})
-    labelled = sorted({u[0] for u in truth})
-    tracked: dict[str, dict[str, Trajectory]] = {}
-    for name in [*trackers, *BASELINES]:
-        tracked[name] = {}
-        for eid in labelled:
-            episode = records[eid].episode
-            sc = Scenario.model_validate(records[eid].scenario)
-            if name in BASELINES:
-                tracked[name][eid] = BASELINES[name](episode, sc)
-            else:
-                tracked[name][eid] = await track(name, episode, sc, judges)
+    tracked = await _track_all(trackers, records, judges)
     fits = [
         _fit(n, judge if n in LLM_TRACKERS else "-", ts, truth, annotators)
         for n, ts in tracked.items()
     ]
-    no_majority = sum(_majority(levels) is None for levels in truth.values())
+    stance_truth = _stance_truth(labels, party_turns)
     return HumanReport(
         run_id,
         annotators,
-        len(labelled),
+        len(records),
         len(truth),
         _alpha([[u.get(a) for a in annotators] for u in truth.values()], "ordinal"),
         _pairwise(truth, annotators),
         _other_kinds(labels, annotators),
         fits,
-        no_majority,
+        sum(_majority(levels) is None for levels in truth.values()),
         incomplete,
+        _stance_fits(tracked, records, stance_truth, annotators),
     )
+
+
+STANCE_COLUMN = "stance alpha (mean)"
 
 
 def _num(x: float) -> str:
     return "NaN" if math.isnan(x) else f"{x:.3f}"
+
+
+def _mean_of(by_annotator: dict[str, float] | None) -> str:
+    """The mean of a tracker's stance alphas; '-' for a tracker that reads no stances."""
+    if by_annotator is None:
+        return "-"
+    values = [v for v in by_annotator.values() if not math.isnan(v)]
+    return _num(sum(values) / len(values)) if values else "NaN"
 
 
 def human_table(
@@ -227,6 +324,7 @@ def human_table(
         "mean alpha vs annotators",
         "alpha vs majority",
         "exact vs majority",
+        STANCE_COLUMN,
     )
     between = {"tracker": "annotators with each other", "judge": "-", "points": str(report.units)}
     between |= {c: _num(report.pairwise[a]) for c, a in zip(who, report.annotators, strict=True)}
@@ -234,6 +332,7 @@ def human_table(
         "mean alpha vs annotators": _num(report.between),
         "alpha vs majority": "-",
         "exact vs majority": "-",
+        STANCE_COLUMN: _num(report.other_kinds["stance"][0]),
     }
     rows = [between]
     for fit in report.fits:
@@ -243,6 +342,7 @@ def human_table(
             "mean alpha vs annotators": _num(fit.mean),
             "alpha vs majority": _num(fit.majority_alpha),
             "exact vs majority": _num(fit.majority_exact),
+            STANCE_COLUMN: _mean_of(report.stances.get(fit.tracker)),
         }
         rows.append(row)
     heading = (
@@ -259,7 +359,11 @@ def _notes(report: HumanReport) -> list[str]:
         "ordinal Krippendorff's alpha. 'annotators with each other': all annotators' alpha "
         "(mean column) and each annotator's mean alpha with every other. Majority: the "
         "level more than half of a unit's annotators gave; exact: the share of those units "
-        f"where the tracker gives it; {report.no_majority} units have no majority.",
+        f"where the tracker gives it; {report.no_majority} units have no majority. "
+        f"{STANCE_COLUMN}: nominal alpha of each party's option per topic after each party "
+        "turn, the tracker against each annotator, averaged (the annotators' row: with each "
+        "other); self-report reads the options parties last stated, topic-localized its "
+        "judge's labels; '-' for a tracker that reads no stances.",
     ]
     words = {
         "stance": "stances (nominal)",

@@ -56,7 +56,18 @@ def _links(server: subprocess.Popen[str], wanted: int) -> dict[str, tuple[str, s
     raise AssertionError(f"the server ended before printing its links: {server.wait()}")
 
 
+def _last_stated(episode: Any, turn: Any, party: str, topic: str) -> str:
+    """The option `party` last stated on `topic` up to `turn`, as a careful reader sees."""
+    for earlier in reversed(episode.turns[: episode.turns.index(turn) + 1]):
+        if earlier.role == "party" and earlier.speaker == party and earlier.action:
+            stance = earlier.action.stances.get(topic)
+            return (stance.option if stance else None) or "none"
+    return "none"
+
+
 def _form(episode: Any, turn: Any, scenario: dict[str, Any], closer: bool) -> dict[str, str]:
+    """An annotator's labels of one turn: the oracle's consensus level (one closer when
+    `closer`) and every party's last stated option."""
     form = {"norm": "0"}
     if turn.role != "party":
         return form
@@ -64,8 +75,8 @@ def _form(episode: Any, turn: Any, scenario: dict[str, Any], closer: bool) -> di
         level = level_of(turn.consensus[topic["id"]]) + 1
         form[f"consensus:{topic['id']}"] = str(min(5, level + 1) if closer else level)
         for party in scenario["parties"]:
-            stated = turn.action.stances.get(topic["id"]) if turn.speaker == party["id"] else None
-            form[f"stance:{party['id']}:{topic['id']}"] = (stated and stated.option) or "none"
+            said = _last_stated(episode, turn, party["id"], topic["id"])
+            form[f"stance:{party['id']}:{topic['id']}"] = said
     return form
 
 
@@ -146,6 +157,9 @@ def test_run_annotate_and_validate_against_people(tmp_path: Path) -> None:
     assert between < 1.0 and float(rows["oracle"]["mean alpha vs annotators"]) > between
     # The constant baseline gives one level everywhere: no better than chance.
     assert abs(float(rows["baseline: constant"]["mean alpha vs annotators"])) < 0.1
+    # Both annotators gave the stated stances: self-report reads exactly those.
+    assert rows["self-report"]["stance alpha (mean)"] == "1.000"
+    assert rows["oracle"]["stance alpha (mean)"] == "-"
 
 
 @pytest.mark.parametrize(
