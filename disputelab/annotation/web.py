@@ -56,6 +56,7 @@ RUBRIC = (
     Item("clear", "The mediator's proposals were clear."),
 )
 CONSENSUS_WORDS = {1: "far apart", 2: "apart", 3: "some common ground", 4: "close", 5: "agreed"}
+LINK = "labelling link"  # what an annotator's link is, in the refusals
 _TEMPLATES = Environment(
     loader=ChoiceLoader(
         [
@@ -126,7 +127,7 @@ def _admitted(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
 
     async def route(request: Request) -> Response:
         session: Annotation = request.app.state.annotation
-        invite = admit(session, request)
+        invite = admit(session, request, LINK)
         if isinstance(invite, Response):
             return invite
         if not invite.consented:
@@ -143,7 +144,7 @@ async def index(request: Request) -> Response:
     cookie = secrets.token_urlsafe(16)
     if fresh:
         request.cookies[COOKIE] = cookie
-    invite = admit(session, request)
+    invite = admit(session, request, LINK)
     if isinstance(invite, Response):
         return invite
     base = f"/a/{request.path_params['token']}"
@@ -170,7 +171,7 @@ def _episodes_page(session: Annotation, invite: Invite, base: str) -> Response:
 
 async def consent(request: Request) -> Response:
     session: Annotation = request.app.state.annotation
-    invite = admit(session, request)
+    invite = admit(session, request, LINK)
     if isinstance(invite, Response):
         return invite
     invite.consented = True

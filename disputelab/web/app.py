@@ -105,15 +105,16 @@ class Finds(Protocol):
     def find(self, token: str) -> Invite | None: ...
 
 
-def admit(table: Finds, request: Request) -> Invite | HTMLResponse:
-    """The invite of the request's token, bound to its browser; a refusal otherwise."""
+def admit(table: Finds, request: Request, what: str = "seat") -> Invite | HTMLResponse:
+    """The invite of the request's token, bound to its browser; a refusal otherwise
+    (`what` the link opens, in its words)."""
     invite = table.find(str(request.path_params["token"]))
     if invite is None:
-        return _refused("This link is not a seat of this table.", 403)
+        return _refused(f"This link is not a {what} here.", 403)
     if invite.expired():
         return _refused("This link has expired; ask the host for a new one.", 410)
     if not invite.bind(request.cookies.get(COOKIE, "")):
-        return _refused("This seat is already open in another browser or tab.", 409)
+        return _refused(f"This {what} is already open in another browser or tab.", 409)
     return invite
 
 

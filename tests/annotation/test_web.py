@@ -70,7 +70,7 @@ def turn_form(annotation: Annotation, episode: int, turn: int, close: str = "2")
 
 def test_a_forged_token_is_refused(client: TestClient) -> None:
     page = client.get("/a/not-a-token")
-    assert page.status_code == 403 and "not a seat" in page.text
+    assert page.status_code == 403 and "not a labelling link" in page.text
     assert client.get("/a/not-a-token/e/0/t/0").status_code == 403
 
 
@@ -90,7 +90,8 @@ def test_a_second_browser_is_refused(
     link = f"/a/{session[1]['annotator-1']}"
     first, other = Browser(client), Browser(client)
     assert first.go("GET", link).status_code == 200
-    assert other.go("GET", link).status_code == 409
+    refused = other.go("GET", link)
+    assert refused.status_code == 409 and "open in another browser" in refused.text
     assert other.go("POST", f"{link}/e/0/t/0", data={"norm": "1"}).status_code == 409
     assert first.go("GET", link).status_code == 200
 
