@@ -191,3 +191,26 @@ def test_an_annotator_who_labels_everything_is_done(
     rubric = [x for x in read_labels(annotation.store) if x.kind == "rubric"]
     mediated = [t for t in annotation.transcripts if t.mediated]
     assert mediated and len(rubric) == len(mediated) * len(annotation.items)
+
+
+def test_the_rubric_asks_every_statement_and_only_of_a_mediator(
+    client: TestClient, session: tuple[Annotation, dict[str, str]]
+) -> None:
+    annotation, tokens = session
+    link = f"/a/{tokens['annotator-1']}"
+    browser = Browser(client)
+    browser.go("GET", link)
+    browser.go("POST", f"{link}/consent")
+    mediated = [n for n, t in enumerate(annotation.transcripts) if t.mediated]
+    plain = [n for n, t in enumerate(annotation.transcripts) if not t.mediated]
+    assert mediated and plain
+    assert browser.go("GET", f"{link}/e/{plain[0]}/rubric").status_code == 404
+    half = {annotation.items[0].key: "5"}
+    page = browser.go("POST", f"{link}/e/{mediated[0]}/rubric", data=half)
+    assert page.status_code == 400 and "answer every statement" in page.text
+    assert read_labels(annotation.store) == []
+    full = {item.key: "2" for item in annotation.items}
+    page = browser.go("POST", f"{link}/e/{mediated[0]}/rubric", data=full)
+    assert "mediator rated" in page.text
+    rubric = read_labels(annotation.store, kinds=["rubric"])
+    assert sorted(x.item for x in rubric) == sorted(i.key for i in annotation.items)
