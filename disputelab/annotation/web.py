@@ -239,15 +239,16 @@ def _labels(
 def _known(
     session: Annotation, invite: Invite, transcript: Transcript, turn: Turn
 ) -> dict[str, str]:
-    """What the form shows: the annotator's labels of this turn, else those of the
-    latest earlier turn they labelled (stances carry forward; the flag does not)."""
+    """What the form shows: the annotator's labels of this turn, else the stances and
+    consensus of the latest earlier turn they labelled them on (carried forward, as a
+    position mostly holds from turn to turn; the norm flag is not)."""
     mine = [x for x in session.mine(invite) if x.episode == transcript.episode_id]
-    for index in range(turn.index, -1, -1):
-        here = [x for x in mine if x.turn == index]
-        if here:
-            keys = {x: ":".join(p for p in (x.kind, x.party, x.topic) if p) for x in here}
-            return {k: x.value for x, k in keys.items() if index == turn.index or x.kind != "norm"}
-    return {}
+    shown = [x for x in mine if x.turn == turn.index]
+    if not shown:
+        earlier = [x for x in mine if x.turn < turn.index and x.kind in ("stance", "consensus")]
+        last = max((x.turn for x in earlier), default=None)
+        shown = [x for x in earlier if x.turn == last]
+    return {":".join(p for p in (x.kind, x.party, x.topic) if p): x.value for x in shown}
 
 
 @_admitted

@@ -214,3 +214,26 @@ def test_the_rubric_asks_every_statement_and_only_of_a_mediator(
     assert "mediator rated" in page.text
     rubric = read_labels(annotation.store, kinds=["rubric"])
     assert sorted(x.item for x in rubric) == sorted(i.key for i in annotation.items)
+
+
+def test_stances_carry_forward_past_a_mediator_turn(
+    client: TestClient, session: tuple[Annotation, dict[str, str]]
+) -> None:
+    annotation, tokens = session
+    n = next(n for n, t in enumerate(annotation.transcripts) if t.mediated)
+    turns = annotation.transcripts[n].turns
+    m = next(i for i, t in enumerate(turns) if t.role == "mediator")
+    assert 0 < m < len(turns) - 1 and turns[m + 1].role == "party"
+    link = f"/a/{tokens['annotator-2']}"
+    browser = Browser(client)
+    browser.go("GET", link)
+    browser.go("POST", f"{link}/consent")
+    form = turn_form(annotation, n, m - 1) | {"stance:landlord:lease": "B"}
+    browser.go("POST", f"{link}/e/{n}/t/{m - 1}", data=form)
+    mediator_page = browser.go("GET", f"{link}/e/{n}/t/{m}")
+    assert "After this turn" not in mediator_page.text  # a mediator's turn: the flag only
+    browser.go("POST", f"{link}/e/{n}/t/{m}", data={"norm": "1"})
+    page = browser.go("GET", f"{link}/e/{n}/t/{m + 1}").text
+    lease = page[page.index('name="stance:landlord:lease"') :]
+    assert re.match(r'[^<]*>(?:(?!</select>).)*<option value="B" selected>', lease, re.S)
+    assert 'name="norm" value="1" checked' not in page
