@@ -17,8 +17,8 @@ import pytest
 
 pytest.importorskip("selenium", reason="selenium is not installed (pip install '.[browser]')")
 pytest.importorskip("uvicorn", reason="the host extra is not installed")
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import Select, WebDriverWait
 from typer.testing import CliRunner
 
@@ -37,9 +37,16 @@ def _send(driver: Any, form: dict[str, str], button: str) -> None:
             Select(driver.find_element(By.NAME, name)).select_by_value(value)
         elif name.startswith("consensus:"):
             driver.find_element(By.CSS_SELECTOR, f'input[name="{name}"][value="{value}"]').click()
-    sent = driver.find_element(By.ID, button)
-    sent.click()
-    WebDriverWait(driver, 120).until(expected_conditions.staleness_of(sent))
+    # Mark the page, then wait for one without the mark that has loaded: mid-navigation
+    # the driver may answer with an error rather than a stale element, so errors wait.
+    driver.execute_script("document.body.dataset.sent = '1'")
+    driver.find_element(By.ID, button).click()
+    WebDriverWait(driver, 120, ignored_exceptions=(WebDriverException,)).until(
+        lambda d: d.execute_script(
+            "return document.readyState === 'complete' && document.body"
+            " && document.body.dataset.sent === undefined"
+        )
+    )
 
 
 def _rate(driver: Any) -> None:
