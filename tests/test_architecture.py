@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("errors", "registry", "memo", "redact", "episode", "consensus", "atomic", "machine")),
     ("scenario", ("scenario", "scenarios")),
     ("services", ("llm", "store", "legal")),
-    ("shared", ("agents", "humans", "evaluation", "tables", "compare", "annotation")),
+    ("shared", ("agents", "humans", "evaluation", "tables", "compare")),
     (
         "framework",
         (
@@ -43,7 +43,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("plan", ("plan",)),
     ("experiments", ("experiments",)),
     ("report", ("report",)),
-    ("web", ("web",)),
+    # annotation serves its pages with the web pieces (invites, page template).
+    ("web", ("web", "annotation")),
     ("api", ("api",)),
     ("cli", ("cli", "__main__")),
 )

@@ -46,10 +46,22 @@ def tables(run: str = "last", *, store: Any = None) -> dict[str, pd.DataFrame]:
     }
 
 
+LABEL_COLUMNS = (
+    "run_id", "episode_id", "turn", "annotator", "kind", "party", "topic", "item", "value",
+)  # fmt: skip
+
+
 def _labels(root: Path, run_id: str) -> pd.DataFrame:
+    """The run's annotation labels, one per row (`turn` -1: about the whole episode)."""
     import pandas as pd
 
-    return pd.DataFrame()
+    from disputelab.annotation.store import read_labels
+
+    rows = [
+        (x.run, x.episode, x.turn, x.annotator, x.kind, x.party, x.topic, x.item, x.value)
+        for x in read_labels(root, run_id)
+    ]
+    return pd.DataFrame(rows, columns=list(LABEL_COLUMNS))
 
 
 def write_tables(run: str, folder: str | os.PathLike[str], *, store: Any = None) -> list[Path]:

@@ -24,6 +24,7 @@ from disputelab.scenario.library import resolve_scenario
 from disputelab.scenario.schema import Scenario
 
 if TYPE_CHECKING:
+    from disputelab.annotation.agreement import HumanReport
     from disputelab.experiments.validation import ValidationPlan, ValidationReport
     from disputelab.llm.models import ModelHub
     from disputelab.store.sqlite import Store
@@ -32,10 +33,14 @@ __all__ = [
     "DEFAULT_SCENARIOS",
     "VALIDATED_TRACKERS",
     "VOICES",
+    "HumanReport",
     "ValidationPlan",
     "ValidationReport",
     "ValidationTable",
+    "human_run",
+    "human_table",
     "plan_validation",
+    "validate_against_humans_async",
     "validate_judge_async",
     "validation_json",
     "validation_table",
@@ -48,6 +53,7 @@ VOICES = ("template", "paraphrase", "hybrid")
 _MEDIATORS = ("none", RULE)
 # The plan and report types, from a module that takes seconds to import.
 _LAZY = {
+    "HumanReport": "disputelab.annotation.agreement",
     "ValidationPlan": "disputelab.experiments.validation",
     "ValidationReport": "disputelab.experiments.validation",
 }
@@ -190,3 +196,58 @@ def validation_json(report: ValidationReport) -> str:
     from disputelab.report.validation import validation_json as as_json
 
     return as_json(report)
+
+
+HUMAN = "human:"
+# Trackers scored against people by default: the rule parties' hidden state (where the
+# run's parties had one) and the stances they stated; judged ones with a judge.
+HUMAN_TRACKERS = ("oracle", "self-report")
+
+
+def human_run(against: str) -> str:
+    """The run reference of `human:RUN`; PlanError for anything else."""
+    if not against.startswith(HUMAN) or not against[len(HUMAN) :].strip():
+        raise PlanError("", [f"give human:RUN (RUN a run people annotated), not {against!r}"])
+    return against[len(HUMAN) :].strip()
+
+
+def _human_trackers(named: Sequence[str] | None, judges: list[str]) -> list[str]:
+    names = list(dict.fromkeys(named or ()))
+    if not names:
+        names = [*HUMAN_TRACKERS, *(["topic-localized"] if judges else [])]
+    for name in names:
+        if name not in ("oracle", *VALIDATED_TRACKERS):
+            known = ", ".join(("oracle", *VALIDATED_TRACKERS))
+            raise PlanError("", [f"unknown tracker {name!r}; available: {known}"])
+    if any(n in LLM_TRACKERS for n in names) and not judges:
+        raise PlanError("", [Problem("judge-based trackers need a judge", ("judges",))])
+    return names
+
+
+async def validate_against_humans_async(
+    against: str,
+    *,
+    trackers: Sequence[str] | None = None,
+    judges: Sequence[str] = (),
+    store: Store,
+    hub: ModelHub | None = None,
+) -> HumanReport:
+    """Score `trackers` (default oracle and self-report, and topic-localized with a
+    judge) and the baselines on the run `against` names (`human:RUN`) against the
+    consensus labels its annotators gave in `disputelab annotate`. PlanError for a bad
+    reference or tracker, StoreError for no such run, NoLabels for a run not labelled."""
+    from disputelab.annotation.agreement import human_agreement
+
+    run_id = store.resolve_run(human_run(against))
+    judged = [j for j in judges if j != RULE]
+    names = _human_trackers(trackers, judged)
+    models = [hub.model(m, "judge") for m in judged] if hub is not None else []
+    return await human_agreement(store, run_id, names, models, ",".join(judged))
+
+
+def human_table(report: HumanReport) -> ValidationTable:
+    """The human validation as the validation table prints: a row for the annotators
+    with each other, then one per tracker and baseline."""
+    from disputelab.annotation.agreement import human_table as table
+
+    return ValidationTable(*table(report))

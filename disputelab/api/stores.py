@@ -237,7 +237,9 @@ def forget_participant(participant: str, *, store: StoreLike = None) -> Forgotte
 
 
 def _forget_labels(root: Path, participant: str) -> int:
-    return 0
+    from disputelab.annotation.store import delete_participant
+
+    return delete_participant(root, participant)
 
 
 def rename_run(run: str, new: str, *, store: StoreLike = None) -> dict[str, str]:

@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("disputelab.cli.run", "run"),
     "play": ("disputelab.cli.play", "play_command"),
     "host": ("disputelab.cli.host", "host_command"),
+    "annotate": ("disputelab.cli.annotate", "annotate_command"),
     "evaluate": ("disputelab.cli.evaluate", "evaluate"),
     "validate-judge": ("disputelab.cli.validate_judge", "validate_judge"),
     "experiment": ("disputelab.cli.experiment", "experiment"),

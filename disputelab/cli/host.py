@@ -4,12 +4,12 @@ takes, agents in every other seat; the play is `disputelab.api.host`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from disputelab.api import RULE
-from disputelab.api.host import host, new_table
+from disputelab.api.host import Table, host, new_table
 from disputelab.cli.common import fail, open_store, out
 from disputelab.cli.run import (
     BehaviourOption,
@@ -52,31 +52,24 @@ def host_command(
     ] = None,
 ) -> None:
     """Host one episode in the browser; prints one invite link per seat."""
-    from disputelab.api.host import DEFAULT_CONSENT, DEFAULT_ITEMS, read_items
-
     if not 0 < expires <= 7 * 24 * 60:
         fail("--expires: give minutes, more than 0 and at most a week")
     if not 0 < port < 65536:
         fail("--port: give a port from 1 to 65535")
+    run_options = dict(
+        protocol=protocol,
+        preset=preset,
+        mediator=mediator,
+        parties=parties,
+        model=model or RULE,
+        condition=condition,
+        seed=seed,
+        budget=budget,
+    )
     try:
-        text = consent.read_text(encoding="utf-8") if consent else DEFAULT_CONSENT
-        items = read_items(questionnaire) if questionnaire else DEFAULT_ITEMS
-        table, tokens = new_table(
-            scenario,
-            seats=seat,
-            store=open_store().root,
-            expires=expires,
-            consent=text,
-            items=items,
-            protocol=protocol,
-            preset=preset,
-            mediator=mediator,
-            parties=parties,
-            model=model or RULE,
-            condition=condition,
-            seed=seed,
-            params=_params(protocol, preset, param or [], behaviour or [], {}),
-            budget=budget,
+        params = _params(protocol, preset, param or [], behaviour or [], {})
+        table, tokens = _table(
+            scenario, seat, expires, consent, questionnaire, params=params, **run_options
         )
     except (DisputelabError, OSError, ValueError) as exc:
         fail(str(exc).splitlines()[0])
@@ -90,3 +83,22 @@ def host_command(
         out.print(f"stored as run {ended.run_id}: {ended.stop_reason}", highlight=False)
     elif table.failed:
         fail(table.failed)
+
+
+def _table(
+    scenario: str,
+    seats: list[str],
+    expires: float,
+    consent: Path | None,
+    questionnaire: Path | None,
+    **run_options: Any,
+) -> tuple[Table, dict[str, str]]:
+    """The table to serve, its consent text and questionnaire read from their files."""
+    from disputelab.api.host import DEFAULT_CONSENT, DEFAULT_ITEMS, read_items
+
+    text = consent.read_text(encoding="utf-8") if consent else DEFAULT_CONSENT
+    items = read_items(questionnaire) if questionnaire else DEFAULT_ITEMS
+    root = open_store().root
+    return new_table(
+        scenario, seats=seats, store=root, expires=expires, consent=text, items=items, **run_options
+    )

@@ -3,6 +3,7 @@ on several scenarios, with parties that talk rather than recite their stances.""
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
 
@@ -23,7 +24,7 @@ from disputelab.cli.common import (
     state,
 )
 from disputelab.cli.progress import ticker
-from disputelab.errors import PlanError, Problem
+from disputelab.errors import DisputelabError, PlanError, Problem
 
 if TYPE_CHECKING:
     from disputelab.api import ModelHub, Scenario
@@ -37,6 +38,22 @@ class Voice(StrEnum):
     template = "template"
     paraphrase = "paraphrase"
     hybrid = "hybrid"
+
+
+VoiceOption = Annotated[
+    Voice,
+    typer.Option(
+        help="How the rule parties speak: template (recites its stances), paraphrase "
+        "(varied words, no acceptable sets) or hybrid (a model phrases each move)."
+    ),
+]
+AgainstOption = Annotated[
+    str | None,
+    typer.Option(
+        help="human:RUN scores the trackers on RUN against its annotators' labels "
+        "(`disputelab annotate RUN`) instead of simulating against the oracle."
+    ),
+]
 
 
 def validate_judge(
@@ -56,13 +73,7 @@ def validate_judge(
     ] = 3,
     budget: Annotated[int, typer.Option(min=2, max=1000, help="Party turns each.")] = 30,
     mediator: Annotated[str, typer.Option(help="Mediator in the episodes: none or rule.")] = "rule",
-    voice: Annotated[
-        Voice,
-        typer.Option(
-            help="How the rule parties speak: template (recites its stances), paraphrase "
-            "(varied words, no acceptable sets) or hybrid (a model phrases each move)."
-        ),
-    ] = Voice.paraphrase,
+    voice: VoiceOption = Voice.paraphrase,
     voice_model: Annotated[
         str | None, typer.Option(help="Model of the hybrid voice; default the first judge.")
     ] = None,
@@ -70,11 +81,16 @@ def validate_judge(
     fmt: Annotated[ListFormat, typer.Option("--format", help="table, json or csv.")] = (
         ListFormat.table
     ),
+    against: AgainstOption = None,
 ) -> None:
     """Score trackers against the known truth of rule-policy episodes; stored as a run
-    that `disputelab report RUN` prints again."""
+    that `disputelab report RUN` prints again. With --against human:RUN, against the
+    people who labelled RUN instead (nothing is stored)."""
     from disputelab.api import judge_validation
 
+    if against is not None:
+        _against_humans(against, tracker, judge_model or [], fmt)
+        return
     try:
         plan, scenarios = judge_validation.plan_validation(
             trackers=tracker,
@@ -96,6 +112,36 @@ def validate_judge(
     report = _run(plan, scenarios, hub)
     show(report, fmt)
     fail_if_judges_silent(hub, (why for fit in report.fits for why in fit.failures))
+
+
+def _against_humans(
+    against: str, trackers: list[str] | None, judges: list[str], fmt: ListFormat
+) -> None:
+    """The trackers against RUN's annotators: the table, or one line and exit 2."""
+    from disputelab.api import ModelError
+    from disputelab.api.judge_validation import human_table, validate_against_humans_async
+
+    hub = open_models([j for j in judges if j != "rule"])
+    work = validate_against_humans_async(
+        against, trackers=trackers, judges=judges, store=open_store(), hub=hub
+    )
+    try:
+        report = run_with_models(hub, work)
+    except PlanError as exc:
+        fail(_worded(exc.found[0]))
+    except (DisputelabError, ModelError) as exc:
+        fail(str(exc).splitlines()[0])
+    table = human_table(report)
+    if fmt is ListFormat.json:
+        data = {"heading": table.heading, "rows": table.rows, "notes": table.notes}
+        out.print(json.dumps(data, indent=2), highlight=False, soft_wrap=True)
+        return
+    if fmt is ListFormat.table:
+        out.print(table.heading, highlight=False, soft_wrap=True)
+    print_rows(table.rows, table.columns, fmt)
+    if fmt is ListFormat.table:
+        for note in table.notes:
+            out.print(f"  {note}", highlight=False, soft_wrap=True, markup=False)
 
 
 def _worded(problem: Problem) -> str:

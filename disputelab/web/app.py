@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup
@@ -85,7 +85,8 @@ class Table:
         return self.ended is not None and all(i.answered for i in self.invites.values())
 
 
-def _page(title: str, body: str, status: int = 200, **extra: Any) -> HTMLResponse:
+def page(title: str, body: str, status: int = 200, **extra: Any) -> HTMLResponse:
+    """The one page every seat and annotator sees, `body` already rendered (escaped)."""
     page = _TEMPLATES.get_template("page.html").render(title=title, body=Markup(body), **extra)
     return HTMLResponse(page, status_code=status)
 
@@ -95,18 +96,25 @@ def _render(name: str, **values: Any) -> str:
 
 
 def _refused(message: str, status: int) -> HTMLResponse:
-    return _page("Not available", "", status, message=message)
+    return page("Not available", "", status, message=message)
 
 
-def _admit(table: Table, request: Request) -> Invite | HTMLResponse:
-    """The invite of the request's token, bound to its browser; a refusal otherwise."""
+class Finds(Protocol):
+    """What holds invites: a table, or a run's annotators."""
+
+    def find(self, token: str) -> Invite | None: ...
+
+
+def admit(table: Finds, request: Request, what: str = "seat") -> Invite | HTMLResponse:
+    """The invite of the request's token, bound to its browser; a refusal otherwise
+    (`what` the link opens, in its words)."""
     invite = table.find(str(request.path_params["token"]))
     if invite is None:
-        return _refused("This link is not a seat of this table.", 403)
+        return _refused(f"This link is not a {what} here.", 403)
     if invite.expired():
         return _refused("This link has expired; ask the host for a new one.", 410)
     if not invite.bind(request.cookies.get(COOKIE, "")):
-        return _refused("This seat is already open in another browser or tab.", 409)
+        return _refused(f"This {what} is already open in another browser or tab.", 409)
     return invite
 
 
@@ -115,11 +123,11 @@ SeatHandler = Callable[[Request, Table, Invite], Awaitable[Response]]
 
 def _seated(handler: SeatHandler) -> Callable[[Request], Awaitable[Response]]:
     """`handler` for an admitted seat only: every route but the seat page itself (which
-    first hands a new browser its cookie) is refused the same way by `_admit`."""
+    first hands a new browser its cookie) is refused the same way by `admit`."""
 
     async def route(request: Request) -> Response:
         table: Table = request.app.state.table
-        invite = _admit(table, request)
+        invite = admit(table, request)
         if isinstance(invite, Response):
             return invite
         return await handler(request, table, invite)
@@ -133,13 +141,13 @@ async def seat_page(request: Request) -> Response:
     session = secrets.token_urlsafe(16)
     if fresh:
         request.cookies[COOKIE] = session
-    invite = _admit(table, request)
+    invite = admit(table, request)
     if isinstance(invite, Response):
         return invite
     base = f"/s/{request.path_params['token']}"
     if not invite.consented:
         body = _render("consent.html", consent=table.consent, action=f"{base}/consent")
-        response: Response = _page("Before you take your seat", body)
+        response: Response = page("Before you take your seat", body)
     else:
         response = _seat_view(table, invite, base)
     if fresh:
@@ -162,7 +170,7 @@ def _seat_view(table: Table, invite: Invite, base: str) -> Response:
         questionnaire=f"{base}/questions",
     )
     name = prompt.seat.name if prompt else invite.seat
-    return _page(
+    return page(
         f"Your seat: {name}",
         body,
         message=source.error,
@@ -230,7 +238,7 @@ async def questions(request: Request, table: Table, invite: Invite) -> Response:
     body = _render(
         "questions.html", items=table.items, scale=SCALE, words=SCALE_WORDS, action=action
     )
-    return _page("A few questions", body, message=message)
+    return page("A few questions", body, message=message)
 
 
 def table_app(table: Table) -> Starlette:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from disputelab.annotation.store import Label, save_labels
 from disputelab.api import open_store
 from disputelab.api.export import TABLES, tables
 from disputelab.api.play import play
@@ -39,6 +40,8 @@ def played(tmp_path: Path) -> tuple[Path, str]:
         participants={"tenant": "p-export"},
     )
     save_answers(tmp_path, result.run_id, result.episode_id, "p-export", {"fair": 5})
+    stance = Label(result.run_id, result.episode_id, 1, "a-1", "stance", "rent", "tenant", "rent")
+    save_labels(tmp_path, [stance])
     return tmp_path, result.run_id
 
 
@@ -84,6 +87,10 @@ def test_the_folder_holds_one_parquet_file_per_table(played: tuple[Path, str]) -
     assert answers.to_dict("records") == [
         {"run_id": run_id, "episode_id": answers.episode_id[0], "participant": "p-export",
          "item": "fair", "value": 5}
+    ]  # fmt: skip
+    labels = pd.read_parquet(folder / "labels.parquet")
+    assert list(labels[["turn", "annotator", "kind", "party", "topic"]].iloc[0]) == [
+        1, "a-1", "stance", "tenant", "rent"
     ]  # fmt: skip
     episodes = pd.read_parquet(folder / "episodes.parquet")
     assert list(episodes.run_id) == [run_id]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from disputelab.annotation.store import Label, read_labels, save_labels
 from disputelab.api import StoreError, open_store
 from disputelab.api.play import play
 from disputelab.api.stores import forget_participant
@@ -44,6 +45,7 @@ def _played(store: Path, who: str, said: str) -> tuple[str, str]:
         participants={"tenant": who},
     )
     save_answers(store, result.run_id, result.episode_id, who, {"fair": 4, "trust": 2})
+    save_labels(store, [Label(result.run_id, result.episode_id, 0, who, "norm", "1")])
     return result.run_id, result.episode_id
 
 
@@ -67,7 +69,8 @@ def test_forgetting_deletes_their_episodes_runs_and_answers_and_no_one_elses(
     theirs = _played(tmp_path, "p-keepme", "The boiler has been broken since March.")
     gone = forget_participant("p-forgetme", store=tmp_path)
     assert gone.episodes == (mine[1],) and gone.runs == (mine[0],)
-    assert gone.answers == 2
+    assert (gone.answers, gone.labels) == (2, 1)
+    assert [x.annotator for x in read_labels(tmp_path)] == ["p-keepme"]
     store = open_store(tmp_path)
     assert [r["run_id"] for r in store.runs()] == [theirs[0]]
     assert store.load_episode(theirs[1]).episode.agents["parties:tenant_participant"] == (
@@ -118,7 +121,10 @@ def test_the_command_says_what_it_deleted(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "deleted p-forgetme: 1 episode(s), 1 run(s), 2 questionnaire answer(s)" in done.stdout
+    assert (
+        "deleted p-forgetme: 1 episode(s), 1 run(s), 2 questionnaire answer(s), 1 label(s)"
+        in done.stdout
+    )
     asked = subprocess.run(
         [sys.executable, "-m", "disputelab", "--store", str(tmp_path), "runs", "forget", "p-x"],
         capture_output=True,
