@@ -331,3 +331,12 @@ def test_an_empty_store_or_run_is_refused(tmp_path: Path) -> None:
     assert _run(tmp_path, "run", "tenancy", "--budget", "2")[0] == 0
     code, out = _run(tmp_path, "report", "")
     assert code == 2 and "give a run: its id" in _flat(out)
+
+
+def test_every_command_says_what_it_does_in_one_line_of_the_listing() -> None:
+    from disputelab.cli import COMMANDS, load_command
+
+    for name in COMMANDS:
+        command = load_command(name)
+        short = command.get_short_help_str(limit=200)
+        assert "\n" not in short and len(short) <= 120, f"{name}: {short!r}"

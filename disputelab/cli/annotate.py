@@ -23,8 +23,9 @@ def annotate_command(
     expires: Annotated[float, typer.Option(help="Minutes an invite link stays valid.")] = 24 * 60,
     consent: Annotated[Path | None, typer.Option(help="Consent text file.")] = None,
 ) -> None:
-    """Serve RUN's transcripts to annotators; prints one invite link per annotator and
-    stops when every one has labelled every turn (or on Ctrl-C: what was sent is kept)."""
+    """Serve a run's transcripts to annotators; one invite link per annotator.
+
+    Stops when every one has labelled every turn (or on Ctrl-C: what was sent is kept)."""
     from disputelab.api.annotate import DEFAULT_CONSENT, new_annotation, serve_annotation
 
     if not 0 < expires <= 7 * 24 * 60:

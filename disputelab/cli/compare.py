@@ -59,8 +59,10 @@ def compare(
     ),
     out_path: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
 ) -> None:
-    """Put models (or mediators, or runs) side by side: a Bradley-Terry leaderboard from
-    paired episodes, paired differences with Holm-adjusted tests, every metric."""
+    """Put models, mediators, runs or people side by side, ranked.
+
+    A Bradley-Terry leaderboard from paired episodes, paired differences with
+    Holm-adjusted tests, every metric."""
     if not runs and not experiment:
         fail("give one or more runs, or --experiment NAME")
     store = open_store(writable=False, create=False)

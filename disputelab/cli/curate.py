@@ -48,8 +48,9 @@ def curate(
         ),
     ] = 2,
 ) -> None:
-    """Recast seed texts into scenarios (with an LLM, or offline with --recast rules) and
-    keep the ones that reach impasse; near-duplicate seeds are set aside."""
+    """Recast seed texts into scenarios and keep the ones that reach impasse.
+
+    With an LLM, or offline with --recast rules; near-duplicate seeds are set aside."""
     from disputelab.api.curation import curate_async
 
     _check_arguments(paths, recast, model)

@@ -36,8 +36,7 @@ if TYPE_CHECKING:
     from disputelab.api.exemplars import ExemplarFile
 
 app = typer.Typer(
-    help="Exemplars of the remediator: generate or import a pool, select a set by value "
-    "impact, compare selection methods, list and show what is saved.",
+    help="The remediator's exemplars: make a pool, select a set by value impact, compare.",
     no_args_is_help=True,
 )
 T = TypeVar("T")

@@ -22,7 +22,7 @@ from disputelab.cli.common import (
 COLUMNS = ("run", "kind", "label", "done", "planned", "failed", "status", "created")
 
 app = typer.Typer(
-    help="List the runs in the store; delete or rename them.",
+    help="List the runs in the store; delete or rename them, or forget a participant.",
     invoke_without_command=True,
 )
 

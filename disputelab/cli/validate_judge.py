@@ -83,9 +83,11 @@ def validate_judge(
     ),
     against: AgainstOption = None,
 ) -> None:
-    """Score trackers against the known truth of rule-policy episodes; stored as a run
-    that `disputelab report RUN` prints again. With --against human:RUN, against the
-    people who labelled RUN instead (nothing is stored)."""
+    """Score trackers against the rule agents' known truth, or people's labels.
+
+    Against the truth of rule-policy episodes, stored as a run that `disputelab report
+    RUN` prints again; with --against human:RUN, against the people who labelled RUN
+    instead (nothing is stored)."""
     from disputelab.api import judge_validation
 
     if against is not None:
