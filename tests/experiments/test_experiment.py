@@ -167,7 +167,7 @@ def test_plots_and_parquet_for_an_experiment(tmp_path: Path) -> None:
         png = (tmp_path / "plots" / name).read_bytes()
         assert png.startswith(b"\x89PNG") and len(png) > 5_000
     no_file = runner.invoke(app, [*store_args, "report", "grid", "--format", "parquet"])
-    assert no_file.exit_code == 2 and "give a file with --out" in no_file.output
+    assert no_file.exit_code == 2 and "for tidy tables, with --out" in no_file.output
 
 
 def test_a_spec_with_many_problems_reports_them_all_at_once(tmp_path: Path) -> None:
