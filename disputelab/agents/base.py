@@ -155,6 +155,14 @@ class HiddenState(Protocol):
 
 
 @runtime_checkable
+class Hears(Protocol):
+    """A seat told the dialogue as it has heard it after every turn, not only when it is
+    asked to move: a person's seat, whose page shows the others speaking as they do."""
+
+    def hear(self, dialogue: Sequence[PublicTurn]) -> None: ...
+
+
+@runtime_checkable
 class GivesVerdict(Protocol):
     """A party that can answer a final proposal with a verdict (accept, uncertain or
     reject), as at the staged protocol's closure."""

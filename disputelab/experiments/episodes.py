@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from disputelab.agents.base import Agent, PartyAgent
+from disputelab.agents.base import Agent, Hears, PartyAgent
 from disputelab.agents.memos import AgentMemos
 from disputelab.agents.registry import build_agent, build_parties, sub_role
 from disputelab.agents.settings import AgentSettings
@@ -275,6 +275,17 @@ def scenario_json(scenario: Scenario) -> str:
     return compact_json(scenario_to_data(scenario))
 
 
+def listening(
+    session: Session, protocol: DisputeProtocol, seated: Mapping[str, Agent | None]
+) -> None:
+    """Tell each seated person (a seat that `Hears`) its view as turns happen: a party's
+    seat is told by the session itself, other seats under the protocol's `heard_as`."""
+    for role, listener in protocol.heard_as.items():
+        agent = seated.get(role)
+        if isinstance(agent, Hears):
+            session.listen(listener, agent)
+
+
 async def play_episode(
     store: Store,
     hub: ModelHub,
@@ -319,6 +330,7 @@ async def play_episode(
         parties, seated = seat_agents(plan, hub, memos, hosts)
         session = Session(plan.scenario, parties, episode, sink, protocol.keeps_silent_stances)
         session.store_dir = Path(store.root)
+        listening(session, protocol, seated)
         session.finish(await protocol.play(session, seated, plan.params))
         usage = _priced_usage(episode, plan, hub)
         hub.flush()  # its replies reach the cache file before it is finished

@@ -36,7 +36,7 @@ from disputelab.humans.prompt import (
     Value,
 )
 from disputelab.humans.seat import HUMAN, HumanSeat, package_words, public_block, topic_options
-from disputelab.humans.source import Logged, LoggedMoves, MoveSource, read_log
+from disputelab.humans.source import Listens, Logged, LoggedMoves, MoveSource, read_log
 
 __all__ = [
     "HUMAN",
@@ -46,6 +46,7 @@ __all__ = [
     "HumanSeat",
     "HumanSeatError",
     "Line",
+    "Listens",
     "Logged",
     "LoggedMoves",
     "Move",

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from disputelab.agents.base import PublicScenario, PublicTurn, TurnContext, UsageReporter
 from disputelab.humans.moves import validate
 from disputelab.humans.prompt import Field, Line, Move, Option, SeatPrompt, SeatRef
-from disputelab.humans.source import MoveSource
+from disputelab.humans.source import Listens, MoveSource
 from disputelab.scenario.schema import Topic
 
 HUMAN = "human"  # the kind name of a person's seat, in every protocol
@@ -39,6 +39,12 @@ class HumanSeat(UsageReporter):
             Line(t.turn_index, t.speaker, self.speaker_name(t), t.role, t.text, t.speaker == me)
             for t in dialogue
         )
+
+    def hear(self, dialogue: Sequence[PublicTurn]) -> None:
+        """The session's word after a turn: the dialogue as this seat has heard it, passed
+        on to a source that shows it live (a web page); others wait for the next move."""
+        if isinstance(self.source, Listens):
+            self.source.hear(self.seat, self.brief, self.lines(dialogue))
 
     def speaker_name(self, turn: PublicTurn) -> str:
         if turn.role == "mediator":

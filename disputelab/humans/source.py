@@ -6,6 +6,10 @@ returns their answer as a `Move` (validated with `moves.validate`, asking again 
 `MoveError`). The terminal's is `terminal.TerminalMoves`; a web page's would wait for its
 form. Whatever a source returns is validated again by the seat before it is played.
 
+A source that `Listens` is also told, after every turn, the dialogue as delivered to its
+seat so far (with the seat and its brief), so that a waiting person sees the others
+speak; one without `hear` sees the dialogue only when it is asked to move.
+
 `LoggedMoves` wraps a live source: it writes every move to a log file as it is made
 (atomically, one JSON document), and, given the log of an earlier attempt at the same
 episode, answers from it first. Agents that are seeded (rule agents) or whose replies
@@ -23,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from disputelab import atomic
 from disputelab.humans.moves import validate
-from disputelab.humans.prompt import Move, SeatPrompt
+from disputelab.humans.prompt import Line, Move, SeatPrompt, SeatRef
 
 
 @runtime_checkable
@@ -32,6 +36,15 @@ class MoveSource(Protocol):
 
     async def move(self, prompt: SeatPrompt) -> Move:
         """The person's answer to `prompt`: ask until it validates, then return it."""
+        ...
+
+
+@runtime_checkable
+class Listens(Protocol):
+    """A source that shows its seat's dialogue as it happens, not only when asked."""
+
+    def hear(self, seat: SeatRef, brief: str, transcript: tuple[Line, ...]) -> None:
+        """The dialogue as delivered to `seat` so far; only what that seat may see."""
         ...
 
 
@@ -80,6 +93,10 @@ class LoggedMoves:
         self.made.append(Logged(prompt.key, move.to_dict()))
         self._write(self.made)
         return move
+
+    def hear(self, seat: SeatRef, brief: str, transcript: tuple[Line, ...]) -> None:
+        if isinstance(self.live, Listens):
+            self.live.hear(seat, brief, transcript)
 
     def _from_replay(self, prompt: SeatPrompt) -> Move | None:
         if not self.replay:

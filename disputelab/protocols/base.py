@@ -118,6 +118,9 @@ class DisputeProtocol(ABC):
     uses_retrieval: ClassVar[bool] = False
     # Whether a party turn that states no stance keeps the party's earlier stances.
     keeps_silent_stances: ClassVar[bool] = False
+    # The listener whose view each non-party seat is handed (seat role -> listener), so a
+    # person in that seat is told it after every turn; a seat left out hears at its moves.
+    heard_as: ClassVar[Mapping[str, str]] = {}
     # Judged evaluators an experiment runs on this protocol's episodes whenever it has a
     # judge model (the staged protocol's judged Con and LR).
     judged_evaluators: ClassVar[tuple[str, ...]] = ()

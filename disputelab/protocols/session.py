@@ -9,7 +9,9 @@ Delivery is per listener: `record(turn, delivered={listener: text})` lets a prot
 change what one listener hears (a remediator rewriting an utterance) while the turn keeps
 what was said. Until some turn differs, every listener shares one view. A private turn
 (`confide`: a party's caucus with the mediator) reaches only the listeners named, and is
-recorded like any other turn, as a system turn spoken by the party.
+recorded like any other turn, as a system turn spoken by the party. A seat that `Hears`
+(a person's) is told its own view after every turn: a party under its id, any other seat
+under the listener name its protocol gives it (`listen`).
 
 `fork()` copies the session and its agents so that a planner can roll the negotiation
 forward and come back: models, scenarios and the store sink are shared, everything that
@@ -26,6 +28,7 @@ from typing import Any
 
 from disputelab.agents.base import (
     Agent,
+    Hears,
     HiddenState,
     PartyAgent,
     PublicScenario,
@@ -124,6 +127,11 @@ class Session:
         self.consensus: dict[str, float] | None = episode.initial_consensus
         self.public: list[PublicTurn] = []
         self._views: dict[str, list[PublicTurn]] = {}  # listeners whose view differs
+        # Seats told their view after every turn (listener -> the seat): people's.
+        self.hearers: dict[str, Hears] = {}
+        for p in parties:
+            if isinstance(p, Hears):
+                self.listen(p.party_id, p)
         self.party_turn = 0
         self.signals: dict[str, Signal] = {}
         self.stated: dict[str, dict[str, Stance]] = {}
@@ -136,6 +144,15 @@ class Session:
     def view(self, listener: str) -> Sequence[PublicTurn]:
         """The dialogue as `listener` has heard it."""
         return self._views.get(listener, self.public) if self._views else self.public
+
+    def listen(self, listener: str, seat: Hears) -> None:
+        """Tell `seat` the view of `listener` now and after every turn from here on."""
+        self.hearers[listener] = seat
+        seat.hear(self.view(listener))
+
+    def _told(self) -> None:
+        for listener, seat in self.hearers.items():
+            seat.hear(self.view(listener))
 
     def deliver(self, turn: Turn, listener: str) -> PublicTurn:
         """What `listener` receives of `turn`: the turn itself unless its delivery says
@@ -167,6 +184,8 @@ class Session:
             view.append(self.deliver(turn, listener) if delivered else shared)
         if self.on_turn is not None:
             self.on_turn(turn)
+        if self.hearers:
+            self._told()
         return turn
 
     def _record_private(self, turn: Turn, audience: Sequence[str]) -> Turn:
@@ -180,6 +199,8 @@ class Session:
             self._views[listener].append(heard)
         if self.on_turn is not None:
             self.on_turn(turn)
+        if self.hearers:
+            self._told()
         return turn
 
     # ---- turns -------------------------------------------------------------------------
@@ -307,13 +328,15 @@ class Session:
         memo: dict[int, Any] = {}
         for shared in self._shared(extra_agents):
             memo[id(shared)] = shared
+        # A fork is a planner's look-ahead: it writes nothing and tells no person anything.
         sink, self.on_turn = self.on_turn, None
+        hearers, self.hearers = self.hearers, {}
         try:
             forked = copy.deepcopy(self, memo)
             for agent in extra_agents:
                 copy.deepcopy(agent, memo)
         finally:
-            self.on_turn = sink
+            self.on_turn, self.hearers = sink, hearers
         return forked, memo
 
     def _shared(self, extra_agents: Sequence[object]) -> list[object]:

@@ -157,21 +157,19 @@ async def seat_page(request: Request) -> Response:
 
 def _seat_view(table: Table, invite: Invite, base: str) -> Response:
     source = table.sources[invite.seat]
-    prompt = source.prompt or source.shown
     done = table.ended.stop_reason if table.ended else table.failed
     body = _render(
         "seat.html",
-        brief=prompt.brief if prompt else "Your brief appears with your first move.",
-        lines=source.dialogue(),
+        brief=source.brief or "Your brief appears once the episode starts.",
+        lines=source.heard,
         prompt=source.prompt,
         action=f"{base}/move",
         done=done,
         answered=invite.answered,
         questionnaire=f"{base}/questions",
     )
-    name = prompt.seat.name if prompt else invite.seat
     return page(
-        f"Your seat: {name}",
+        f"Your seat: {source.name or invite.seat}",
         body,
         message=source.error,
         events=f"{base}/events",

@@ -5,7 +5,9 @@ A seat's page and the episode meet here. The episode (in the server's event loop
 `WebMoves.move(prompt)`; the prompt is kept for the page to show and the call waits for
 `answer(form)`, which validates the post with `moves.validate` and either resolves the
 wait with the `Move` or keeps the `MoveError.reason` for the page to show (the prompt
-stays asked). Every change bumps `version`, which the page's event stream announces.
+stays asked). Between its moves the seat's `hear` keeps the dialogue as delivered to
+that seat (and its brief) up to date, turn by turn, so a waiting page shows the others
+speaking. Every change bumps `version`, which the page's event stream announces.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from disputelab.humans.moves import MoveError, validate
-from disputelab.humans.prompt import Line, Move, SeatPrompt
+from disputelab.humans.prompt import Line, Move, SeatPrompt, SeatRef
 
 
 def token_hash(token: str) -> str:
@@ -64,19 +66,28 @@ class Invite:
 
 @dataclass
 class WebMoves:
-    """A seat's move source: the prompt asked now, the last one shown, and the reason the
-    last post was refused."""
+    """A seat's move source: the prompt asked now, what the seat has heard (its name, its
+    brief and the dialogue as delivered to it, kept up to date by `hear`), and the reason
+    the last post was refused."""
 
     seat: str
     prompt: SeatPrompt | None = None
-    shown: SeatPrompt | None = None  # the last prompt, kept to show the dialogue
+    name: str = ""  # how the table calls the seat's occupant, once the seat has heard
+    brief: str = ""
+    heard: tuple[Line, ...] = ()
     error: str = ""
     version: int = 0
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     _waiting: asyncio.Future[Move] | None = None
 
+    def hear(self, seat: SeatRef, brief: str, transcript: tuple[Line, ...]) -> None:
+        """The seat's dialogue after a turn (only its own view): the page reloads."""
+        self.name, self.brief, self.heard = seat.name, brief, transcript
+        self.bump()
+
     async def move(self, prompt: SeatPrompt) -> Move:
-        self.prompt = self.shown = prompt
+        self.prompt = prompt
+        self.name, self.brief, self.heard = prompt.seat.name, prompt.brief, prompt.transcript
         self.error = ""
         self._waiting = asyncio.get_running_loop().create_future()
         self.bump()
@@ -99,9 +110,6 @@ class WebMoves:
             return exc.reason
         self._waiting.set_result(move)
         return ""
-
-    def dialogue(self) -> tuple[Line, ...]:
-        return self.shown.transcript if self.shown else ()
 
     def bump(self) -> None:
         """Tell the page's event stream that something changed."""

@@ -176,3 +176,24 @@ def test_a_bad_run_option_is_one_line_before_anything_is_served(tmp_path: Path) 
     )  # fmt: skip
     assert done.returncode == 2 and "nosuch" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_a_waiting_seat_sees_its_own_brief_and_the_dialogue_live(
+    hosted: tuple[TestClient, dict[str, str], Path, object],
+) -> None:
+    """Before its first move, and while the other seat is asked, a seat's page shows its
+    own brief and the turns spoken so far, never the other party's brief."""
+    client, tokens, _, table = hosted
+    sources = table.sources  # type: ignore[attr-defined]
+    for _ in range(2000):  # polled, never timed: one seat is asked, the other waits
+        if any(s.prompt is not None for s in sources.values()):
+            break
+        client.get(f"/s/{tokens[SEATS[0]]}")
+    asked = next(k for k, s in sources.items() if s.prompt is not None)
+    waiting = next(k for k in SEATS if k != asked)
+    assert sources[waiting].prompt is None
+    assert sources[waiting].brief and sources[waiting].brief != sources[asked].brief
+    assert "Only you can read what follows" in sources[waiting].brief
+    # No rewrites at this table: both seats have heard the same turns, up to the turn asked.
+    heard = [(line.index, line.text) for line in sources[waiting].heard]
+    assert heard == [(line.index, line.text) for line in sources[asked].prompt.transcript]

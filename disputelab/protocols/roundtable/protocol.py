@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -150,6 +151,7 @@ class RoundTable(DisputeProtocol):
     turn_budget = "budget"
     turn_budget_unit = "party turns"
     Params = RoundTableParams
+    heard_as = MappingProxyType({"mediator": "mediator"})  # the mediator's seat hears as one
     seats = (
         Seat("parties", PARTY, per_party=True),
         Seat("mediator", MEDIATOR, optional=True, default="none", default_with_model="none"),

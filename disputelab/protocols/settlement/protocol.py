@@ -13,6 +13,7 @@ model, or the red team), so every method meets the same opponents.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from disputelab.agents.base import Agent
@@ -125,6 +126,7 @@ class Settlement(DisputeProtocol):
     turn_budget = "round_limit"
     turn_budget_unit = "counsel turns"
     Params = SettlementParams
+    heard_as = MappingProxyType({"mediator": "mediator"})  # the mediator's seat hears as one
     seats = (
         Seat("parties", SETTLEMENT_PARTY, per_party=True, default="rule", default_with_model="llm"),
         Seat(

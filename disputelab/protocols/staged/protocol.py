@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
@@ -102,6 +103,7 @@ class Staged(DisputeProtocol):
     turn_budget = "rounds"
     turn_budget_unit = "bargaining rounds"
     Params = StagedParams
+    heard_as = MappingProxyType({"mediator": "mediator"})  # the mediator's seat hears as one
     seats = (
         Seat("parties", PARTY, per_party=True),
         Seat("mediator", STAGED_MEDIATOR, default="rule", default_with_model="llm"),
