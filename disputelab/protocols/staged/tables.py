@@ -5,6 +5,8 @@
 - causes (Table 6): rows Default and + each cause; reference row + Information Conflict;
 - expertise (Table 7): one row per mediator, ROUGE-L of the points of contention and
   legal-basis recall without retrieval and with the top 3, 5 and 10 bases; reference w/o EK.
+  Beside ROUGE-L, its floor: the best of a few fixed sentences that ignore the case,
+  scored against the same cases' gold points (see `rouge_floor`).
 
 Every test is paired, case against the same case under the reference row: McNemar on
 success (SR), Wilcoxon signed-rank on per-case scores for Sat, Con, LR, ROUGE-L and
@@ -27,7 +29,11 @@ from typing import Any
 from disputelab.evaluation.averaging import reason_of
 from disputelab.evaluation.inference import Key, cluster_ci, paired_scenario_test
 from disputelab.protocols.staged.evaluation import bertscore, legal_judges
-from disputelab.protocols.staged.evaluation.agentmediation import EVALUATOR
+from disputelab.protocols.staged.evaluation.agentmediation import (
+    CONSTANT_METRIC,
+    EVALUATOR,
+    constant_points,
+)
 from disputelab.protocols.staged.strategies import strategy_points_table
 from disputelab.scenario.causes import dispute_causes
 from disputelab.store.sqlite import Store
@@ -76,6 +82,8 @@ class Cell:
     parties: dict[Key, list[float]] = field(default_factory=dict)
     judged: bool = False  # Con and LR come from the third-party judge, not the stand-ins
     bert_models: set[str] = field(default_factory=set)  # BERTScore's models, if it ran
+    # ROUGE-L of each fixed sentence against the case's gold points, and the case's language
+    constants: dict[Key, tuple[str, list[float]]] = field(default_factory=dict)
 
 
 # The judge's metrics that replace the stand-ins' in the Con and LR columns.
@@ -118,6 +126,11 @@ def staged_cells(store: Store, run_id: str) -> dict[tuple[str, str], Cell]:
                 if math.isnan(s.value):
                     why[s.metric] = reason_of(s.explanation)
             if s.evaluator != EVALUATOR:
+                continue
+            if s.metric == CONSTANT_METRIC:
+                if "per_constant" in s.detail:
+                    scores = [float(x) for x in s.detail["per_constant"]]
+                    cell.constants[key] = (str(s.detail.get("language", "en")), scores)
                 continue
             values[s.metric] = s.value
             if math.isnan(s.value):
@@ -167,6 +180,51 @@ def cell_text(
         text = marks.resolve([text])[0]
     missing = [cell.why.get(k, {}).get(metric, NOT_SCORED) for k, x in xs.items() if math.isnan(x)]
     return text + (undefined or Undefined()).note(missing)
+
+
+@dataclass(frozen=True)
+class Floor:
+    """ROUGE-L's constant-text floor over some cases: the best fixed sentence's mean."""
+
+    value: float
+    index: int  # which sentence of `constant_points`, 0-based
+    languages: tuple[str, ...]
+    cases: int
+
+
+def rouge_floor(cells: list[Cell | None]) -> Floor | None:
+    """The best fixed sentence's mean ROUGE-L over the cases of `cells` (each case once,
+    as the mediators' ROUGE-L column counts it), or None when none was scored."""
+    per_case: dict[str, tuple[str, list[float]]] = {}
+    for cell in cells:
+        for key, scored in getattr(cell, "constants", {}).items():
+            per_case.setdefault(key[0], scored)
+    rows = [(lang, [x for x in xs if not math.isnan(x)]) for lang, xs in per_case.values()]
+    rows = [(lang, xs) for lang, xs in rows if xs]
+    if not rows:
+        return None
+    width = min(len(xs) for _, xs in rows)
+    means = [math.fsum(xs[i] for _, xs in rows) / len(rows) for i in range(width)]
+    best = max(range(width), key=lambda i: means[i])
+    return Floor(means[best], best, tuple(sorted({lang for lang, _ in rows})), len(rows))
+
+
+def floor_text(floor: Floor | None) -> str:
+    return "-" if floor is None else f"{floor.value:.4f} (#{floor.index + 1})"
+
+
+def floor_note(floor: Floor | None) -> str:
+    """What the constant was and why it is shown, for the table's note."""
+    if floor is None:
+        return ""
+    texts = "; ".join(f"'{constant_points(lang)[floor.index]}'" for lang in floor.languages)
+    return (
+        f"ROUGE-L floor: the mean ROUGE-L F1 over the same {floor.cases} cases of a fixed text "
+        f"that ignores the case, the best of the stated sentences (#{floor.index + 1}: "
+        f"{texts}; `CONSTANT_POINTS` lists them all). The gold points share a stock wording, "
+        "so such a text scores well above 0: a mediator's ROUGE-L means something only "
+        "above this floor."
+    )
 
 
 def _n(*cells: Cell | None) -> str:
@@ -249,7 +307,8 @@ def expertise_table(cells: dict[tuple[str, str], Cell], mediators: list[str]) ->
     5, 10 bases (BM25's, or the case's stored retrieval list's)."""
     marks, undefined = Markers(), Undefined()
     bert = [bertscore.METRIC] if any(c.bert_models for c in cells.values()) else []
-    head = [*(HEADERS[m] for m in bert), "ROUGE-L F1↑", "w/o EK", "w/ EK top-3"]
+    head = [*(HEADERS[m] for m in bert), "ROUGE-L F1↑", "ROUGE-L floor", "w/o EK"]
+    head.append("w/ EK top-3")
     head += ["w/ EK top-5", "w/ EK top-10", "n"]
     lines = [_row("Mediator", head), "|---" * (len(head) + 1) + "|"]
     for med in mediators:
@@ -265,6 +324,7 @@ def expertise_table(cells: dict[tuple[str, str], Cell], mediators: list[str]) ->
             for metric in [*bert, "points_rouge_l"]:
                 mean = per_case_mean([cells.get((c, med)) for c in levels], metric)
                 row.append(cell_text(mean, metric, None, marks, undefined))
+            row.append(floor_text(rouge_floor([cells.get((c, med)) for c in levels])))
             row += [
                 cell_text(cells.get((c, med)), "legal_basis_recall", ref, marks, undefined)
                 for c in levels
@@ -301,12 +361,15 @@ def generic_table(cells: dict[tuple[str, str], Cell], conditions: list[str]) -> 
     marks, undefined = Markers(), Undefined()
     bert = any(c.bert_models for c in cells.values())
     metrics = [*OUTCOME, *(m for m in SOLUTION if bert or m != bertscore.METRIC)]
-    lines = [_row("condition | mediator", [*(HEADERS[m] for m in metrics), "n"])]
-    lines.append("|---" * (len(metrics) + 3) + "|")
+    at = metrics.index("points_rouge_l") + 1
+    heads = [HEADERS[m] for m in metrics]
+    lines = [_row("condition | mediator", [*heads[:at], "ROUGE-L floor", *heads[at:], "n"])]
+    lines.append("|---" * (len(metrics) + 4) + "|")
     order = {c: i for i, c in enumerate(conditions)}
     for cond, med in sorted(cells, key=lambda k: (k[1], order.get(k[0], 99))):
         ref = cells.get((conditions[0], med))
         row = [cell_text(cells[(cond, med)], m, ref, marks, undefined) for m in metrics]
+        row.insert(at, floor_text(rouge_floor([cells[(cond, med)]])))
         lines.append(_row(f"{cond} | {med}", [*row, _n(cells[(cond, med)])]))
     return _finish(lines, marks, undefined)
 
@@ -363,5 +426,7 @@ def staged_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
     for title, (table, notes) in sections:
         lines += [f"## {title}", "", *table, ""]
         lines += [x for note in notes for x in (note, "")]
+    note = floor_note(rouge_floor(list(cells.values())))
+    lines += [note, ""] if note else []
     lines.append(NOTE)
     return "\n".join(lines) + "\n"
