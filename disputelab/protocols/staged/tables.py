@@ -84,6 +84,9 @@ class Cell:
     bert_models: set[str] = field(default_factory=set)  # BERTScore's models, if it ran
     # ROUGE-L of each fixed sentence against the case's gold points, and the case's language
     constants: dict[Key, tuple[str, list[float]]] = field(default_factory=dict)
+    # Sat's structural range for rule parties: (parties, lowest, highest, unrejected
+    # lowest, unrejected highest), summed levels (see `satisfaction_range`)
+    reach: dict[Key, tuple[float, ...]] = field(default_factory=dict)
 
 
 # The judge's metrics that replace the stand-ins' in the Con and LR columns.
@@ -138,6 +141,8 @@ def staged_cells(store: Store, run_id: str) -> dict[tuple[str, str], Cell]:
             if s.metric == "satisfaction" and "levels" in s.detail:
                 counts = [int(c) for c in s.detail["levels"]]
                 cell.parties[key] = [i / 4 * 100 for i, c in enumerate(counts) for _ in range(c)]
+            if s.metric == "satisfaction" and "reachable" in s.detail:
+                cell.reach[key] = tuple(float(x) for x in s.detail["reachable"])
         if judged:
             cell.judged = True
             why = {m: r for m, r in why.items() if m not in judged} | judged_why
@@ -225,6 +230,42 @@ def floor_note(floor: Floor | None) -> str:
         "so such a text scores well above 0: a mediator's ROUGE-L means something only "
         "above this floor."
     )
+
+
+def sat_range(cells: list[Cell | None]) -> tuple[float, float, float, float] | None:
+    """Sat's structural range for rule parties over the cases of `cells`, on Sat's own
+    scale (the mean of every party's level, x25): (lowest, highest) over every package,
+    then over the packages no party rejects (NaN when some case has none). None when no
+    case has a range (not rule-playable, or scored before it was recorded)."""
+    per_case: dict[str, tuple[float, ...]] = {}
+    for cell in cells:
+        for key, reach in getattr(cell, "reach", {}).items():
+            per_case.setdefault(key[0], reach)
+    if not per_case:
+        return None
+    parties = math.fsum(r[0] for r in per_case.values())
+    sums = [math.fsum(r[i] for r in per_case.values()) / parties * 25 for i in (1, 2, 3, 4)]
+    return sums[0], sums[1], sums[2], sums[3]
+
+
+def sat_range_text(reach: tuple[float, float, float, float] | None) -> str:
+    if reach is None:
+        return "-"
+    low, high, ulow, uhigh = reach
+    unrejected = "none" if math.isnan(ulow) else f"{ulow:.1f}-{uhigh:.1f}"
+    return f"{low:.1f}-{high:.1f}; unrejected {unrejected}"
+
+
+SAT_RANGE_NOTE = (
+    "Sat range: where Sat can lie at all with rule parties, on the same cases and scale. A "
+    "rule party's satisfaction depends on the proposal alone (its place between the "
+    "party's fallback and its best package, in five bands; an infeasible one is 'very "
+    "low'), so the first range is the least and greatest Sat over every package the "
+    "mediator could propose in each case; 'unrejected' is the same over the packages that "
+    "no party rejects (none below its fallback, none with an option it cannot accept), the "
+    "only ones a mediation can succeed with. For LLM parties it is only the rule parties' "
+    "range."
+)
 
 
 def _n(*cells: Cell | None) -> str:
@@ -363,13 +404,15 @@ def generic_table(cells: dict[tuple[str, str], Cell], conditions: list[str]) -> 
     metrics = [*OUTCOME, *(m for m in SOLUTION if bert or m != bertscore.METRIC)]
     at = metrics.index("points_rouge_l") + 1
     heads = [HEADERS[m] for m in metrics]
-    lines = [_row("condition | mediator", [*heads[:at], "ROUGE-L floor", *heads[at:], "n"])]
-    lines.append("|---" * (len(metrics) + 4) + "|")
+    heads = [heads[0], heads[1], "Sat range", *heads[2:at], "ROUGE-L floor", *heads[at:]]
+    lines = [_row("condition | mediator", [*heads, "n"])]
+    lines.append("|---" * (len(heads) + 3) + "|")
     order = {c: i for i, c in enumerate(conditions)}
     for cond, med in sorted(cells, key=lambda k: (k[1], order.get(k[0], 99))):
         ref = cells.get((conditions[0], med))
         row = [cell_text(cells[(cond, med)], m, ref, marks, undefined) for m in metrics]
         row.insert(at, floor_text(rouge_floor([cells[(cond, med)]])))
+        row.insert(2, sat_range_text(sat_range([cells[(cond, med)]])))
         lines.append(_row(f"{cond} | {med}", [*row, _n(cells[(cond, med)])]))
     return _finish(lines, marks, undefined)
 
@@ -428,5 +471,8 @@ def staged_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
         lines += [x for note in notes for x in (note, "")]
     note = floor_note(rouge_floor(list(cells.values())))
     lines += [note, ""] if note else []
+    reach = sat_range(list(cells.values()))
+    if reach is not None:
+        lines += [f"{SAT_RANGE_NOTE} Over every case of this run: {sat_range_text(reach)}.", ""]
     lines.append(NOTE)
     return "\n".join(lines) + "\n"

@@ -12,6 +12,10 @@ case's gold points of contention (ROUGE-L F1) and legal bases (recall), averaged
 two proposals as the paper does. ROUGE-L is on CJK characters unless `rouge` asks for the
 paper's jieba words ("jieba") or its words and scorer ("paper"); the explanation says which.
 
+Sat's range: `satisfaction`'s detail["reachable"] holds the structural range of the
+case's summed levels under the rule parties' verdict rule (`satisfaction_range`): over
+every package, and over those no party rejects.
+
 ROUGE-L's floor: `points_rouge_l_constant` scores each of a few fixed sentences
 (`CONSTANT_POINTS`, in the case's language) against the same gold points, whatever the
 mediator said; its value is the first sentence's F1 and its detail holds every
@@ -24,8 +28,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from disputelab.agents.parties.satisfaction_range import satisfaction_range
 from disputelab.consensus import consensus_score
-from disputelab.episode import SATISFACTION, Episode, Intervention, Status
+from disputelab.episode import SATISFACTION, Episode, Intervention, Status, Verdict
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.outcomes import (
     ROUGE_STYLES,
@@ -39,7 +44,7 @@ from disputelab.scenario.schema import Scenario
 EVALUATOR = "agentmediation"
 # 2: law names compared by their short form; 3: an article is read past bracketed notes
 # after the title, so two articles of one regulation no longer collapse into its title.
-# 4: points_rouge_l_constant, the constant-text floor of ROUGE-L.
+# 4: points_rouge_l_constant, the constant-text floor of ROUGE-L, and Sat's reachable range.
 VERSION = "4"
 # Metric name -> column header in the paper's tables, in the paper's order.
 OUTCOME_COLUMNS = {
@@ -110,6 +115,25 @@ def _mean(results: Sequence[MetricResult], what: str) -> MetricResult:
     )
 
 
+def _satisfaction(verdicts: Sequence[Verdict], scenario: Scenario) -> MetricResult:
+    """The pooled labels, with their counts per level and, where rule parties can play
+    the case, the range they can reach at all (summed levels, 0-4 each)."""
+    sat = likert_score([v.satisfaction for v in verdicts])
+    sat.detail["levels"] = [
+        sum(1 for v in verdicts if v.satisfaction == label) for label in SATISFACTION
+    ]
+    reach = satisfaction_range(scenario)
+    if reach is not None:
+        sat.detail["reachable"] = [
+            reach.parties,
+            reach.lowest,
+            reach.highest,
+            reach.unrejected_lowest,
+            reach.unrejected_highest,
+        ]
+    return sat
+
+
 def score_staged(
     episode: Episode, scenario: Scenario, rouge: RougeStyle = "char"
 ) -> dict[str, MetricResult]:
@@ -126,11 +150,7 @@ def score_staged(
             100.0 if ok else 0.0,
             f"{sum(v.decision == 'accept' for v in verdicts)} of {len(verdicts)} parties accepted",
         )
-        sat = likert_score([v.satisfaction for v in verdicts])
-        sat.detail["levels"] = [
-            sum(1 for v in verdicts if v.satisfaction == label) for label in SATISFACTION
-        ]
-        out["satisfaction"] = sat
+        out["satisfaction"] = _satisfaction(verdicts, scenario)
         against = sum(
             1.0 if v.decision == "reject" else 0.5 if v.decision == "uncertain" else 0.0
             for v in verdicts

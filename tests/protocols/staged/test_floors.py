@@ -1,5 +1,6 @@
-"""ROUGE-L's constant-text floor: fixed sentences that ignore the case, scored against the
-same gold points as the mediator, the best one's mean shown beside the ROUGE-L column."""
+"""Floors and ceilings in the staged tables: ROUGE-L's constant-text floor (fixed sentences
+that ignore the case, scored against the same gold points as the mediator, the best one's
+mean shown beside ROUGE-L) and Sat's structural range with rule parties, beside Sat."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from disputelab.protocols.staged.tables import (
     floor_text,
     generic_table,
     rouge_floor,
+    sat_range,
+    sat_range_text,
 )
 from disputelab.scenario.library import builtin_scenarios
 
@@ -77,3 +80,24 @@ def test_a_staged_episode_scores_the_floor_on_the_cases_gold() -> None:
         rouge_l_f1(t, gold).value for t in constant_points(scenario.language)
     ]
     assert not math.isnan(scores[CONSTANT_METRIC].value)
+
+
+def test_sat_range_pools_parties_like_sat_and_is_shown_beside_it() -> None:
+    """Two cases: 2 parties reaching summed levels 0-4 (unrejected 1-3), 3 parties 0-6
+    (unrejected 3-6): pooled over 5 parties, x25 -> 0-50, unrejected 20-45."""
+    cell = _cell({"a": [0.1], "b": [0.1]})
+    cell.reach = {("a", 0): (2, 0, 4, 1, 3), ("a", 1): (2, 0, 4, 1, 3), ("b", 0): (3, 0, 6, 3, 6)}
+    assert sat_range([cell]) == (0.0, 50.0, 20.0, 45.0)
+    assert sat_range_text(sat_range([cell])) == "0.0-50.0; unrejected 20.0-45.0"
+    cell.reach[("b", 0)] = (3, 0, 6, math.nan, math.nan)
+    assert sat_range_text(sat_range([cell])) == "0.0-50.0; unrejected none"
+    (head, _, row), _ = generic_table({("general", "rule"): cell}, ["general"])
+    at = [h.strip() for h in head.split("|")].index("Sat range")
+    assert at == [h.strip() for h in head.split("|")].index("Sat↑") + 1
+    assert row.split("|")[at].strip() == "0.0-50.0; unrejected none"
+    assert sat_range([Cell()]) is None and sat_range_text(None) == "-"
+
+
+def test_all_cells_has_one_separator_per_column() -> None:
+    (head, rule, _), _ = generic_table({("general", "rule"): _cell({"a": [0.1]})}, ["general"])
+    assert head.count("|") == rule.count("|")
