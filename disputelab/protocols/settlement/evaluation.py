@@ -7,6 +7,12 @@
   undefined (NaN), so a table's mean divides by the settled episodes.
 - `sr_acc10`, `sr_acc20`, `sr_acc30` (SR x Acc@tau): the same hit over every episode, an
   unsettled one counting 0, so the mean is the unconditional rate.
+- `zone_acc10`, `zone_acc20`, `zone_acc30` (Acc@tau's floor and ceiling): the share of the
+  zone between the two counsel's walk-aways (the amounts they actually stop at: the BATNA
+  reservations under `walk_away: batna`, the scenario's under `walk_away: scenario`) that
+  lies within tau of the judgment. 1 means any deal the counsel can sign scores a hit, so
+  Acc@tau cannot separate methods on that case; 0 means none can. Defined whether or not
+  the episode settled; undefined without a reference, a recorded BATNA or a non-empty zone.
 - `rounds`: counsel turns to settlement (undefined without one).
 - `violations`: compliance violations the auditor found during the episode (0 without an
   auditor: nobody looked).
@@ -50,7 +56,8 @@ from disputelab.protocols.settlement.flow import UNAUDITED
 from disputelab.scenario.schema import Scenario
 
 EVALUATOR = "settleagent"
-VERSION = "2"
+# 3: zone_acc10/20/30, the share of the walk-away zone that Acc@tau would count a hit.
+VERSION = "3"
 TAUS = (0.10, 0.20, 0.30)
 UNAUDITED_HEAD = f"Agreement signed {UNAUDITED}"
 COLUMNS = {"success": "SR", "acc10": "Acc@10%", "acc20": "Acc@20%", "acc30": "Acc@30%"}
@@ -102,6 +109,58 @@ def accuracy(
     return hit, hit
 
 
+def zone_share(low: float, high: float, reference: float, tau: float) -> float:
+    """The share of the amounts in [low, high] that lie within tau of `reference`
+    (|A - A*| / A* <= tau), by length; a one-point zone is 1 or 0. NaN when the zone is
+    empty (low > high) or there is no positive reference."""
+    if reference <= 0 or low > high:
+        return math.nan
+    lo, hi = reference * (1 - tau), reference * (1 + tau)
+    if high == low:
+        return 1.0 if within(low, reference, tau) else 0.0
+    return max(0.0, min(high, hi) - max(low, lo)) / (high - low)
+
+
+def walk_away_zone(episode: Episode, scenario: Scenario) -> tuple[float, float] | None:
+    """[plaintiff's walk-away, defendant's walk-away] as the counsel used them: the BATNA
+    reservations the analyst recorded, or under `walk_away: scenario` the scenario's own
+    amounts (the BATNA's where a side has none), as `protocol.walk_away` sets them. None
+    without a recorded BATNA or an amount term."""
+    batna = batna_of(episode)
+    if batna is None or not scenario.terms or len(scenario.parties) != 2:
+        return None
+    if walk_away_of(episode) != "scenario":
+        return batna.reservation("plaintiff"), batna.reservation("defendant")
+    own = scenario.terms[0].reservations
+    plaintiff, defendant = (p.id for p in scenario.parties)
+    return (
+        own.get(plaintiff, batna.reservation("plaintiff")),
+        own.get(defendant, batna.reservation("defendant")),
+    )
+
+
+def _zone_scores(episode: Episode, scenario: Scenario) -> dict[str, MetricResult]:
+    reference = scenario.terms[0].reference if scenario.terms else None
+    zone = walk_away_zone(episode, scenario)
+    out: dict[str, MetricResult] = {}
+    for tau in TAUS:
+        name = f"zone_acc{round(tau * 100)}"
+        if reference is None or reference <= 0:
+            out[name] = _nan("no known judgment amount")
+        elif zone is None:
+            out[name] = _nan("no BATNA recorded")
+        elif zone[0] > zone[1]:
+            out[name] = _nan(f"empty zone: walk-aways {zone[0]:,.2f} > {zone[1]:,.2f}")
+        else:
+            share = zone_share(zone[0], zone[1], reference, tau)
+            out[name] = MetricResult(
+                share,
+                f"{share:.0%} of the walk-away zone [{zone[0]:,.2f}, {zone[1]:,.2f}] is within "
+                f"{tau:.0%} of the judgment {reference:,.2f}",
+            )
+    return out
+
+
 def score_settlement(episode: Episode, scenario: Scenario) -> dict[str, MetricResult]:
     outcome = episode.outcome
     if outcome is None:
@@ -143,6 +202,7 @@ def score_settlement(episode: Episode, scenario: Scenario) -> dict[str, MetricRe
     )
     out["violations"] = MetricResult(float(found), "violations the auditor found")
     out.update(_batna_scores(episode, settled, amount))
+    out.update(_zone_scores(episode, scenario))
     if settled:
         report = audit(amount, signed_clauses(episode), scenario.language)
         out["risky_agreement"] = MetricResult(
@@ -228,7 +288,7 @@ register_evaluator(
         EVALUATOR,
         VERSION,
         "SettleAgent's SR, Acc@10/20/30 (settled-only and x SR), rounds, "
-        "compliance violations and surplus over BATNA",
+        "compliance violations, surplus over BATNA and the walk-away zone's Acc@tau share",
         _score,
         on_demand=False,
     )

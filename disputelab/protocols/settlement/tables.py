@@ -7,6 +7,9 @@
 - Ablations (Table 3): rows w/o Compliance, w/o Aid, w/o Tree, w/o RoT and the full
   system, on SR and Acc@10/20/30 (w/o Tree is the direct counsel: without a tree there is
   nothing for RoT to reflect on either).
+- Acc@tau's floor and ceiling: per method, the cases where every amount between the two
+  counsel's walk-aways is within tau of the judgment (any deal scores, so the column
+  cannot separate methods there) and those where none is (no deal can score).
 - Planning against direct: the paired difference (MCTS minus direct, same case and
   replicate) in SR, surplus and SR x Acc@20 with its cluster t CI (tested once, in the
   methods table; w/o Tree against the full system likewise).
@@ -136,6 +139,54 @@ def _table(
     return [*lines, "", *(n for n in (marks.footnote(), undefined.footnote()) if n)]
 
 
+ZONE_TAUS = (10, 20, 30)
+ZONE_NOTE = (
+    "Acc@τ's floor and ceiling: the zone is the amounts between the two counsel's "
+    "walk-aways, where they actually stop (the BATNA reservations under `walk_away: batna`, "
+    "the scenario's own under `walk_away: scenario`); every signed deal lies in it. 'any "
+    "deal hits': cases in which every amount of the zone is within τ of the judgment, so "
+    "every method that settles scores there; 'no deal can': cases where no amount of the "
+    "zone is, so none does. Only the cases in neither count can separate methods on Acc@τ. "
+    "'mean share': the zone's share within τ, averaged over cases."
+)
+
+
+def case_zone_shares(cell: dict[Key, dict[str, float]], tau: int) -> dict[str, list[float]]:
+    """Case -> the zone's Acc@tau share of each of its episodes, where defined."""
+    out: dict[str, list[float]] = defaultdict(list)
+    for (sid, _), values in cell.items():
+        x = values.get(f"zone_acc{tau}", math.nan)
+        if not math.isnan(x):
+            out[sid].append(x)
+    return out
+
+
+def zone_counts(shares: dict[str, list[float]]) -> tuple[int, int, int, float]:
+    """(cases where any deal hits in every episode, cases where none can in every
+    episode, cases with a zone, mean share over cases)."""
+    cases = [xs for xs in shares.values() if xs]
+    forced = sum(1 for xs in cases if min(xs) >= 1 - 1e-9)
+    impossible = sum(1 for xs in cases if max(xs) <= 1e-9)
+    mean = math.fsum(math.fsum(xs) / len(xs) for xs in cases) / len(cases) if cases else math.nan
+    return forced, impossible, len(cases), mean
+
+
+def zone_table(cells: Cells, methods: list[str]) -> list[str]:
+    """Acc@tau's floor and ceiling per method (see ZONE_NOTE); [] for runs scored before
+    the zone was recorded."""
+    head = [f"Acc@{t}%: any deal hits / no deal can / mean share" for t in ZONE_TAUS]
+    lines = ["| Method | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
+    shown = False
+    for method in methods:
+        row = []
+        for tau in ZONE_TAUS:
+            forced, impossible, n, mean = zone_counts(case_zone_shares(cells[method], tau))
+            shown = shown or n > 0
+            row.append(f"{forced} / {impossible} of {n} cases / {mean:.0%}" if n else "-")
+        lines.append(f"| {method} | " + " | ".join(row) + " |")
+    return [*lines, "", ZONE_NOTE] if shown else []
+
+
 def planning_difference(cells: Cells, planner: str, direct: str) -> list[str]:
     """MCTS minus direct, paired by case and replicate, with cluster t CIs. The same
     contrasts are tested in the methods table (its markers, one family): they are not
@@ -180,6 +231,9 @@ def settlement_markdown(store: Store, run_id: str, config: dict[str, Any]) -> st
         # table's mcts-against-direct test, which is not repeated in a second family.
         again = frozenset({direct} if direct and prefix + "mcts" in cells else ())
         out += _table(cells, why, ablations, PAPER, prefix + "mcts", again)
+    zones = zone_table(cells, [m for m, _ in main])
+    if zones:
+        out += ["", "## Acc@τ's floor and ceiling: deals between the walk-aways", "", *zones]
     if direct and prefix + "mcts" in cells:
         out += ["", "## Planning against direct counsel (paired by case and replicate)", ""]
         out += planning_difference(cells, prefix + "mcts", direct)

@@ -5,6 +5,8 @@
 - causes (Table 6): rows Default and + each cause; reference row + Information Conflict;
 - expertise (Table 7): one row per mediator, ROUGE-L of the points of contention and
   legal-basis recall without retrieval and with the top 3, 5 and 10 bases; reference w/o EK.
+  Beside ROUGE-L, its floor: the best of a few fixed sentences that ignore the case,
+  scored against the same cases' gold points (see `rouge_floor`).
 
 Every test is paired, case against the same case under the reference row: McNemar on
 success (SR), Wilcoxon signed-rank on per-case scores for Sat, Con, LR, ROUGE-L and
@@ -27,7 +29,11 @@ from typing import Any
 from disputelab.evaluation.averaging import reason_of
 from disputelab.evaluation.inference import Key, cluster_ci, paired_scenario_test
 from disputelab.protocols.staged.evaluation import bertscore, legal_judges
-from disputelab.protocols.staged.evaluation.agentmediation import EVALUATOR
+from disputelab.protocols.staged.evaluation.agentmediation import (
+    CONSTANT_METRIC,
+    EVALUATOR,
+    constant_points,
+)
 from disputelab.protocols.staged.strategies import strategy_points_table
 from disputelab.scenario.causes import dispute_causes
 from disputelab.store.sqlite import Store
@@ -76,6 +82,11 @@ class Cell:
     parties: dict[Key, list[float]] = field(default_factory=dict)
     judged: bool = False  # Con and LR come from the third-party judge, not the stand-ins
     bert_models: set[str] = field(default_factory=set)  # BERTScore's models, if it ran
+    # ROUGE-L of each fixed sentence against the case's gold points, and the case's language
+    constants: dict[Key, tuple[str, list[float]]] = field(default_factory=dict)
+    # Sat's structural range for rule parties: (parties, lowest, highest, unrejected
+    # lowest, unrejected highest), summed levels (see `satisfaction_range`)
+    reach: dict[Key, tuple[float, ...]] = field(default_factory=dict)
 
 
 # The judge's metrics that replace the stand-ins' in the Con and LR columns.
@@ -119,12 +130,19 @@ def staged_cells(store: Store, run_id: str) -> dict[tuple[str, str], Cell]:
                     why[s.metric] = reason_of(s.explanation)
             if s.evaluator != EVALUATOR:
                 continue
+            if s.metric == CONSTANT_METRIC:
+                if "per_constant" in s.detail:
+                    scores = [float(x) for x in s.detail["per_constant"]]
+                    cell.constants[key] = (str(s.detail.get("language", "en")), scores)
+                continue
             values[s.metric] = s.value
             if math.isnan(s.value):
                 why[s.metric] = reason_of(s.explanation)
             if s.metric == "satisfaction" and "levels" in s.detail:
                 counts = [int(c) for c in s.detail["levels"]]
                 cell.parties[key] = [i / 4 * 100 for i, c in enumerate(counts) for _ in range(c)]
+            if s.metric == "satisfaction" and "reachable" in s.detail:
+                cell.reach[key] = tuple(float(x) for x in s.detail["reachable"])
         if judged:
             cell.judged = True
             why = {m: r for m, r in why.items() if m not in judged} | judged_why
@@ -167,6 +185,87 @@ def cell_text(
         text = marks.resolve([text])[0]
     missing = [cell.why.get(k, {}).get(metric, NOT_SCORED) for k, x in xs.items() if math.isnan(x)]
     return text + (undefined or Undefined()).note(missing)
+
+
+@dataclass(frozen=True)
+class Floor:
+    """ROUGE-L's constant-text floor over some cases: the best fixed sentence's mean."""
+
+    value: float
+    index: int  # which sentence of `constant_points`, 0-based
+    languages: tuple[str, ...]
+    cases: int
+
+
+def rouge_floor(cells: list[Cell | None]) -> Floor | None:
+    """The best fixed sentence's mean ROUGE-L over the cases of `cells` (each case once,
+    as the mediators' ROUGE-L column counts it), or None when none was scored."""
+    per_case: dict[str, tuple[str, list[float]]] = {}
+    for cell in cells:
+        for key, scored in getattr(cell, "constants", {}).items():
+            per_case.setdefault(key[0], scored)
+    rows = [(lang, [x for x in xs if not math.isnan(x)]) for lang, xs in per_case.values()]
+    rows = [(lang, xs) for lang, xs in rows if xs]
+    if not rows:
+        return None
+    width = min(len(xs) for _, xs in rows)
+    means = [math.fsum(xs[i] for _, xs in rows) / len(rows) for i in range(width)]
+    best = max(range(width), key=lambda i: means[i])
+    return Floor(means[best], best, tuple(sorted({lang for lang, _ in rows})), len(rows))
+
+
+def floor_text(floor: Floor | None) -> str:
+    return "-" if floor is None else f"{floor.value:.4f} (#{floor.index + 1})"
+
+
+def floor_note(floor: Floor | None) -> str:
+    """What the constant was and why it is shown, for the table's note."""
+    if floor is None:
+        return ""
+    texts = "; ".join(f"'{constant_points(lang)[floor.index]}'" for lang in floor.languages)
+    return (
+        f"ROUGE-L floor: the mean ROUGE-L F1 over the same {floor.cases} cases of a fixed text "
+        f"that ignores the case, the best of the stated sentences (#{floor.index + 1}: "
+        f"{texts}; `CONSTANT_POINTS` lists them all). The gold points share a stock wording, "
+        "so such a text scores well above 0: a mediator's ROUGE-L means something only "
+        "above this floor."
+    )
+
+
+def sat_range(cells: list[Cell | None]) -> tuple[float, float, float, float] | None:
+    """Sat's structural range for rule parties over the cases of `cells`, on Sat's own
+    scale (the mean of every party's level, x25): (lowest, highest) over every package,
+    then over the packages no party rejects (NaN when some case has none). None when no
+    case has a range (not rule-playable, or scored before it was recorded)."""
+    per_case: dict[str, tuple[float, ...]] = {}
+    for cell in cells:
+        for key, reach in getattr(cell, "reach", {}).items():
+            per_case.setdefault(key[0], reach)
+    if not per_case:
+        return None
+    parties = math.fsum(r[0] for r in per_case.values())
+    sums = [math.fsum(r[i] for r in per_case.values()) / parties * 25 for i in (1, 2, 3, 4)]
+    return sums[0], sums[1], sums[2], sums[3]
+
+
+def sat_range_text(reach: tuple[float, float, float, float] | None) -> str:
+    if reach is None:
+        return "-"
+    low, high, ulow, uhigh = reach
+    unrejected = "none" if math.isnan(ulow) else f"{ulow:.1f}-{uhigh:.1f}"
+    return f"{low:.1f}-{high:.1f}; unrejected {unrejected}"
+
+
+SAT_RANGE_NOTE = (
+    "Sat range: where Sat can lie at all with rule parties, on the same cases and scale. A "
+    "rule party's satisfaction depends on the proposal alone (its place between the "
+    "party's fallback and its best package, in five bands; an infeasible one is 'very "
+    "low'), so the first range is the least and greatest Sat over every package the "
+    "mediator could propose in each case; 'unrejected' is the same over the packages that "
+    "no party rejects (none below its fallback, none with an option it cannot accept), the "
+    "only ones a mediation can succeed with. For LLM parties it is only the rule parties' "
+    "range."
+)
 
 
 def _n(*cells: Cell | None) -> str:
@@ -249,7 +348,8 @@ def expertise_table(cells: dict[tuple[str, str], Cell], mediators: list[str]) ->
     5, 10 bases (BM25's, or the case's stored retrieval list's)."""
     marks, undefined = Markers(), Undefined()
     bert = [bertscore.METRIC] if any(c.bert_models for c in cells.values()) else []
-    head = [*(HEADERS[m] for m in bert), "ROUGE-L F1↑", "w/o EK", "w/ EK top-3"]
+    head = [*(HEADERS[m] for m in bert), "ROUGE-L F1↑", "ROUGE-L floor", "w/o EK"]
+    head.append("w/ EK top-3")
     head += ["w/ EK top-5", "w/ EK top-10", "n"]
     lines = [_row("Mediator", head), "|---" * (len(head) + 1) + "|"]
     for med in mediators:
@@ -265,6 +365,7 @@ def expertise_table(cells: dict[tuple[str, str], Cell], mediators: list[str]) ->
             for metric in [*bert, "points_rouge_l"]:
                 mean = per_case_mean([cells.get((c, med)) for c in levels], metric)
                 row.append(cell_text(mean, metric, None, marks, undefined))
+            row.append(floor_text(rouge_floor([cells.get((c, med)) for c in levels])))
             row += [
                 cell_text(cells.get((c, med)), "legal_basis_recall", ref, marks, undefined)
                 for c in levels
@@ -301,12 +402,17 @@ def generic_table(cells: dict[tuple[str, str], Cell], conditions: list[str]) -> 
     marks, undefined = Markers(), Undefined()
     bert = any(c.bert_models for c in cells.values())
     metrics = [*OUTCOME, *(m for m in SOLUTION if bert or m != bertscore.METRIC)]
-    lines = [_row("condition | mediator", [*(HEADERS[m] for m in metrics), "n"])]
-    lines.append("|---" * (len(metrics) + 3) + "|")
+    at = metrics.index("points_rouge_l") + 1
+    heads = [HEADERS[m] for m in metrics]
+    heads = [heads[0], heads[1], "Sat range", *heads[2:at], "ROUGE-L floor", *heads[at:]]
+    lines = [_row("condition | mediator", [*heads, "n"])]
+    lines.append("|---" * (len(heads) + 3) + "|")
     order = {c: i for i, c in enumerate(conditions)}
     for cond, med in sorted(cells, key=lambda k: (k[1], order.get(k[0], 99))):
         ref = cells.get((conditions[0], med))
         row = [cell_text(cells[(cond, med)], m, ref, marks, undefined) for m in metrics]
+        row.insert(at, floor_text(rouge_floor([cells[(cond, med)]])))
+        row.insert(2, sat_range_text(sat_range([cells[(cond, med)]])))
         lines.append(_row(f"{cond} | {med}", [*row, _n(cells[(cond, med)])]))
     return _finish(lines, marks, undefined)
 
@@ -371,5 +477,10 @@ def staged_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
     for title, (table, notes) in sections:
         lines += [f"## {title}", "", *table, ""]
         lines += [x for note in notes for x in (note, "")]
+    note = floor_note(rouge_floor(list(cells.values())))
+    lines += [note, ""] if note else []
+    reach = sat_range(list(cells.values()))
+    if reach is not None:
+        lines += [f"{SAT_RANGE_NOTE} Over every case of this run: {sat_range_text(reach)}.", ""]
     lines.append(NOTE)
     return "\n".join(lines) + "\n"

@@ -31,7 +31,7 @@ def test_bm25_and_stored_retrieval_each_get_a_row() -> None:
     assert bm25_row.startswith("| rule, BM25 |") and stored_row.startswith("| rule, stored list |")
     assert "0.4000" in bm25_row and "0.2000" in stored_row and "0.4000" not in stored_row
     # Both rows share the w/o EK reference.
-    assert bm25_row.split("|")[3] == stored_row.split("|")[3]
+    assert bm25_row.split("|")[4] == stored_row.split("|")[4]
 
 
 def test_one_retriever_keeps_the_plain_mediator_row() -> None:

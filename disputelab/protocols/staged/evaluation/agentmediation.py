@@ -11,6 +11,16 @@ Solution scores compare the mediator's option-generation and final proposals wit
 case's gold points of contention (ROUGE-L F1) and legal bases (recall), averaged over the
 two proposals as the paper does. ROUGE-L is on CJK characters unless `rouge` asks for the
 paper's jieba words ("jieba") or its words and scorer ("paper"); the explanation says which.
+
+Sat's range: `satisfaction`'s detail["reachable"] holds the structural range of the
+case's summed levels under the rule parties' verdict rule (`satisfaction_range`): over
+every package, and over those no party rejects.
+
+ROUGE-L's floor: `points_rouge_l_constant` scores each of a few fixed sentences
+(`CONSTANT_POINTS`, in the case's language) against the same gold points, whatever the
+mediator said; its value is the first sentence's F1 and its detail holds every
+sentence's. A table shows the best sentence's mean over a row's cases beside the
+mediators' ROUGE-L: a mediator below it does no better than a text that ignores the case.
 """
 
 from __future__ import annotations
@@ -18,8 +28,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from disputelab.agents.parties.satisfaction_range import satisfaction_range
 from disputelab.consensus import consensus_score
-from disputelab.episode import SATISFACTION, Episode, Intervention, Status
+from disputelab.episode import SATISFACTION, Episode, Intervention, Status, Verdict
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.outcomes import (
     ROUGE_STYLES,
@@ -33,7 +44,8 @@ from disputelab.scenario.schema import Scenario
 EVALUATOR = "agentmediation"
 # 2: law names compared by their short form; 3: an article is read past bracketed notes
 # after the title, so two articles of one regulation no longer collapse into its title.
-VERSION = "3"
+# 4: points_rouge_l_constant, the constant-text floor of ROUGE-L, and Sat's reachable range.
+VERSION = "4"
 # Metric name -> column header in the paper's tables, in the paper's order.
 OUTCOME_COLUMNS = {
     "success": "SR",
@@ -42,6 +54,40 @@ OUTCOME_COLUMNS = {
     "litigation_risk": "LR",
 }
 SOLUTION_COLUMNS = {"points_rouge_l": "ROUGE-L", "legal_basis_recall": "Recall"}
+CONSTANT_METRIC = "points_rouge_l_constant"
+# Fixed "points of contention" that ignore the case, by language. The Chinese sentences
+# follow the stock opening of the dataset's gold answers (本案的主要争议焦点为 ... 是否构成 ...,
+# 以及 ...) with a generic subject, so they measure what a text gets for that template
+# alone; the English ones are the same idea in English. Written for disputelab.
+CONSTANT_POINTS: dict[str, tuple[str, ...]] = {
+    "zh": (
+        "本案的主要争议焦点为被告的行为是否构成违约，以及其是否应承担相应的法律责任。",
+        "本案的主要争议焦点为被告的行为是否构成侵权，以及其应承担的赔偿责任范围如何认定。",
+        "本案的主要争议焦点为某公司的行为是否构成违约或侵权，以及其是否应承担相应的赔偿责任和法律责任。",
+        "本案的争议焦点为当事人之间的合同是否有效、一方是否违约以及损失赔偿数额如何确定。",
+    ),
+    "en": (
+        "whether the defendant breached its duty or the contract, and what it owes as a result",
+        "the facts of the dispute, who is liable, and the amount of compensation",
+        "whether the claim is supported by the evidence and the law, and how much is due",
+    ),
+}
+
+
+def constant_points(language: str) -> tuple[str, ...]:
+    """The fixed sentences for a case's language (English for any without its own)."""
+    return CONSTANT_POINTS.get(language.split("-")[0].lower(), CONSTANT_POINTS["en"])
+
+
+def constant_rouge(gold: str, language: str, rouge: RougeStyle = "char") -> MetricResult:
+    """ROUGE-L F1 of every constant sentence against `gold`: the value is the first's,
+    `detail["per_constant"]` lists all of them in `constant_points` order."""
+    scores = [rouge_l_f1(text, gold, rouge).value for text in constant_points(language)]
+    return MetricResult(
+        scores[0],
+        f"ROUGE-L F1 {ROUGE_STYLES[rouge]} of a fixed text that ignores the case (the floor)",
+        {"per_constant": scores, "language": language},
+    )
 
 
 def _nan(reason: str) -> MetricResult:
@@ -69,6 +115,25 @@ def _mean(results: Sequence[MetricResult], what: str) -> MetricResult:
     )
 
 
+def _satisfaction(verdicts: Sequence[Verdict], scenario: Scenario) -> MetricResult:
+    """The pooled labels, with their counts per level and, where rule parties can play
+    the case, the range they can reach at all (summed levels, 0-4 each)."""
+    sat = likert_score([v.satisfaction for v in verdicts])
+    sat.detail["levels"] = [
+        sum(1 for v in verdicts if v.satisfaction == label) for label in SATISFACTION
+    ]
+    reach = satisfaction_range(scenario)
+    if reach is not None:
+        sat.detail["reachable"] = [
+            reach.parties,
+            reach.lowest,
+            reach.highest,
+            reach.unrejected_lowest,
+            reach.unrejected_highest,
+        ]
+    return sat
+
+
 def score_staged(
     episode: Episode, scenario: Scenario, rouge: RougeStyle = "char"
 ) -> dict[str, MetricResult]:
@@ -85,11 +150,7 @@ def score_staged(
             100.0 if ok else 0.0,
             f"{sum(v.decision == 'accept' for v in verdicts)} of {len(verdicts)} parties accepted",
         )
-        sat = likert_score([v.satisfaction for v in verdicts])
-        sat.detail["levels"] = [
-            sum(1 for v in verdicts if v.satisfaction == label) for label in SATISFACTION
-        ]
-        out["satisfaction"] = sat
+        out["satisfaction"] = _satisfaction(verdicts, scenario)
         against = sum(
             1.0 if v.decision == "reject" else 0.5 if v.decision == "uncertain" else 0.0
             for v in verdicts
@@ -116,12 +177,14 @@ def score_staged(
     legal = scenario.legal
     if legal is None or not legal.points_of_contention:
         out["points_rouge_l"] = _nan("the scenario has no gold points of contention")
+        out[CONSTANT_METRIC] = _nan("the scenario has no gold points of contention")
     else:
         gold = "".join(legal.points_of_contention)
         out["points_rouge_l"] = _mean(
             [rouge_l_f1(m.points, gold, rouge) for m in moves],
             f"ROUGE-L F1 {ROUGE_STYLES[rouge]}",
         )
+        out[CONSTANT_METRIC] = constant_rouge(gold, scenario.language, rouge)
     if legal is None or not legal.legal_bases:
         out["legal_basis_recall"] = _nan("the scenario has no gold legal bases")
     else:

@@ -34,7 +34,8 @@ async def _points_rouge(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, 
         why = "undefined: not a legal case (no gold points of contention)"
         return {"points_rouge_l": MetricResult(float("nan"), why)}
     scores = agentmediation.score_staged(item.episode, item.scenario, cast(RougeStyle, style))
-    return {"points_rouge_l": scores["points_rouge_l"]}
+    constant = agentmediation.CONSTANT_METRIC
+    return {"points_rouge_l": scores["points_rouge_l"], constant: scores[constant]}
 
 
 register_evaluator(
@@ -52,9 +53,10 @@ register_evaluator(
 register_evaluator(
     Evaluator(
         "points-rouge",
-        "1",
+        "2",
         "points-of-contention ROUGE-L of legal episodes in the tokenisation of --rouge "
-        "(char, jieba, or paper: the released code's words and scorer)",
+        "(char, jieba, or paper: the released code's words and scorer), and its "
+        "constant-text floor",
         _points_rouge,
         stored_as="points-rouge:{rouge}",
         warm_up=warm_rouge,

@@ -69,7 +69,8 @@ def test_with_a_judge_the_tables_show_the_judged_con_and_lr(tmp_path: Path) -> N
     assert "Con and LR are the third-party judge's labels" in table
     row = next(line for line in table.splitlines() if line.startswith("| general | llm |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[4].startswith("75.0") and cells[5].startswith("25.0")  # high, low
+    # condition, mediator, SR, Sat, Sat range, Con, LR, ...
+    assert cells[5].startswith("75.0") and cells[6].startswith("25.0")  # high, low
     assert cells[-1] == "1"  # N per cell: one case, one replicate
 
 

@@ -41,7 +41,11 @@ def test_each_rouge_style_is_scored_and_stored_apart(tmp_path: Path) -> None:
         assert code == 0, out
         st = Store(store)
         (rec,) = [st.load_episode(e) for e in st.episode_ids(st.resolve_run("last"))]
-        stored = [s for s in st.scores(rec.episode_id) if s.evaluator == f"points-rouge:{style}"]
+        stored = [
+            s
+            for s in st.scores(rec.episode_id)
+            if s.evaluator == f"points-rouge:{style}" and s.metric == "points_rouge_l"
+        ]
         (score,) = stored
         want = score_staged(rec.episode, load_scenario(case), style)["points_rouge_l"]  # type: ignore[arg-type]
         assert math.isclose(score.value, want.value)
