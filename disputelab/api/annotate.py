@@ -10,7 +10,6 @@ Labels go to `STORE/annotations.sqlite` as they are sent.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from disputelab.annotation.web import (
 from disputelab.errors import DisputelabError
 from disputelab.scenario.schema import Scenario
 from disputelab.web.seats import Invite
+from disputelab.web.serving import invite_links, serve_until
 
 __all__ = [
     "DEFAULT_CONSENT",
@@ -102,24 +102,13 @@ def serve_annotation(
 ) -> Annotation:
     """Serve `session` until every annotator is done (or Ctrl-C); `on_ready` hears each
     annotator's invite link once the server listens."""
-    import uvicorn
-
-    server = uvicorn.Server(
-        uvicorn.Config(annotation_app(session), host=bind, port=port, log_level="warning")
+    serve_until(
+        annotation_app(session),
+        bind=bind,
+        port=port,
+        links=invite_links(bind, port, "a", tokens),
+        finished=session.all_done,
+        poll_s=1.0,
+        on_ready=on_ready,
     )
-
-    async def serve() -> None:
-        async def watch() -> None:
-            while not server.started:
-                await asyncio.sleep(0.05)
-            shown = "localhost" if bind in ("0.0.0.0", "::") else bind
-            if on_ready:
-                on_ready({k: f"http://{shown}:{port}/a/{t}" for k, t in tokens.items()})
-            while not session.all_done():
-                await asyncio.sleep(1.0)
-            server.should_exit = True
-
-        await asyncio.gather(server.serve(), watch())
-
-    asyncio.run(serve())
     return session

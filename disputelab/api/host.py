@@ -8,7 +8,6 @@ the server's own event loop, every turn committed as it is played.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -19,6 +18,7 @@ from disputelab.scenario.schema import Scenario
 from disputelab.web.app import DEFAULT_CONSENT, Ended, Table, table_app
 from disputelab.web.people import DEFAULT_ITEMS, Item, read_items
 from disputelab.web.seats import Invite
+from disputelab.web.serving import invite_links, serve_until
 
 __all__ = [
     "DEFAULT_CONSENT",
@@ -76,24 +76,13 @@ def host(
 ) -> Table:
     """Serve `table` until every person has answered the questionnaire (or Ctrl-C);
     `on_ready` hears each seat's invite link once the server listens."""
-    import uvicorn
-
-    server = uvicorn.Server(
-        uvicorn.Config(table_app(table), host=bind, port=port, log_level="warning")
+    serve_until(
+        table_app(table),
+        bind=bind,
+        port=port,
+        links=invite_links(bind, port, "s", tokens),
+        finished=lambda: table.all_answered() or bool(table.failed and table.ended is None),
+        poll_s=0.2,
+        on_ready=on_ready,
     )
-
-    async def serve() -> None:
-        async def watch() -> None:
-            while not server.started:
-                await asyncio.sleep(0.05)
-            shown = "localhost" if bind in ("0.0.0.0", "::") else bind
-            if on_ready:
-                on_ready({s: f"http://{shown}:{port}/s/{t}" for s, t in tokens.items()})
-            while not table.all_answered() and not (table.failed and table.ended is None):
-                await asyncio.sleep(0.2)
-            server.should_exit = True
-
-        await asyncio.gather(server.serve(), watch())
-
-    asyncio.run(serve())
     return table
