@@ -8,9 +8,9 @@ from typing import Annotated, Any
 
 import typer
 
-from disputelab.api import RULE
 from disputelab.api.host import Table, host, new_table
 from disputelab.cli.common import fail, open_store, out
+from disputelab.cli.play import AgentModelOption, seated_options
 from disputelab.cli.run import (
     BehaviourOption,
     BudgetOption,
@@ -21,7 +21,6 @@ from disputelab.cli.run import (
     PresetOption,
     ProtocolOption,
     SeedOption,
-    _params,
 )
 from disputelab.errors import DisputelabError
 
@@ -47,30 +46,27 @@ def host_command(
     behaviour: BehaviourOption = None,
     mediator: MediatorOption = None,
     parties: PartiesOption = None,
-    model: Annotated[
-        str | None, typer.Option(help="Model for the agents' LLM roles (default: rule agents).")
-    ] = None,
+    model: AgentModelOption = None,
 ) -> None:
     """Host one episode in the browser; prints one invite link per seat."""
     if not 0 < expires <= 7 * 24 * 60:
         fail("--expires: give minutes, more than 0 and at most a week")
     if not 0 < port < 65536:
         fail("--port: give a port from 1 to 65535")
-    run_options = dict(
-        protocol=protocol,
-        preset=preset,
-        mediator=mediator,
-        parties=parties,
-        model=model or RULE,
-        condition=condition,
-        seed=seed,
-        budget=budget,
-    )
     try:
-        params = _params(protocol, preset, param or [], behaviour or [], {})
-        table, tokens = _table(
-            scenario, seat, expires, consent, questionnaire, params=params, **run_options
+        options = seated_options(
+            protocol=protocol,
+            preset=preset,
+            mediator=mediator,
+            parties=parties,
+            model=model,
+            condition=condition,
+            seed=seed,
+            param=param,
+            behaviour=behaviour,
+            budget=budget,
         )
+        table, tokens = _table(scenario, seat, expires, consent, questionnaire, **options)
     except (DisputelabError, OSError, ValueError) as exc:
         fail(str(exc).splitlines()[0])
 

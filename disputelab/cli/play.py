@@ -35,6 +35,39 @@ SEAT_HELP = (
 )
 
 
+AgentModelOption = Annotated[
+    str | None, typer.Option(help="Model for the agents' LLM roles (default: rule agents).")
+]
+
+
+def seated_options(
+    *,
+    protocol: str | None,
+    preset: str | None,
+    mediator: str | None,
+    parties: str | None,
+    model: str | None,
+    condition: str,
+    seed: int,
+    param: list[str] | None,
+    behaviour: list[str] | None,
+    budget: int | None,
+) -> dict[str, Any]:
+    """The run options of a table with people at it, as `play` and `host` take them
+    from the command line (rule agents where no model is named)."""
+    return dict(
+        protocol=protocol,
+        preset=preset,
+        mediator=mediator,
+        parties=parties,
+        model=model or RULE,
+        condition=condition,
+        seed=seed,
+        params=_params(protocol, preset, param or [], behaviour or [], {}),
+        budget=budget,
+    )
+
+
 def play_command(
     scenario: Annotated[
         str | None,
@@ -59,9 +92,7 @@ def play_command(
     behaviour: BehaviourOption = None,
     mediator: MediatorOption = None,
     parties: PartiesOption = None,
-    model: Annotated[
-        str | None, typer.Option(help="Model for the agents' LLM roles (default: rule agents).")
-    ] = None,
+    model: AgentModelOption = None,
 ) -> None:
     """Play one episode yourself at a seat, agents in the others; Enter takes the default."""
     if resume is None and (scenario is None or not seat):
@@ -70,15 +101,16 @@ def play_command(
         fail("--resume continues a stored play: give no scenario or --seat with it")
     options: dict[str, Any] = {}
     if resume is None:
-        options = dict(
+        options = seated_options(
             protocol=protocol,
             preset=preset,
             mediator=mediator,
             parties=parties,
-            model=model or RULE,
+            model=model,
             condition=condition,
             seed=seed,
-            params=_params(protocol, preset, param or [], behaviour or [], {}),
+            param=param,
+            behaviour=behaviour,
             budget=budget,
         )
     who = {s: participant for s in seat or []} if participant else None
