@@ -9,7 +9,6 @@ before the page moves on, so closing the server loses nothing submitted.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,7 @@ from disputelab.annotation.store import (
 )
 from disputelab.episode import Turn
 from disputelab.scenario.schema import Scenario
-from disputelab.web.app import COOKIE, admit, page
+from disputelab.web.app import admit, first_page, page
 from disputelab.web.people import SCALE, SCALE_WORDS, Item, QuestionnaireError, read_answers
 from disputelab.web.seats import Invite
 
@@ -140,22 +139,15 @@ def _admitted(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
 async def index(request: Request) -> Response:
     """The annotator's start: the consent first, then each episode with its progress."""
     session: Annotation = request.app.state.annotation
-    fresh = not request.cookies.get(COOKIE)
-    cookie = secrets.token_urlsafe(16)
-    if fresh:
-        request.cookies[COOKIE] = cookie
-    invite = admit(session, request, LINK)
-    if isinstance(invite, Response):
-        return invite
     base = f"/a/{request.path_params['token']}"
-    if invite.consented:
-        response = _episodes_page(session, invite, base)
-    else:
+
+    def respond(invite: Invite) -> Response:
+        if invite.consented:
+            return _episodes_page(session, invite, base)
         body = _render("consent.html", consent=session.consent, action=f"{base}/consent")
-        response = page("Before you start labelling", body)
-    if fresh:
-        response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict")
-    return response
+        return page("Before you start labelling", body)
+
+    return first_page(session, request, respond, LINK)
 
 
 def _episodes_page(session: Annotation, invite: Invite, base: str) -> Response:

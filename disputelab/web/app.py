@@ -118,6 +118,24 @@ def admit(table: Finds, request: Request, what: str = "seat") -> Invite | HTMLRe
     return invite
 
 
+def first_page(
+    subject: Finds, request: Request, respond: Callable[[Invite], Response], what: str = "seat"
+) -> Response:
+    """A link's own page: a browser that comes with no cookie is handed one and bound to
+    the invite (the first browser keeps it), then `respond` makes the page."""
+    fresh = not request.cookies.get(COOKIE)
+    cookie = secrets.token_urlsafe(16)
+    if fresh:
+        request.cookies[COOKIE] = cookie
+    invite = admit(subject, request, what)
+    if isinstance(invite, Response):
+        return invite
+    response = respond(invite)
+    if fresh:
+        response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict")
+    return response
+
+
 SeatHandler = Callable[[Request, Table, Invite], Awaitable[Response]]
 
 
@@ -137,22 +155,15 @@ def _seated(handler: SeatHandler) -> Callable[[Request], Awaitable[Response]]:
 
 async def seat_page(request: Request) -> Response:
     table: Table = request.app.state.table
-    fresh = not request.cookies.get(COOKIE)
-    session = secrets.token_urlsafe(16)
-    if fresh:
-        request.cookies[COOKIE] = session
-    invite = admit(table, request)
-    if isinstance(invite, Response):
-        return invite
     base = f"/s/{request.path_params['token']}"
-    if not invite.consented:
+
+    def respond(invite: Invite) -> Response:
+        if invite.consented:
+            return _seat_view(table, invite, base)
         body = _render("consent.html", consent=table.consent, action=f"{base}/consent")
-        response: Response = page("Before you take your seat", body)
-    else:
-        response = _seat_view(table, invite, base)
-    if fresh:
-        response.set_cookie(COOKIE, session, httponly=True, samesite="strict")
-    return response
+        return page("Before you take your seat", body)
+
+    return first_page(table, request, respond)
 
 
 def _seat_view(table: Table, invite: Invite, base: str) -> Response:
