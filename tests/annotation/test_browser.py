@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from disputelab.cli import app
 from disputelab.store.sqlite import Store
-from tests.annotation.test_end_to_end import REPO, _form, _free_port, _links
+from tests.annotation.test_end_to_end import REPO, _form, _free_port, _links, rule_run
 from tests.report.conftest import browser  # noqa: F401  (the session's Chromium)
 
 runner = CliRunner()
@@ -57,14 +57,8 @@ def _rate(driver: Any) -> None:
 
 def test_two_annotators_in_two_windows(browser: Any, tmp_path: Path) -> None:  # noqa: F811
     store = tmp_path / "runs"
-    made = runner.invoke(
-        app,
-        ["--store", str(store), "run", "tenancy", "--model", "rule", "--mediator", "rule",
-         "--budget", "8"],
-    )  # fmt: skip
-    assert made.exit_code == 0, made.output
+    run_id = rule_run(store)
     db = Store(store, writable=False)
-    run_id = db.resolve_run("last")
     records = [db.load_episode(e) for e in db.episode_ids(run_id)]
     db.close()
     env = {**os.environ, "PYTHONPATH": str(REPO)}

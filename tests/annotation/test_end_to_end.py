@@ -117,8 +117,9 @@ def _label(link: str, store: Path, run_id: str, skew: bool) -> None:
             browser.post(f"{link}/e/{n}/rubric", data=rating)
 
 
-def test_run_annotate_and_validate_against_people(tmp_path: Path) -> None:
-    store = tmp_path / "runs"
+def rule_run(store: Path) -> str:
+    """A short rule run of `tenancy` with the rule mediator (and its twin) in `store`,
+    made through the command line; its run id."""
     made = runner.invoke(
         app,
         ["--store", str(store), "run", "tenancy", "--model", "rule", "--mediator", "rule",
@@ -128,6 +129,12 @@ def test_run_annotate_and_validate_against_people(tmp_path: Path) -> None:
     db = Store(store, writable=False)
     run_id = db.resolve_run("last")
     db.close()
+    return run_id
+
+
+def test_run_annotate_and_validate_against_people(tmp_path: Path) -> None:
+    store = tmp_path / "runs"
+    run_id = rule_run(store)
     env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"}
     command = [sys.executable, "-m", "disputelab", "--store", str(store), "annotate", "last",
                "--annotators", "2", "--port", str(_free_port())]  # fmt: skip
