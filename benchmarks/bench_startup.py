@@ -1,4 +1,5 @@
-"""Start-up of the command line: `disputelab --version` and a rule run, as whole processes.
+"""Start-up of the command line: `disputelab --version`, `--help` and a rule run, as whole
+processes.
 
 Each command runs in a fresh interpreter and a fresh temporary folder (the run writes
 its store there), R rounds, interleaved with the same commands of another checkout when
@@ -33,6 +34,7 @@ from machine import machine_line
 HERE = Path(__file__).resolve().parent.parent
 COMMANDS = {
     "--version": ["--version"],
+    "--help": ["--help"],
     "run tenancy --mediator rule": ["run", "tenancy", "--mediator", "rule"],
 }
 

@@ -340,3 +340,13 @@ def test_every_command_says_what_it_does_in_one_line_of_the_listing() -> None:
         command = load_command(name)
         short = command.get_short_help_str(limit=200)
         assert "\n" not in short and len(short) <= 120, f"{name}: {short!r}"
+
+
+def test_the_listing_shows_each_command_s_own_line_without_loading_it() -> None:
+    from disputelab.cli import COMMANDS, LISTED, load_command
+
+    assert list(LISTED) == list(COMMANDS)
+    for name, line in LISTED.items():
+        assert line == load_command(name).get_short_help_str(limit=200), name
+    listing = _flat(runner.invoke(app, ["--help"]).output)
+    assert all(" ".join(line.split()[:3]) in listing for line in LISTED.values())

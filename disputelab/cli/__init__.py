@@ -11,6 +11,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Annotated, Any
 
+import click
 import typer
 from typer.core import TyperGroup
 
@@ -47,6 +48,36 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+# Each command's line in the `disputelab --help` listing, so that the listing imports no
+# command module (it took 1.4 s when it loaded them all, for 22 lines of text).
+# tests/test_cli_commands.py holds each line equal to its command's own short help.
+LISTED: dict[str, str] = {
+    "run": "Run one episode (and a mediator's unmediated twin); repeat --model to compare.",
+    "play": "Play one episode yourself at a seat, agents in the others; Enter takes the default.",
+    "host": "Host one episode in the browser; prints one invite link per seat.",
+    "annotate": "Serve a run's transcripts to annotators; one invite link per annotator.",
+    "evaluate": "Re-score a stored run without simulating again; scores are stored beside old "
+    "ones.",
+    "validate-judge": "Score trackers against the rule agents' known truth, or people's labels.",
+    "experiment": "Run an experiment grid: scenarios x conditions x mediators x replicates.",
+    "report": "Print a run's transcript and metrics, or an experiment's tables.",
+    "curate": "Recast seed texts into scenarios and keep the ones that reach impasse.",
+    "view": "Serve the store's runs and their HTML reports, read-only, until Ctrl-C.",
+    "bench": "Measure the runner against a local OpenAI-compatible load target (no network).",
+    "sensitivity": "Rank behaviour parameters by their influence on each metric (Morris or Sobol).",
+    "compare": "Put models, mediators, runs or people side by side, ranked.",
+    "scenarios": "List, show and validate scenarios.",
+    "conditions": "Probing conditions: scenario transforms.",
+    "protocols": "Protocols: who speaks when, and when an episode ends.",
+    "presets": "Presets: a paper's exact setting in one word.",
+    "datasets": "Public datasets: list them, and fetch them with git into a cache.",
+    "runs": "List the runs in the store; delete or rename them, or forget a participant.",
+    "store": "Check the run store for damage, and recover its readable runs.",
+    "exemplars": "The remediator's exemplars: make a pool, select a set by value impact, compare.",
+    "memory": "Show or reset the planning counsel's reflection memory kept in the store.",
+}
+
+
 def load_command(name: str) -> Any:
     """The click command of `name` (one of COMMANDS), its module imported now."""
     module, attribute = COMMANDS[name]
@@ -75,7 +106,20 @@ class _Commands(TyperGroup):
     def list_commands(self, ctx: Any) -> list[str]:
         return [*COMMANDS, *(n for n in super().list_commands(ctx) if n not in COMMANDS)]
 
+    # True while the group's own help is written: its listing needs only each command's
+    # line (LISTED), not the command.
+    listing = False
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self.listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self.listing = False
+
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if self.listing and cmd_name in LISTED and cmd_name not in self.commands:
+            return click.Command(cmd_name, help=LISTED[cmd_name])
         if cmd_name in COMMANDS and cmd_name not in self.commands:
             self.add_command(load_command(cmd_name), cmd_name)
             if self.freeze_after_load:
