@@ -46,8 +46,15 @@ __all__ = [
     "validation_table",
 ]
 
-# Three library scenarios with two, three and four parties.
-DEFAULT_SCENARIOS = ("tenancy", "workplace", "community-centre")
+# Five library scenarios, so that a judge is not validated on one kind of dispute: two,
+# three and four parties, three to five topics.
+DEFAULT_SCENARIOS = (
+    "tenancy",
+    "workplace",
+    "community-centre",
+    "kitchen-renovation",
+    "library-closures",
+)
 VALIDATED_TRACKERS = ("self-report", "topic-localized", "per-turn")
 VOICES = ("template", "paraphrase", "hybrid")
 _MEDIATORS = ("none", RULE)

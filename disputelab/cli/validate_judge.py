@@ -57,6 +57,7 @@ AgainstOption = Annotated[
 
 
 def validate_judge(
+    ctx: typer.Context,
     tracker: Annotated[
         list[str] | None,
         typer.Option(help="Tracker(s) to validate: self-report, topic-localized, per-turn."),
@@ -66,7 +67,10 @@ def validate_judge(
     ] = None,
     scenario: Annotated[
         list[str] | None,
-        typer.Option(help="Scenario(s) to simulate; default tenancy, workplace, community-centre."),
+        typer.Option(
+            help="Scenario(s) to simulate; default tenancy, workplace, community-centre, "
+            "kitchen-renovation, library-closures."
+        ),
     ] = None,
     episodes: Annotated[
         int, typer.Option(min=1, max=1000, help="Rule-policy episodes per scenario.")
@@ -91,6 +95,7 @@ def validate_judge(
     from disputelab.api import judge_validation
 
     if against is not None:
+        _refuse_simulation_options(ctx)
         _against_humans(against, tracker, judge_model or [], fmt)
         return
     try:
@@ -114,6 +119,24 @@ def validate_judge(
     report = _run(plan, scenarios, hub)
     show(report, fmt)
     fail_if_judges_silent(hub, (why for fit in report.fits for why in fit.failures))
+
+
+# What shapes the simulated episodes; against people nothing is simulated, so each is
+# refused rather than ignored.
+SIMULATION_OPTIONS = ("scenario", "episodes", "budget", "mediator", "voice", "voice_model", "seed")
+
+
+def _refuse_simulation_options(ctx: typer.Context) -> None:
+    given = [
+        f"--{name.replace('_', '-')}"
+        for name in SIMULATION_OPTIONS
+        if (source := ctx.get_parameter_source(name)) is not None and source.name != "DEFAULT"
+    ]
+    if given:
+        fail(
+            f"{', '.join(given)}: not used with --against, which scores the stored run's "
+            "episodes and simulates none; drop them"
+        )
 
 
 def _against_humans(

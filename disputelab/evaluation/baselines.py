@@ -3,17 +3,21 @@
 A consensus trajectory rises over a mediated episode, so a "judge" that outputs the
 share of the episode elapsed already correlates with the oracle; one that says the same
 value everywhere agrees by chance only; one that carries the opening state forward knows
-where the topics started and nothing since. A judge's skill is what it scores beyond the
-best of these on the same points (`skill_over`).
+where the topics started and nothing since; one that matches the parties' words against
+the option labels reads the dialogue, but only for the names of options, not for what
+anyone would accept. A judge's skill is what it scores beyond the best of these on the
+same points (`skill_over`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from disputelab.episode import Episode
+from disputelab.consensus import consensus_by_topic
+from disputelab.episode import Episode, Stance
 from disputelab.evaluation.trackers import Trajectory
 from disputelab.evaluation.validation import Stat, _members, weighted_kappa
 from disputelab.scenario.schema import Scenario
@@ -42,10 +46,52 @@ def opening_carried_forward(episode: Episode, scenario: Scenario) -> Trajectory:
     return Trajectory({t.id: [start.get(t.id, CONSTANT)] * length for t in scenario.topics})
 
 
+# Words of four letters or more: short ones ("the", "and", "for") name no option.
+_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(w.lower() for w in _WORD.findall(text))
+
+
+def _named_option(words: frozenset[str], labels: Mapping[str, frozenset[str]]) -> str | None:
+    """The one option whose label shares the most words with `words`; None on a tie or
+    when no label shares any."""
+    overlap = {option: len(words & label) for option, label in labels.items()}
+    best = max(overlap.values(), default=0)
+    named = [option for option, n in overlap.items() if n == best]
+    return named[0] if best > 0 and len(named) == 1 else None
+
+
+def lexical_overlap(episode: Episode, scenario: Scenario) -> Trajectory:
+    """Each party backs, on each topic, the option whose label its latest utterance
+    naming one shares most words with (nothing until it names one); consensus is then
+    computed from those stances as the oracle's is. It reads the dialogue for option
+    names only: what a party would accept is never inferred."""
+    labels = {t.id: {o.id: _words(o.label) for o in t.options} for t in scenario.topics}
+    topic_ids = list(labels)
+    latest: dict[str, dict[str, Stance]] = {p.id: {} for p in scenario.parties}
+    values = consensus_by_topic(topic_ids, list(latest.values()))
+    by_topic = {t: [values[t]] for t in topic_ids}
+    for turn in episode.turns:
+        if turn.role != "party":
+            continue
+        words = _words(turn.text)
+        for t in topic_ids:
+            option = _named_option(words, labels[t])
+            if option is not None and turn.speaker in latest:
+                latest[turn.speaker][t] = Stance(option, (option,))
+        values = consensus_by_topic(topic_ids, list(latest.values()))
+        for t in topic_ids:
+            by_topic[t].append(values[t])
+    return Trajectory(by_topic)
+
+
 BASELINES: dict[str, Callable[[Episode, Scenario], Trajectory]] = {
     "baseline: elapsed time": elapsed,
     "baseline: constant": constant,
     "baseline: opening carried forward": opening_carried_forward,
+    "baseline: option words": lexical_overlap,
 }
 
 

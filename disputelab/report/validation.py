@@ -73,6 +73,7 @@ BASELINE_READS = {
     "baseline: elapsed time": "the clock only",
     "baseline: constant": "nothing",
     "baseline: opening carried forward": "the opening state only",
+    "baseline: option words": "option names in the dialogue",
 }
 
 
@@ -123,10 +124,12 @@ def validation_notes(report: ValidationReport) -> list[str]:
         "kappa: quadratic-weighted Cohen's kappa and alpha: ordinal Krippendorff's alpha, "
         "on values rounded to the five levels 0, .25, .5, .75, 1; cal. MAE: MAE after "
         "the monotone fit of the oracle on the tracker with least absolute error "
-        "(isotonic median regression), never above the raw MAE. Baselines read nothing "
-        "a judge must read: elapsed time (t / T), a constant (the middle level) and the "
-        "opening state carried forward. Over best baseline: the tracker's r (kappa) minus "
-        "the best baseline's on the same points, with a paired percentile CI resampling "
+        "(isotonic median regression), never above the raw MAE. Baselines read less than "
+        "a judge must: elapsed time (t / T), a constant (the middle level), the opening "
+        "state carried forward, and option words (each party backs the option whose label "
+        "its latest utterance shares most words with). Over best baseline: the tracker's "
+        "r (kappa) minus the best baseline's on the same points, with a paired percentile "
+        "CI resampling "
         "episodes; a judge whose interval includes 0 has not shown that it reads more "
         "than the baseline.",
     ]

@@ -177,6 +177,10 @@ def test_run_annotate_and_validate_against_people(tmp_path: Path) -> None:
         (["validate-judge", "--against", "human:no-such-run"], "no run 'no-such-run'"),
         (["validate-judge", "--against", "human:last"], "has no consensus labels"),
         (["validate-judge", "--against", "human:last", "--tracker", "per-turn"], "need a judge"),
+        (
+            ["validate-judge", "--against", "human:last", "--episodes", "5", "--seed", "2"],
+            "--episodes, --seed: not used with --against",
+        ),
         (["annotate", "no-such-run"], "no run 'no-such-run'"),
         (["annotate", "last", "--port", "0"], "--port"),
     ],

@@ -18,14 +18,21 @@ TENANCY_STANCES = {"tenant": "A", "landlord": "B"}
 runner = CliRunner()
 
 
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
 def _invoke(tmp_path: Path, *args: str) -> Any:
     return runner.invoke(app, ["--store", str(tmp_path), *args])
 
 
-def test_the_default_run_covers_three_scenarios_and_flags_self_report(tmp_path: Path) -> None:
+def test_the_default_run_covers_five_scenarios_and_flags_self_report(tmp_path: Path) -> None:
     r = _invoke(tmp_path, "validate-judge", "--episodes", "1", "--budget", "10")
     assert r.exit_code == 0, r.output
-    assert "3 scenarios (community-centre, tenancy, workplace)" in r.output
+    assert (
+        "5 scenarios (community-centre, kitchen-renovation, library-closures, tenancy, "
+        "workplace)" in _flat(r.output)
+    )
     assert "voice paraphrase" in r.output
     assert "oracle's state: not a judge" in r.output
     assert "self-report reads the stances the rule policy states" in r.output

@@ -7,7 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from disputelab.evaluation.baselines import skill_over
+from disputelab.episode import Episode, Turn
+from disputelab.evaluation.baselines import lexical_overlap, skill_over
+from tests.helpers import scenario
 
 
 def _episodes(n: int = 8, turns: int = 10) -> tuple[list[float], list[float], list[int]]:
@@ -47,3 +49,35 @@ def test_skill_is_measured_against_the_best_baseline() -> None:
     assert best == "clock" and stat.value > 0
     only_flat, none = skill_over(oracle, {"flat": flat}, oracle, clusters)
     assert math.isnan(only_flat.value) and none == "" and "undefined" in only_flat.why
+
+
+def _said(*lines: tuple[str, str]) -> Episode:
+    """A tenancy episode of party turns only, each `(speaker, text)`."""
+    turns = [
+        Turn(index=i, party_turn=i + 1, speaker=who, role="party", text=text)
+        for i, (who, text) in enumerate(lines)
+    ]
+    return Episode("tenancy", "roundtable", 0, {}, turns=turns)
+
+
+def test_option_words_back_the_option_whose_label_an_utterance_names() -> None:
+    tenancy = scenario("tenancy")
+    episode = _said(
+        ("tenant", "I need specialist damp-proofing within three weeks, and a temporary stay."),
+        ("landlord", "Surface mould treatment and repainting by my handyman is what I offer."),
+        ("tenant", "The weather has been awful."),  # names no option: her stance stands
+        ("landlord", "All right: specialist damp-proofing, temporary stay included."),
+    )
+    repairs = lexical_overlap(episode, tenancy).by_topic["repairs"]
+    # Nobody has named an option, then one party has, then they name different ones,
+    # then the same one: apart (0) until the landlord comes round.
+    assert repairs == [0.0, 0.0, 0.0, 0.0, 1.0]
+    assert set(lexical_overlap(episode, tenancy).by_topic["arrears"]) == {0.0}
+
+
+def test_option_words_ignore_a_tie_between_labels() -> None:
+    tenancy = scenario("tenancy")
+    # "specialist" and "landlord's cost" are in both A and B: no unique option is named.
+    episode = _said(("tenant", "Specialist work at the landlord's cost."),
+                    ("landlord", "Specialist work at the landlord's cost."))  # fmt: skip
+    assert lexical_overlap(episode, tenancy).by_topic["repairs"] == [0.0, 0.0, 0.0]
