@@ -224,6 +224,7 @@ def forget_participant(participant: str, *, store: StoreLike = None) -> Forgotte
     person: a model-backed episode with a person in it may have left replies there."""
     from disputelab.api import open_store
     from disputelab.web.people import forget_answers
+    from disputelab.web.study import forget_assignments
 
     if not participant.strip():
         raise StoreError("participant: give the id to delete (p-... as the report shows)")
@@ -231,6 +232,7 @@ def forget_participant(participant: str, *, store: StoreLike = None) -> Forgotte
     episodes, runs = opened.forget_participant(participant)
     root = Path(opened.root)
     answers = forget_answers(root, participant)
+    forget_assignments(root, participant)  # their place in a hosted study
     return Forgotten(
         participant, tuple(episodes), tuple(runs), answers, _forget_labels(root, participant)
     )

@@ -11,9 +11,8 @@ from importlib import import_module
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 # The API's DEFAULT_STORE, spelled here so that `disputelab --version` and `--help` need
 # not import the API (tests/cli/test_startup.py holds the two equal).
@@ -119,7 +118,7 @@ class _Commands(TyperGroup):
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if self.listing and cmd_name in LISTED and cmd_name not in self.commands:
-            return click.Command(cmd_name, help=LISTED[cmd_name])
+            return TyperCommand(cmd_name, help=LISTED[cmd_name])
         if cmd_name in COMMANDS and cmd_name not in self.commands:
             self.add_command(load_command(cmd_name), cmd_name)
             if self.freeze_after_load:

@@ -21,15 +21,20 @@ from disputelab.cli.run import (
     PresetOption,
     ProtocolOption,
     SeedOption,
+    _fail_plan,
 )
-from disputelab.errors import DisputelabError
+from disputelab.errors import DisputelabError, PlanError
 
 
 def host_command(
-    scenario: Annotated[str, typer.Argument(help="Built-in scenario id or a scenario file.")],
-    seat: Annotated[
-        list[str], typer.Option(help="A seat a person takes (ROLE or ROLE:ID); repeat.")
+    ctx: typer.Context,
+    scenario: Annotated[
+        str, typer.Argument(help="Built-in scenario id, a scenario file, or a study file.")
     ],
+    seat: Annotated[
+        list[str] | None,
+        typer.Option(help="A seat a person takes (ROLE or ROLE:ID); repeat. Not with a study."),
+    ] = None,
     bind: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8765,
     expires: Annotated[float, typer.Option(help="Minutes an invite link stays valid.")] = 120.0,
@@ -48,11 +53,22 @@ def host_command(
     parties: PartiesOption = None,
     model: AgentModelOption = None,
 ) -> None:
-    """Host one episode in the browser; prints one invite link per seat."""
+    """Host one episode in the browser; prints one invite link per seat.
+
+    SCENARIO may instead be a study file (YAML with `study:`): one episode per
+    participant over its scenarios, assigned balanced and recorded, served at once."""
     if not 0 < expires <= 7 * 24 * 60:
         fail("--expires: give minutes, more than 0 and at most a week")
     if not 0 < port < 65536:
         fail("--port: give a port from 1 to 65535")
+    from disputelab.api.study import is_study_file
+
+    if is_study_file(scenario):
+        _refuse_run_options(ctx)
+        _host_study(scenario, bind, port)
+        return
+    if not seat:
+        fail("--seat: name the seat a person takes (ROLE or ROLE:ID), or give a study file")
     try:
         options = seated_options(
             protocol=protocol,
@@ -67,6 +83,8 @@ def host_command(
             budget=budget,
         )
         table, tokens = _table(scenario, seat, expires, consent, questionnaire, **options)
+    except PlanError as exc:  # worded as `play` and `run` word it: --param NAME, --budget
+        _fail_plan(exc)
     except (DisputelabError, OSError, ValueError) as exc:
         fail(str(exc).splitlines()[0])
 
@@ -98,3 +116,49 @@ def _table(
     return new_table(
         scenario, seats=seats, store=root, expires=expires, consent=text, items=items, **run_options
     )
+
+
+# Set in a study file, so refused on the command line rather than silently overridden.
+RUN_OPTIONS = (
+    "seat", "expires", "consent", "questionnaire", "condition", "seed", "protocol", "preset",
+    "budget", "param", "behaviour", "mediator", "parties", "model",
+)  # fmt: skip
+
+
+def _refuse_run_options(ctx: typer.Context) -> None:
+    given = [
+        f"--{name}"
+        for name in RUN_OPTIONS
+        if (source := ctx.get_parameter_source(name)) is not None and source.name != "DEFAULT"
+    ]
+    if given:
+        fail(f"{', '.join(given)}: a study file sets these; give them in the file")
+
+
+def _host_study(path: str, bind: str, port: int) -> None:
+    """Serve a study's episodes, one link per participant; exit 2 on a bad file."""
+    from disputelab.api.study import host_study, new_study, read_study
+
+    try:
+        spec = read_study(path)
+        tables, tokens = new_study(spec, store=open_store().root)
+    except PlanError as exc:
+        _fail_plan(exc)
+    except (DisputelabError, OSError, ValueError) as exc:
+        fail(str(exc).splitlines()[0])
+
+    def ready(links: dict[str, str]) -> None:
+        for key, link in links.items():
+            out.print(f"{key}: {link}", highlight=False, soft_wrap=True)
+
+    host_study(tables, tokens, bind=bind, port=port, on_ready=ready)
+    ended = [t.ended for t in tables if t.ended is not None]
+    out.print(
+        f"study {spec.study}: {len(ended)} of {len(tables)} episodes stored "
+        f"({', '.join(e.run_id for e in ended) or 'none'})",
+        highlight=False,
+        soft_wrap=True,
+    )
+    failed = [t.failed for t in tables if t.failed]
+    if failed and not ended:
+        fail(failed[0])

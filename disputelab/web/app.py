@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,7 +144,7 @@ def _seated(handler: SeatHandler) -> Callable[[Request], Awaitable[Response]]:
     first hands a new browser its cookie) is refused the same way by `admit`."""
 
     async def route(request: Request) -> Response:
-        table: Table = request.app.state.table
+        table = table_of(request)
         invite = admit(table, request)
         if isinstance(invite, Response):
             return invite
@@ -153,8 +153,16 @@ def _seated(handler: SeatHandler) -> Callable[[Request], Awaitable[Response]]:
     return route
 
 
+def table_of(request: Request) -> Table:
+    """The table whose invite the request's token opens; the first when none does (its
+    refusal then says the link is not a seat here)."""
+    tables: list[Table] = request.app.state.tables
+    token = str(request.path_params["token"])
+    return next((t for t in tables if t.find(token) is not None), tables[0])
+
+
 async def seat_page(request: Request) -> Response:
-    table: Table = request.app.state.table
+    table = table_of(request)
     base = f"/s/{request.path_params['token']}"
 
     def respond(invite: Invite) -> Response:
@@ -252,15 +260,25 @@ async def questions(request: Request, table: Table, invite: Invite) -> Response:
 
 def table_app(table: Table) -> Starlette:
     """The app serving `table`; the episode starts with the app and runs in its loop."""
+    return tables_app([table])
+
+
+def tables_app(tables: Sequence[Table]) -> Starlette:
+    """The app serving several tables at once (a study's episodes), each seat's page
+    found by its token; every episode starts with the app and runs in its loop."""
+    if not tables:
+        raise ValueError("tables: serve at least one table")
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        table.sources = {seat: WebMoves(seat) for seat in table.invites}
-        task = asyncio.create_task(table.play())
+        for table in tables:
+            table.sources = {seat: WebMoves(seat) for seat in table.invites}
+        tasks = [asyncio.create_task(table.play()) for table in tables]
         yield
-        for s in table.sources.values():
-            s.stop()
-        await asyncio.gather(task, return_exceptions=True)
+        for table in tables:
+            for s in table.sources.values():
+                s.stop()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     app = Starlette(
         routes=[
@@ -272,5 +290,5 @@ def table_app(table: Table) -> Starlette:
         ],
         lifespan=lifespan,
     )
-    app.state.table = table
+    app.state.tables = list(tables)
     return app
