@@ -100,6 +100,9 @@ class ReportLayout:
     # "evaluator:metric"; empty follows every score. Binary ones are tested with McNemar.
     effect_metrics: tuple[str, ...] = ()
     binary_metrics: tuple[str, ...] = ()
+    # Mediator kinds the worlds table measures the run's other mediators against, the
+    # first the run played (a protocol that compares methods, not conditions).
+    reference_mediators: tuple[str, ...] = ()
 
 
 class DisputeProtocol(ABC):
