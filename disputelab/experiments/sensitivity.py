@@ -145,7 +145,7 @@ def check_protocol(spec: ExperimentSpec) -> None:
 
 def default_parameters(spec: ExperimentSpec) -> tuple[str, ...]:
     """The parameters the spec's conditions act through, in table order."""
-    names = {n for c in spec.conditions for n in condition_parameters(c)}
+    names = {n for c in spec.conditions for n in condition_parameters(c, spec.protocol)}
     return tuple(n for n in PARAMETERS if n in names)
 
 

@@ -191,7 +191,7 @@ class ExperimentPlan:
     def world_behaviour(self, world: str) -> dict[str, float]:
         """The behaviour overrides of an episode in `world` ('': the spec's own)."""
         own = {k: float(v) for k, v in self.behaviour.items()}
-        return world_overrides(world, own) if world else own
+        return world_overrides(world, own, self.spec.protocol) if world else own
 
     def params_for(self, world: str) -> ProtocolParams:
         """The protocol's parameters of an episode in `world` ('' and `shipped`: the

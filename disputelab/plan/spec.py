@@ -685,7 +685,7 @@ def ablation_problems(
             "set to neutral; ablation applies to parties that read the behaviour table "
             "(rule and hybrid, a settlement's or bilateral's rule kind)"
         ]
-    return check_targets(targets, conditions)
+    return check_targets(targets, conditions, protocol)
 
 
 def world_problems(protocol: str, parties: str, worlds: list[str]) -> list[str]:

@@ -76,9 +76,12 @@ def _significant(delta: float, p: float) -> int:
     return 1 if delta > 0 else -1
 
 
-def reading(condition: str, ablated: tuple[str, ...], full: int, after: int) -> str:
-    """What the pair of effects says about the condition's effect."""
-    own = set(condition_parameters(condition))
+def reading(
+    condition: str, ablated: tuple[str, ...], full: int, after: int, protocol: str | None = None
+) -> str:
+    """What the pair of effects says about the condition's effect (its own parameters
+    are those `protocol`'s agents read)."""
+    own = set(condition_parameters(condition, protocol))
     if full == 0:
         return "no significant effect"
     if not own:
@@ -128,7 +131,8 @@ def ablation_rows(store: Store, run_id: str, config: dict[str, Any]) -> list[Row
     ]
     if not grids:
         return []
-    proto = PROTOCOLS.get(config.get("protocol", DEFAULT_PROTOCOL))
+    protocol = str(config.get("protocol", DEFAULT_PROTOCOL))
+    proto = PROTOCOLS.get(protocol)
     wanted = proto.report.effect_metrics if proto else ()
     binary = proto.report.binary_metrics if proto else ()
     reference = (config.get("conditions") or ["general"])[0]
@@ -147,7 +151,7 @@ def ablation_rows(store: Store, run_id: str, config: dict[str, Any]) -> list[Row
         for e, p in zip(full, full_p, strict=True):
             a, ap = found.get((e.condition, e.mediator, e.metric), (None, math.nan))
             after_sign = _significant(a.delta, ap) if a is not None else 0
-            text = reading(e.condition, names, _significant(e.delta, p), after_sign)
+            text = reading(e.condition, names, _significant(e.delta, p), after_sign, protocol)
             rows.append(Row(e, p, a, ap, target, text, neutral))
     return rows
 
@@ -158,8 +162,9 @@ def ablation_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
     rows = ablation_rows(store, run_id, config)
     if not rows:
         return ""
-    own = [r for r in rows if _is_own(r)]
-    others = [r for r in rows if not _is_own(r) and r.reading.startswith("lost")]
+    protocol = str(config.get("protocol", DEFAULT_PROTOCOL))
+    own = [r for r in rows if _is_own(r, protocol)]
+    others = [r for r in rows if not _is_own(r, protocol) and r.reading.startswith("lost")]
     header = [
         "| condition | mediator | metric | effect | p (Holm) | ablated: effect | p (Holm) "
         "| reading |",
@@ -180,9 +185,9 @@ def ablation_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _is_own(row: Row) -> bool:
+def _is_own(row: Row, protocol: str | None = None) -> bool:
     """Whether the row's grid ablated exactly its condition's own parameters."""
-    own = set(condition_parameters(row.full.condition))
+    own = set(condition_parameters(row.full.condition, protocol))
     return bool(own) and own == {n for n, _ in row.neutral}
 
 

@@ -20,6 +20,7 @@ from disputelab.scenario.behaviour import (
     world_overrides,
     world_values,
 )
+from disputelab.scenario.conditions import condition_parameters
 
 SHIPPED = {n: p.default for n, p in PARAMETERS.items()}
 
@@ -87,3 +88,28 @@ def test_world_overrides_keep_the_spec_own_in_the_shipped_world() -> None:
 def test_an_unknown_world_is_refused() -> None:
     with pytest.raises(BehaviourError, match="unknown world 'flat'"):
         world_values("flat", SHIPPED)
+
+
+def test_a_protocol_s_own_rows_stay_out_of_every_other_protocol_s_world() -> None:
+    roundtable = world_overrides("mirrored", {}, "roundtable")
+    assert roundtable and not any(n.startswith(("settlement.", "bilateral.")) for n in roundtable)
+    settlement = world_overrides("mirrored", {}, "settlement")
+    assert settlement["settlement.eagerness.competing"] == pytest.approx(1 / 0.35)
+    assert not any(n.startswith("bilateral.") for n in settlement)
+    # A row the experiment set itself is moved by the world, whoever reads it.
+    own = world_overrides("neutral", {"bilateral.hardening": 0.2}, "roundtable")
+    assert own["bilateral.hardening"] == 0.0
+
+
+def test_a_condition_acts_through_the_rows_of_the_protocol_it_is_played_in() -> None:
+    everywhere = set(condition_parameters("posture:competing"))
+    assert {"beta.competing", "settlement.eagerness.competing"} <= everywhere
+    assert "settlement.eagerness.competing" not in condition_parameters(
+        "posture:competing", "roundtable"
+    )
+    assert "settlement.eagerness.competing" in condition_parameters(
+        "posture:competing", "settlement"
+    )
+    assert "bilateral.offence_per_reactivity" in condition_parameters(
+        "reactivity:react-react", "bilateral"
+    )
