@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from disputelab.protocols.base import behaviour_rows
 from disputelab.scenario.behaviour import PARAMETERS, BehaviourError, neutral_overrides
 from disputelab.scenario.conditions import ConditionError, apply_condition, condition_parameters
 from disputelab.scenario.library import builtin_scenario
@@ -21,6 +22,12 @@ if TYPE_CHECKING:
     from disputelab.plan.spec import ExperimentSpec
 
 EACH = "each"
+
+
+def _moved(condition: str, protocol: str | None) -> tuple[str, ...]:
+    """The parameters `condition` moves that `protocol`'s agents read (None: all)."""
+    names = condition_parameters(condition)
+    return names if protocol is None else behaviour_rows(protocol, names)
 
 
 def target_parameters(target: str, protocol: str | None = None) -> tuple[str, ...]:
@@ -34,7 +41,7 @@ def target_parameters(target: str, protocol: str | None = None) -> tuple[str, ..
     try:
         # Applying it checks the condition's argument too (posture:nope, culture:XX-US).
         apply_condition(builtin_scenario("tenancy"), target)
-        names = condition_parameters(target, protocol)
+        names = _moved(target, protocol)
     except ConditionError as exc:
         if ":" not in target and "." in target:
             neutral_overrides([target])  # says "unknown behaviour parameter", with hints
@@ -77,9 +84,9 @@ def expand_targets(
         if t != EACH:
             out.append(t)
             continue
-        seen = {frozenset(condition_parameters(x, protocol)) for x in out if ":" in x}
+        seen = {frozenset(_moved(x, protocol)) for x in out if ":" in x}
         for c in conditions:
-            names = frozenset(condition_parameters(c, protocol))
+            names = frozenset(_moved(c, protocol))
             if names and names not in seen:
                 seen.add(names)
                 out.append(c)

@@ -18,7 +18,7 @@ from typing import Any
 from disputelab.evaluation.averaging import averaged_value
 from disputelab.evaluation.inference import Key, paired_scenario_test, scenario_pairs
 from disputelab.evaluation.stats import TestResult, adjust
-from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS
+from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS, behaviour_rows
 from disputelab.scenario.conditions import condition_parameters
 from disputelab.store.sqlite import Store
 
@@ -76,12 +76,18 @@ def _significant(delta: float, p: float) -> int:
     return 1 if delta > 0 else -1
 
 
+def _own(condition: str, protocol: str | None) -> tuple[str, ...]:
+    """The condition's own parameters: those it moves that `protocol`'s agents read."""
+    names = condition_parameters(condition)
+    return names if protocol is None else behaviour_rows(protocol, names)
+
+
 def reading(
     condition: str, ablated: tuple[str, ...], full: int, after: int, protocol: str | None = None
 ) -> str:
     """What the pair of effects says about the condition's effect (its own parameters
     are those `protocol`'s agents read)."""
-    own = set(condition_parameters(condition, protocol))
+    own = set(_own(condition, protocol))
     if full == 0:
         return "no significant effect"
     if not own:
@@ -187,7 +193,7 @@ def ablation_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
 
 def _is_own(row: Row, protocol: str | None = None) -> bool:
     """Whether the row's grid ablated exactly its condition's own parameters."""
-    own = set(condition_parameters(row.full.condition, protocol))
+    own = set(_own(row.full.condition, protocol))
     return bool(own) and own == {n for n, _ in row.neutral}
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -567,18 +567,6 @@ _DOMAINS: tuple[tuple[str, tuple[float, float]], ...] = (
 )
 
 
-# Rows named after a protocol (`settlement.*`, `bilateral.*`) are read by that protocol's
-# agents alone: what a condition or a world moves for any other protocol leaves them out,
-# so its ablations, sensitivity designs and world parameters stay as they were.
-OWN_ROWS = ("settlement", "bilateral")
-
-
-def read_in(protocol: str | None, name: str) -> bool:
-    """Whether agents of `protocol` can read row `name` (None: some protocol's can)."""
-    head = name.partition(".")[0]
-    return protocol is None or head not in OWN_ROWS or head == protocol
-
-
 def domain(name: str) -> tuple[float, float]:
     """The values parameter `name` can take."""
     return next(d for prefix, d in _DOMAINS if name.startswith(prefix))
@@ -691,19 +679,19 @@ def world_values(world: str, values: Mapping[str, float]) -> dict[str, float]:
 
 
 def world_overrides(
-    world: str, overrides: Mapping[str, float], protocol: str | None = None
+    world: str, overrides: Mapping[str, float], rows: Collection[str] | None = None
 ) -> dict[str, float]:
     """The behaviour overrides an episode of `world` plays under, given the experiment's
     own `overrides`: those as they are in the shipped world, else every value of the
-    world that differs from the table's default (of the rows `protocol`'s agents read,
-    and any the experiment set itself)."""
+    world that differs from the table's default (of `rows` only, when given: those the
+    protocol's agents read; and of any the experiment set itself)."""
     if world == "shipped":
         return dict(overrides)
     values = world_values(world, overrides)
     return {
         n: v
         for n, v in values.items()
-        if v != PARAMETERS[n].default and (read_in(protocol, n) or n in overrides)
+        if v != PARAMETERS[n].default and (rows is None or n in rows or n in overrides)
     }
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from disputelab.errors import DisputelabError
-from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, PARAMETERS, Behaviour, read_in
+from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, PARAMETERS, Behaviour
 from disputelab.scenario.causes import apply_cause_offline, cause_parameters, dispute_causes
 from disputelab.scenario.cultures import hofstede
 from disputelab.scenario.schema import (
@@ -537,15 +537,11 @@ def written_problem(spec: str) -> str:
     )
 
 
-def condition_parameters(spec: str, protocol: str | None = None) -> tuple[str, ...]:
+def condition_parameters(spec: str) -> tuple[str, ...]:
     """The behaviour parameters a (composed) condition acts through and moves away from
-    neutral, in table order; () for a structural condition such as parties:+1. With
-    `protocol`, only the rows its agents read (`behaviour.read_in`)."""
+    neutral, in table order; () for a structural condition such as parties:+1. A
+    protocol's agents read some of them only (`protocols.base.behaviour_rows`)."""
     names: set[str] = set()
     for condition, arg in _parts(spec, strict=False):  # stored conditions come here too
         names.update(condition.acts_through(arg))
-    return tuple(
-        p.name
-        for p in PARAMETERS.values()
-        if p.name in names and p.default != p.neutral and read_in(protocol, p.name)
-    )
+    return tuple(p.name for p in PARAMETERS.values() if p.name in names and p.default != p.neutral)

@@ -44,6 +44,7 @@ from disputelab.experiments.sensitivity import (
 )
 from disputelab.llm.models import ModelHub
 from disputelab.plan.spec import ExperimentSpec, load_spec
+from disputelab.protocols.base import behaviour_rows
 from disputelab.protocols.roundtable.evaluation import socrates
 from disputelab.scenario.behaviour import PARAMETERS
 from disputelab.scenario.conditions import condition_parameters
@@ -136,7 +137,9 @@ def test_a_bad_design_is_refused(method: str, samples: int, match: str) -> None:
 def test_default_parameters_are_those_the_conditions_act_through(tmp_path: Path) -> None:
     spec = _spec(tmp_path, conditions=["general", "posture:competing", "parties:+1"])
     # The roundtable's agents read no settlement or bilateral row: none is varied.
-    assert default_parameters(spec) == condition_parameters("posture:competing", "roundtable")
+    assert default_parameters(spec) == behaviour_rows(
+        "roundtable", condition_parameters("posture:competing")
+    )
     assert not any(n.startswith(("settlement.", "bilateral.")) for n in default_parameters(spec))
     assert {"beta.competing", "self_weight.competing", "tone.competing_flare"} <= set(
         default_parameters(spec)

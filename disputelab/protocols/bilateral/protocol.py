@@ -126,8 +126,14 @@ class Bilateral(DisputeProtocol):
         ),
     )
     evaluators = ("negotiation-reward",)
+    own_behaviour = ("bilateral.",)
+    # The worlds table follows the reward and its deal term, each remediator against no
+    # remediator (the paper's comparison is between methods, not conditions).
     report: ClassVar[ReportLayout] = ReportLayout(
         "metrics (socially-aware negotiation)",
+        effect_metrics=("negotiation-reward:reward", "negotiation-reward:deal"),
+        binary_metrics=("negotiation-reward:deal",),
+        reference_mediators=("none",),
     )
 
     def experiment_tables(self, store: Store, run_id: str, config: Mapping[str, Any]) -> str:

@@ -150,6 +150,7 @@ class Settlement(DisputeProtocol):
         Seat("memory", SETTLEMENT_MEMORY, default="rule", default_with_model="llm"),
     )
     evaluators = ("settleagent",)
+    own_behaviour = ("settlement.",)
     # The worlds table follows the planning comparison's metrics, each method against
     # the direct counsel (the "Planning against direct counsel" table's contrast).
     report: ClassVar[ReportLayout] = ReportLayout(

@@ -6,6 +6,7 @@ what their rows say."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,13 +15,18 @@ from disputelab.agents.base import PublicTurn, TurnContext
 from disputelab.agents.registry import build_parties
 from disputelab.agents.settings import AgentSettings
 from disputelab.episode import Episode, Signal
+from disputelab.experiments.runner import run_experiment
+from disputelab.llm.models import ModelHub
+from disputelab.plan.experiment import plan_experiment
 from disputelab.protocols.agent_params import agent_settings
 from disputelab.protocols.base import get_protocol
 from disputelab.protocols.bilateral.agents.moderator import RuleModerator
 from disputelab.protocols.bilateral.agents.remediators import TemplateRemediator
 from disputelab.protocols.bilateral.agents.rule import BuyerTraits, RuleBargainer
 from disputelab.protocols.play import play
+from disputelab.report.worlds import worlds_markdown
 from disputelab.scenario.behaviour import Behaviour, world_overrides
+from disputelab.store.sqlite import Store
 from tests.helpers import scenario
 
 # BuyerTraits' defaults as they stood in agents/rule.py before its behavioural fields
@@ -138,3 +144,26 @@ def test_given_traits_are_kept_as_they_are() -> None:
     traits = BuyerTraits(offence_sensitivity=3.0)
     settings = AgentSettings(behaviour=Behaviour.of({"bilateral.offence_per_reactivity": 0}))
     assert RuleBargainer(sc, "buyer", 0, traits, settings.behaviour).traits is traits
+
+
+def test_on_a_worlds_axis_each_method_has_a_row_per_world(tmp_path: Path) -> None:
+    spec = {
+        "name": "bw",
+        "protocol": "bilateral",
+        "scenarios": ["product-sale", "salary"],
+        "mediators": ["none", "zero-shot"],
+        "worlds": ["shipped", "neutral", "mirrored"],
+        "replicates": 2,
+    }
+    plan = plan_experiment(spec, profiles={})
+    store = Store(tmp_path)
+    asyncio.run(run_experiment(store, plan, ModelHub(None)))
+    text = get_protocol("bilateral").experiment_tables(store, "bw", plan.config)
+    rows = [line.split(" | ")[0] for line in text.splitlines() if line.startswith("| ")][1:]
+    assert rows == [
+        f"| {method} in the {world} world"
+        for method in ("Viol No-Remed.", "PROMPT (zero-shot)")
+        for world in ("shipped", "neutral", "mirrored")
+    ]
+    worlds = worlds_markdown(store, "bw", plan.config)
+    assert "| general | zero-shot − none | reward |" in worlds
