@@ -86,6 +86,9 @@ class AgentKind:
     # A person fills the seat, through what hosts it (`AgentSetup.hosts`): played by
     # `disputelab.api.play.play` (or a host of its own), never by a run or an experiment alone.
     hosted: bool = False
+    # Its agents read the behaviour table (`disputelab.scenario.behaviour`) without being
+    # the rule policy (a protocol's own rule agents): worlds and ablation reach them.
+    behaviour: bool = False
 
 
 # Keyed `interface/name`: one name may serve several interfaces (`rule` parties, a
@@ -209,6 +212,16 @@ def has_hidden_state(interface: str, name: str) -> bool:
     """Whether agents of the kind expose their true positions to the oracle."""
     key = f"{interface}/{name}"
     return key in AGENT_KINDS and AGENT_KINDS.get(key).hidden_state
+
+
+def reads_behaviour(interface: str, name: str) -> bool:
+    """Whether agents of the kind read the behaviour table, so that a run's `behaviour`
+    overrides, parameter worlds and ablations change them: the rule policy (every kind
+    with hidden state plays it) or a kind registered with `behaviour=True`."""
+    key = f"{interface}/{name}"
+    return key in AGENT_KINDS and (
+        AGENT_KINDS.get(key).hidden_state or AGENT_KINDS.get(key).behaviour
+    )
 
 
 def seat_key(role: str, party_id: str = "") -> str:

@@ -44,7 +44,7 @@ from disputelab.experiments.runner import Progress, run_experiment
 from disputelab.llm.models import ModelHub
 from disputelab.plan.experiment import plan_spec
 from disputelab.plan.spec import ExperimentSpec, grid_episodes, resolve_scenarios
-from disputelab.protocols.base import NONE, get_protocol
+from disputelab.protocols.base import NONE, behaviour_rows, get_protocol
 from disputelab.scenario.behaviour import (
     PARAMETERS,
     BehaviourError,
@@ -145,7 +145,8 @@ def check_protocol(spec: ExperimentSpec) -> None:
 
 def default_parameters(spec: ExperimentSpec) -> tuple[str, ...]:
     """The parameters the spec's conditions act through, in table order."""
-    names = {n for c in spec.conditions for n in condition_parameters(c)}
+    moved = (condition_parameters(c) for c in spec.conditions)
+    names = {n for c in moved for n in behaviour_rows(spec.protocol, c)}
     return tuple(n for n in PARAMETERS if n in names)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from disputelab.protocols.base import behaviour_rows
 from disputelab.scenario.behaviour import PARAMETERS, BehaviourError, neutral_overrides
 from disputelab.scenario.conditions import ConditionError, apply_condition, condition_parameters
 from disputelab.scenario.library import builtin_scenario
@@ -23,9 +24,15 @@ if TYPE_CHECKING:
 EACH = "each"
 
 
-def target_parameters(target: str) -> tuple[str, ...]:
-    """The behaviour parameters a target sets to neutral; ValueError with one line if
-    there is nothing to ablate."""
+def _moved(condition: str, protocol: str | None) -> tuple[str, ...]:
+    """The parameters `condition` moves that `protocol`'s agents read (None: all)."""
+    names = condition_parameters(condition)
+    return names if protocol is None else behaviour_rows(protocol, names)
+
+
+def target_parameters(target: str, protocol: str | None = None) -> tuple[str, ...]:
+    """The behaviour parameters a target sets to neutral (of a condition's, those the
+    agents of `protocol` read); ValueError with one line if there is nothing to ablate."""
     if target in PARAMETERS:
         neutral_overrides([target])  # a level without a neutral value is refused here
         return (target,)
@@ -34,7 +41,7 @@ def target_parameters(target: str) -> tuple[str, ...]:
     try:
         # Applying it checks the condition's argument too (posture:nope, culture:XX-US).
         apply_condition(builtin_scenario("tenancy"), target)
-        names = condition_parameters(target)
+        names = _moved(target, protocol)
     except ConditionError as exc:
         if ":" not in target and "." in target:
             neutral_overrides([target])  # says "unknown behaviour parameter", with hints
@@ -47,24 +54,28 @@ def target_parameters(target: str) -> tuple[str, ...]:
     return names
 
 
-def check_targets(targets: list[str], conditions: list[str]) -> list[str]:
+def check_targets(
+    targets: list[str], conditions: list[str], protocol: str | None = None
+) -> list[str]:
     """Problems with an `ablate:` list, one line each."""
     problems = []
     for t in targets:
         if t == EACH:
-            if not expand_targets([EACH], conditions):
+            if not expand_targets([EACH], conditions, protocol):
                 problems.append(
                     "ablate: each: no condition of the spec acts through a behaviour parameter"
                 )
             continue
         try:
-            target_parameters(t)
+            target_parameters(t, protocol)
         except (ValueError, BehaviourError) as exc:
             problems.append(str(exc) if str(exc).startswith("ablate") else f"ablate: {exc}")
     return problems
 
 
-def expand_targets(targets: list[str], conditions: list[str]) -> list[str]:
+def expand_targets(
+    targets: list[str], conditions: list[str], protocol: str | None = None
+) -> list[str]:
     """`each` replaced by the spec's conditions that act through parameters, keeping one
     condition per set of parameters (strategy:competing@one and @all ablate the same
     ones, so they share one grid); order kept."""
@@ -73,9 +84,9 @@ def expand_targets(targets: list[str], conditions: list[str]) -> list[str]:
         if t != EACH:
             out.append(t)
             continue
-        seen = {frozenset(condition_parameters(x)) for x in out if ":" in x}
+        seen = {frozenset(_moved(x, protocol)) for x in out if ":" in x}
         for c in conditions:
-            names = frozenset(condition_parameters(c))
+            names = frozenset(_moved(c, protocol))
             if names and names not in seen:
                 seen.add(names)
                 out.append(c)
@@ -94,7 +105,7 @@ def ablated_spec(spec: ExperimentSpec, target: str) -> ExperimentSpec:
     params = dict(data["params"])
     params["behaviour"] = {
         **params.get("behaviour", {}),
-        **neutral_overrides(target_parameters(target)),
+        **neutral_overrides(target_parameters(target, spec.protocol)),
     }
     data.update(
         name=ablated_name(spec.name, target),
@@ -107,4 +118,5 @@ def ablated_spec(spec: ExperimentSpec, target: str) -> ExperimentSpec:
 
 
 def ablated_specs(spec: ExperimentSpec) -> list[ExperimentSpec]:
-    return [ablated_spec(spec, t) for t in expand_targets(spec.ablate, spec.conditions)]
+    targets = expand_targets(spec.ablate, spec.conditions, spec.protocol)
+    return [ablated_spec(spec, t) for t in targets]

@@ -41,9 +41,9 @@ from disputelab.plan.spec import (
     resolve_pool,
     validate_spec,
 )
-from disputelab.protocols.base import DisputeProtocol, ProtocolParams, get_protocol
+from disputelab.protocols.base import DisputeProtocol, ProtocolParams, behaviour_rows, get_protocol
 from disputelab.redact import redact
-from disputelab.scenario.behaviour import world_overrides
+from disputelab.scenario.behaviour import PARAMETERS, world_overrides
 from disputelab.scenario.schema import Scenario
 from disputelab.store.manage import id_problem
 
@@ -191,7 +191,8 @@ class ExperimentPlan:
     def world_behaviour(self, world: str) -> dict[str, float]:
         """The behaviour overrides of an episode in `world` ('': the spec's own)."""
         own = {k: float(v) for k, v in self.behaviour.items()}
-        return world_overrides(world, own) if world else own
+        rows = behaviour_rows(self.spec.protocol, PARAMETERS)
+        return world_overrides(world, own, rows) if world else own
 
     def params_for(self, world: str) -> ProtocolParams:
         """The protocol's parameters of an episode in `world` ('' and `shipped`: the

@@ -33,6 +33,7 @@ from disputelab.agents.registry import (
     has_hidden_state,
     kind_calls,
     kind_names,
+    reads_behaviour,
     sub_role,
 )
 from disputelab.errors import DisputelabError
@@ -678,12 +679,13 @@ def ablation_problems(
         return []
     if "behaviour" not in get_protocol(protocol).Params.model_fields:
         return [f"ablate: the {protocol} protocol's agents have no behaviour parameters"]
-    if not has_hidden_state(get_protocol(protocol).party_seat.interface, parties):
+    if not reads_behaviour(get_protocol(protocol).party_seat.interface, parties):
         return [
             f"ablate: {parties} parties have no rule policy, so no behaviour parameters to "
-            "set to neutral; ablation applies to rule and hybrid parties"
+            "set to neutral; ablation applies to parties that read the behaviour table "
+            "(rule and hybrid, a settlement's or bilateral's rule kind)"
         ]
-    return check_targets(targets, conditions)
+    return check_targets(targets, conditions, protocol)
 
 
 def world_problems(protocol: str, parties: str, worlds: list[str]) -> list[str]:
@@ -696,10 +698,11 @@ def world_problems(protocol: str, parties: str, worlds: list[str]) -> list[str]:
         return ["worlds: a world listed twice; list each once"]
     if "behaviour" not in get_protocol(protocol).Params.model_fields:
         return [f"worlds: the {protocol} protocol's agents have no behaviour parameters"]
-    if not has_hidden_state(get_protocol(protocol).party_seat.interface, parties):
+    if not reads_behaviour(get_protocol(protocol).party_seat.interface, parties):
         return [
             f"worlds: {parties} parties have no rule policy, so no behaviour parameters for "
-            "a world to change; worlds apply to rule and hybrid parties"
+            "a world to change; worlds apply to parties that read the behaviour table "
+            "(rule and hybrid, a settlement's or bilateral's rule kind)"
         ]
     return []
 

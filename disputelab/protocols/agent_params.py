@@ -83,12 +83,19 @@ class AgentParams(ProtocolParams):
     @field_validator("behaviour", mode="before")
     @classmethod
     def _known_behaviour(cls, v: Any) -> Any:
-        if not isinstance(v, dict):
-            raise ValueError("behaviour takes a mapping of parameter name to number")
-        try:
-            return check_overrides(v)
-        except BehaviourError as exc:
-            raise ValueError(str(exc)) from None
+        return checked_behaviour(v)
+
+
+def checked_behaviour(v: Any) -> Any:
+    """A `behaviour` parameter's value, checked: known names, numbers in range. Every
+    protocol whose rule agents read the behaviour table declares a `behaviour` field
+    with this check, which is what lets worlds, ablation and sensitivity reach them."""
+    if not isinstance(v, dict):
+        raise ValueError("behaviour takes a mapping of parameter name to number")
+    try:
+        return check_overrides(v)
+    except BehaviourError as exc:
+        raise ValueError(str(exc)) from None
 
 
 # Parameter names that differ from the settings' field names.

@@ -11,7 +11,7 @@ protocol's name.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -100,6 +100,9 @@ class ReportLayout:
     # "evaluator:metric"; empty follows every score. Binary ones are tested with McNemar.
     effect_metrics: tuple[str, ...] = ()
     binary_metrics: tuple[str, ...] = ()
+    # Mediator kinds the worlds table measures the run's other mediators against, the
+    # first the run played (a protocol that compares methods, not conditions).
+    reference_mediators: tuple[str, ...] = ()
 
 
 class DisputeProtocol(ABC):
@@ -128,6 +131,10 @@ class DisputeProtocol(ABC):
     # `budget` (`--budget N`) sets, whatever the protocol calls it.
     turn_budget: ClassVar[str] = ""
     turn_budget_unit: ClassVar[str] = "turns"
+    # Behaviour-table rows this protocol's agents alone read, by name prefix (the
+    # settlement's `settlement.`): what a condition or world moves for another protocol
+    # leaves them out (`behaviour_rows`).
+    own_behaviour: ClassVar[tuple[str, ...]] = ()
 
     def params(self, values: Mapping[str, Any] | None = None) -> ProtocolParams:
         """Validated parameters; unknown or out-of-range ones raise ParamsError."""
@@ -242,6 +249,16 @@ def protocol(cls: P) -> P:
 
 def get_protocol(name: str) -> DisputeProtocol:
     return PROTOCOLS.get(name)
+
+
+def behaviour_rows(protocol: str, names: Iterable[str]) -> tuple[str, ...]:
+    """`names` less the behaviour rows another protocol's agents alone read (its
+    `own_behaviour`), so that a condition's ablation, a sensitivity design and a world
+    played under `protocol` set and vary only what its agents can read."""
+    others = tuple(
+        prefix for n, p in PROTOCOLS.items() if n != protocol for prefix in p.own_behaviour
+    )
+    return tuple(x for x in names if not others or not x.startswith(others))
 
 
 def retrieval_protocols() -> Sequence[str]:

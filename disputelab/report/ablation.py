@@ -18,7 +18,7 @@ from typing import Any
 from disputelab.evaluation.averaging import averaged_value
 from disputelab.evaluation.inference import Key, paired_scenario_test, scenario_pairs
 from disputelab.evaluation.stats import TestResult, adjust
-from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS
+from disputelab.protocols.base import DEFAULT_PROTOCOL, PROTOCOLS, behaviour_rows
 from disputelab.scenario.conditions import condition_parameters
 from disputelab.store.sqlite import Store
 
@@ -76,9 +76,18 @@ def _significant(delta: float, p: float) -> int:
     return 1 if delta > 0 else -1
 
 
-def reading(condition: str, ablated: tuple[str, ...], full: int, after: int) -> str:
-    """What the pair of effects says about the condition's effect."""
-    own = set(condition_parameters(condition))
+def _own(condition: str, protocol: str | None) -> tuple[str, ...]:
+    """The condition's own parameters: those it moves that `protocol`'s agents read."""
+    names = condition_parameters(condition)
+    return names if protocol is None else behaviour_rows(protocol, names)
+
+
+def reading(
+    condition: str, ablated: tuple[str, ...], full: int, after: int, protocol: str | None = None
+) -> str:
+    """What the pair of effects says about the condition's effect (its own parameters
+    are those `protocol`'s agents read)."""
+    own = set(_own(condition, protocol))
     if full == 0:
         return "no significant effect"
     if not own:
@@ -128,7 +137,8 @@ def ablation_rows(store: Store, run_id: str, config: dict[str, Any]) -> list[Row
     ]
     if not grids:
         return []
-    proto = PROTOCOLS.get(config.get("protocol", DEFAULT_PROTOCOL))
+    protocol = str(config.get("protocol", DEFAULT_PROTOCOL))
+    proto = PROTOCOLS.get(protocol)
     wanted = proto.report.effect_metrics if proto else ()
     binary = proto.report.binary_metrics if proto else ()
     reference = (config.get("conditions") or ["general"])[0]
@@ -147,7 +157,7 @@ def ablation_rows(store: Store, run_id: str, config: dict[str, Any]) -> list[Row
         for e, p in zip(full, full_p, strict=True):
             a, ap = found.get((e.condition, e.mediator, e.metric), (None, math.nan))
             after_sign = _significant(a.delta, ap) if a is not None else 0
-            text = reading(e.condition, names, _significant(e.delta, p), after_sign)
+            text = reading(e.condition, names, _significant(e.delta, p), after_sign, protocol)
             rows.append(Row(e, p, a, ap, target, text, neutral))
     return rows
 
@@ -158,8 +168,9 @@ def ablation_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
     rows = ablation_rows(store, run_id, config)
     if not rows:
         return ""
-    own = [r for r in rows if _is_own(r)]
-    others = [r for r in rows if not _is_own(r) and r.reading.startswith("lost")]
+    protocol = str(config.get("protocol", DEFAULT_PROTOCOL))
+    own = [r for r in rows if _is_own(r, protocol)]
+    others = [r for r in rows if not _is_own(r, protocol) and r.reading.startswith("lost")]
     header = [
         "| condition | mediator | metric | effect | p (Holm) | ablated: effect | p (Holm) "
         "| reading |",
@@ -180,9 +191,9 @@ def ablation_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _is_own(row: Row) -> bool:
+def _is_own(row: Row, protocol: str | None = None) -> bool:
     """Whether the row's grid ablated exactly its condition's own parameters."""
-    own = set(condition_parameters(row.full.condition))
+    own = set(_own(row.full.condition, protocol))
     return bool(own) and own == {n for n, _ in row.neutral}
 
 

@@ -18,6 +18,11 @@ interaction's or the behaviour table's:
 - *fragile*: significant in `shipped`, neither of the above;
 - *no effect*: not significant in `shipped`, so there is nothing to label.
 
+A protocol whose comparison is between methods rather than conditions names a reference
+mediator (`ReportLayout.reference_mediators`: the settlement's direct counsel); each
+other mediator's paired effect against it, in every condition, is a row too (`mcts −
+direct`), labelled the same way.
+
 A test whose paired differences are all exactly zero (a condition that acts only
 through parameters, in the neutral world) cannot reject at any level; it is left out of
 the families (Tarone's rule for tests that cannot reach significance), rather than
@@ -96,17 +101,35 @@ class WorldEffect:
 
 
 def world_effects(
-    values: WorldValues, reference: str, binary: tuple[str, ...]
+    values: WorldValues, reference: str, binary: tuple[str, ...], method: str | None = None
 ) -> list[WorldEffect]:
+    """Each condition's effect against `reference`; with a reference `method` (a
+    mediator kind of the run), also each other mediator's against it in every
+    condition, shown as `mcts − direct` in the mediator column."""
     out = []
     for (cond, med, world, metric), xs in sorted(values.items()):
-        ys = values.get((reference, med, world, metric))
-        if cond == reference or ys is None:
-            continue
-        test = paired_scenario_test(xs, ys, binary=metric in binary)
-        differs = any(xs[k] != ys[k] for k in xs if k in ys)
-        out.append(WorldEffect(cond, med, metric, world, paired_effect(xs, ys), test, differs))
+        against = [((reference, med, world, metric), med)] if cond != reference else []
+        if method is not None and med != method:
+            against.append(((cond, method, world, metric), f"{med} − {method}"))
+        for key, shown in against:
+            ys = values.get(key)
+            if ys is None:
+                continue
+            test = paired_scenario_test(xs, ys, binary=metric in binary)
+            differs = any(xs[k] != ys[k] for k in xs if k in ys)
+            effect = paired_effect(xs, ys)
+            out.append(WorldEffect(cond, shown, metric, world, effect, test, differs))
     return out
+
+
+def reference_method(config: dict[str, Any]) -> str | None:
+    """The mediator kind the run's other mediators are measured against in the worlds
+    table: the first of its protocol's `ReportLayout.reference_mediators` the run played
+    (the settlement's direct counsel); None for a protocol that compares conditions."""
+    proto = PROTOCOLS.get(config.get("protocol", DEFAULT_PROTOCOL))
+    played = list(config.get("mediators") or ())
+    refs = proto.report.reference_mediators if proto else ()
+    return next((m for m in refs if m in played), None)
 
 
 def holm(found: list[WorldEffect]) -> list[float]:
@@ -159,7 +182,8 @@ def world_rows(store: Store, run_id: str, config: dict[str, Any]) -> list[Row]:
     wanted = proto.report.effect_metrics if proto else ()
     binary = proto.report.binary_metrics if proto else ()
     reference = (config.get("conditions") or ["general"])[0]
-    found = world_effects(world_values(store, run_id, wanted), reference, binary)
+    values = world_values(store, run_id, wanted)
+    found = world_effects(values, reference, binary, reference_method(config))
     by_effect: dict[EffectKey, dict[str, tuple[WorldEffect, float]]] = {}
     for e, p in zip(found, holm(found), strict=True):
         by_effect.setdefault((e.condition, e.mediator, e.metric), {})[e.world] = (e, p)
@@ -209,9 +233,17 @@ def worlds_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
     k = sum(1 for r in rows if not math.isnan(r.emergent_p))
     reference = (config.get("conditions") or ["general"])[0]
     note = NOTE.format(reference=reference, n=n, k=k, untested=untested, method=ADJUSTMENTS["holm"])
+    method = reference_method(config)
+    if method is not None:
+        note += METHOD_NOTE.format(method=method)
     return "\n".join([*lines, "", note]) + "\n"
 
 
+METHOD_NOTE = (
+    " A row whose mediator reads `M − {method}` is method M's paired effect against "
+    "`{method}` in the same condition (same scenario, replicate and world, hence the same "
+    "seed), in the same family."
+)
 NOTE = (
     "Each cell is a paired effect against `{reference}` in that world (same scenario, "
     "mediator, replicate and world, hence the same seed): mean difference [95% cluster t "

@@ -1,10 +1,13 @@
 """The behavioural assumptions of the rule agents, as one table of named parameters.
 
 A rule party turns a persona (strategy, reactivity, culture) and a dispute cause into
-behaviour through the numbers below. None of them is measured: each is an assumption,
-some with a direction taken from a paper. Keeping them in one table lets a reviewer see
-every assumption, lets a condition move only these, and lets an experiment set any of
-them to its neutral value (`ablate:`) or vary them together (`disputelab sensitivity`).
+behaviour through the numbers below; so do the settlement protocol's rule counsel (its
+concession eagerness per strategy, `settlement.*`) and the bilateral protocol's rule
+buyer (how offence and warmth move its anger, trust and price, `bilateral.*`). None of
+them is measured: each is an assumption, some with a direction taken from a paper.
+Keeping them in one table lets a reviewer see every assumption, lets a condition move
+only these, and lets an experiment set any of them to its neutral value (`ablate:`) or
+vary them together (`disputelab sensitivity`).
 
 A parameter's neutral value is the one at which its mechanism does nothing (a concession
 exponent of 1, a cause shifting nothing). A level with no such value (the resentment at
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -403,6 +406,128 @@ _TABLE.append(
     )
 )
 
+
+def _settlement_parameters() -> list[Parameter]:
+    """The rule settlement counsel's concession eagerness per Thomas-Kilmann mode."""
+    eagerness = {
+        "competing": 0.35,
+        "avoiding": 0.6,
+        "compromising": 1.0,
+        "collaborating": 1.3,
+        "accommodating": 2.5,
+    }
+    return [
+        Parameter(
+            f"settlement.eagerness.{mode}",
+            eagerness[mode],
+            1.0,
+            0.2,
+            4.0,
+            f"Concession eagerness of settlement counsel for {_a(mode)} party (the rule "
+            "counsel, and a planning counsel's own curve): it has conceded progress ** "
+            "(1/eagerness) of the way from its target to its walk-away, so below 1 it holds "
+            "out (Boulware), above 1 it gives ground early (Conceder).",
+            CURVES,
+            "reciprocal",
+        )
+        for mode in STRATEGIES
+    ]
+
+
+_TABLE += _settlement_parameters()
+
+# The bilateral protocol's rule buyer: how what it hears turns into anger, trust and a
+# relationship, and those into its price and its walking out. Offence and warmth are read
+# off the words (`bilateral.agents.norms`); these say how much they move the buyer.
+_BUYER = "the bilateral rule buyer"
+_TABLE += [
+    Parameter(
+        "bilateral.offence_per_reactivity",
+        2.0,
+        0.0,
+        0.0,
+        4.0,
+        f"Offence sensitivity of {_BUYER} per unit of its persona's reactivity: the anger a "
+        "phrase of severity 1 adds (0: nothing offends it). Negative (mirrored): offence "
+        "calms it and builds trust; the terms it feeds below carry no direction of their own.",
+        mirror="negate",
+    ),
+    Parameter(
+        "bilateral.quit_anger",
+        1.2,
+        None,
+        0.6,
+        3.0,
+        f"Anger at which {_BUYER} walks out of the negotiation.",
+    ),
+    Parameter(
+        "bilateral.anger_kept",
+        0.6,
+        1.0,
+        0.3,
+        1.0,
+        f"Share of its anger {_BUYER} keeps from one of its turns to the next.",
+        mirror="reciprocal",
+    ),
+    Parameter(
+        "bilateral.hardening",
+        0.5,
+        0.0,
+        0.0,
+        1.0,
+        f"How much full anger slows {_BUYER}'s concession (its curve's progress times "
+        "1 - this x anger): mirrored through bilateral.offence_per_reactivity, which "
+        "carries the direction, so kept.",
+    ),
+    Parameter(
+        "bilateral.trust_per_warmth",
+        0.25,
+        0.0,
+        0.0,
+        0.5,
+        f"Trust {_BUYER} gains per unit of warmth it hears (apology, respect, empathy, "
+        "partnership).",
+        mirror="negate",
+    ),
+    Parameter(
+        "bilateral.trust_per_offence",
+        0.35,
+        0.0,
+        0.0,
+        0.7,
+        f"Trust {_BUYER} loses per unit of offence it takes: mirrored through "
+        "bilateral.offence_per_reactivity, so kept.",
+    ),
+    Parameter(
+        "bilateral.relation_per_warmth",
+        0.3,
+        0.0,
+        0.0,
+        0.6,
+        f"Relationship {_BUYER} feels grow per unit of warmth it hears (its relational "
+        "read-out, which the negotiation reward scores).",
+        mirror="negate",
+    ),
+    Parameter(
+        "bilateral.relation_per_offence",
+        0.25,
+        0.0,
+        0.0,
+        0.5,
+        f"Relationship {_BUYER} feels shrink per unit of offence it takes: mirrored "
+        "through bilateral.offence_per_reactivity, so kept.",
+    ),
+    Parameter(
+        "bilateral.trust_premium",
+        0.1,
+        0.0,
+        0.0,
+        0.3,
+        f"Share of the opening gap full trust adds to the most {_BUYER} will pay: mirrored "
+        "through what builds trust, so kept.",
+    ),
+]
+
 # The values each parameter can take at all (the policy divides by a concession exponent,
 # exponentiates culture terms, reads shares and chances as such). First match wins.
 _DOMAINS: tuple[tuple[str, tuple[float, float]], ...] = (
@@ -430,6 +555,15 @@ _DOMAINS: tuple[tuple[str, tuple[float, float]], ...] = (
     ("disclosure.", (0.0, 1.0)),
     ("adaptive.", (0.0, 1.0)),
     ("legal.", (0.0, 1.0)),
+    ("settlement.eagerness.", (0.01, 100.0)),
+    # Negative (mirrored): offence calms the buyer, lowers its anger below 0 and lifts
+    # its trust; anger kept above 1 grows from one turn to the next.
+    ("bilateral.offence_per_reactivity", (-100.0, 100.0)),
+    ("bilateral.quit_anger", (0.0, 100.0)),
+    ("bilateral.anger_kept", (0.0, 10.0)),
+    ("bilateral.hardening", (-1.0, 1.0)),
+    ("bilateral.trust_premium", (-1.0, 1.0)),
+    ("bilateral.", (-10.0, 10.0)),
 )
 
 
@@ -544,14 +678,21 @@ def world_values(world: str, values: Mapping[str, float]) -> dict[str, float]:
     return out
 
 
-def world_overrides(world: str, overrides: Mapping[str, float]) -> dict[str, float]:
+def world_overrides(
+    world: str, overrides: Mapping[str, float], rows: Collection[str] | None = None
+) -> dict[str, float]:
     """The behaviour overrides an episode of `world` plays under, given the experiment's
     own `overrides`: those as they are in the shipped world, else every value of the
-    world that differs from the table's default."""
+    world that differs from the table's default (of `rows` only, when given: those the
+    protocol's agents read; and of any the experiment set itself)."""
     if world == "shipped":
         return dict(overrides)
     values = world_values(world, overrides)
-    return {n: v for n, v in values.items() if v != PARAMETERS[n].default}
+    return {
+        n: v
+        for n, v in values.items()
+        if v != PARAMETERS[n].default and (rows is None or n in rows or n in overrides)
+    }
 
 
 def check_in_domain(name: str, value: float) -> None:

@@ -321,7 +321,9 @@ def _mode_parameters(mode: str) -> tuple[str, ...]:
         "collaborating": ("logrolling.collaborating", "tone.cooperative_warm"),
         "accommodating": ("tone.cooperative_warm",),
     }
-    return (f"beta.{mode}", f"self_weight.{mode}", *extra.get(mode, ()))
+    # The settlement counsel's eagerness is its party's strategy's too.
+    own = (f"beta.{mode}", f"self_weight.{mode}", f"settlement.eagerness.{mode}")
+    return (*own, *extra.get(mode, ()))
 
 
 def _none(arg: str) -> tuple[str, ...]:
@@ -361,7 +363,8 @@ _CULTURE = (
     "culture.power_distance",
     "culture.expressiveness",
 )
-_REACTIVITY = ("resentment.hostility", "resentment.hurt")
+# The bilateral buyer's offence sensitivity is its reactivity times its row.
+_REACTIVITY = ("resentment.hostility", "resentment.hurt", "bilateral.offence_per_reactivity")
 
 
 @dataclass(frozen=True)
@@ -536,7 +539,8 @@ def written_problem(spec: str) -> str:
 
 def condition_parameters(spec: str) -> tuple[str, ...]:
     """The behaviour parameters a (composed) condition acts through and moves away from
-    neutral, in table order; () for a structural condition such as parties:+1."""
+    neutral, in table order; () for a structural condition such as parties:+1. A
+    protocol's agents read some of them only (`protocols.base.behaviour_rows`)."""
     names: set[str] = set()
     for condition, arg in _parts(spec, strict=False):  # stored conditions come here too
         names.update(condition.acts_through(arg))

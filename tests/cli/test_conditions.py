@@ -103,13 +103,15 @@ def test_param_sets_one_behaviour_entry_beside_those_of_behaviour(tmp_path: Path
             "--param behaviour.beta.avoiding given twice ('1', '2'); keep one",
         ),
         (
-            ["--protocol", "bilateral", "--param", "behaviour.beta.avoiding=0.5"],
-            "--param behaviour.beta.avoiding: behaviour is not a parameter of the bilateral "
-            "protocol",
+            ["--protocol", "show-of-hands", "--param", "behaviour.beta.avoiding=0.5"],
+            "--param behaviour.beta.avoiding: behaviour is not a parameter of the "
+            "show-of-hands protocol",
         ),
     ],
 )
-def test_param_refuses_an_entry_it_cannot_place(tmp_path: Path, args: list[str], said: str) -> None:
+def test_param_refuses_an_entry_it_cannot_place(
+    tmp_path: Path, args: list[str], said: str, toy: object
+) -> None:
     code, text = _cli(tmp_path, "run", "tenancy", *args)
     assert code == 2, text
     assert said in " ".join(text.split()), text

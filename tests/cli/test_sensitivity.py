@@ -11,8 +11,6 @@ from typer.testing import CliRunner
 
 from disputelab.cli import app
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
 
 def _cli(tmp_path: Path, *args: str) -> tuple[int, str]:
     result = CliRunner().invoke(app, ["--store", str(tmp_path / "runs"), *args])
@@ -93,8 +91,11 @@ def test_a_spec_whose_conditions_act_through_nothing_asks_for_param(tmp_path: Pa
     assert code == 2 and "--param" in text and len(text.strip().splitlines()) == 1
 
 
-def test_a_protocol_without_behaviour_parameters_is_refused(tmp_path: Path) -> None:
-    code, text = _cli(tmp_path, "sensitivity", str(EXAMPLES / "settlement.yaml"))
+def test_a_protocol_without_behaviour_parameters_is_refused(tmp_path: Path, toy: object) -> None:
+    spec = tmp_path / "toy.yaml"
+    toy_spec = {"name": "toy", "protocol": "show-of-hands", "scenarios": ["tenancy"]}
+    spec.write_text(yaml.safe_dump({**toy_spec, "mediators": ["counter"]}), encoding="utf-8")
+    code, text = _cli(tmp_path, "sensitivity", str(spec))
     assert code == 2 and "no behaviour parameters" in text
     assert len(text.strip().splitlines()) == 1
 

@@ -14,6 +14,7 @@ from disputelab.experiments.resume import changed_fields
 from disputelab.plan.ablation import (
     ablated_name,
     ablated_spec,
+    ablated_specs,
     expand_targets,
     target_parameters,
 )
@@ -172,15 +173,37 @@ def test_a_bad_target_is_said_beside_another_field_error(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("fields", "said"),
     [
-        ({"protocol": "bilateral", "mediators": ["none"]}, "protocol's agents have no behaviour"),
+        (
+            {"protocol": "show-of-hands", "mediators": ["counter"]},
+            "protocol's agents have no behaviour",
+        ),
         ({"parties": "llm", "models": {"parties": "local"}}, "llm parties have no rule policy"),
     ],
 )
 def test_agents_with_nothing_to_ablate_get_one_line_not_one_per_target(
-    tmp_path: Path, fields: dict[str, object], said: str
+    tmp_path: Path, fields: dict[str, object], said: str, toy: object
 ) -> None:
     spec = _spec(tmp_path, ablate=["nonsense.x", "parties:+1"], conditions=["general"], **fields)
     with pytest.raises(SpecError) as info:
         load_spec(spec)
     ablate = [p for p in info.value.problems if p.startswith("ablate:")]
     assert len(ablate) == 1 and said in ablate[0], info.value.problems
+
+
+def test_a_settlement_posture_ablation_sets_the_counsel_eagerness_to_neutral(
+    tmp_path: Path,
+) -> None:
+    spec = load_spec(
+        _spec(
+            tmp_path,
+            protocol="settlement",
+            scenarios=["builtin:settle-gym-slip"],
+            conditions=["general", "posture:competing"],
+            mediators=["direct", "mcts"],
+            ablate=["posture:competing"],
+        )
+    )
+    (ablated,) = ablated_specs(spec)
+    neutral = ablated.params["behaviour"]
+    assert neutral["settlement.eagerness.competing"] == 1.0
+    assert not any(n.startswith("bilateral.") for n in neutral)

@@ -44,6 +44,7 @@ from disputelab.experiments.sensitivity import (
 )
 from disputelab.llm.models import ModelHub
 from disputelab.plan.spec import ExperimentSpec, load_spec
+from disputelab.protocols.base import behaviour_rows
 from disputelab.protocols.roundtable.evaluation import socrates
 from disputelab.scenario.behaviour import PARAMETERS
 from disputelab.scenario.conditions import condition_parameters
@@ -135,18 +136,26 @@ def test_a_bad_design_is_refused(method: str, samples: int, match: str) -> None:
 
 def test_default_parameters_are_those_the_conditions_act_through(tmp_path: Path) -> None:
     spec = _spec(tmp_path, conditions=["general", "posture:competing", "parties:+1"])
-    assert default_parameters(spec) == condition_parameters("posture:competing")
+    # The roundtable's agents read no settlement or bilateral row: none is varied.
+    assert default_parameters(spec) == behaviour_rows(
+        "roundtable", condition_parameters("posture:competing")
+    )
+    assert not any(n.startswith(("settlement.", "bilateral.")) for n in default_parameters(spec))
     assert {"beta.competing", "self_weight.competing", "tone.competing_flare"} <= set(
         default_parameters(spec)
     )
     assert default_parameters(_spec(tmp_path, conditions=["general"])) == ()
 
 
-def test_a_protocol_without_behaviour_parameters_is_refused(tmp_path: Path) -> None:
-    spec = load_spec(Path(__file__).resolve().parents[2] / "examples" / "settlement.yaml")
+def test_a_protocol_without_behaviour_parameters_is_refused(tmp_path: Path, toy: object) -> None:
+    toy_spec = {"name": "toy", "protocol": "show-of-hands", "scenarios": ["tenancy"]}
+    (tmp_path / "toy.yaml").write_text(yaml.safe_dump({**toy_spec, "mediators": ["counter"]}))
+    spec = load_spec(tmp_path / "toy.yaml")
     with pytest.raises(SensitivityError, match="no behaviour parameters"):
         check_protocol(spec)
     check_protocol(_spec(tmp_path))  # the default protocol has them
+    settlement = load_spec(Path(__file__).resolve().parents[2] / "examples" / "settlement.yaml")
+    check_protocol(settlement)  # its rule counsel read settlement.eagerness.MODE
 
 
 def test_a_point_is_the_grid_with_its_values_named_by_what_decides_it(tmp_path: Path) -> None:

@@ -93,3 +93,49 @@ def test_the_neutral_world_sets_every_parameter_with_a_neutral_value_to_it() -> 
 )
 def test_a_bad_worlds_list_is_refused_in_one_line(fields: dict[str, Any], said: str) -> None:
     assert said in _problems(**fields)
+
+
+@pytest.mark.parametrize(
+    ("protocol", "scenarios", "parties", "changed"),
+    [
+        ("settlement", ["builtin:settle-*"], "rule", "settlement.eagerness.competing"),
+        ("bilateral", ["product-sale"], "rule", "bilateral.offence_per_reactivity"),
+    ],
+)
+def test_the_settlement_and_bilateral_rule_agents_play_in_every_world(
+    protocol: str, scenarios: list[str], parties: str, changed: str
+) -> None:
+    spec = _spec(
+        protocol=protocol,
+        scenarios=scenarios,
+        parties=parties,
+        mediators=["direct", "mcts"] if protocol == "settlement" else ["none"],
+        worlds=["shipped", "neutral", "mirrored"],
+        limit_scenarios=1,
+    )
+    plan = plan_experiment(spec, profiles={})
+    assert {e.world for e in plan.episodes} == {"shipped", "neutral", "mirrored"}
+    shipped = Behaviour.of(plan.params_for("shipped").model_dump()["behaviour"])
+    mirrored = Behaviour.of(plan.params_for("mirrored").model_dump()["behaviour"])
+    neutral = Behaviour.of(plan.params_for("neutral").model_dump()["behaviour"])
+    assert mirrored[changed] != shipped[changed] != neutral[changed]
+
+
+@pytest.mark.parametrize(
+    ("protocol", "scenarios", "parties", "mediators"),
+    [
+        ("settlement", ["builtin:settle-*"], "boulware", ["direct"]),
+        ("settlement", ["builtin:settle-*"], "redteam", ["direct"]),
+    ],
+)
+def test_worlds_are_refused_for_party_kinds_that_read_no_table(
+    protocol: str, scenarios: list[str], parties: str, mediators: list[str]
+) -> None:
+    said = _problems(
+        protocol=protocol,
+        scenarios=scenarios,
+        parties=parties,
+        mediators=mediators,
+        worlds=["neutral"],
+    )
+    assert f"worlds: {parties} parties have no rule policy" in said

@@ -18,6 +18,7 @@ from disputelab.evaluation.stats import Estimate, TestResult
 from disputelab.experiments.runner import run_experiment
 from disputelab.llm.models import ModelHub
 from disputelab.plan.experiment import ExperimentPlan, plan_experiment
+from disputelab.protocols.base import get_protocol
 from disputelab.report.worlds import (
     ASSUMED,
     EMERGENT,
@@ -29,6 +30,7 @@ from disputelab.report.worlds import (
     emergent_p,
     holm,
     significant_sign,
+    world_effects,
     world_label,
     world_rows,
     worlds_markdown,
@@ -141,6 +143,7 @@ def _played(tmp_path: Path, **fields: Any) -> tuple[Store, ExperimentPlan]:
         "budget": 30,
         **fields,
     }
+    spec = {k: v for k, v in spec.items() if v is not None}
     plan = plan_experiment(spec, profiles={})
     store = Store(tmp_path)
     asyncio.run(run_experiment(store, plan, ModelHub(None)))
@@ -190,3 +193,44 @@ def test_a_run_without_worlds_has_no_worlds_section(tmp_path: Path) -> None:
     store, plan = _played(tmp_path, limit_scenarios=1)
     assert "worlds" not in plan.config
     assert worlds_markdown(store, "w", plan.config) == ""
+
+
+def test_a_method_is_measured_against_the_reference_method_in_each_world() -> None:
+    # Two cases, one replicate: mcts gains 0.2 and 0.4 over direct in the shipped world.
+    values = {
+        ("general", "direct", "shipped", "s:surplus"): {("a", 0): 0.1, ("b", 0): 0.2},
+        ("general", "mcts", "shipped", "s:surplus"): {("a", 0): 0.3, ("b", 0): 0.6},
+    }
+    (found,) = world_effects(values, "general", (), "direct")
+    assert (found.condition, found.mediator, found.world) == ("general", "mcts − direct", "shipped")
+    assert found.effect.mean == pytest.approx(0.3)
+    assert world_effects(values, "general", ()) == []  # no condition to compare
+
+
+def test_a_settlement_run_labels_the_planning_gain_in_every_world(tmp_path: Path) -> None:
+    store, plan = _played(
+        tmp_path,
+        protocol="settlement",
+        scenarios=["builtin:settle-*"],
+        limit_scenarios=2,
+        conditions=["general"],
+        mediators=["direct", "mcts"],
+        budget=None,
+        worlds=["shipped", "neutral", "mirrored"],
+    )
+    rows = world_rows(store, "w", plan.config)
+    assert {r.metric for r in rows} == {
+        "settleagent:success",
+        "settleagent:surplus",
+        "settleagent:sr_acc20",
+    }
+    assert all(r.mediator == "mcts − direct" for r in rows)
+    assert all(set(r.cells) == set(WORLDS) for r in rows)
+    text = get_protocol("settlement").experiment_tables(store, "w", plan.config)
+    for world in WORLDS:
+        assert f"## Table 1 layout: negotiation performance ({world} world)" in text
+        assert (
+            f"## Planning against direct counsel (paired by case and replicate) ({world} world)"
+            in text
+        )
+    assert "| general | mcts − direct | surplus |" in worlds_markdown(store, "w", plan.config)

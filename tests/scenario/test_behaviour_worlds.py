@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from disputelab.protocols.base import behaviour_rows
 from disputelab.scenario.behaviour import (
     CURVES,
     HOFSTEDE,
@@ -20,6 +21,7 @@ from disputelab.scenario.behaviour import (
     world_overrides,
     world_values,
 )
+from disputelab.scenario.conditions import condition_parameters
 
 SHIPPED = {n: p.default for n, p in PARAMETERS.items()}
 
@@ -87,3 +89,25 @@ def test_world_overrides_keep_the_spec_own_in_the_shipped_world() -> None:
 def test_an_unknown_world_is_refused() -> None:
     with pytest.raises(BehaviourError, match="unknown world 'flat'"):
         world_values("flat", SHIPPED)
+
+
+def test_a_protocol_s_own_rows_stay_out_of_every_other_protocol_s_world() -> None:
+    roundtable = world_overrides("mirrored", {}, behaviour_rows("roundtable", PARAMETERS))
+    assert roundtable and not any(n.startswith(("settlement.", "bilateral.")) for n in roundtable)
+    settlement = world_overrides("mirrored", {}, behaviour_rows("settlement", PARAMETERS))
+    assert settlement["settlement.eagerness.competing"] == pytest.approx(1 / 0.35)
+    assert not any(n.startswith("bilateral.") for n in settlement)
+    # A row the experiment set itself is moved by the world, whoever reads it.
+    rows = behaviour_rows("roundtable", PARAMETERS)
+    own = world_overrides("neutral", {"bilateral.hardening": 0.2}, rows)
+    assert own["bilateral.hardening"] == 0.0
+
+
+def test_a_condition_acts_through_the_rows_of_the_protocol_it_is_played_in() -> None:
+    everywhere = condition_parameters("posture:competing")
+    assert {"beta.competing", "settlement.eagerness.competing"} <= set(everywhere)
+    assert "settlement.eagerness.competing" not in behaviour_rows("roundtable", everywhere)
+    assert "settlement.eagerness.competing" in behaviour_rows("settlement", everywhere)
+    reactive = condition_parameters("reactivity:react-react")
+    assert "bilateral.offence_per_reactivity" in behaviour_rows("bilateral", reactive)
+    assert "bilateral.offence_per_reactivity" not in behaviour_rows("staged", reactive)

@@ -26,10 +26,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from disputelab.agents.base import Agent, PartyAgent, PublicTurn, TurnContext
 from disputelab.episode import Action, Episode, Outcome, Signal, Status, Turn
+from disputelab.protocols.agent_params import checked_behaviour
 from disputelab.protocols.base import (
     NONE,
     DisputeProtocol,
@@ -87,6 +88,17 @@ class BilateralParams(ProtocolParams):
         default="semantic",
         description="Retrieval's embedding: the MiniLM model when installed, or lexical.",
     )
+    behaviour: dict[str, float] = Field(
+        default_factory=dict,
+        description="Behaviour parameters of the rule bargainers set away from their "
+        "defaults, by name (bilateral.*, beta.MODE; `disputelab conditions parameters`; "
+        "`run --behaviour NAME=VALUE`).",
+    )
+
+    @field_validator("behaviour", mode="before")
+    @classmethod
+    def _known_behaviour(cls, v: Any) -> Any:
+        return checked_behaviour(v)
 
 
 def _context(party_turn: int, rounds: int) -> TurnContext:
@@ -114,8 +126,14 @@ class Bilateral(DisputeProtocol):
         ),
     )
     evaluators = ("negotiation-reward",)
+    own_behaviour = ("bilateral.",)
+    # The worlds table follows the reward and its deal term, each remediator against no
+    # remediator (the paper's comparison is between methods, not conditions).
     report: ClassVar[ReportLayout] = ReportLayout(
         "metrics (socially-aware negotiation)",
+        effect_metrics=("negotiation-reward:reward", "negotiation-reward:deal"),
+        binary_metrics=("negotiation-reward:deal",),
+        reference_mediators=("none",),
     )
 
     def experiment_tables(self, store: Store, run_id: str, config: Mapping[str, Any]) -> str:

@@ -5,7 +5,8 @@ and a few violations as said and as the buyer heard them.
 
 Decisions: Deal is the mean price over the episodes that reached a deal (as the released
 code computes it; the paper's text says over all dialogues, which a no-deal price would
-make meaningless); rates are percentages of all episodes (spec section 14.7).
+make meaningless); rates are percentages of all episodes (spec section 14.7). On a
+`worlds:` axis each method has a row per parameter world ("... in the neutral world").
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections import defaultdict
 from typing import Any
 
 from disputelab.evaluation.inference import MIN_CLUSTERS, Key
+from disputelab.scenario.behaviour import WORLDS
 from disputelab.store.sqlite import Store
 from disputelab.tables.cells import estimate, estimate_text
 
@@ -61,7 +63,7 @@ def bilateral_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str
     for i, eid in enumerate(sorted(store.complete_episode_ids(run_id))):
         rec = store.load_episode(eid)
         ep = rec.episode
-        label = method_label(ep.agents.get("mediator", "none"), config)
+        label = method_label(ep.agents.get("mediator", "none"), config) + _world_of(eid)
         topic = ep.scenario_id
         topics += [topic] if topic not in topics else []
         values = {s.metric: s.value for s in store.scores(eid)}
@@ -71,6 +73,22 @@ def bilateral_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str
         rewards[label][(topic, i)] = values.get("reward", math.nan)
         examples += _examples(ep, len(examples))
     return _render(run_id, config, rows, rewards, topics, examples)
+
+
+def _world_of(episode_id: str) -> str:
+    """` in the WORLD world` for an episode of a `worlds:` axis (its mediator part reads
+    `none~WORLD`), so each world's methods are rows of their own; '' otherwise."""
+    _, tilde, world = episode_id.rsplit("/", 2)[-2].rpartition("~")
+    return f" in the {world} world" if tilde else ""
+
+
+def _order(label: str) -> tuple[int, int, str]:
+    """Rows as the paper orders its methods, each method's worlds in the table's order."""
+    order = ["Without Viol.", *LABELS.values()]
+    base, _, world = label.partition(" in the ")
+    at = order.index(base) if base in order else len(order)
+    worlds = [f"{w} world" for w in WORLDS]
+    return at, worlds.index(world) if world in worlds else -1, base
 
 
 def _examples(ep: Any, have: int) -> list[str]:
@@ -104,8 +122,7 @@ def _render(
         "| " + " | ".join(head) + " |",
         "|---|" + "---|" * (len(head) - 1),
     ]
-    order = ["Without Viol.", *LABELS.values()]
-    for label in sorted(rows, key=lambda x: (order.index(x) if x in order else len(order), x)):
+    for label in sorted(rows, key=_order):
         cells = [label]
         for t in topics:
             c = rows[label].get(t, {})

@@ -150,7 +150,15 @@ class Settlement(DisputeProtocol):
         Seat("memory", SETTLEMENT_MEMORY, default="rule", default_with_model="llm"),
     )
     evaluators = ("settleagent",)
-    report: ClassVar[ReportLayout] = ReportLayout("metrics (SettleAgent)")
+    own_behaviour = ("settlement.",)
+    # The worlds table follows the planning comparison's metrics, each method against
+    # the direct counsel (the "Planning against direct counsel" table's contrast).
+    report: ClassVar[ReportLayout] = ReportLayout(
+        "metrics (SettleAgent)",
+        effect_metrics=("settleagent:success", "settleagent:surplus", "settleagent:sr_acc20"),
+        binary_metrics=("settleagent:success",),
+        reference_mediators=("direct", "llm-direct"),
+    )
 
     async def play(
         self, session: Session, seated: Mapping[str, Agent | None], params: ProtocolParams

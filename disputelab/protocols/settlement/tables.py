@@ -13,6 +13,9 @@
 - Planning against direct: the paired difference (MCTS minus direct, same case and
   replicate) in SR, surplus and SR x Acc@20 with its cluster t CI (tested once, in the
   methods table; w/o Tree against the full system likewise).
+- On a `worlds:` axis every table above is shown once per parameter world (the cells of
+  `mcts~neutral` as `mcts` in the neutral world's tables); the worlds table after them
+  (`disputelab.report.worlds`) labels the planning gain across the worlds.
 
 Cells are mean ± the half-width of a 95% cluster t CI over cases; markers
 compare a row with the reference row (direct counsel in the methods table, the full
@@ -209,34 +212,30 @@ def planning_difference(cells: Cells, planner: str, direct: str) -> list[str]:
     ]
 
 
+def world_cells(cells: Cells, why: Why, world: str) -> tuple[Cells, Why]:
+    """The cells of one parameter world, keyed by bare method: on a `worlds:` axis a
+    method's cells are stored as `mcts~WORLD`."""
+    suffix = f"~{world}"
+    mine: Cells = defaultdict(dict)
+    reasons: Why = defaultdict(lambda: defaultdict(dict))
+    for method, cell in cells.items():
+        if method.endswith(suffix):
+            mine[method.removesuffix(suffix)] = cell
+            reasons[method.removesuffix(suffix)] = why[method]
+    return mine, reasons
+
+
 def settlement_markdown(store: Store, run_id: str, config: dict[str, Any]) -> str:
-    """Tables 1-3 in the paper's layout, as far as the experiment's design reaches."""
+    """Tables 1-3 in the paper's layout, as far as the experiment's design reaches; on a
+    `worlds:` axis, once per parameter world."""
     cells, why = settlement_cells(store, run_id)
-    methods = [m for m in (config.get("mediators") or list(cells)) if m in cells]
-    red = str(config.get("parties", "")) == "redteam"
-    prefix = "llm-" if any(m.startswith("llm-") for m in methods) else ""
-    direct = f"{prefix}direct" if f"{prefix}direct" in cells else None
-    main = [(m, m) for m in methods if "-no-" not in m]
-    title = (
-        "Table 2 layout: under red-team stress testing"
-        if red
-        else "Table 1 layout: negotiation performance"
-    )
-    out = [f"# Experiment `{run_id}` (settlement)", "", f"## {title}", ""]
-    out += _table(cells, why, main, PAPER + EXTRA, direct)
-    ablations = [(label, prefix + m) for label, m in ABLATION_ROWS if prefix + m in cells]
-    if len(ablations) > 2:
-        out += ["", "## Table 3 layout: ablation study", ""]
-        # w/o Tree is the direct counsel: its contrast with the full system is the methods
-        # table's mcts-against-direct test, which is not repeated in a second family.
-        again = frozenset({direct} if direct and prefix + "mcts" in cells else ())
-        out += _table(cells, why, ablations, PAPER, prefix + "mcts", again)
-    zones = zone_table(cells, [m for m, _ in main])
-    if zones:
-        out += ["", "## Acc@τ's floor and ceiling: deals between the walk-aways", "", *zones]
-    if direct and prefix + "mcts" in cells:
-        out += ["", "## Planning against direct counsel (paired by case and replicate)", ""]
-        out += planning_difference(cells, prefix + "mcts", direct)
+    out = [f"# Experiment `{run_id}` (settlement)", ""]
+    worlds = list(config.get("worlds") or ())
+    if not worlds:
+        out += _sections(cells, why, config, "")
+    for i, world in enumerate(worlds):
+        shown = _sections(*world_cells(cells, why, world), config, f" ({world} world)")
+        out += [""] * (i > 0) + shown
     out += [
         "",
         "SR is a fraction; Acc@τ is the percentage of *settled* episodes within τ of the "
@@ -247,3 +246,38 @@ def settlement_markdown(store: Store, run_id: str, config: dict[str, Any]) -> st
         "(direct counsel; the full system in Table 3), Holm-adjusted within each table.",
     ]
     return "\n".join(out) + "\n"
+
+
+def _sections(cells: Cells, why: Why, config: dict[str, Any], world: str) -> list[str]:
+    """The tables of one set of cells (one parameter world's, or the run's)."""
+    methods = [m for m in (config.get("mediators") or list(cells)) if m in cells]
+    red = str(config.get("parties", "")) == "redteam"
+    prefix = "llm-" if any(m.startswith("llm-") for m in methods) else ""
+    direct = f"{prefix}direct" if f"{prefix}direct" in cells else None
+    main = [(m, m) for m in methods if "-no-" not in m]
+    title = (
+        "Table 2 layout: under red-team stress testing"
+        if red
+        else "Table 1 layout: negotiation performance"
+    )
+    out = [f"## {title}{world}", ""]
+    out += _table(cells, why, main, PAPER + EXTRA, direct)
+    ablations = [(label, prefix + m) for label, m in ABLATION_ROWS if prefix + m in cells]
+    if len(ablations) > 2:
+        out += ["", f"## Table 3 layout: ablation study{world}", ""]
+        # w/o Tree is the direct counsel: its contrast with the full system is the methods
+        # table's mcts-against-direct test, which is not repeated in a second family.
+        again = frozenset({direct} if direct and prefix + "mcts" in cells else ())
+        out += _table(cells, why, ablations, PAPER, prefix + "mcts", again)
+    zones = zone_table(cells, [m for m, _ in main])
+    if zones:
+        out += ["", f"## Acc@τ's floor and ceiling: deals between the walk-aways{world}", ""]
+        out += zones
+    if direct and prefix + "mcts" in cells:
+        out += [
+            "",
+            f"## Planning against direct counsel (paired by case and replicate){world}",
+            "",
+        ]
+        out += planning_difference(cells, prefix + "mcts", direct)
+    return out

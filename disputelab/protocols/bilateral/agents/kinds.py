@@ -21,7 +21,8 @@ DETECTOR = "violation-detector"  # names the norm an utterance breaks, if any
 
 
 def _rule(s: AgentSetup) -> list[PartyAgent]:
-    return [RuleBargainer(s.scenario, p.id, s.seed) for p in s.scenario.parties]
+    b = s.settings.behaviour
+    return [RuleBargainer(s.scenario, p.id, s.seed, behaviour=b) for p in s.scenario.parties]
 
 
 def _llm(s: AgentSetup) -> list[PartyAgent]:
@@ -45,7 +46,9 @@ def _remediator(method: str | None) -> AgentKind:
     return AgentKind(REMEDIATOR, name, about + "; templates offline", build, uses_model=True)
 
 
-register_kind(AgentKind(BARGAINER, "rule", "concession curve, template voice, offence", _rule))
+register_kind(
+    AgentKind(BARGAINER, "rule", "concession curve, template voice, offence", _rule, behaviour=True)
+)
 register_kind(AgentKind(BARGAINER, "llm", "the model plays each side", _llm, needs_model=True))
 for _method in (None, "zero-shot", "random", "retrieval"):
     register_kind(_remediator(_method))

@@ -8,14 +8,17 @@ reservation, reads every seller turn it receives for offence and warmth (`norms.
 and keeps three hidden numbers: anger, trust and relationship. Anger slows its concession
 and, past a threshold, makes it walk out; trust lets it pay a little more; both relational
 numbers are the offline read-out of the trust and relationship the reward needs. Every
-number that shapes this response is a named field of `BuyerTraits`: an assumption.
+number that shapes this response is a named field of `BuyerTraits`: an assumption, and
+each one that turns what it hears into behaviour is a row of the behaviour table
+(`bilateral.*`), so `behaviour` overrides and parameter worlds reach it. Both sides'
+concession curves take their exponent from the table's `beta.MODE` rows.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from disputelab.agents.base import PublicTurn, TurnContext, UsageReporter
 from disputelab.agents.utility import strategy_beta
@@ -23,31 +26,60 @@ from disputelab.episode import Action, Signal
 from disputelab.protocols.bilateral.agents.market import Market, last_amount
 from disputelab.protocols.bilateral.agents.norms import Category, read_tone, violation_phrase
 from disputelab.protocols.bilateral.seeding import task_stream
+from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour
 from disputelab.scenario.schema import Scenario
 
 STATE = re.compile(r"\[state trust=(-?[\d.]+) relationship=(-?[\d.]+) anger=(-?[\d.]+)\]")
+
+
+# The relational read-out's measurement, the same for every persona and condition: how
+# the buyer's end state and the outcome are read as a change of -1, 0 or +1.
+DEAD_ZONE = 0.1  # |change| below this reads as "no change"
+DEAL_RELATION_BONUS = 0.2  # a deal's effect on the relationship read-out
+WALKOUT_RELATION_COST = 0.3  # a walk-out's
+
+_B = DEFAULT_BEHAVIOUR
 
 
 @dataclass(frozen=True)
 class BuyerTraits:
     """ASSUMPTIONS of the rule buyer's social response (none is from the paper).
 
-    `offence_sensitivity` scales every offence heard; by default it is twice the buyer's
-    persona reactivity, so a scenario file (or the reactivity condition) sets it.
+    `offence_sensitivity` scales every offence heard; by default it is the buyer's
+    persona reactivity times `bilateral.offence_per_reactivity`, so a scenario file (or
+    the reactivity condition) sets it. The other behavioural fields default to the
+    behaviour table's rows (`BuyerTraits.of` reads a run's table); the last three are the
+    read-out's measurement.
     """
 
     offence_sensitivity: float = 1.0
-    quit_threshold: float = 1.2  # anger at which the buyer walks out
-    anger_decay: float = 0.6  # share of anger left after each of its own turns
-    hardening: float = 0.5  # how much full anger slows its concession
-    trust_per_warmth: float = 0.25
-    trust_per_offence: float = 0.35
-    relation_per_warmth: float = 0.3
-    relation_per_offence: float = 0.25
-    trust_premium: float = 0.1  # share of the opening gap full trust adds to its ceiling
-    dead_zone: float = 0.1  # |change| below this reads as "no change"
-    deal_relation_bonus: float = 0.2  # a deal's effect on the relationship read-out
-    walkout_relation_cost: float = 0.3
+    quit_threshold: float = _B["bilateral.quit_anger"]  # anger at which it walks out
+    anger_decay: float = _B["bilateral.anger_kept"]  # share of anger left after its turn
+    hardening: float = _B["bilateral.hardening"]  # how much full anger slows concession
+    trust_per_warmth: float = _B["bilateral.trust_per_warmth"]
+    trust_per_offence: float = _B["bilateral.trust_per_offence"]
+    relation_per_warmth: float = _B["bilateral.relation_per_warmth"]
+    relation_per_offence: float = _B["bilateral.relation_per_offence"]
+    # Share of the opening gap full trust adds to its ceiling.
+    trust_premium: float = _B["bilateral.trust_premium"]
+    dead_zone: float = DEAD_ZONE
+    deal_relation_bonus: float = DEAL_RELATION_BONUS
+    walkout_relation_cost: float = WALKOUT_RELATION_COST
+
+    @classmethod
+    def of(cls, b: Behaviour, reactivity: float) -> BuyerTraits:
+        """The traits of a buyer of persona `reactivity` under behaviour table `b`."""
+        return cls(
+            offence_sensitivity=b["bilateral.offence_per_reactivity"] * reactivity,
+            quit_threshold=b["bilateral.quit_anger"],
+            anger_decay=b["bilateral.anger_kept"],
+            hardening=b["bilateral.hardening"],
+            trust_per_warmth=b["bilateral.trust_per_warmth"],
+            trust_per_offence=b["bilateral.trust_per_offence"],
+            relation_per_warmth=b["bilateral.relation_per_warmth"],
+            relation_per_offence=b["bilateral.relation_per_offence"],
+            trust_premium=b["bilateral.trust_premium"],
+        )
 
 
 @dataclass(frozen=True)
@@ -81,17 +113,21 @@ class RuleBargainer(UsageReporter):
     """One side of the negotiation, without a model."""
 
     def __init__(
-        self, scenario: Scenario, party_id: str, seed: int, traits: BuyerTraits | None = None
+        self,
+        scenario: Scenario,
+        party_id: str,
+        seed: int,
+        traits: BuyerTraits | None = None,
+        behaviour: Behaviour = DEFAULT_BEHAVIOUR,
     ) -> None:
+        """`traits` given are used as they are (a test's buyer); otherwise the buyer's
+        come from its persona and `behaviour`, the run's table."""
         self.party_id = party_id
         self.market = Market.of(scenario)
         self.side = self.market.side(party_id)
         party = scenario.party(party_id)
-        self.beta = strategy_beta(party.persona.point)
-        base = traits or BuyerTraits()
-        self.traits = replace(base, offence_sensitivity=2.0 * party.persona.reactivity)
-        if traits is not None:
-            self.traits = traits
+        self.beta = strategy_beta(party.persona.point, behaviour)
+        self.traits = traits or BuyerTraits.of(behaviour, party.persona.reactivity)
         self.rng = task_stream("buyer-noise", scenario.id, seed, party_id)
         self.anger = self.trust = self.relationship = 0.0
         self.heard = -1  # index of the last turn read for tone
@@ -133,7 +169,10 @@ class RuleBargainer(UsageReporter):
         progress = float(min(1.0, ctx.party_turn / max(1, ctx.budget)) ** (1.0 / self.beta))
         if self.side == "seller":
             return m.seller_floor + (m.seller_start - m.seller_floor) * (1.0 - progress)
-        slowed = progress * (1.0 - self.traits.hardening * min(1.0, self.anger))
+        # Anger counts up to 1 either way, and the curve's progress stays in [0, 1]: a
+        # mirrored table's negative anger speeds concession, never past the ceiling.
+        anger = max(-1.0, min(1.0, self.anger))
+        slowed = max(0.0, min(1.0, progress * (1.0 - self.traits.hardening * anger)))
         ceiling = m.buyer_ceiling + self.traits.trust_premium * self.trust * m.span
         return m.buyer_start + (ceiling - m.buyer_start) * slowed
 

@@ -1,11 +1,12 @@
 """Rule counsel: time-dependent concession between a target and a walk-away amount.
 
 A Boulware counsel holds out and concedes late, a Conceder gives early (the eagerness of
-`model.concession_fraction`). Each turn it accepts the other side's standing offer when
-that is at least as good as what it would offer next (accept-next), adopts a mediator's
-figure when it is at least as good as its own next offer, and otherwise makes its next
-offer on the curve. Clause topics: it backs its best option until the other side names
-one it finds acceptable, then takes that one.
+`model.concession_fraction`, per party strategy a row of the behaviour table). Each turn
+it accepts the other side's standing offer when that is at least as good as what it
+would offer next (accept-next), adopts a mediator's figure when it is at least as good
+as its own next offer, and otherwise makes its next offer on the curve. Clause topics:
+it backs its best option until the other side names one it finds acceptable, then takes
+that one.
 
 The same policy is the `direct` counsel offline: a one-shot decision with no look-ahead.
 """
@@ -20,18 +21,22 @@ from disputelab.episode import Action, Signal, Stance
 from disputelab.protocols.settlement.agents.auditor import DEFAULT_CLAUSES
 from disputelab.protocols.settlement.agents.brief import Brief, Reading, read, with_terms
 from disputelab.protocols.settlement.agents.model import at_least_as_good, curve_offer, sign
+from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, PARAMETERS, Behaviour
 
-# Eagerness per TKI strategy: competing counsel are Boulware, accommodating Conceders
-# (assumption, in the spirit of the rule parties' concession exponents).
-EAGERNESS = {
-    "competing": 0.35,
-    "avoiding": 0.6,
-    "compromising": 1.0,
-    "collaborating": 1.3,
-    "accommodating": 2.5,
-}
+# The `boulware` and `conceder` kinds' curves: what those kinds are, chosen by whoever
+# seats them, not read off a persona, so no world moves them (the planner's model of its
+# opponent spans them too). A counsel of the `rule` kind takes its eagerness from its
+# party's strategy instead, through the behaviour table (`strategy_eagerness`).
 BOULWARE = 0.35
 CONCEDER = 2.5
+
+
+def strategy_eagerness(strategy: str, b: Behaviour = DEFAULT_BEHAVIOUR) -> float:
+    """The eagerness of counsel for a party of `strategy` (`settlement.eagerness.MODE`:
+    competing counsel are Boulware, accommodating ones Conceders); linear for a strategy
+    the table does not name."""
+    name = f"settlement.eagerness.{strategy}"
+    return b[name] if name in PARAMETERS else 1.0
 
 
 @dataclass(frozen=True)
@@ -134,8 +139,11 @@ class Counsel(UsageReporter):
     uses_auditor = True  # whether the system this counsel belongs to keeps the auditor
     uses_aid = True
 
-    def __init__(self, party_id: str = "") -> None:
+    def __init__(self, party_id: str = "", behaviour: Behaviour = DEFAULT_BEHAVIOUR) -> None:
         self.party_id = party_id
+        # The behaviour table this counsel reads its party's eagerness from (the run's
+        # `behaviour` overrides and parameter world).
+        self.behaviour = behaviour
         self.brief: Brief | None = None
         self.floor: float | None = None
         self.unit = ""
@@ -170,16 +178,20 @@ class RuleCounsel(Counsel):
     """A time-dependent counsel (Boulware, linear or Conceder)."""
 
     def __init__(
-        self, party_id: str = "", eagerness: float | None = None, name: str = "rule"
+        self,
+        party_id: str = "",
+        eagerness: float | None = None,
+        name: str = "rule",
+        behaviour: Behaviour = DEFAULT_BEHAVIOUR,
     ) -> None:
-        super().__init__(party_id)
+        super().__init__(party_id, behaviour)
         self.eagerness = eagerness
         self.name = name
 
     def prepare(self, brief: Brief, unit: str = "", strategy: str = "compromising") -> None:
         super().prepare(brief, unit)
         if self.eagerness is None:
-            self.eagerness = EAGERNESS.get(strategy, 1.0)
+            self.eagerness = strategy_eagerness(strategy, self.behaviour)
 
     def decide(self, dialogue: Sequence[PublicTurn]) -> Move:
         brief = self.need_brief()

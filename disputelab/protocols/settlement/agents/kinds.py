@@ -46,6 +46,7 @@ ABLATIONS = {"no-memory": "memory", "no-auditor": "auditor", "no-aid": "aid"}
 def _parties(make: type[Counsel] | None, eagerness: float | None = None):  # type: ignore[no-untyped-def]
     def build(s: AgentSetup) -> list[PartyAgent]:
         out: list[PartyAgent] = []
+        b = s.settings.behaviour
         for p in s.scenario.parties:
             if make is RedTeamCounsel:
                 agent: Counsel = RedTeamCounsel(s.seed)
@@ -53,7 +54,7 @@ def _parties(make: type[Counsel] | None, eagerness: float | None = None):  # typ
                 assert s.model is not None
                 agent = LLMCounsel(s.model, s.seed)
             else:
-                agent = RuleCounsel(eagerness=eagerness, name="rule")
+                agent = RuleCounsel(eagerness=eagerness, name="rule", behaviour=b)
             agent.party_id = p.id
             out.append(agent)
         return out
@@ -67,6 +68,7 @@ register_kind(
         "rule",
         "time-dependent counsel, eagerness from the party's strategy",
         _parties(RuleCounsel),
+        behaviour=True,
     )
 )
 register_kind(
@@ -114,7 +116,7 @@ def _counsel(kind: str, model_writes: bool):  # type: ignore[no-untyped-def]
             agent = (
                 LLMCounsel(s.model, s.seed, name="direct")
                 if model_writes and s.model
-                else RuleCounsel(name="direct")
+                else RuleCounsel(name="direct", behaviour=s.settings.behaviour)
             )
         else:
             proposer: ModelProposer | None = None
@@ -126,7 +128,9 @@ def _counsel(kind: str, model_writes: bool):  # type: ignore[no-untyped-def]
 
                 assert s.model is not None
                 proposer = Proposer(s.model, s.seed)
-            planner = PlanningCounsel(s.seed, name=kind, proposer=proposer)
+            planner = PlanningCounsel(
+                s.seed, name=kind, proposer=proposer, behaviour=s.settings.behaviour
+            )
             if model_writes:
                 # Asked only under rollout_model: counsel; `models: {counsel.rollout: M}`
                 # gives the rollouts a model (and a meter) of their own.

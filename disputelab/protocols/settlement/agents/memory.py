@@ -37,6 +37,11 @@ from disputelab.protocols.settlement.agents.auditor import clause_violations
 
 Kind = Literal["R", "E", "C"]
 DELTA_SHARE = 0.5
+# The buckets an experience is filed and retrieved under (assumption): progress below
+# the first bound is early, below the second middle, else late; the open gap, as a share
+# of the expected judgment, narrow, moderate or wide likewise.
+STAGE_BOUNDS = (0.34, 0.67)
+GAP_BOUNDS = (0.1, 0.3)
 MEMORY_FILE = "settlement-memory.sqlite"
 MAX_ENTRIES = 2000  # per bank: the oldest go first (assumption)
 
@@ -112,12 +117,14 @@ def cause_of(dispute_type: str) -> str:
 
 
 def stage_of(progress: float) -> str:
-    return "early" if progress < 0.34 else "middle" if progress < 0.67 else "late"
+    early, middle = STAGE_BOUNDS
+    return "early" if progress < early else "middle" if progress < middle else "late"
 
 
 def gap_bucket(gap_share: float) -> str:
     """The open gap as a share of the expected judgment."""
-    return "narrow" if gap_share < 0.1 else "moderate" if gap_share < 0.3 else "wide"
+    narrow, moderate = GAP_BOUNDS
+    return "narrow" if gap_share < narrow else "moderate" if gap_share < moderate else "wide"
 
 
 def distill(

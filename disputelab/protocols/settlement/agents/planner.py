@@ -24,11 +24,11 @@ from disputelab.agents.base import PublicTurn, TurnContext
 from disputelab.episode import Action, Usage
 from disputelab.protocols.settlement.agents.brief import Brief, Reading, read
 from disputelab.protocols.settlement.agents.counsel import (
-    EAGERNESS,
     Counsel,
     Move,
     move_to_action,
     rule_move,
+    strategy_eagerness,
     voice,
 )
 from disputelab.protocols.settlement.agents.mcts import Leaf, Settings, Ties, best_action, search
@@ -50,6 +50,7 @@ from disputelab.protocols.settlement.agents.planning import (
     opponent_target,
 )
 from disputelab.protocols.settlement.agents.search_record import RootStat, SearchRecord
+from disputelab.scenario.behaviour import DEFAULT_BEHAVIOUR, Behaviour
 
 
 @dataclass(frozen=True)
@@ -99,8 +100,9 @@ class PlanningCounsel(Counsel):
         memory: MemoryBank | None = None,
         name: str = "mcts",
         proposer: ModelProposer | None = None,
+        behaviour: Behaviour = DEFAULT_BEHAVIOUR,
     ) -> None:
-        super().__init__()
+        super().__init__(behaviour=behaviour)
         self.seed = seed
         self.config = config or PlanConfig()
         self.memory = memory
@@ -121,7 +123,7 @@ class PlanningCounsel(Counsel):
         self, brief: Brief, unit: str = "", strategy: str = "compromising", scenario_id: str = ""
     ) -> None:
         super().prepare(brief, unit)
-        self.eagerness = EAGERNESS.get(strategy, 1.0)
+        self.eagerness = strategy_eagerness(strategy, self.behaviour)
         self.scenario_id = scenario_id
 
     def configure(self, config: PlanConfig, memory: MemoryBank | None) -> None:

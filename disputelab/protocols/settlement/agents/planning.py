@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 from disputelab.protocols.settlement.agents.auditor import audit
 from disputelab.protocols.settlement.agents.brief import Brief, Reading
-from disputelab.protocols.settlement.agents.counsel import Move, next_amount
+from disputelab.protocols.settlement.agents.counsel import BOULWARE, CONCEDER, Move, next_amount
 from disputelab.protocols.settlement.agents.model import (
     Components,
     Weights,
@@ -34,7 +34,9 @@ from disputelab.protocols.settlement.agents.model import (
 )
 
 # Eagerness of the opponent, drawn per simulation: Boulware, linear, Conceder (assumption).
-OPPONENT_TYPES = (0.35, 1.0, 2.5)
+# The planner's model of the other side, a setting of the method under test: it stays
+# as it is in every parameter world, whichever curve the real opponent follows.
+OPPONENT_TYPES = (BOULWARE, 1.0, CONCEDER)
 # Concession multipliers of the root candidates, relative to the curve's own step; the
 # first is the curve itself, which is what the direct counsel plays (assumption).
 MULTIPLIERS = (1.0, 0.5, 2.0, 3.0, 0.0, 4.0)
