@@ -14,6 +14,7 @@ from disputelab.agents.registry import AGENT_KINDS
 from disputelab.evaluation.registry import EVALUATORS
 from disputelab.protocols.base import PROTOCOLS
 from tests.data_location import ENABLE, SKIP_PREFIX, dataset_folder, skip_reason
+from tests.live_browser import NoBrowser, headless_chromium
 
 PLUGIN = Path(__file__).resolve().parent / "plugins" / "show_of_hands"
 
@@ -43,6 +44,18 @@ def toy() -> Iterator[ModuleType]:
         AGENT_KINDS.unregister("toy-chair/counter")
         EVALUATORS.unregister("toy-hands")
         sys.path.remove(str(PLUGIN))
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """One headless Chromium for the session (tests/live_browser.py): the report's, the
+    annotators' and the hosted table's browser tests share it, and skip, saying what to
+    install, where it is missing."""
+    try:
+        with headless_chromium() as driver:
+            yield driver
+    except NoBrowser as exc:
+        pytest.skip(f"{exc}; browser tests skipped")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

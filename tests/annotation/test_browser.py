@@ -17,15 +17,14 @@ import pytest
 
 pytest.importorskip("selenium", reason="selenium is not installed (pip install '.[browser]')")
 pytest.importorskip("uvicorn", reason="the host extra is not installed")
-from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 from typer.testing import CliRunner
 
 from disputelab.cli import app
 from disputelab.store.sqlite import Store
-from tests.annotation.test_end_to_end import REPO, _form, _free_port, _links, rule_run
-from tests.report.conftest import browser  # noqa: F401  (the session's Chromium)
+from tests.annotation.test_end_to_end import REPO, _form, _links, rule_run
+from tests.live_browser import click_and_wait, close_extra_windows, free_port
 
 runner = CliRunner()
 
@@ -37,16 +36,7 @@ def _send(driver: Any, form: dict[str, str], button: str) -> None:
             Select(driver.find_element(By.NAME, name)).select_by_value(value)
         elif name.startswith("consensus:"):
             driver.find_element(By.CSS_SELECTOR, f'input[name="{name}"][value="{value}"]').click()
-    # Mark the page, then wait for one without the mark that has loaded: mid-navigation
-    # the driver may answer with an error rather than a stale element, so errors wait.
-    driver.execute_script("document.body.dataset.sent = '1'")
-    driver.find_element(By.ID, button).click()
-    WebDriverWait(driver, 120, ignored_exceptions=(WebDriverException,)).until(
-        lambda d: d.execute_script(
-            "return document.readyState === 'complete' && document.body"
-            " && document.body.dataset.sent === undefined"
-        )
-    )
+    click_and_wait(driver, button)
 
 
 def _rate(driver: Any) -> None:
@@ -55,7 +45,7 @@ def _rate(driver: Any) -> None:
     _send(driver, {}, "answer")
 
 
-def test_two_annotators_in_two_windows(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_two_annotators_in_two_windows(browser: Any, tmp_path: Path) -> None:
     store = tmp_path / "runs"
     run_id = rule_run(store)
     db = Store(store, writable=False)
@@ -63,7 +53,7 @@ def test_two_annotators_in_two_windows(browser: Any, tmp_path: Path) -> None:  #
     db.close()
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     command = [sys.executable, "-m", "disputelab", "--store", str(store), "annotate", "last",
-               "--annotators", "2", "--port", str(_free_port())]  # fmt: skip
+               "--annotators", "2", "--port", str(free_port())]  # fmt: skip
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env) as server:
         try:
             links = _links(server, 2)
@@ -73,7 +63,7 @@ def test_two_annotators_in_two_windows(browser: Any, tmp_path: Path) -> None:  #
         finally:
             if server.poll() is None:
                 server.kill()
-            _close_extra_windows(browser)
+            close_extra_windows(browser)
     assert server.returncode == 0 and "2 of 2 annotators done" in rest, rest
     result = runner.invoke(
         app, ["--store", str(store), "validate-judge", "--against", "human:last", "--format",
@@ -119,11 +109,3 @@ def _label_in_turns(driver: Any, windows: list[str], records: list[Any]) -> None
             if "How did the mediator do?" in driver.title:
                 _rate(driver)
             assert "Label run" in driver.title  # back at the list of episodes
-
-
-def _close_extra_windows(driver: Any) -> None:
-    handles = driver.window_handles
-    for handle in handles[1:]:
-        driver.switch_to.window(handle)
-        driver.close()
-    driver.switch_to.window(handles[0])

@@ -15,7 +15,6 @@ import http.cookiejar
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import urllib.parse
@@ -31,15 +30,10 @@ from typer.testing import CliRunner
 from disputelab.cli import app
 from disputelab.evaluation.validation import level_of
 from disputelab.store.sqlite import Store
+from tests.live_browser import free_port
 
 runner = CliRunner()
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _links(server: subprocess.Popen[str], wanted: int) -> dict[str, tuple[str, str]]:
@@ -137,7 +131,7 @@ def test_run_annotate_and_validate_against_people(tmp_path: Path) -> None:
     run_id = rule_run(store)
     env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"}
     command = [sys.executable, "-m", "disputelab", "--store", str(store), "annotate", "last",
-               "--annotators", "2", "--port", str(_free_port())]  # fmt: skip
+               "--annotators", "2", "--port", str(free_port())]  # fmt: skip
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env) as server:
         try:
             links = _links(server, 2)
