@@ -8,6 +8,7 @@ three is not installed; the session fixture `browser` (tests/conftest.py) skips 
 
 from __future__ import annotations
 
+import base64
 import shutil
 import socket
 import tempfile
@@ -99,3 +100,11 @@ def close_extra_windows(driver: Any) -> None:
         driver.switch_to.window(handle)
         driver.close()
     driver.switch_to.window(handles[0])
+
+
+def whole_page_png(driver: Any, path: Path) -> None:
+    """The whole page, not only the window's view of it, as a PNG at `path`."""
+    shot = driver.execute_cdp_cmd(
+        "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}
+    )
+    path.write_bytes(base64.b64decode(shot["data"]))

@@ -191,7 +191,7 @@ def _seat_view(table: Table, invite: Invite, base: str) -> Response:
         f"Your seat: {source.name or invite.seat}",
         body,
         message=source.error,
-        events=f"{base}/events",
+        events="" if done else f"{base}/events",  # nothing changes on it after the end
         version=source.version,
     )
 
@@ -225,6 +225,8 @@ async def events(request: Request, table: Table, invite: Invite) -> Response:
     async def stream() -> AsyncIterator[str]:
         while True:
             yield f"data: {source.version}\n\n"
+            if table.ended or table.failed:  # the page reloads to one that streams nothing
+                return
             changed = source.changed
             with contextlib.suppress(TimeoutError):  # a keep-alive: the same version again
                 await asyncio.wait_for(changed.wait(), timeout=15)

@@ -12,6 +12,7 @@ from starlette.applications import Starlette
 
 # A wildcard address is not one a browser can open: links name the host itself.
 _WILDCARDS = ("0.0.0.0", "::")
+_GRACE_S = 5
 
 
 def invite_links(bind: str, port: int, prefix: str, tokens: Mapping[str, str]) -> dict[str, str]:
@@ -34,7 +35,12 @@ def serve_until(
     `on_ready` hears `links` once the server listens."""
     import uvicorn
 
-    server = uvicorn.Server(uvicorn.Config(app, host=bind, port=port, log_level="warning"))
+    # A page left open holds its event stream: once done, the server waits that long
+    # for such connections before closing them, rather than until every tab is closed.
+    config = uvicorn.Config(
+        app, host=bind, port=port, log_level="warning", timeout_graceful_shutdown=_GRACE_S
+    )
+    server = uvicorn.Server(config)
 
     async def watch() -> None:
         while not server.started:
