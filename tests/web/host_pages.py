@@ -24,11 +24,12 @@ from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.live_browser import PAGE_WAIT_S, click_and_wait, free_port
+from tests.live_browser import PAGE_WAIT_S, click_and_wait, free_port, whole_page_png
 
 REPO = Path(__file__).resolve().parents[2]
 SEATS = ("parties:tenant", "parties:landlord")
 ANSWERS = {"satisfaction": "4", "fairness": "5", "trust_mediator": "3"}
+SHOT_AT = 2  # the move both pages are photographed at: the tenant's second
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,15 @@ def same_turn(driver: Any, windows: dict[str, str], asked: str) -> None:
         return True
 
     WebDriverWait(driver, PAGE_WAIT_S, ignored_exceptions=(WebDriverException,)).until(caught_up)
+
+
+def photograph(driver: Any, windows: dict[str, str], asked: str, paths: dict[str, Path]) -> None:
+    """Each seat's whole page as a PNG at its path, once all are at the turn `asked`
+    is asked (nothing changes on any page until it moves)."""
+    same_turn(driver, windows, asked)
+    for seat, path in paths.items():
+        driver.switch_to.window(windows[seat])
+        whole_page_png(driver, path)
 
 
 def answer_questions(driver: Any, windows: dict[str, str]) -> None:

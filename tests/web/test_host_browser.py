@@ -23,19 +23,19 @@ from disputelab.cli import app
 from disputelab.report.tidy import seat_of
 from disputelab.scenario import builtin_scenarios
 from disputelab.store.sqlite import Store
-from tests.live_browser import close_extra_windows, whole_page_png
+from tests.live_browser import close_extra_windows
 from tests.web.host_pages import (
     ANSWERS,
     SEATS,
+    SHOT_AT,
     answer_questions,
     hosted,
     negotiate,
-    same_turn,
+    photograph,
     take_seats,
 )
 
 runner = CliRunner()
-SHOT_AT = 2  # the tenant's second move, once both parties have spoken
 
 
 def _private(party: Any) -> tuple[str, str]:
@@ -44,21 +44,19 @@ def _private(party: Any) -> tuple[str, str]:
 
 
 def _photograph(driver: Any, windows: dict[str, str], asked: str, folder: Path) -> None:
-    """Both pages at the same turn, saved as PNGs, each showing only its own brief."""
-    same_turn(driver, windows, asked)
+    """Both pages at the same turn, saved as PNGs, each showing its own private brief
+    and nothing of the other's."""
+    photograph(driver, windows, asked, {s: folder / f"{s.split(':')[1]}.png" for s in SEATS})
     parties = {p.id: p for p in builtin_scenarios()["tenancy"].parties}
     for seat, handle in windows.items():
         driver.switch_to.window(handle)
         brief = driver.find_element(By.ID, "brief").text
-        own, other = (
-            parties[seat.split(":")[1]],
-            next(p for p in parties.values() if p.id != seat.split(":")[1]),
-        )
+        me = seat.split(":")[1]
+        own, (other,) = parties[me], [p for p in parties.values() if p.id != me]
         assert all(line in brief for line in _private(own)), brief
         assert not any(line in brief for line in _private(other)), brief
         assert other.objective not in driver.find_element(By.TAG_NAME, "body").text
         assert driver.find_elements(By.ID, "move" if seat == asked else "waiting")
-        whole_page_png(driver, folder / f"{seat.split(':')[1]}.png")
 
 
 def test_two_people_negotiate_through_their_links(browser: Any, tmp_path: Path) -> None:
