@@ -46,7 +46,7 @@ class Browser:
     def get(self, url: str) -> Any:
         return self._go("GET", url)
 
-    def post(self, url: str, data: dict[str, str]) -> Any:
+    def post(self, url: str, data: dict[str, str] | dict[str, str | list[str]]) -> Any:
         return self._go("POST", url, data=data)
 
 
@@ -198,3 +198,33 @@ def test_a_waiting_seat_sees_its_own_brief_and_the_dialogue_live(
     # No rewrites at this table: both seats have heard the same turns, up to the turn asked.
     heard = [(line.index, line.text) for line in sources[waiting].heard]
     assert heard == [(line.index, line.text) for line in sources[asked].prompt.transcript]
+
+
+def test_a_party_backs_any_option_and_the_ended_page_streams_nothing(tmp_path: Path) -> None:
+    """A stance's form backs one option (a radio) and accepts others (checkboxes), in
+    that order whatever their order in the list; once the episode ends, its event stream
+    ends too (a server does not wait on pages left open) and the page opens none."""
+    table, tokens = new_table(
+        "tenancy", seats=["parties:tenant"], store=tmp_path, mediator="rule", model="rule",
+        budget=2,
+    )  # fmt: skip
+    link = f"/s/{tokens['parties:tenant']}"
+    with TestClient(table_app(table)) as client:
+        person = Browser(client)
+        person.get(link)
+        person.post(f"{link}/consent", data={})
+        page = _wait_for_form(client, link)
+        assert 'type="radio" class="backed" name="stance:repairs" value="C"' in page
+        assert 'type="checkbox" class="also" name="stance:repairs" value="B"' in page
+        person.post(f"{link}/move", data={"stance:repairs": ["C", "B"]})
+        while 'id="ended"' not in _wait_for_form(client, link):
+            person.post(f"{link}/move", data={})
+        assert "EventSource" not in person.get(link).text
+        assert person.get(f"{link}/events").text.startswith("data: ")  # and it returned
+    assert table.ended is not None
+    from disputelab.api import open_store
+
+    ep = open_store(tmp_path).load_episode(table.ended.episode_id).episode
+    first = next(t for t in ep.turns if t.speaker == "tenant")
+    assert first.action is not None
+    assert first.action.stances["repairs"] == ("C", ("C", "B"))
