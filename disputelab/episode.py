@@ -27,6 +27,7 @@ class Status(StrEnum):
     BUDGET = "budget"
     INCOMPLETE = "incomplete"
     FAILED = "failed"
+    WITHDRAWN = "withdrawn"  # a person left the study mid-episode; the turns before stay
 
 
 Decision = Literal["accept", "uncertain", "reject"]

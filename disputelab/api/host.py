@@ -40,9 +40,11 @@ def new_table(
     expires: float = 120.0,
     consent: str = DEFAULT_CONSENT,
     items: tuple[Item, ...] = DEFAULT_ITEMS,
+    turn_seconds: float = 0.0,
     **options: Any,
 ) -> tuple[Table, dict[str, str]]:
-    """The table and each seat's token (seat key -> token, shown only here)."""
+    """The table and each seat's token (seat key -> token, shown only here). With
+    `turn_seconds`, a person's move not made in that time is their seat's default move."""
     from disputelab.api import open_store
     from disputelab.api.play import PlayError, new_participant, plan_play, play_async
 
@@ -63,7 +65,9 @@ def new_table(
         outcome = result.episode.outcome
         return Ended(result.run_id, result.episode_id, outcome.stop_reason if outcome else "")
 
-    return Table(episode, root, invites, consent, items), tokens
+    if turn_seconds < 0:
+        raise PlayError("turn_seconds: give seconds, more than 0 (or 0 for no deadline)")
+    return Table(episode, root, invites, consent, items, turn_seconds), tokens
 
 
 def host(

@@ -42,6 +42,10 @@ def host_command(
     questionnaire: Annotated[
         Path | None, typer.Option(help="YAML/JSON list of {key, text} Likert items.")
     ] = None,
+    turn_seconds: Annotated[
+        float | None,
+        typer.Option(help="Seconds a person has for a move; then their seat's default move."),
+    ] = None,
     condition: ConditionOption = "general",
     seed: SeedOption = 0,
     protocol: ProtocolOption = None,
@@ -61,6 +65,8 @@ def host_command(
         fail("--expires: give minutes, more than 0 and at most a week")
     if not 0 < port < 65536:
         fail("--port: give a port from 1 to 65535")
+    if turn_seconds is not None and not 0 < turn_seconds <= 24 * 3600:
+        fail("--turn-seconds: give seconds, more than 0 and at most a day")
     from disputelab.api.study import is_study_file
 
     if is_study_file(scenario):
@@ -82,7 +88,10 @@ def host_command(
             behaviour=behaviour,
             budget=budget,
         )
-        table, tokens = _table(scenario, seat, expires, consent, questionnaire, **options)
+        table, tokens = _table(
+            scenario, seat, expires, consent, questionnaire, turn_seconds=turn_seconds or 0.0,
+            **options,
+        )  # fmt: skip
     except PlanError as exc:  # worded as `play` and `run` word it: --param NAME, --budget
         _fail_plan(exc)
     except (DisputelabError, OSError, ValueError) as exc:

@@ -20,9 +20,10 @@ from disputelab.agents.base import Agent, Hears, PartyAgent
 from disputelab.agents.memos import AgentMemos
 from disputelab.agents.registry import build_agent, build_parties, sub_role
 from disputelab.agents.settings import AgentSettings
-from disputelab.episode import Episode, Turn, Usage
+from disputelab.episode import Episode, Outcome, Status, Turn, Usage
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext, get_evaluator
+from disputelab.humans.source import Withdrawn
 from disputelab.llm.base import ChatModel, ModelError
 from disputelab.llm.cache import CACHE_NAME
 from disputelab.llm.embedding import Embedder, Embeds
@@ -331,7 +332,7 @@ async def play_episode(
         session = Session(plan.scenario, parties, episode, sink, protocol.keeps_silent_stances)
         session.store_dir = Path(store.root)
         listening(session, protocol, seated)
-        session.finish(await protocol.play(session, seated, plan.params))
+        session.finish(await _played(protocol, session, seated, plan.params))
         usage = _priced_usage(episode, plan, hub)
         hub.flush()  # its replies reach the cache file before it is finished
         # One transaction: the last turns, the usage and the end land together, so a
@@ -346,6 +347,21 @@ async def play_episode(
         commits.commit(*(failed if isinstance(exc, Exception) else []))
         raise
     return episode
+
+
+async def _played(
+    protocol: DisputeProtocol, session: Session, seated: Any, params: ProtocolParams
+) -> Outcome:
+    """The protocol's outcome; where a person withdraws from the study, the episode
+    stops there, its turns kept, as withdrawn (not as a party walking away)."""
+    try:
+        return await protocol.play(session, seated, params)
+    except Withdrawn as left:
+        return Outcome(
+            Status.WITHDRAWN,
+            f"withdrawn: participant {left.participant} left after party turn "
+            f"{session.party_turn}",
+        )
 
 
 @dataclass(frozen=True)

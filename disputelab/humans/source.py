@@ -30,6 +30,15 @@ from disputelab.humans.moves import validate
 from disputelab.humans.prompt import Line, Move, SeatPrompt, SeatRef
 
 
+class Withdrawn(Exception):
+    """A person left the study: raised from a move source, it stops the episode where
+    it is, recorded as withdrawn (naming the participant), its finished turns kept."""
+
+    def __init__(self, participant: str) -> None:
+        super().__init__(f"participant {participant} withdrew")
+        self.participant = participant
+
+
 @runtime_checkable
 class MoveSource(Protocol):
     """What a person's moves come from (the terminal, a web page)."""

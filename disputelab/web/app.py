@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -29,15 +30,16 @@ from disputelab.web.people import (
     QuestionnaireError,
     read_answers,
     save_answers,
+    save_defaults,
 )
-from disputelab.web.seats import Invite, WebMoves
+from disputelab.web.seats import Invite, WebMoves, default_words
 
 COOKIE = "disputelab_seat"
 DEFAULT_CONSENT = (
     "This is a research simulation of a dispute. You take one seat at the table; the "
     "others are software agents or other people. What you write is stored with the "
-    "episode under a random participant id, never your name. You may stop at any time "
-    "by closing this page."
+    "episode under a random participant id, never your name. You may leave the study at "
+    "any time with the page's Leave the study button."
 )
 _TEMPLATES = Environment(
     loader=FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True
@@ -63,6 +65,7 @@ class Table:
     invites: dict[str, Invite]
     consent: str = DEFAULT_CONSENT
     items: tuple[Item, ...] = DEFAULT_ITEMS
+    turn_seconds: float = 0.0  # a person's time for a move before its default is made; 0: none
     sources: dict[str, WebMoves] = field(default_factory=dict)
     ended: Ended | None = None
     failed: str = ""
@@ -72,7 +75,9 @@ class Table:
 
     async def play(self) -> None:
         try:
-            self.ended = await self.episode(self.sources)
+            ended = await self.episode(self.sources)
+            self._keep_defaults(ended)
+            self.ended = ended
         except KeyboardInterrupt:  # the server closed mid-episode: the turns stay stored
             self.failed = "the host closed the table; the turns so far are stored"
         except Exception as exc:  # shown on every page; the turns stay stored
@@ -81,8 +86,27 @@ class Table:
             for s in self.sources.values():
                 s.bump()
 
+    def _keep_defaults(self, ended: Ended) -> None:
+        rows = [
+            (self.invites[seat].participant, seat, p.turn, p.ask)
+            for seat, source in self.sources.items()
+            for p in source.defaults
+        ]
+        if rows:
+            save_defaults(self.store, ended.run_id, ended.episode_id, rows)
+
+    def withdraw(self, invite: Invite) -> None:
+        """The person at `invite` left the study: the episode stops at its next wait for
+        a person (at once where one is waited for), as withdrawn."""
+        invite.withdrawn = True
+        for source in self.sources.values():
+            source.withdraw(invite.participant)
+
     def all_answered(self) -> bool:
-        return self.ended is not None and all(i.answered for i in self.invites.values())
+        """The episode is over and everyone who stayed has answered the questions."""
+        return self.ended is not None and all(
+            i.answered or i.withdrawn for i in self.invites.values()
+        )
 
 
 def page(title: str, body: str, status: int = 200, **extra: Any) -> HTMLResponse:
@@ -177,15 +201,22 @@ async def seat_page(request: Request) -> Response:
 def _seat_view(table: Table, invite: Invite, base: str) -> Response:
     source = table.sources[invite.seat]
     done = table.ended.stop_reason if table.ended else table.failed
+    if invite.withdrawn:
+        return page("You have left the study", _render("left.html"))
+    prompt, default = source.prompt, source.default
     body = _render(
         "seat.html",
         brief=source.brief or "Your brief appears once the episode starts.",
         lines=source.heard,
-        prompt=source.prompt,
+        prompt=prompt,
         action=f"{base}/move",
         done=done,
         answered=invite.answered,
         questionnaire=f"{base}/questions",
+        deadline=_clock(source.deadline),
+        seconds=f"{table.turn_seconds:g}",
+        default=default_words(prompt, default) if prompt and default else [],
+        leave=f"{base}/leave",
     )
     return page(
         f"Your seat: {source.name or invite.seat}",
@@ -199,7 +230,26 @@ def _seat_view(table: Table, invite: Invite, base: str) -> Response:
 @_seated
 async def consent(request: Request, table: Table, invite: Invite) -> Response:
     invite.consented = True
+    table.sources[invite.seat].present.set()  # a turn's clock runs from now
     return RedirectResponse(f"/s/{request.path_params['token']}", status_code=303)
+
+
+def _clock(at: float) -> str:
+    """A deadline as a time of day in UTC, as the page states it ('' for none)."""
+    return time.strftime("%H:%M:%S UTC", time.gmtime(at)) if at else ""
+
+
+@_seated
+async def leave(request: Request, table: Table, invite: Invite) -> Response:
+    """Leaving the study: a page that asks to confirm, then (posted) the withdrawal."""
+    base = f"/s/{request.path_params['token']}"
+    if request.method == "POST" and invite.consented and not invite.withdrawn:
+        if table.ended is None and not table.failed:
+            table.withdraw(invite)
+        else:  # the episode is over: leaving skips the questions, nothing else
+            invite.withdrawn = True
+        return RedirectResponse(base, status_code=303)
+    return page("Leave the study?", _render("leave.html", action=f"{base}/leave", back=base))
 
 
 @_seated
@@ -210,8 +260,10 @@ async def post_move(request: Request, table: Table, invite: Invite) -> Response:
     for key in form:
         values = [str(v) for v in form.getlist(key)]
         answers[key] = tuple(values) if len(values) > 1 else values[0]
-    if not invite.consented:
-        return _refused("Agree to take part first.", 403)
+    if not invite.consented or invite.withdrawn:
+        return _refused(
+            "Agree to take part first." if not invite.consented else "You have left.", 403
+        )
     reason = source.answer(answers)
     if reason and source.prompt is None:
         return _refused(reason, 409)
@@ -238,7 +290,7 @@ async def events(request: Request, table: Table, invite: Invite) -> Response:
 
 @_seated
 async def questions(request: Request, table: Table, invite: Invite) -> Response:
-    if table.ended is None:
+    if table.ended is None or invite.withdrawn:
         return _refused("The questions come once the episode has ended.", 409)
     message = ""
     if request.method == "POST":
@@ -274,7 +326,7 @@ def tables_app(tables: Sequence[Table]) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         for table in tables:
-            table.sources = {seat: WebMoves(seat) for seat in table.invites}
+            table.sources = {seat: WebMoves(seat, table.turn_seconds) for seat in table.invites}
         tasks = [asyncio.create_task(table.play()) for table in tables]
         yield
         for table in tables:
@@ -289,6 +341,7 @@ def tables_app(tables: Sequence[Table]) -> Starlette:
             Route("/s/{token}/move", post_move, methods=["POST"]),
             Route("/s/{token}/events", events),
             Route("/s/{token}/questions", questions, methods=["GET", "POST"]),
+            Route("/s/{token}/leave", leave, methods=["GET", "POST"]),
         ],
         lifespan=lifespan,
     )

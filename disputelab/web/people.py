@@ -100,22 +100,62 @@ def stored_answers(store: Path, run_id: str) -> list[tuple[str, str, str, int]]:
     return [(str(a), str(b), str(c), int(d)) for a, b, c, d in rows]
 
 
+def save_defaults(
+    store: Path, run_id: str, episode_id: str, rows: list[tuple[str, str, int, str]]
+) -> None:
+    """Keep the moves a turn's deadline made for a person, so that an analysis can tell
+    them from the moves they made: (participant, seat, party turns done when the move
+    was asked, what was asked) each."""
+    store.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(store / PEOPLE_FILE) as db:
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS defaults (run TEXT, episode TEXT, participant TEXT,"
+            " seat TEXT, after_party_turns INTEGER, ask TEXT,"
+            " PRIMARY KEY (run, episode, seat, after_party_turns, ask))"
+        )
+        db.executemany(
+            "INSERT OR REPLACE INTO defaults VALUES (?, ?, ?, ?, ?, ?)",
+            [(run_id, episode_id, *row) for row in rows],
+        )
+    db.close()
+
+
+def stored_defaults(store: Path, run_id: str) -> list[tuple[str, str, str, int, str]]:
+    """(episode, participant, seat, party turns done when asked, ask) of every move a
+    deadline made in `run_id`."""
+    path = store / PEOPLE_FILE
+    if not path.exists():
+        return []
+    with sqlite3.connect(path) as db:
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'defaults'").fetchone():
+            rows = []
+        else:
+            rows = db.execute(
+                "SELECT episode, participant, seat, after_party_turns, ask FROM defaults"
+                " WHERE run = ? ORDER BY 1, 4, 3",
+                (run_id,),
+            ).fetchall()
+    db.close()
+    return [(str(a), str(b), str(c), int(d), str(e)) for a, b, c, d, e in rows]
+
+
 def as_json(items: tuple[Item, ...]) -> str:
     return json.dumps([{"key": i.key, "text": i.text} for i in items])
 
 
 def forget_answers(store: Path, participant: str) -> int:
-    """Delete every answer `participant` gave, the freed pages zeroed; how many."""
+    """Delete every answer `participant` gave (and the moves a deadline made for them),
+    the freed pages zeroed; how many answers."""
     path = store / PEOPLE_FILE
     if not path.exists():
         return 0
     with sqlite3.connect(path) as db:
         db.execute("PRAGMA secure_delete = ON")
-        exists = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'answers'").fetchone()
-        gone = (
-            db.execute("DELETE FROM answers WHERE participant = ?", (participant,)).rowcount
-            if exists
-            else 0
-        )
+        gone = 0
+        for table in ("answers", "defaults"):  # a deadline's moves name the person too
+            if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone():
+                sql = f"DELETE FROM {table} WHERE participant = ?"  # the two names above
+                deleted = db.execute(sql, (participant,)).rowcount
+                gone += deleted if table == "answers" else 0
     db.close()
     return int(gone)

@@ -17,11 +17,13 @@ import hashlib
 import hmac
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-from disputelab.humans.moves import MoveError, validate
-from disputelab.humans.prompt import Line, Move, SeatPrompt, SeatRef
+from disputelab.humans.moves import MoveError, default_shown, validate
+from disputelab.humans.prompt import Line, Move, PickField, SeatPrompt, SeatRef, TextField
+from disputelab.humans.source import Withdrawn
 
 
 def token_hash(token: str) -> str:
@@ -42,6 +44,7 @@ class Invite:
     session: str = ""
     consented: bool = False
     answered: bool = False
+    withdrawn: bool = False  # left the study (`Leave the study`)
 
     @classmethod
     def new(cls, seat: str, participant: str, minutes: float) -> tuple[Invite, str]:
@@ -68,16 +71,27 @@ class Invite:
 class WebMoves:
     """A seat's move source: the prompt asked now, what the seat has heard (its name, its
     brief and the dialogue as delivered to it, kept up to date by `hear`), and the reason
-    the last post was refused."""
+    the last post was refused.
+
+    With `turn_seconds`, a move not made in time is the seat's default move (what an
+    empty form, or Enter at a terminal, plays), kept in `defaults`; the clock starts
+    once the move is asked and the person has consented (`present`). A move with no
+    default (a field that needs an answer) waits without a clock."""
 
     seat: str
+    turn_seconds: float = 0.0  # 0: no deadline
     prompt: SeatPrompt | None = None
     name: str = ""  # how the table calls the seat's occupant, once the seat has heard
     brief: str = ""
     heard: tuple[Line, ...] = ()
     error: str = ""
     version: int = 0
+    deadline: float = 0.0  # when the asked move is due (time.time()), for the page; 0: none
+    default: Move | None = None  # what the asked move becomes at its deadline
+    defaults: list[SeatPrompt] = field(default_factory=list)  # the moves the clock made
+    left: str = ""  # the participant who withdrew: every move from now on stops the episode
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    present: asyncio.Event = field(default_factory=asyncio.Event)
     _waiting: asyncio.Future[Move] | None = None
 
     def hear(self, seat: SeatRef, brief: str, transcript: tuple[Line, ...]) -> None:
@@ -86,16 +100,36 @@ class WebMoves:
         self.bump()
 
     async def move(self, prompt: SeatPrompt) -> Move:
+        if self.left:
+            raise Withdrawn(self.left)
         self.prompt = prompt
         self.name, self.brief, self.heard = prompt.seat.name, prompt.brief, prompt.transcript
         self.error = ""
+        self.default = _default_move(prompt) if self.turn_seconds else None
         self._waiting = asyncio.get_running_loop().create_future()
         self.bump()
         try:
-            return await self._waiting
+            return await self._answered(prompt, self._waiting)
         finally:
-            self.prompt, self._waiting = None, None
+            self.prompt, self._waiting, self.deadline, self.default = None, None, 0.0, None
             self.bump()
+
+    async def _answered(self, prompt: SeatPrompt, waiting: asyncio.Future[Move]) -> Move:
+        """The posted move, or the default one once the clock has run out."""
+        if self.default is None:
+            return await waiting
+        await _first(waiting, self.present.wait())
+        if waiting.done():
+            return waiting.result()
+        self.deadline = time.time() + self.turn_seconds
+        self.bump()  # the page shows the deadline
+        try:
+            return await asyncio.wait_for(asyncio.shield(waiting), self.turn_seconds)
+        except TimeoutError:
+            waiting.cancel()  # a post from now on is refused as out of turn
+            self.defaults.append(prompt)
+            self.error = "The time for your move ran out; your seat made its default move."
+            return self.default
 
     def answer(self, form: Mapping[str, object]) -> str:
         """Play the posted answers if they validate; the refusal's reason otherwise
@@ -117,7 +151,49 @@ class WebMoves:
         self.changed.set()
         self.changed = asyncio.Event()
 
+    def withdraw(self, participant: str) -> None:
+        """`participant` left the study: a wait still open, or the next move, stops the
+        episode (`Withdrawn`)."""
+        self.left = participant
+        if self._waiting is not None and not self._waiting.done():
+            self._waiting.set_exception(Withdrawn(participant))
+
     def stop(self) -> None:
         """The server is closing: a wait still open ends the episode as Ctrl-C does."""
         if self._waiting is not None and not self._waiting.done():
             self._waiting.set_exception(KeyboardInterrupt())
+
+
+def _default_move(prompt: SeatPrompt) -> Move | None:
+    """The move an empty form makes (every field's default), or None where a field
+    needs an answer."""
+    try:
+        return validate(prompt, {})
+    except MoveError:
+        return None
+
+
+async def _first(waiting: asyncio.Future[Move], other: Awaitable[Any]) -> None:
+    """Until `waiting` is done or `other` is (whichever first); `other` is dropped."""
+    gate: asyncio.Future[Any] = asyncio.ensure_future(other)
+    both: set[asyncio.Future[Any]] = {gate, waiting}
+    try:
+        await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gate.cancel()
+
+
+def default_words(prompt: SeatPrompt, default: Move) -> list[str]:
+    """The default move in words, a line per field asked: what the deadline plays."""
+    out = []
+    for f in prompt.fields:
+        value = default.values.get(f.key)
+        if value is None or value == "" or value == ():
+            shown = default_shown(f) if isinstance(f, TextField) else "none"
+        elif isinstance(f, PickField) and isinstance(value, tuple):
+            labels = {o.id: o.label for o in f.options}
+            shown = "; ".join(labels.get(v, v) for v in value if isinstance(v, str))
+        else:
+            shown = str(value)
+        out.append(f"{f.label}: {shown}")
+    return out
