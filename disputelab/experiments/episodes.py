@@ -359,8 +359,7 @@ async def _played(
     except Withdrawn as left:
         return Outcome(
             Status.WITHDRAWN,
-            f"withdrawn: participant {left.participant} left after party turn "
-            f"{session.party_turn}",
+            f"withdrawn: participant {left.participant} left after party turn {session.party_turn}",
         )
 
 
