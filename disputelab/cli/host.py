@@ -61,12 +61,7 @@ def host_command(
 
     SCENARIO may instead be a study file (YAML with `study:`): one episode per
     participant over its scenarios, assigned balanced and recorded, served at once."""
-    if not 0 < expires <= 7 * 24 * 60:
-        fail("--expires: give minutes, more than 0 and at most a week")
-    if not 0 < port < 65536:
-        fail("--port: give a port from 1 to 65535")
-    if turn_seconds is not None and not 0 < turn_seconds <= 24 * 3600:
-        fail("--turn-seconds: give seconds, more than 0 and at most a day")
+    _check(expires, port, turn_seconds)
     from disputelab.api.study import is_study_file
 
     if is_study_file(scenario):
@@ -106,6 +101,15 @@ def host_command(
         out.print(f"stored as run {ended.run_id}: {ended.stop_reason}", highlight=False)
     elif table.failed:
         fail(table.failed)
+
+
+def _check(expires: float, port: int, turn_seconds: float | None) -> None:
+    if not 0 < expires <= 7 * 24 * 60:
+        fail("--expires: give minutes, more than 0 and at most a week")
+    if not 0 < port < 65536:
+        fail("--port: give a port from 1 to 65535")
+    if turn_seconds is not None and not 0 < turn_seconds <= 24 * 3600:
+        fail("--turn-seconds: give seconds, more than 0 and at most a day")
 
 
 def _table(

@@ -129,3 +129,17 @@ def test_a_person_who_leaves_stops_the_episode_as_withdrawn(tmp_path: Path) -> N
     assert [p for _, p, _, _ in stored_answers(tmp_path, ended.run_id)] == [
         table.invites["parties:landlord"].participant
     ] * 3
+
+
+@pytest.mark.parametrize("seconds", ["0", "-3", "100000", "soon"])
+def test_a_bad_turn_deadline_is_one_line_and_exit_2(tmp_path: Path, seconds: str) -> None:
+    from typer.testing import CliRunner
+
+    from disputelab.cli import app
+
+    done = CliRunner().invoke(
+        app, ["--store", str(tmp_path), "host", "tenancy", "--seat", "parties:tenant",
+              "--turn-seconds", seconds],
+    )  # fmt: skip
+    assert done.exit_code == 2 and "--turn-seconds" in done.output, done.output
+    assert "Traceback" not in done.output
