@@ -10,7 +10,8 @@ windows of a headless Chromium (Debian's `chromium` and `chromium-driver`, and
 `pip install '.[browser,host]'`), each agreeing to the consent and moving through the
 page's controls until the episode is resolved, then answering the questionnaire. As
 the tenant is asked their second move, both whole pages are saved: the tenant's with
-its form, the landlord's waiting, each with its own party's private brief.
+its form (and, under `--turn-seconds 600`, its deadline and default move), the
+landlord's waiting, each with its own party's private brief.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def _shoot(paths: dict[str, Path]) -> None:
     with (
         headless_chromium(width=1000) as driver,
         tempfile.TemporaryDirectory() as store,
-        hosted(Path(store)) as (server, links),
+        hosted(Path(store), "--turn-seconds", "600") as (server, links),
     ):
         windows = take_seats(driver, links)
 

@@ -192,7 +192,8 @@ def default_words(prompt: SeatPrompt, default: Move) -> list[str]:
             shown = default_shown(f) if isinstance(f, TextField) else "none"
         elif isinstance(f, PickField) and isinstance(value, tuple):
             labels = {o.id: o.label for o in f.options}
-            shown = "; ".join(labels.get(v, v) for v in value if isinstance(v, str))
+            backed, *also = (labels.get(v, v) for v in value)
+            shown = backed + (f" (also accepting: {'; '.join(also)})" if also else "")
         else:
             shown = str(value)
         out.append(f"{f.label}: {shown}")

@@ -19,7 +19,7 @@ from disputelab.api.host import new_table, table_app
 from disputelab.episode import Status
 from disputelab.scenario import builtin_scenarios
 from disputelab.web.app import Table
-from disputelab.web.people import stored_answers, stored_defaults
+from disputelab.web.people import forget_answers, stored_answers, stored_defaults
 from tests.helpers import WAIT_S
 from tests.web.test_host import Browser
 
@@ -89,6 +89,8 @@ def test_a_move_not_made_in_time_is_the_default_and_recorded(tmp_path: Path) -> 
         for t in hers
     ]
     assert len(hers) == 2 and len(stored_answers(tmp_path, ended.run_id)) == 3
+    assert forget_answers(tmp_path, participant) == 3
+    assert stored_defaults(tmp_path, ended.run_id) == []  # forgotten with her answers
 
 
 def _played_once(table: Table, client: TestClient, link: str, person: Browser) -> None:
