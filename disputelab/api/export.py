@@ -1,8 +1,9 @@
 """A run as tidy tables for analysis elsewhere: `tables(run)` gives the episodes (one
 row each, a column per metric), the turns (speaker, the seat's kind, a person's
 pseudonymous id, timings, tokens), the actions (each stance, accepted option, amount,
-clause or verdict of a move in a row of its own), the questionnaire answers and the
-annotation labels; `write_tables(run, folder)` writes each as `folder/NAME.parquet`.
+clause or verdict of a move in a row of its own), the questionnaire answers, the moves
+a hosted turn's deadline made for a person (`defaults`) and the annotation labels;
+`write_tables(run, folder)` writes each as `folder/NAME.parquet`.
 
     from disputelab.api.export import tables
     turns = tables("last")["turns"]
@@ -22,8 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = ["TABLES", "tables", "write_tables"]
 
-TABLES = ("episodes", "turns", "actions", "answers", "labels")
+TABLES = ("episodes", "turns", "actions", "answers", "defaults", "labels")
 ANSWER_COLUMNS = ("run_id", "episode_id", "participant", "item", "value")
+DEFAULT_COLUMNS = ("run_id", "episode_id", "participant", "seat", "after_party_turns", "ask")
 
 
 def tables(run: str = "last", *, store: Any = None) -> dict[str, pd.DataFrame]:
@@ -31,17 +33,19 @@ def tables(run: str = "last", *, store: Any = None) -> dict[str, pd.DataFrame]:
     import pandas as pd
 
     from disputelab.api import episode_frame, open_store
-    from disputelab.web.people import stored_answers
+    from disputelab.web.people import stored_answers, stored_defaults
 
     opened = open_store(store, writable=False)
     run_id = opened.resolve_run(run)
     turns, actions = run_tables(opened, run_id)
     answers = [(run_id, *row) for row in stored_answers(Path(opened.root), run_id)]
+    defaults = [(run_id, *row) for row in stored_defaults(Path(opened.root), run_id)]
     return {
         "episodes": episode_frame(opened, run_id),
         "turns": pd.DataFrame(turns, columns=list(TURN_COLUMNS)),
         "actions": pd.DataFrame(actions, columns=list(ACTION_COLUMNS)),
         "answers": pd.DataFrame(answers, columns=list(ANSWER_COLUMNS)),
+        "defaults": pd.DataFrame(defaults, columns=list(DEFAULT_COLUMNS)),
         "labels": _labels(Path(opened.root), run_id),
     }
 

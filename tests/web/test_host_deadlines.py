@@ -15,6 +15,7 @@ from markupsafe import escape
 from starlette.testclient import TestClient
 
 from disputelab.api import open_store
+from disputelab.api.export import tables
 from disputelab.api.host import new_table, table_app
 from disputelab.episode import Status
 from disputelab.scenario import builtin_scenarios
@@ -89,6 +90,8 @@ def test_a_move_not_made_in_time_is_the_default_and_recorded(tmp_path: Path) -> 
         for t in hers
     ]
     assert len(hers) == 2 and len(stored_answers(tmp_path, ended.run_id)) == 3
+    exported = tables(ended.run_id, store=tmp_path)["defaults"]
+    assert list(exported.after_party_turns) == [t.party_turn - 1 for t in hers]
     assert forget_answers(tmp_path, participant) == 3
     assert stored_defaults(tmp_path, ended.run_id) == []  # forgotten with her answers
 
