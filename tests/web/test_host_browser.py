@@ -4,11 +4,13 @@ the consent, reads their brief, and makes their moves through the page's own rad
 checkboxes and text box as their page asks, until the episode stops; then both answer
 the questionnaire. The stored episode, its turns, the answers and the report show what
 they did. At one turn both pages are photographed, and each shows its own party's
-private brief and nothing of the other's."""
+private brief and nothing of the other's. A person may also leave through their page,
+which stops the table for both."""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,22 +18,27 @@ import pytest
 
 pytest.importorskip("selenium", reason="selenium is not installed (pip install '.[browser]')")
 pytest.importorskip("uvicorn", reason="the host extra is not installed")
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 from typer.testing import CliRunner
 
 from disputelab.cli import app
 from disputelab.report.tidy import seat_of
 from disputelab.scenario import builtin_scenarios
 from disputelab.store.sqlite import Store
-from tests.live_browser import close_extra_windows
+from tests.live_browser import PAGE_WAIT_S, click_and_wait, close_extra_windows
 from tests.web.host_pages import (
     ANSWERS,
+    MOVES,
     SEATS,
     SHOT_AT,
     answer_questions,
     hosted,
+    make,
     negotiate,
     photograph,
+    shown,
     take_seats,
 )
 
@@ -123,3 +130,45 @@ def _check_stored(store: Path, made: list[tuple[str, Any]]) -> str:
     assert {p for p, _, _ in rows} == {who for _, who in seated} and len(seated) == 2
     assert {kind for kind, _ in seated} == {"human"}
     return run_id
+
+
+def test_a_person_who_leaves_stops_the_table_for_both(browser: Any, tmp_path: Path) -> None:
+    """The tenant moves once, then leaves through the page's link and its confirmation:
+    both pages show the end, the landlord answers the questions, the server stops."""
+    store = tmp_path / "runs"
+    with hosted(store) as (server, links):
+        try:
+            windows = take_seats(browser, links)
+            _leave_after_one_move(browser, windows)
+            answer_questions(browser, {SEATS[1]: windows[SEATS[1]]})
+            rest = server.communicate(timeout=300)[0]
+        finally:
+            close_extra_windows(browser)
+    assert server.returncode == 0 and "withdrawn: participant p-" in rest, rest
+    db = Store(store, writable=False)
+    (episode_id,) = db.episode_ids(db.resolve_run("last"))
+    episode = db.load_episode(episode_id).episode
+    db.close()
+    assert episode.outcome is not None and episode.outcome.status.value == "withdrawn"
+    assert [t.text for t in episode.turns if t.role == "party"] == [MOVES[SEATS[0]][0].words]
+
+
+def _leave_after_one_move(driver: Any, windows: dict[str, str]) -> None:
+    tenant, landlord = (windows[s] for s in SEATS)
+    _wait_for(driver, tenant, lambda: shown(driver)[0] == "move")
+    make(driver, MOVES[SEATS[0]][0])
+    _wait_for(driver, landlord, lambda: shown(driver)[0] == "move")
+    driver.switch_to.window(tenant)  # the landlord is asked: the tenant leaves instead
+    click_and_wait(driver, "leave")
+    assert "Leave the study?" in driver.title
+    click_and_wait(driver, "confirm-leave")
+    assert driver.find_elements(By.ID, "left")
+    _wait_for(driver, landlord, lambda: shown(driver)[0] == "ended")
+    assert "withdrawn: participant" in driver.find_element(By.ID, "ended").text
+
+
+def _wait_for(driver: Any, window: str, ready: Callable[[], bool]) -> None:
+    driver.switch_to.window(window)
+    WebDriverWait(driver, PAGE_WAIT_S, ignored_exceptions=(WebDriverException,)).until(
+        lambda _: ready()
+    )
