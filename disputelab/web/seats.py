@@ -106,6 +106,8 @@ class WebMoves:
         self.name, self.brief, self.heard = prompt.seat.name, prompt.brief, prompt.transcript
         self.error = ""
         self.default = _default_move(prompt) if self.turn_seconds else None
+        if self.default is not None and self.present.is_set():  # stated with the form
+            self.deadline = time.time() + self.turn_seconds
         self._waiting = asyncio.get_running_loop().create_future()
         self.bump()
         try:
@@ -118,13 +120,15 @@ class WebMoves:
         """The posted move, or the default one once the clock has run out."""
         if self.default is None:
             return await waiting
-        await _first(waiting, self.present.wait())
-        if waiting.done():
-            return waiting.result()
-        self.deadline = time.time() + self.turn_seconds
-        self.bump()  # the page shows the deadline
+        if not self.deadline:  # asked before the person came: the clock starts at consent
+            await _first(waiting, self.present.wait())
+            if waiting.done():
+                return waiting.result()
+            self.deadline = time.time() + self.turn_seconds
+            self.bump()  # the page shows the deadline
         try:
-            return await asyncio.wait_for(asyncio.shield(waiting), self.turn_seconds)
+            left = max(0.0, self.deadline - time.time())
+            return await asyncio.wait_for(asyncio.shield(waiting), left)
         except TimeoutError:
             waiting.cancel()  # a post from now on is refused as out of turn
             self.defaults.append(prompt)
