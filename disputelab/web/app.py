@@ -39,7 +39,7 @@ DEFAULT_CONSENT = (
     "This is a research simulation of a dispute. You take one seat at the table; the "
     "others are software agents or other people. What you write is stored with the "
     "episode under a random participant id, never your name. You may leave the study at "
-    "any time with the page's Leave the study button."
+    "any time with the page's Leave the study link."
 )
 _TEMPLATES = Environment(
     loader=FileSystemLoader(Path(__file__).parent / "templates"), autoescape=True

@@ -13,10 +13,12 @@ import pytest
 pytest.importorskip("starlette", reason="the host extra is not installed")
 from markupsafe import escape
 from starlette.testclient import TestClient
+from typer.testing import CliRunner
 
 from disputelab.api import open_store
 from disputelab.api.export import tables
 from disputelab.api.host import new_table, table_app
+from disputelab.cli import app
 from disputelab.episode import Status
 from disputelab.scenario import builtin_scenarios
 from disputelab.web.app import Table
@@ -134,14 +136,12 @@ def test_a_person_who_leaves_stops_the_episode_as_withdrawn(tmp_path: Path) -> N
     assert [p for _, p, _, _ in stored_answers(tmp_path, ended.run_id)] == [
         table.invites["parties:landlord"].participant
     ] * 3
+    report = CliRunner().invoke(app, ["--store", str(tmp_path), "report", ended.run_id])
+    assert report.exit_code == 0 and "withdrawn" in report.output, report.output
 
 
 @pytest.mark.parametrize("seconds", ["0", "-3", "100000", "soon"])
 def test_a_bad_turn_deadline_is_one_line_and_exit_2(tmp_path: Path, seconds: str) -> None:
-    from typer.testing import CliRunner
-
-    from disputelab.cli import app
-
     done = CliRunner().invoke(
         app, ["--store", str(tmp_path), "host", "tenancy", "--seat", "parties:tenant",
               "--turn-seconds", seconds],
