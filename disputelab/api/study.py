@@ -12,6 +12,7 @@ by one `disputelab host STUDY.yaml`.
     consent: Text of the consent page.
     questionnaire: [{key: trust, text: I trusted the mediator.}]
     expires: 120                    # minutes each link stays valid
+    turn_seconds: 90                # a move's time before the seat's default move; 0: none
 
     from disputelab.api.study import host_study, new_study, read_study
     tables, links = new_study(read_study("pilot.yaml"), store="runs")
@@ -64,6 +65,7 @@ class StudySpec(BaseModel):
     consent: str = DEFAULT_CONSENT
     questionnaire: list[_Item] | None = Field(default=None, min_length=1)
     expires: float = Field(default=120.0, gt=0, le=_WEEK_MINUTES)
+    turn_seconds: float = Field(default=0.0, ge=0, le=24 * 3600)  # 0: no deadline
     protocol: str | None = None
     preset: str | None = None
     mediator: str | None = None
@@ -176,7 +178,8 @@ def new_study(spec: StudySpec, *, store: Any = None) -> tuple[list[Table], dict[
     for slot in slots:
         table, token = new_table(
             found[slot.scenario][0], seats=[slot.seat], store=root, expires=spec.expires,
-            consent=spec.consent, items=spec.items(), seed=slot.seed, **spec.run_options(),
+            consent=spec.consent, items=spec.items(), seed=slot.seed,
+            turn_seconds=spec.turn_seconds, **spec.run_options(),
         )  # fmt: skip
         participant = table.invites[slot.seat].participant
         table.episode = _recorded(table, root, spec.study, participant)

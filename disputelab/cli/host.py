@@ -133,14 +133,14 @@ def _table(
 
 # Set in a study file, so refused on the command line rather than silently overridden.
 RUN_OPTIONS = (
-    "seat", "expires", "consent", "questionnaire", "condition", "seed", "protocol", "preset",
-    "budget", "param", "behaviour", "mediator", "parties", "model",
+    "seat", "expires", "consent", "questionnaire", "turn_seconds", "condition", "seed",
+    "protocol", "preset", "budget", "param", "behaviour", "mediator", "parties", "model",
 )  # fmt: skip
 
 
 def _refuse_run_options(ctx: typer.Context) -> None:
     given = [
-        f"--{name}"
+        f"--{name.replace('_', '-')}"
         for name in RUN_OPTIONS
         if (source := ctx.get_parameter_source(name)) is not None and source.name != "DEFAULT"
     ]

@@ -148,3 +148,19 @@ def test_a_bad_turn_deadline_is_one_line_and_exit_2(tmp_path: Path, seconds: str
     )  # fmt: skip
     assert done.exit_code == 2 and "--turn-seconds" in done.output, done.output
     assert "Traceback" not in done.output
+
+
+def test_a_study_file_gives_every_table_its_turn_deadline(tmp_path: Path) -> None:
+    from disputelab.api.study import new_study, read_study
+
+    path = tmp_path / "study.yaml"
+    path.write_text(
+        "study: timed\nscenarios: [tenancy]\nparticipants: 2\nmediator: rule\nturn_seconds: 90\n",
+        encoding="utf-8",
+    )
+    tables, _ = new_study(read_study(path), store=tmp_path / "runs")
+    assert [t.turn_seconds for t in tables] == [90, 90]
+    beside = CliRunner().invoke(
+        app, ["--store", str(tmp_path / "runs"), "host", str(path), "--turn-seconds", "5"]
+    )
+    assert beside.exit_code == 2 and "--turn-seconds: a study file sets these" in beside.output
