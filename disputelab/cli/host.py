@@ -72,17 +72,9 @@ def host_command(
         fail("--seat: name the seat a person takes (ROLE or ROLE:ID), or give a study file")
     try:
         options = seated_options(
-            protocol=protocol,
-            preset=preset,
-            mediator=mediator,
-            parties=parties,
-            model=model,
-            condition=condition,
-            seed=seed,
-            param=param,
-            behaviour=behaviour,
-            budget=budget,
-        )
+            protocol=protocol, preset=preset, mediator=mediator, parties=parties, model=model,
+            condition=condition, seed=seed, param=param, behaviour=behaviour, budget=budget,
+        )  # fmt: skip
         table, tokens = _table(
             scenario, seat, expires, consent, questionnaire, turn_seconds=turn_seconds or 0.0,
             **options,
@@ -91,6 +83,11 @@ def host_command(
         _fail_plan(exc)
     except (DisputelabError, OSError, ValueError) as exc:
         fail(str(exc).splitlines()[0])
+    _serve(table, tokens, bind, port)
+
+
+def _serve(table: Table, tokens: dict[str, str], bind: str, port: int) -> None:
+    """Serve one table until everyone has answered; say where its episode is stored."""
 
     def ready(links: dict[str, str]) -> None:
         for key, link in links.items():
