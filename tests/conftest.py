@@ -9,6 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from disputelab.agents.registry import AGENT_KINDS
 from disputelab.evaluation.registry import EVALUATORS
@@ -17,6 +18,13 @@ from tests.data_location import ENABLE, SKIP_PREFIX, dataset_folder, skip_reason
 from tests.live_browser import NoBrowser, headless_chromium
 
 PLUGIN = Path(__file__).resolve().parent / "plugins" / "show_of_hands"
+
+# The suite must pass on a shared machine at load 10: Hypothesis is told to judge its
+# examples, never the time they take (a deadline, or "too slow" to generate).
+settings.register_profile(
+    "shared-machine", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("shared-machine")
 
 
 @pytest.fixture(autouse=True)

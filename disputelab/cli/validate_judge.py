@@ -56,6 +56,18 @@ AgainstOption = Annotated[
 ]
 
 
+ScenariosOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Scenario(s) to simulate; default tenancy, workplace, community-centre, "
+        "kitchen-renovation, library-closures."
+    ),
+]
+EpisodesOption = Annotated[
+    int, typer.Option(min=1, max=1000, help="Rule-policy episodes per scenario.")
+]
+
+
 def validate_judge(
     ctx: typer.Context,
     tracker: Annotated[
@@ -65,16 +77,8 @@ def validate_judge(
     judge_model: Annotated[
         list[str] | None, typer.Option(help="Judge model(s) for judge-based trackers.")
     ] = None,
-    scenario: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Scenario(s) to simulate; default tenancy, workplace, community-centre, "
-            "kitchen-renovation, library-closures."
-        ),
-    ] = None,
-    episodes: Annotated[
-        int, typer.Option(min=1, max=1000, help="Rule-policy episodes per scenario.")
-    ] = 3,
+    scenario: ScenariosOption = None,
+    episodes: EpisodesOption = 3,
     budget: Annotated[int, typer.Option(min=2, max=1000, help="Party turns each.")] = 30,
     mediator: Annotated[str, typer.Option(help="Mediator in the episodes: none or rule.")] = "rule",
     voice: VoiceOption = Voice.paraphrase,
