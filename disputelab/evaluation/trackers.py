@@ -137,9 +137,13 @@ class TopicReply(_Reply):
     events: list[TopicEvent]
 
 
-def topic_reply_schema(party_ids: Sequence[str], option_ids: Sequence[str]) -> dict[str, Any]:
+def topic_reply_schema(
+    party_ids: Sequence[str], option_ids: Sequence[str], turns: int | None = None
+) -> dict[str, Any]:
     """The judge's reply schema for one topic: each located turn's score and every
-    party's stance, one of the topic's option ids or NO_STANCE."""
+    party's stance, one of the topic's option ids or NO_STANCE. With `turns` (the
+    dialogue's party turns), at most that many events: a small model
+    held to the schema by a grammar otherwise repeats events until the token limit."""
     labels = {"type": "string", "enum": [*option_ids, NO_STANCE]}
     event = {
         "type": "object",
@@ -157,7 +161,9 @@ def topic_reply_schema(party_ids: Sequence[str], option_ids: Sequence[str]) -> d
     }
     return {
         "type": "object",
-        "properties": {"events": {"type": "array", "items": event}},
+        "properties": {
+            "events": {"type": "array", "items": event, **({"maxItems": turns} if turns else {})}
+        },
         "required": ["events"],
     }
 
@@ -260,7 +266,9 @@ async def topic_localized(episode: Episode, scenario: Scenario, judge: ChatModel
     out = Trajectory({})
     for topic_id in topic_ids:
         try:
-            reply = await _judge_topic(judge, scenario, topic_id, dialogue, out)
+            reply = await _judge_topic(
+                judge, scenario, topic_id, dialogue, out, episode.party_turns or None
+            )
         except ModelError as exc:
             why = f"judge failed on {topic_id}: {exc}"
             return _nan_trajectory(topic_ids, length, why, labels=True)
@@ -274,9 +282,15 @@ async def topic_localized(episode: Episode, scenario: Scenario, judge: ChatModel
 
 
 async def _judge_topic(
-    judge: ChatModel, scenario: Scenario, topic_id: str, dialogue: str, out: Trajectory
+    judge: ChatModel,
+    scenario: Scenario,
+    topic_id: str,
+    dialogue: str,
+    out: Trajectory,
+    turns: int | None = None,
 ) -> TopicReply:
-    """One judge pass over the dialogue for one topic, charged to `out`."""
+    """One judge pass over the dialogue (of `turns` party turns) for one topic, charged
+    to `out`."""
     party_ids = [p.id for p in scenario.parties]
     option_ids = [o.id for o in scenario.topic(topic_id).options]
     prompt = _LOCALIZED.format(
@@ -290,7 +304,7 @@ async def _judge_topic(
         (Message("user", prompt),),
         temperature=0.0,
         max_tokens=1200,
-        schema=topic_reply_schema(party_ids, option_ids),
+        schema=topic_reply_schema(party_ids, option_ids, turns),
         schema_name="topic_events",
     )
     reply, responses = await ask_structured(

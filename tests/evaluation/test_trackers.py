@@ -256,3 +256,11 @@ def test_per_turn_starts_from_the_preference_profiles_as_promediate_does() -> No
     assert calls == 4 + 2
     assert "prefers" in prompts[0] and "rejects" in prompts[0]
     assert [traj.by_topic["rent"][i] for i in range(3)] == [1.0, 1.0, 1.0]
+
+
+def test_the_topic_judge_may_locate_at_most_one_event_per_party_turn() -> None:
+    from disputelab.evaluation.trackers import topic_reply_schema
+
+    events = topic_reply_schema(["a", "b"], ["A", "B"], turns=8)["properties"]["events"]
+    assert events["maxItems"] == 8  # a grammar-held model cannot loop past the dialogue
+    assert "maxItems" not in topic_reply_schema(["a", "b"], ["A", "B"])["properties"]["events"]
