@@ -2,10 +2,11 @@
 """Photograph the two party pages of a hosted `tenancy` table at one turn, as the docs
 show them (docs/img/host-tenant.png and docs/img/host-landlord.png):
 
-    python scripts/host_screenshots.py docs/img
+    python scripts/host_screenshots.py docs/img [--store DIR]
 
 It plays what tests/web/test_host_browser.py plays: `disputelab host tenancy` with the
-rule mediator in a process of its own (its store a temporary folder), two people in two
+rule mediator in a process of its own (its store a temporary folder, or `--store DIR` to
+keep the episode for `disputelab --store DIR report last`), two people in two
 windows of a headless Chromium (Debian's `chromium` and `chromium-driver`, and
 `pip install '.[browser,host]'`), each agreeing to the consent and moving through the
 page's controls until the episode is resolved, then answering the questionnaire. As
@@ -27,7 +28,9 @@ REPO = Path(__file__).resolve().parents[1]
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path, help="where to write the two PNGs")
-    folder = parser.parse_args().folder
+    parser.add_argument("--store", type=Path, help="keep the run here (default: a temp folder)")
+    args = parser.parse_args()
+    folder = args.folder
     sys.path.insert(0, str(REPO))  # the browser steps are the test's own
     try:
         from tests.live_browser import NoBrowser
@@ -38,7 +41,7 @@ def main() -> int:
     folder.mkdir(parents=True, exist_ok=True)
     paths = {s: folder / f"host-{s.split(':')[1]}.png" for s in SEATS}
     try:
-        _shoot(paths)
+        _shoot(paths, args.store)
     except NoBrowser as exc:
         print(f"host_screenshots: {exc}", file=sys.stderr)
         return 2
@@ -47,7 +50,7 @@ def main() -> int:
     return 0
 
 
-def _shoot(paths: dict[str, Path]) -> None:
+def _shoot(paths: dict[str, Path], keep: Path | None) -> None:
     from tests.live_browser import headless_chromium
     from tests.web.host_pages import (
         SHOT_AT,
@@ -60,8 +63,8 @@ def _shoot(paths: dict[str, Path]) -> None:
 
     with (
         headless_chromium(width=1000) as driver,
-        tempfile.TemporaryDirectory() as store,
-        hosted(Path(store), "--turn-seconds", "600") as (server, links),
+        tempfile.TemporaryDirectory() as scratch,
+        hosted(keep or Path(scratch), "--turn-seconds", "600") as (server, links),
     ):
         windows = take_seats(driver, links)
 
