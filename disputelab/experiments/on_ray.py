@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
@@ -229,42 +230,63 @@ class _Collected:
 
 
 class RayExecutor(ProcessExecutor):
-    """Episodes spread over Ray actors (one per worker, spread over the nodes), on a
-    cluster at `address` or on a local Ray instance. An episode's store writes come back
-    with its end, in order, rather than as they happen: a driver killed mid-episode leaves
-    it incomplete, and `--resume` plays it again, as it would any interrupted episode.
-    `ship` sends the package in the runtime environment (by default, with an address)."""
+    """Episodes spread over Ray actors (one per worker, spread over the nodes, or placed
+    by `placement`), on a cluster at `address` or on a local Ray instance. An episode's
+    store writes come back with its end, in order, rather than as they happen: a driver
+    killed mid-episode leaves it incomplete, and `--resume` plays it again, as it would
+    any interrupted episode.
+    `ship` sends the package in the runtime environment (by default, with an address) of
+    the Ray session it starts; a caller that starts its own passes `runtime_env()`."""
 
-    def __init__(self, workers: int, address: str | None = None, ship: bool | None = None):
+    def __init__(
+        self,
+        workers: int,
+        address: str | None = None,
+        ship: bool | None = None,
+        placement: Sequence[Mapping[str, Any]] = (),
+    ):
         super().__init__(workers)
         self.address = address
         self.ship = address is not None if ship is None else ship
+        # Ray options for each actor in turn (cycled), e.g. a node's custom resource.
+        self.placement = list(placement)
         self._actors: list[Any] = []
         self._desk: Any = None
         self._poller: asyncio.Task[None] | None = None
         self._closing = False
         self._cache: Any = None
+        # Each actor's node id and the directory its disputelab came from, as it closed.
+        self.placed: list[tuple[str, str]] = []
 
     def _start(self, hub: ModelHub) -> None:
         try:
             import ray
         except ImportError:
             raise ValueError("--executor ray needs Ray: pip install 'disputelab[ray]'") from None
-        if not ray.is_initialized():
-            ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
-        env = runtime_env() if self.ship else None
+        if not ray.is_initialized():  # a caller's own ray.init sets its runtime env
+            env = runtime_env() if self.ship else None  # Ray takes a local one only here
+            ray.init(
+                address=self.address,
+                runtime_env=env,
+                include_dashboard=False,
+                log_to_driver=False,
+            )
         self._cache = hub.open_cache()
         if self._cache is not None:
-            desk = ray.remote(CacheDesk).options(max_concurrency=10_000, runtime_env=env)
+            desk = ray.remote(CacheDesk).options(max_concurrency=10_000)
             self._desk = desk.remote()
             self._poller = asyncio.ensure_future(self._serve_cache())
         # No path crosses to an actor: its cache is the desk, its store the relay.
         config = replace(HubConfig.of(hub, self.workers), cache_path=None)
         share = config.concurrency or 8
-        actor = ray.remote(EpisodeActor).options(
-            max_concurrency=share + 1, scheduling_strategy="SPREAD", runtime_env=env
-        )
-        self._actors = [actor.remote(config, self._desk) for _ in range(self.workers)]
+        actor = ray.remote(EpisodeActor)
+        placement = self.placement or [{"scheduling_strategy": "SPREAD"}]
+        self._actors = [
+            actor.options(max_concurrency=share + 1, **placement[i % len(placement)]).remote(
+                config, self._desk
+            )
+            for i in range(self.workers)
+        ]
         self._load = [0] * self.workers
         self._loop = asyncio.get_running_loop()
 
@@ -313,11 +335,11 @@ class RayExecutor(ProcessExecutor):
             self._pending.pop(task, None)
             self._load[worker] -= 1
 
-    async def where(self) -> list[tuple[str, str]]:
-        """Each actor's node and package directory (`EpisodeActor.where`)."""
-        return cast(list[tuple[str, str]], [await a.where.remote() for a in self._actors])
-
     async def aclose(self) -> None:
+        # Where they ran, for a report (and a test) to tell; an actor lost says nothing.
+        for actor in self._actors:
+            with contextlib.suppress(Exception):
+                self.placed.append(cast(tuple[str, str], await actor.where.remote()))
         if self._poller is not None:
             self._closing = True
             await self._poller
