@@ -31,6 +31,7 @@ import pytest
 
 from disputelab.experiments.on_ray import RayExecutor, runtime_env
 from disputelab.experiments.runner import Summary, run_experiment
+from disputelab.llm.cache import ResponseCache
 from disputelab.llm.models import ModelHub, Profile
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 from disputelab.plan.experiment import plan_experiment
@@ -245,16 +246,19 @@ def _files_of_ours(where: Path) -> list[str]:
 def test_a_grid_on_two_nodes_is_stored_once_by_the_driver_and_replayed_free(
     cluster: Cluster,
 ) -> None:
-    tmp_path = cluster.driver
+    driver = cluster.driver
     with fake_openai(_answer) as server:
         profiles = {"stub": Profile(model="m", base_url=server.url)}
-        cache = tmp_path / "cache.sqlite"
+        cache = driver / "cache.sqlite"
         first_hub = ModelHub(cache, profiles, concurrency=4)
         first = _on_both_nodes(cluster.address)
-        summary = _run(tmp_path, "first", first, first_hub)
+        summary = _run(driver, "first", first, first_hub)
         asked = server.calls
+        filed = ResponseCache(cache)
+        assert len(filed) == 12  # every reply the actors got, in the driver's cache
+        filed.close()
         again_hub = ModelHub(cache, profiles, concurrency=4)
-        again = _run(tmp_path, "again", _on_both_nodes(cluster.address), again_hub)
+        again = _run(driver, "again", _on_both_nodes(cluster.address), again_hub)
         assert server.calls == asked  # the re-run asked the endpoint nothing
 
     assert summary.done == 4 and summary.failed == 0 and again.done == 4
@@ -263,7 +267,7 @@ def test_a_grid_on_two_nodes_is_stored_once_by_the_driver_and_replayed_free(
     assert again_hub.ledger.calls == 0 and again_hub.ledger.roles["parties"].cached == 12
 
     # Every episode once in the driver's store, each turn once.
-    store = Store(tmp_path / "runs", writable=False)
+    store = Store(driver / "runs", writable=False)
     for run in ("first", "again"):
         ids = store.episode_ids(run)
         assert len(ids) == len(set(ids)) == 4
@@ -282,4 +286,3 @@ def test_a_grid_on_two_nodes_is_stored_once_by_the_driver_and_replayed_free(
     # Nothing of disputelab's on the nodes: the cache and store are the driver's alone.
     for where in cluster.dirs.values():
         assert _files_of_ours(where) == []
-    assert cache.is_file()
