@@ -5,6 +5,7 @@ what to use instead. (No Ray needed: the refusal comes before any actor is start
 from __future__ import annotations
 
 import asyncio
+import shutil
 from pathlib import Path
 
 from disputelab.experiments.on_ray import RayExecutor
@@ -12,6 +13,7 @@ from disputelab.experiments.runner import run_experiment
 from disputelab.llm.models import ModelHub
 from disputelab.plan.experiment import plan_experiment
 from disputelab.plan.spec import ExperimentSpec
+from disputelab.protocols.bilateral.agents.library import builtin_pool_path
 from disputelab.protocols.settlement.agents.memory import MemoryFile
 from disputelab.store.sqlite import Store
 
@@ -38,3 +40,25 @@ def test_a_counsel_memory_kept_in_the_store_is_refused_on_ray(tmp_path: Path) ->
     assert failed > 0
     assert all("memory: store" in e and "--executor processes" in e for e in errors), errors
     assert MemoryFile(tmp_path / "runs").counts() == {}  # nothing learnt, nowhere
+
+
+def test_a_saved_exemplar_pool_is_refused_on_ray(tmp_path: Path) -> None:
+    saved = tmp_path / "runs" / "exemplars" / "mine.json"
+    saved.parent.mkdir(parents=True)
+    shutil.copy(builtin_pool_path(), saved)  # a pool saved in the store's folder
+    spec = ExperimentSpec(
+        name="bargain",
+        protocol="bilateral",
+        scenarios=["product-sale"],
+        mediators=["remediator"],
+        replicates=1,
+        params={"pool": "mine"},
+    )
+    store = Store(tmp_path / "runs")
+    try:
+        plan = plan_experiment(spec, base=tmp_path)
+        summary = asyncio.run(run_experiment(store, plan, ModelHub(None), executor=RayExecutor(1)))
+    finally:
+        store.close()
+    assert summary.failed > 0 and summary.done == 0
+    assert all("pool: mine is read from a file" in e for e in summary.errors), summary.errors
