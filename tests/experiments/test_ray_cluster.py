@@ -11,7 +11,6 @@ where Ray is not installed (`.ci/run` installs it) or mount namespaces are not a
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -29,17 +28,12 @@ from typing import Any
 
 import pytest
 
-from disputelab.experiments.on_ray import RayExecutor, runtime_env
-from disputelab.experiments.runner import Summary, run_experiment
 from disputelab.llm.cache import ResponseCache
-from disputelab.llm.models import ModelHub, Profile
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
-from disputelab.plan.experiment import plan_experiment
-from disputelab.plan.spec import ExperimentSpec
 from disputelab.store.sqlite import Store
 from tests.helpers import stored_turns
 
-ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'disputelab[ray]'")
+pytest.importorskip("ray", reason="Ray is not installed: pip install 'disputelab[ray]'")
 pytestmark = pytest.mark.slow  # starts two Ray nodes
 
 # Generous: at a load of 10 on two cores a Ray node takes long to come up.
@@ -63,12 +57,23 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+# Ray's token authentication, which a local `ray.init` earlier in this process switches
+# on for its children (keeping a token under the home directory).
+AUTH_VARS = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
+
+
+def _env(home: Path, **more: str) -> dict[str, str]:
+    """An environment of the test's, with `home` as its home directory (as on a host of
+    its own) and none of the Ray settings an earlier test may have left in this process:
+    the short-lived cluster, on loopback addresses, runs without tokens."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and k not in AUTH_VARS}
+    base = {"HOME": str(home), "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+    return env | base | more
+
+
 def _node_env(where: Path) -> dict[str, str]:
-    """A node's environment: it cannot import this checkout (disputelab must reach it
-    through Ray), and its home is its own directory, as on a host of its own (Ray keeps
-    an access token under the home of whoever ran it last)."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    return env | {"HOME": str(where), "RAY_USAGE_STATS_ENABLED": "0"}
+    """A node's: it cannot import this checkout (disputelab must reach it through Ray)."""
+    return _env(where)
 
 
 # A node's view of the driver's directory: an empty file system of its own, mounted over
@@ -141,22 +146,29 @@ def _any_alive(groups: list[int]) -> bool:
     return False
 
 
-def _join(address: str, driver: Path) -> None:
-    """Join the cluster as its driver, on the head's address (the executor would join on
-    whatever address the host has outward), from a directory without this checkout: Ray
-    puts the driver's working directory on every worker's path, which on one host would
-    let the nodes import disputelab from here rather than from what Ray shipped."""
-    here = Path.cwd()
-    os.chdir(driver)
-    try:
-        ray.init(
-            address=address,
-            _node_ip_address=NODE_IPS["nodeA"],
-            runtime_env=runtime_env(),
-            log_to_driver=False,
-        )
-    finally:
-        os.chdir(here)
+DRIVER = Path(__file__).with_name("ray_cluster_driver.py")
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def _drive(cluster: Cluster, url: str) -> dict[str, Any]:
+    """Run the driver (`ray_cluster_driver.py`) in a process of its own, from its own
+    directory: Ray puts the driver's working directory on every worker's path, which on
+    one host would let the nodes import disputelab from this checkout rather than from
+    what Ray shipped them."""
+    env = _env(cluster.driver, PYTHONPATH=str(CHECKOUT))
+    args = [cluster.address, NODE_IPS["nodeA"], url, str(cluster.driver)]
+    done = subprocess.run(
+        [sys.executable, str(DRIVER), *args],
+        cwd=cluster.driver,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=START_S * 2,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -182,11 +194,8 @@ def cluster() -> Iterator[Cluster]:
             proc = _ray_start(args, _node_env(dirs[label]), driver)
             groups.append(proc.pid)
             _started(proc, dirs[label])
-        _join(address, driver)
         yield Cluster(address, dirs, driver)
     finally:
-        if ray.is_initialized():
-            ray.shutdown()
         _end(groups)
         shutil.rmtree(top, ignore_errors=True)
 
@@ -194,43 +203,6 @@ def cluster() -> Iterator[Cluster]:
 def _answer(body: dict[str, Any]) -> Scripted:
     schema = requested_schema(body)
     return Scripted(content=json.dumps(fill(schema, text="Split the deposit?")))
-
-
-def _spec(name: str) -> ExperimentSpec:
-    return ExperimentSpec(
-        name=name,
-        scenarios=["tenancy"],
-        mediators=["none"],
-        parties="llm",
-        models={"parties": "stub"},
-        replicates=4,
-        params={"budget": 3},
-    )
-
-
-def _on_both_nodes(address: str) -> RayExecutor:
-    """Two actors, one held to each node by the node's own resource."""
-    placement = [{"resources": {label: 0.5}} for label in NODE_IPS]
-    return RayExecutor(2, address=address, placement=placement)
-
-
-def _run(root: Path, name: str, executor: RayExecutor, hub: ModelHub) -> Summary:
-    store = Store(root / "runs")
-    try:
-        plan = plan_experiment(_spec(name), base=root)
-        return asyncio.run(run_experiment(store, plan, hub, executor=executor))
-    finally:
-        store.close()
-
-
-def _node_ids() -> dict[str, str]:
-    """Each node's id, by the resource label it was started with."""
-    out = {}
-    for node in ray.nodes():
-        for label in ("nodeA", "nodeB"):
-            if label in node["Resources"]:
-                out[label] = node["NodeID"]
-    return out
 
 
 def _files_of_ours(where: Path) -> list[str]:
@@ -246,28 +218,22 @@ def _files_of_ours(where: Path) -> list[str]:
 def test_a_grid_on_two_nodes_is_stored_once_by_the_driver_and_replayed_free(
     cluster: Cluster,
 ) -> None:
-    driver = cluster.driver
     with fake_openai(_answer) as server:
-        profiles = {"stub": Profile(model="m", base_url=server.url)}
-        cache = driver / "cache.sqlite"
-        first_hub = ModelHub(cache, profiles, concurrency=4)
-        first = _on_both_nodes(cluster.address)
-        summary = _run(driver, "first", first, first_hub)
+        seen = _drive(cluster, server.url)
         asked = server.calls
-        filed = ResponseCache(cache)
-        assert len(filed) == 12  # every reply the actors got, in the driver's cache
-        filed.close()
-        again_hub = ModelHub(cache, profiles, concurrency=4)
-        again = _run(driver, "again", _on_both_nodes(cluster.address), again_hub)
-        assert server.calls == asked  # the re-run asked the endpoint nothing
+    first, again = seen["first"], seen["again"]
 
-    assert summary.done == 4 and summary.failed == 0 and again.done == 4
-    retried = first_hub.ledger.roles["parties"].retries  # a dropped keep-alive, say
-    assert first_hub.ledger.calls == 12 and asked == 12 + retried  # 4 episodes x 3 turns
-    assert again_hub.ledger.calls == 0 and again_hub.ledger.roles["parties"].cached == 12
+    assert first["done"] == 4 and first["failed"] == 0, first["errors"]
+    assert again["done"] == 4 and again["failed"] == 0, again["errors"]
+    assert first["calls"] == 12  # 4 episodes x 3 party turns
+    assert asked == 12 + first["retries"]  # a dropped keep-alive, say; nothing for `again`
+    assert again["calls"] == 0 and again["cached"] == 12
+    filed = ResponseCache(cluster.driver / "cache.sqlite")
+    assert len(filed) == 12  # every reply the actors got, in the driver's cache
+    filed.close()
 
     # Every episode once in the driver's store, each turn once.
-    store = Store(driver / "runs", writable=False)
+    store = Store(cluster.driver / "runs", writable=False)
     for run in ("first", "again"):
         ids = store.episode_ids(run)
         assert len(ids) == len(set(ids)) == 4
@@ -277,11 +243,12 @@ def test_a_grid_on_two_nodes_is_stored_once_by_the_driver_and_replayed_free(
     store.close()
 
     # The actors ran on both nodes, each with the disputelab that Ray shipped to it.
-    nodes = _node_ids()
-    assert {node for node, _ in first.placed} == set(nodes.values())
-    for node, package in first.placed:
-        label = next(k for k, v in nodes.items() if v == node)
-        assert Path(package).is_relative_to(cluster.dirs[label]), package
+    nodes = seen["nodes"]
+    for run in (first, again):
+        assert {node for node, _ in run["placed"]} == set(nodes.values())
+        for node, package in run["placed"]:
+            label = next(k for k, v in nodes.items() if v == node)
+            assert Path(package).is_relative_to(cluster.dirs[label]), package
 
     # Nothing of disputelab's on the nodes: the cache and store are the driver's alone.
     for where in cluster.dirs.values():
