@@ -329,8 +329,7 @@ async def play_episode(
     try:  # an agent that cannot be seated fails the episode on the record too
         parties, seated = seat_agents(plan, hub, memos, hosts)
         session = Session(plan.scenario, parties, episode, sink, protocol.keeps_silent_stances)
-        root = store.root  # None on a Ray actor, whose host may not have the store
-        session.store_dir = None if root is None else Path(root)
+        session.store_dir = None if store.root is None else Path(store.root)  # a Ray actor's
         listening(session, protocol, seated)
         session.finish(await protocol.play(session, seated, plan.params))
         usage = _priced_usage(episode, plan, hub)

@@ -50,6 +50,11 @@ POLL_S = 1.0
 VECTOR = "vector"
 REPLY = "reply"
 
+# Exemplar parameters that name no file: the pool packaged with disputelab and the
+# remediator's own methods (this package knows protocols through the registry alone, so
+# it names them here; a value it does not know is refused on Ray, with the reason).
+NO_FILE = frozenset({"builtin", "zero-shot", "random", "retrieval"})
+
 # A new cache entry on its way to the driver: (kind, key, reply); an embedding's reply
 # holds the vector as JSON.
 Entry = tuple[str, str, ChatResponse]
@@ -177,12 +182,9 @@ def store_file_problem(plan: EpisodePlan) -> str | None:
             "memory: store keeps the counsel's memory in the store's folder, which Ray "
             "actors do not have; use memory: episode, or --executor processes"
         )
-    from disputelab.protocols.bilateral.agents.library import BUILTIN
-    from disputelab.protocols.bilateral.agents.remediators import METHODS
-
     for name in ("exemplars", "pool"):
         ref = getattr(params, name, None)
-        if isinstance(ref, str) and ref != BUILTIN and ref not in METHODS:
+        if isinstance(ref, str) and ref not in NO_FILE:
             return (
                 f"{name}: {ref} is read from a file, which Ray actors do not have; use the "
                 "builtin pool and a method (zero-shot, random, retrieval), or --executor "
