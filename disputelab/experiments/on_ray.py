@@ -46,6 +46,9 @@ from disputelab.store.sqlite import Store
 # How long the desk holds the driver's poll when there is nothing to hand it: the driver
 # also drains the desk after each episode, so this bounds only an idle driver's wait.
 POLL_S = 1.0
+# New replies the desk keeps to answer at once (a few KB each); older ones the driver
+# answers from its cache, a round trip later.
+KEPT = 1 << 14
 # A reply filed as an embedding rather than a chat reply (the cache files them alike).
 VECTOR = "vector"
 REPLY = "reply"
@@ -90,6 +93,8 @@ class CacheDesk:
     def put(self, entries: list[Entry]) -> None:
         for entry in entries:
             self.known[entry[1]] = entry[2]
+        while len(self.known) > KEPT:  # the oldest go: the driver's cache still has them
+            del self.known[next(iter(self.known))]
         self.outbox.extend(entries)
         self.wake.set()
 
