@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import socket
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -46,6 +47,8 @@ from disputelab.store.sqlite import Store
 # How long the desk holds the driver's poll when there is nothing to hand it: the driver
 # also drains the desk after each episode, so this bounds only an idle driver's wait.
 POLL_S = 1.0
+# How long joining a cluster waits for its head to answer at all.
+PROBE_S = 10.0
 # New replies the desk keeps to answer at once (a few KB each); older ones the driver
 # answers from its cache, a round trip later.
 KEPT = 1 << 14
@@ -196,6 +199,21 @@ def store_file_problem(plan: EpisodePlan) -> str | None:
                 "processes"
             )
     return None
+
+
+def address_problem(address: str, timeout_s: float = PROBE_S) -> str | None:
+    """Why the cluster at `address` (HOST:PORT, or ray://HOST:PORT) cannot be joined,
+    found by opening a connection to it: Ray itself waits minutes on a wrong address
+    before it gives up. None when it answers (or names no port: Ray finds the cluster)."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return None
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s):
+            return None
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        return f"--address {address}: no Ray cluster answers there ({reason})"
 
 
 def runtime_env() -> dict[str, Any]:
