@@ -152,7 +152,7 @@ def _executor(name: str, workers: int | None, address: str | None) -> Executor |
         # Said before anything is recorded, not as every episode's failure.
         fail("--executor ray needs Ray: pip install 'disputelab[ray]'")
     if name == "ray" and address is not None:
-        from disputelab.experiments.on_ray import address_problem
+        from disputelab.api import address_problem
 
         if (problem := address_problem(address)) is not None:
             fail(problem)  # before anything is recorded, not after minutes of waiting
