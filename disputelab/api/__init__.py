@@ -90,7 +90,8 @@ if TYPE_CHECKING:
 
     from disputelab.compare.leaderboard import Leaderboard
     from disputelab.experiments.episodes import RunResult
-    from disputelab.experiments.executors import Executor, ProcessExecutor, RayExecutor
+    from disputelab.experiments.executors import Executor, ProcessExecutor
+    from disputelab.experiments.on_ray import RayExecutor, address_problem
     from disputelab.experiments.runner import Progress, Summary
 
 T = TypeVar("T")
@@ -655,7 +656,8 @@ _LAZY = {
     "RunResult": "disputelab.experiments.episodes",
     "Executor": "disputelab.experiments.executors",
     "ProcessExecutor": "disputelab.experiments.executors",
-    "RayExecutor": "disputelab.experiments.executors",
+    "RayExecutor": "disputelab.experiments.on_ray",
+    "address_problem": "disputelab.experiments.on_ray",
     "Summary": "disputelab.experiments.runner",
 }
 
@@ -704,6 +706,7 @@ __all__ += [
     "Turn",
     "UserFileError",
     "WriteFailed",
+    "address_problem",
     "behaviour_parameters",
     "cases",
     "catalog",

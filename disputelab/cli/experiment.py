@@ -151,6 +151,11 @@ def _executor(name: str, workers: int | None, address: str | None) -> Executor |
     if name == "ray" and importlib.util.find_spec("ray") is None:
         # Said before anything is recorded, not as every episode's failure.
         fail("--executor ray needs Ray: pip install 'disputelab[ray]'")
+    if name == "ray" and address is not None:
+        from disputelab.api import address_problem
+
+        if (problem := address_problem(address)) is not None:
+            fail(problem)  # before anything is recorded, not after minutes of waiting
     return ProcessExecutor(count) if name == "processes" else RayExecutor(count, address)
 
 

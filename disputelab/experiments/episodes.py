@@ -330,7 +330,7 @@ async def play_episode(
     try:  # an agent that cannot be seated fails the episode on the record too
         parties, seated = seat_agents(plan, hub, memos, hosts)
         session = Session(plan.scenario, parties, episode, sink, protocol.keeps_silent_stances)
-        session.store_dir = Path(store.root)
+        session.store_dir = None if store.root is None else Path(store.root)  # a Ray actor's
         listening(session, protocol, seated)
         session.finish(await _played(protocol, session, seated, plan.params))
         usage = _priced_usage(episode, plan, hub)

@@ -20,6 +20,8 @@ Workers are forked from a server process that has imported disputelab once (the
 interpreter spent over a second importing before its first episode. Forked workers take
 the driver's current environment as they start, as fresh ones would have (multiprocessing
 sets their working directory), and report the CPU they used when they stop.
+
+Ray actors, which may run on other hosts, are in `on_ray.py`.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from typing import Any, Protocol, cast
 from disputelab.agents.memos import AgentMemos
 from disputelab.episode import Episode
 from disputelab.experiments.episodes import EpisodePlan, play_episode
+from disputelab.llm.cache import ReplyCache
 from disputelab.llm.models import ModelHub, Profile
 from disputelab.llm.wrappers import Ledger, RoleUsage
 from disputelab.store.sqlite import Store
@@ -99,12 +102,14 @@ class HubConfig:
         share = -(-hub.concurrency // workers) if hub.concurrency else None
         return HubConfig(hub.cache_path, dict(hub.profiles), hub.timeout_s, share)
 
-    def build(self) -> ModelHub:
+    def build(self, replies: ReplyCache | None = None) -> ModelHub:
+        """The worker's hub; `replies` in place of a cache file (a Ray actor's)."""
         return ModelHub(
             self.cache_path,
             dict(self.profiles),
             timeout_s=self.timeout_s,
             concurrency=self.concurrency,
+            replies=replies,
         )
 
 
@@ -114,11 +119,13 @@ class RelayStore:
     Writes made inside `batch` travel as one message, which the driver commits in one
     transaction, as the store itself would."""
 
-    def __init__(self, events: Any, task: int, root: Path) -> None:
+    def __init__(self, events: Any, task: int, root: Path | None) -> None:
         self._events = events
         self._task = task
         self._held: list[bytes] | None = None
-        self.root = root  # protocols that keep files beside the store find them
+        # Protocols that keep files beside the store find them (a worker on this host);
+        # None on a Ray actor, whose host may not have the store.
+        self.root = root
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -356,7 +363,7 @@ async def _play_one(
     memos: AgentMemos,
     events: Any,
     task: int,
-    root: Path,
+    root: Path | None,
     run_id: str,
     plan: EpisodePlan,
 ) -> None:
@@ -511,82 +518,3 @@ class ProcessExecutor:
             await asyncio.sleep(0)
         self._procs.clear()
         self._queues.clear()
-
-
-class _Collected:
-    """An episode's events kept in order, to be sent back with its end."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[int, str, Any]] = []
-
-    def put(self, event: tuple[int, str, Any]) -> None:
-        self.events.append(event)
-
-
-class EpisodeActor:
-    """A Ray actor: a model stack and an event loop that plays many episodes at once."""
-
-    def __init__(self, config: HubConfig) -> None:
-        self.hub = config.build()
-        self.reported = _Reported(self.hub.ledger)
-        self.memos = AgentMemos()  # an actor lives as long as the run it plays for
-
-    async def play(
-        self, task: int, root: Path, run_id: str, plan: EpisodePlan
-    ) -> list[tuple[int, str, Any]]:
-        collected = _Collected()
-        await _play_one(self.hub, self.reported, self.memos, collected, task, root, run_id, plan)
-        return collected.events
-
-
-class RayExecutor(ProcessExecutor):
-    """Episodes spread over Ray actors, on a cluster at `address` or on a local Ray
-    instance. An episode's store writes come back with its end, in order, rather than
-    as they happen: a driver killed mid-episode leaves it incomplete, and `--resume`
-    plays it again, as it would any interrupted episode."""
-
-    def __init__(self, workers: int, address: str | None = None) -> None:
-        super().__init__(workers)
-        self.address = address
-        self._actors: list[Any] = []
-
-    def _start(self, hub: ModelHub) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise ValueError("--executor ray needs Ray: pip install 'disputelab[ray]'") from None
-        if not ray.is_initialized():
-            ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
-        config = HubConfig.of(hub, self.workers)
-        share = config.concurrency or 8
-        actor = ray.remote(EpisodeActor).options(max_concurrency=share)
-        self._actors = [actor.remote(config) for _ in range(self.workers)]
-        self._load = [0] * self.workers
-        self._loop = asyncio.get_running_loop()
-
-    async def play(
-        self,
-        store: Store,
-        hub: ModelHub,
-        run_id: str,
-        plan: EpisodePlan,
-        memos: AgentMemos | None = None,  # the actors keep their own
-    ) -> Episode:
-        if not self._actors:
-            self._start(hub)
-        task = next(self._ids)
-        worker = min(range(self.workers), key=self._load.__getitem__)
-        future: asyncio.Future[Episode] = asyncio.get_running_loop().create_future()
-        self._pending[task] = (future, store, hub, worker)
-        self._load[worker] += 1
-        try:
-            events = await self._actors[worker].play.remote(task, Path(store.root), run_id, plan)
-            for event in events:
-                self._apply(event)
-            return await future
-        finally:
-            self._pending.pop(task, None)
-            self._load[worker] -= 1
-
-    async def aclose(self) -> None:
-        self._actors.clear()  # the actors end with the driver's Ray session

@@ -1,7 +1,8 @@
 """The response cache: replies by request, in SQLite, so a re-run is free and exact.
 
 `Cached` is the `ChatModel` wrapper; `ResponseCache` the file behind it, shared by every
-endpoint of a run (and by worker processes); `request_key` what a reply is filed under.
+endpoint of a run (and by worker processes; Ray actors ask the driver's through a
+`ReplyCache` of their own); `request_key` what a reply is filed under.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 
 from disputelab.errors import DisputelabError
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, token_count
@@ -85,6 +87,36 @@ CACHE_NAME = "cache.sqlite"  # the response cache's file in a store's folder
 
 class CacheError(DisputelabError, ValueError):
     """A response cache file that cannot be used; the message says what to do."""
+
+
+class ReplyCache(Protocol):
+    """What `Cached` and the embeddings client need of a cache: the file itself
+    (`ResponseCache`), or a Ray actor's view of the driver's (`RemoteCache` in
+    `disputelab.experiments.on_ray`). Look-ups await, so that a view may ask elsewhere."""
+
+    async def lookup(self, key: str) -> ChatResponse | None: ...
+
+    def put(self, key: str, response: ChatResponse) -> None: ...
+
+    async def lookup_vector(self, key: str) -> list[float] | None: ...
+
+    def put_vector(self, key: str, model: str, vector: list[float]) -> None: ...
+
+    def flush(self) -> None: ...
+
+
+def vector_of(hit: ChatResponse, where: object) -> list[float]:
+    """The embedding a cached entry holds (its text is the vector as JSON)."""
+    try:
+        vector = json.loads(hit.text)
+    except ValueError:
+        vector = None
+    if not isinstance(vector, list) or not all(isinstance(v, float) for v in vector):
+        raise CacheError(
+            f"{where}: a cached embedding is damaged; delete the cache file to ask "
+            "the endpoint again"
+        )
+    return vector
 
 
 class ResponseCache:
@@ -162,6 +194,12 @@ class ResponseCache:
             )
         return ChatResponse(text, model, tokens_in, tokens_out, cached=True)
 
+    async def lookup(self, key: str) -> ChatResponse | None:
+        return self.get(key)
+
+    async def lookup_vector(self, key: str) -> list[float] | None:
+        return self.get_vector(key)
+
     def put(self, key: str, response: ChatResponse) -> None:
         """File a reply. Token counts no reply carries are filed as unknown: SQLite cannot
         hold some of them, and one such row used to fail its whole group's write."""
@@ -178,18 +216,7 @@ class ResponseCache:
     def get_vector(self, key: str) -> list[float] | None:
         """An embedding filed by `put_vector` (None when there is none)."""
         hit = self.get(key)
-        if hit is None:
-            return None
-        try:
-            vector = json.loads(hit.text)
-        except ValueError:
-            vector = None
-        if not isinstance(vector, list) or not all(isinstance(v, float) for v in vector):
-            raise CacheError(
-                f"{self.path}: a cached embedding is damaged; delete the cache file to ask "
-                "the endpoint again"
-            )
-        return vector
+        return None if hit is None else vector_of(hit, self.path)
 
     def put_vector(self, key: str, model: str, vector: list[float]) -> None:
         """File one text's embedding: its numbers as JSON, which round-trips every float
@@ -251,7 +278,7 @@ class Cached:
     episode open with the same prompts, and at high concurrency both would miss the cache
     together). If that first call fails, each waiter makes its own call."""
 
-    def __init__(self, inner: ChatModel, cache: ResponseCache) -> None:
+    def __init__(self, inner: ChatModel, cache: ReplyCache) -> None:
         self.inner = inner
         self.name = inner.name
         self.cache = cache
@@ -260,7 +287,7 @@ class Cached:
     async def complete(self, request: ChatRequest) -> ChatResponse:
         key = request_key(self.name, request)
         while True:
-            hit = self.cache.get(key)
+            hit = await self.cache.lookup(key)
             if hit is not None:
                 return hit
             pending = self.in_flight.get(key)

@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from disputelab.llm.cache import ResponseCache, embedding_key
+from disputelab.llm.cache import ReplyCache, embedding_key
 from disputelab.llm.embedding_reply import EmbeddingReply
 from disputelab.llm.wrappers import Limited, Prices, Retrying, RoleUsage
 
@@ -49,7 +49,7 @@ class EndpointEmbedder:
         backend: EmbeddingBackend,
         limited: Limited,
         retrying: Retrying,
-        cache: ResponseCache | None,
+        cache: ReplyCache | None,
         usage: RoleUsage,
         prices: Prices,
     ) -> None:
@@ -67,7 +67,7 @@ class EndpointEmbedder:
         if not texts:
             return np.zeros((0, 0))
         wanted = list(dict.fromkeys(texts))
-        found = {t: v for t in wanted if (v := self._known(t)) is not None}
+        found = {t: v for t in wanted if (v := await self._known(t)) is not None}
         waiting = {t: self._asked[t] for t in wanted if t not in found and t in self._asked}
         missing = [t for t in wanted if t not in found and t not in waiting]
         if not missing and not waiting:
@@ -81,10 +81,10 @@ class EndpointEmbedder:
         stacked: npt.NDArray[np.float64] = np.stack([found[t] for t in texts])
         return stacked
 
-    def _known(self, text: str) -> npt.NDArray[np.float64] | None:
+    async def _known(self, text: str) -> npt.NDArray[np.float64] | None:
         vector = self._memo.get(text)
         if vector is None and self.cache is not None:
-            cached = self.cache.get_vector(embedding_key(self.kind, text))
+            cached = await self.cache.lookup_vector(embedding_key(self.kind, text))
             if cached is not None:
                 vector = self._remember(text, cached)
         return vector

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_core import PydanticCustomError
 
 from disputelab.llm.base import ChatModel
-from disputelab.llm.cache import Cached, ResponseCache
+from disputelab.llm.cache import Cached, ReplyCache, ResponseCache
 from disputelab.llm.endpoint import Endpoint
 from disputelab.llm.keys import read_key
 from disputelab.llm.model_errors import (
@@ -438,9 +438,11 @@ class ModelHub:
     ledger: Ledger = field(default_factory=Ledger)
     timeout_s: float | None = None  # --timeout: overrides every endpoint's
     concurrency: int | None = None  # the run's: endpoints without a limit of their own take it
+    # A cache to use instead of the file at cache_path: a Ray actor's view of the driver's.
+    replies: ReplyCache | None = None
     _stacks: dict[str, tuple[ChatModel, Prices]] = field(default_factory=dict)
     _backends: list[ChatModel] = field(default_factory=list)
-    _cache: ResponseCache | None = None
+    _cache: ReplyCache | None = None
     # Per endpoint: its limits and retries, which its embeddings requests go through too.
     _parts: dict[str, tuple[Limited, Retrying]] = field(default_factory=dict)
     _embedders: dict[str, EndpointEmbedder] = field(default_factory=dict)
@@ -499,9 +501,11 @@ class ModelHub:
                 if close is not None:
                     await close()
 
-    def open_cache(self) -> ResponseCache | None:
-        """The response cache every endpoint shares, opened on first use (None without a
-        cache path); a file that cannot be used raises `CacheError`."""
+    def open_cache(self) -> ReplyCache | None:
+        """The response cache every endpoint shares, opened on first use (`replies` when
+        given; None without a cache path); a file that cannot be used raises `CacheError`."""
+        if self._cache is None and self.replies is not None:
+            self._cache = self.replies
         if self._cache is None and self.cache_path is not None:
             self._cache = ResponseCache(self.cache_path)
         return self._cache

@@ -277,6 +277,26 @@ def test_ray_that_is_not_installed_is_said_before_anything_is_recorded(
     assert not (tmp_path / "runs").exists()
 
 
+def test_a_ray_address_where_nothing_answers_is_said_before_anything_is_recorded(
+    tmp_path: Path,
+) -> None:
+    import socket
+
+    pytest.importorskip("ray", reason="without Ray, --executor ray says so first")
+    with socket.socket() as s:  # a port of this host that nothing listens on
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("name: w\nscenarios: [tenancy]\nreplicates: 1\n")
+    address = f"127.0.0.1:{closed}"
+    result = _cli(
+        tmp_path / "runs", "experiment", str(spec), "--executor", "ray", "--address", address
+    )
+    assert result.exit_code == 2, result.output
+    assert f"--address {address}: no Ray cluster answers there" in result.output
+    assert not (tmp_path / "runs").exists()
+
+
 def test_episodes_of_a_worker_that_dies_fail_with_a_reason_instead_of_hanging(
     tmp_path: Path,
 ) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from disputelab.experiments.executors import RayExecutor
+from disputelab.experiments.on_ray import RayExecutor
 from disputelab.llm.models import ModelHub, Profile
 from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 from disputelab.store.sqlite import Store
