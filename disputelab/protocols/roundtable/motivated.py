@@ -14,7 +14,6 @@ prediction's to the `turn-taking` seat.
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ from typing import cast
 from disputelab.agents.base import Agent, PartyAgent, TurnContext
 from disputelab.agents.thinking import Deliberates
 from disputelab.episode import Action, Episode, Thought, Turn, TurnChoice
+from disputelab.llm.concurrency import both, each
 from disputelab.protocols.roundtable.agents.predictors import PredictsTurns
 from disputelab.protocols.roundtable.turn_taking import ANYONE, boosted, choose
 from disputelab.protocols.session import Session
@@ -85,16 +85,13 @@ class MotivatedFloor:
 
     async def next_turn(self, ctx: TurnContext) -> tuple[PartyAgent, Action, TurnChoice]:
         eligible = self.eligible()
-        # A task group, so that one party's failure cancels the others' thinking rather
-        # than leaving it to spend calls for a turn that will not happen.
-        try:
-            async with asyncio.TaskGroup() as tg:
-                predicting = tg.create_task(self._predict(ctx, eligible))
-                thinking = [tg.create_task(self._think(pid, ctx)) for pid in eligible]
-        except ExceptionGroup as group:
-            raise group.exceptions[0] from None  # the episode fails with its own reason
-        predicted = predicting.result()
-        thought_lists = [t.result() for t in thinking]
+        # Each party thinks from the same view, and the prediction reads only the public
+        # dialogue: independent calls, so they go out together. A failure cancels the
+        # thinking after it (`together`), and the episode fails with its own reason.
+        predicted, thought_lists = await both(
+            lambda: self._predict(ctx, eligible),
+            lambda: each(lambda pid: self._think(pid, ctx), eligible),
+        )
         new = {pid: ts for pid, (ts, _) in zip(eligible, thought_lists, strict=True)}
         calls = sum(c for _, c in thought_lists)
         salient: dict[str, Thought | None] = {}
