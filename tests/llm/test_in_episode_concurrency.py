@@ -262,3 +262,25 @@ def test_a_judge_asked_per_topic_and_pair_together_gives_the_sequential_trajecto
     # As JSON, where NaN (a topic no event located) equals NaN.
     assert json.dumps(together.by_topic) == json.dumps(one_by_one.by_topic)
     assert together.stances == one_by_one.stances
+
+
+def test_calls_sent_together_stay_within_the_endpoints_limit(tmp_path: Path) -> None:
+    """Four parties' verdicts at the staged closure, an endpoint that takes two at once:
+    two reach the server together, never more."""
+    with rendezvous("verdict") as server:
+        model = f"openai:m@{server.url}"
+        cast = Cast({"parties": "llm", "mediator": "llm"}, {"parties": model, "mediator": model})
+        hub = ModelHub(None, concurrency=2)
+
+        async def run() -> RunResult:
+            try:
+                sc = scenario("community-centre")
+                return await run_single(Store(tmp_path), sc, cast, 2, "staged", {}, hub=hub)
+            finally:
+                await hub.aclose()
+
+        result = asyncio.run(run())
+        most = server.max_in_flight
+    verdicts = [t for t in result.episode.turns if t.action and t.action.verdict]
+    assert len(verdicts) == 4
+    assert most == 2
