@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
+from contextlib import nullcontext
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
@@ -38,7 +39,8 @@ from disputelab.agents.base import (
 from disputelab.agents.registry import PARTY
 from disputelab.agents.settings import ExpertiseUse, VerdictCalls
 from disputelab.episode import Action, Episode, Intervention, Outcome, Signal, Status, Turn
-from disputelab.llm.concurrency import each
+from disputelab.humans import HumanSeat
+from disputelab.llm.concurrency import each, sequential
 from disputelab.protocols.agent_params import AgentParams
 from disputelab.protocols.base import (
     DisputeProtocol,
@@ -296,7 +298,11 @@ class _Stages:
             action = await seat.verdict(self.s.view(agent.party_id), final.proposal, ctx)
             return action, time.perf_counter() - t0
 
-        votes = await each(vote, self.s.parties)
+        # People answer one at a time: a terminal asks one question at once, and a resumed
+        # table replays their answers in the order they were asked for.
+        people = any(isinstance(agent, HumanSeat) for agent in self.s.parties)
+        with sequential() if people else nullcontext():
+            votes = await each(vote, self.s.parties)
         verdicts: dict[str, Action] = {}
         for agent, (action, latency) in zip(self.s.parties, votes, strict=True):
             if action.verdict is None:
