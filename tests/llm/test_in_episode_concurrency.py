@@ -36,6 +36,10 @@ from disputelab.llm.testing import (
     requested_schema,
 )
 from disputelab.plan.cast import Cast
+from disputelab.protocols.bilateral.agents.exemplars import Exemplar
+from disputelab.protocols.bilateral.agents.norms import CATEGORIES
+from disputelab.protocols.bilateral.remediation.simulate import Cast as RemediationCast
+from disputelab.protocols.bilateral.remediation.value import ValueImpact, build_rollouts
 from disputelab.scenario.library import builtin_scenarios
 from disputelab.scenario.schema import Scenario
 from disputelab.store.sqlite import Store
@@ -284,3 +288,34 @@ def test_calls_sent_together_stay_within_the_endpoints_limit(tmp_path: Path) -> 
     verdicts = [t for t in result.episode.turns if t.action and t.action.verdict]
     assert len(verdicts) == 4
     assert most == 2
+
+
+def _value_of_a_set(server: FakeOpenAI) -> tuple[float, int]:
+    """A set's value impact over three rollouts, with a model remediator: its value, and
+    the episodes' model calls."""
+    hub = ModelHub(None)
+    cast = RemediationCast(remediator_model=hub.model(f"openai:m@{server.url}", "mediator"))
+    pool = [Exemplar(c, "s", c, (), "v", "r", "alternatives") for c in CATEGORIES]
+
+    async def run() -> float:
+        try:
+            rollouts = await build_rollouts(3, 0, cast)
+            return await ValueImpact(pool, rollouts, cast)(tuple(CATEGORIES))
+        finally:
+            await hub.aclose()
+
+    return asyncio.run(run()), sum(cast.calls.values())
+
+
+def test_a_sets_rollouts_played_together_value_it_as_played_one_by_one() -> None:
+    """The remediation search's rollouts are episodes of their own: played together,
+    their model calls overlap, and the set's value is the same to the last bit."""
+    with rendezvous("rewrite") as server:
+        together, calls = _value_of_a_set(server)
+        overlapped = server.max_in_flight
+    with fake_openai(answer) as server, sequential():
+        one_by_one, calls_one_by_one = _value_of_a_set(server)
+        most = server.max_in_flight
+    assert calls > 0 and calls == calls_one_by_one
+    assert overlapped >= 2 and most == 1
+    assert together == one_by_one
