@@ -39,7 +39,11 @@ from disputelab.plan.cast import Cast
 from disputelab.protocols.bilateral.agents.exemplars import Exemplar
 from disputelab.protocols.bilateral.agents.norms import CATEGORIES
 from disputelab.protocols.bilateral.remediation.simulate import Cast as RemediationCast
-from disputelab.protocols.bilateral.remediation.value import ValueImpact, build_rollouts
+from disputelab.protocols.bilateral.remediation.value import (
+    Rollouts,
+    ValueImpact,
+    build_rollouts,
+)
 from disputelab.scenario.library import builtin_scenarios
 from disputelab.scenario.schema import Scenario
 from disputelab.store.sqlite import Store
@@ -256,10 +260,9 @@ def test_a_judge_asked_per_topic_and_pair_together_gives_the_sequential_trajecto
     with rendezvous("topic_events", "agreement") as server:
         together = _trajectory(tracker, episode, s, server)
         overlapped = server.max_in_flight
-        with server.lock:
-            server.max_in_flight = 0
-        with sequential():
-            one_by_one = _trajectory(tracker, episode, s, server)
+    # A server of its own: the rendezvous would hold every call sent one by one.
+    with fake_openai(answer) as server, sequential():
+        one_by_one = _trajectory(tracker, episode, s, server)
         most = server.max_in_flight
     assert overlapped >= 2 and most == 1
     assert together.failure is None and together.calls == one_by_one.calls
@@ -290,8 +293,8 @@ def test_calls_sent_together_stay_within_the_endpoints_limit(tmp_path: Path) -> 
     assert most == 2
 
 
-def _value_of_a_set(server: FakeOpenAI) -> tuple[float, int]:
-    """A set's value impact over three rollouts, with a model remediator: its value, and
+def _value_of_a_set(server: FakeOpenAI, rollouts: Rollouts) -> tuple[float, int]:
+    """A set's value impact over the rollouts, with a model remediator: its value, and
     the episodes' model calls."""
     hub = ModelHub(None)
     cast = RemediationCast(remediator_model=hub.model(f"openai:m@{server.url}", "mediator"))
@@ -299,7 +302,6 @@ def _value_of_a_set(server: FakeOpenAI) -> tuple[float, int]:
 
     async def run() -> float:
         try:
-            rollouts = await build_rollouts(3, 0, cast)
             return await ValueImpact(pool, rollouts, cast)(tuple(CATEGORIES))
         finally:
             await hub.aclose()
@@ -310,11 +312,12 @@ def _value_of_a_set(server: FakeOpenAI) -> tuple[float, int]:
 def test_a_sets_rollouts_played_together_value_it_as_played_one_by_one() -> None:
     """The remediation search's rollouts are episodes of their own: played together,
     their model calls overlap, and the set's value is the same to the last bit."""
+    rollouts = asyncio.run(build_rollouts(3, 0, RemediationCast()))  # chosen offline
     with rendezvous("rewrite") as server:
-        together, calls = _value_of_a_set(server)
+        together, calls = _value_of_a_set(server, rollouts)
         overlapped = server.max_in_flight
     with fake_openai(answer) as server, sequential():
-        one_by_one, calls_one_by_one = _value_of_a_set(server)
+        one_by_one, calls_one_by_one = _value_of_a_set(server, rollouts)
         most = server.max_in_flight
     assert calls > 0 and calls == calls_one_by_one
     assert overlapped >= 2 and most == 1
