@@ -39,6 +39,7 @@ from disputelab.evaluation.trackers import (
     track,
 )
 from disputelab.llm.base import ChatModel
+from disputelab.llm.concurrency import each
 from disputelab.scenario.schema import Scenario
 
 
@@ -129,12 +130,12 @@ async def judge_scores(
     if evaluator == "outcome-judges":
         material = transcript(episode, scenario)
         line = f"Dispute: {scenario.title}"
-        return {
-            "consensus_judge": await level_judgement(judges, RUBRICS["consensus"], material, line),
-            "litigation_risk_judge": await level_judgement(
-                judges, RUBRICS["litigation_risk"], material, line
-            ),
-        }
+        # Two rubrics on one transcript: asked together (each judge's failure is its NaN).
+        consensus, risk = await each(
+            lambda rubric: level_judgement(judges, RUBRICS[rubric], material, line),
+            ("consensus", "litigation_risk"),
+        )
+        return {"consensus_judge": consensus, "litigation_risk_judge": risk}
     ratings = await mediator_intelligence_ratings(judges, episode, scenario)
     if isinstance(ratings, str):
         return {"mediator_intelligence": MetricResult(float("nan"), f"undefined: {ratings}")}

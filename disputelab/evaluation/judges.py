@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -20,10 +20,12 @@ from disputelab.episode import Episode
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.evaluation.promediate import MI_DIMENSIONS
 from disputelab.llm.base import ChatModel, ChatRequest, Message, ModelError
+from disputelab.llm.concurrency import each
 from disputelab.llm.structured import ask_structured, model_schema
 from disputelab.scenario.schema import Scenario
 
 JUDGE_VERSION = "1"
+T = TypeVar("T")
 LEVELS = ("very low", "low", "medium", "high", "very high")
 Level = Literal["very low", "low", "medium", "high", "very high"]
 
@@ -96,15 +98,12 @@ async def level_judgement(
         schema=model_schema(LevelReply),
         schema_name="level",
     )
-    labels: list[str] = []
-    reasons: list[str] = []
-    for judge in judges:
-        try:
-            reply, _ = await ask_structured(judge, request, LevelReply.model_validate)
-        except ModelError as exc:
-            return MetricResult(math.nan, f"undefined: judge failed: {exc}")
-        labels.append(reply.label)
-        reasons.append(reply.reasoning)
+    try:
+        replies = await ask_judges(judges, request, LevelReply.model_validate)
+    except ModelError as exc:
+        return MetricResult(math.nan, f"undefined: judge failed: {exc}")
+    labels = [r.label for r in replies]
+    reasons = [r.reasoning for r in replies]
     label = majority(labels)
     return MetricResult(
         100 * LEVELS.index(label) / 4,
@@ -117,35 +116,52 @@ async def mediator_intelligence_ratings(
     judges: Sequence[ChatModel], episode: Episode, scenario: Scenario
 ) -> list[dict[str, float]] | str:
     """Per intervention, each dimension's mean rating over judges; or why it failed."""
-    out: list[dict[str, float]] = []
+    requests: list[ChatRequest] = []
     previous = 0
     for i, turn in enumerate(episode.turns):
         if turn.role != "mediator":
             continue
         window = transcript(episode, scenario, list(range(previous, i + 1)))
         previous = i
-        request = ChatRequest(
-            (Message("user", f"Conversation:\n{window}\n\n{MI_RUBRIC}"),),
-            temperature=0.0,
-            max_tokens=400,
-            schema=model_schema(DimensionsReply),
-            schema_name="mediator_intelligence",
+        requests.append(
+            ChatRequest(
+                (Message("user", f"Conversation:\n{window}\n\n{MI_RUBRIC}"),),
+                temperature=0.0,
+                max_tokens=400,
+                schema=model_schema(DimensionsReply),
+                schema_name="mediator_intelligence",
+            )
         )
-        per_judge = []
-        for judge in judges:
-            try:
-                reply, _ = await ask_structured(judge, request, DimensionsReply.model_validate)
-            except ModelError as exc:
-                return f"judge failed: {exc}"
-            per_judge.append(reply)
-        out.append(
-            {
-                d: (
-                    -1.0
-                    if all(getattr(r, d) == -1 for r in per_judge)
-                    else statistics.mean(getattr(r, d) for r in per_judge if getattr(r, d) != -1)
-                )
-                for d in MI_DIMENSIONS
-            }
-        )
-    return out
+
+    async def rated(request: ChatRequest) -> list[DimensionsReply]:
+        return await ask_judges(judges, request, DimensionsReply.model_validate)
+
+    # Each intervention's window is rated apart from the others': all go out together.
+    try:
+        ratings = await each(rated, requests)
+    except ModelError as exc:
+        return f"judge failed: {exc}"
+    return [
+        {
+            d: (
+                -1.0
+                if all(getattr(r, d) == -1 for r in per_judge)
+                else statistics.mean(getattr(r, d) for r in per_judge if getattr(r, d) != -1)
+            )
+            for d in MI_DIMENSIONS
+        }
+        for per_judge in ratings
+    ]
+
+
+async def ask_judges(
+    judges: Sequence[ChatModel], request: ChatRequest, parse: Callable[[Any], T]
+) -> list[T]:
+    """Every judge's parsed reply to `request`, asked together, in the judges' order;
+    the first failing judge's ModelError in that order."""
+
+    async def one(judge: ChatModel) -> T:
+        reply, _ = await ask_structured(judge, request, parse)
+        return reply
+
+    return await each(one, judges)

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from disputelab.consensus import consensus_by_topic
 from disputelab.episode import Episode, Stance, Turn
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message, ModelError
+from disputelab.llm.concurrency import each
 from disputelab.llm.structured import ask_structured, model_schema
 from disputelab.scenario.schema import Scenario
 
@@ -264,14 +265,22 @@ async def topic_localized(episode: Episode, scenario: Scenario, judge: ChatModel
     length = episode.party_turns + 1
     dialogue = _numbered_dialogue(episode, scenario)
     out = Trajectory({})
-    for topic_id in topic_ids:
+
+    async def judged(topic_id: str) -> TopicReply:
         try:
-            reply = await _judge_topic(
+            return await _judge_topic(
                 judge, scenario, topic_id, dialogue, out, episode.party_turns or None
             )
         except ModelError as exc:
-            why = f"judge failed on {topic_id}: {exc}"
-            return _nan_trajectory(topic_ids, length, why, labels=True)
+            raise ModelError(f"judge failed on {topic_id}: {exc}") from exc
+
+    # Each topic's pass reads the same dialogue and none reads another's: they go out
+    # together, and the first failing topic in order decides, as it would one by one.
+    try:
+        replies = await each(judged, topic_ids)
+    except ModelError as exc:
+        return _nan_trajectory(topic_ids, length, str(exc), labels=True)
+    for topic_id, reply in zip(topic_ids, replies, strict=True):
         scores, stances = _carried_forward(reply, [p.id for p in scenario.parties], length)
         out.by_topic[topic_id] = scores
         out.stances[topic_id] = stances
@@ -415,11 +424,11 @@ async def _score_preferences(
 ) -> None:
     """The state at t = 0 from the preference profiles: every pair on every topic."""
     state.attitude = preference_attitudes(scenario)
+    # Every pair on every topic reads the fixed profiles only: all the calls go out
+    # together, kept in the (topic, pair) order they were made in one by one.
+    keys = [(a, b, t) for t in state.topic_ids for a, b in state.pairs]
+    await _rescore(judge, scenario, state, keys, out)
     for t in state.topic_ids:
-        for a, b in state.pairs:
-            state.pair_score[(a, b, t)] = await _agreement(
-                judge, scenario, t, state.names, state.attitude, a, b, out
-            )
         out.by_topic[t][0] = state.mean(t)
 
 
@@ -451,11 +460,27 @@ async def _score_utterance(
     ]
     for t in mentioned:
         state.attitude[turn.speaker][t] = reply.attitudes[t]
-        for a, b in state.pairs:
-            if turn.speaker not in (a, b):
-                continue
-            score = await _agreement(judge, scenario, t, state.names, state.attitude, a, b, out)
-            state.pair_score[(a, b, t)] = score
+    # The speaker's pairs on the topics it mentioned read the attitudes just set and no
+    # other pair's score: they go out together.
+    keys = [(a, b, t) for t in mentioned for a, b in state.pairs if turn.speaker in (a, b)]
+    await _rescore(judge, scenario, state, keys, out)
+
+
+async def _rescore(
+    judge: ChatModel,
+    scenario: Scenario,
+    state: _PairwiseState,
+    keys: Sequence[tuple[str, str, str]],
+    out: Trajectory,
+) -> None:
+    """Score the (a, b, topic) `keys` from the attitudes as they stand, all together."""
+
+    async def scored(key: tuple[str, str, str]) -> float:
+        a, b, t = key
+        return await _agreement(judge, scenario, t, state.names, state.attitude, a, b, out)
+
+    for key, score in zip(keys, await each(scored, keys), strict=True):
+        state.pair_score[key] = score
 
 
 async def _agreement(

@@ -23,6 +23,7 @@ from disputelab.evaluation.trackers import (
     topic_localized,
 )
 from disputelab.experiments.validation import ValidationPlan, validate_judge
+from disputelab.llm.concurrency import sequential
 from disputelab.llm.models import ModelHub
 from disputelab.llm.openai_backend import OpenAICompatible
 from disputelab.llm.testing import Scripted, fake_openai, fill
@@ -122,10 +123,12 @@ def test_a_judge_stance_outside_the_topic_labels_gives_nan_with_the_reason(
     s = scenario("tenancy")
     ep = play(s, "none", seed=0, budget=4)
     reply = json.dumps({"events": [_event(1, 2, tenant="A", landlord="B"), bad]})
-    with fake_openai(lambda body: Scripted(content=reply)) as server:
+    with fake_openai(lambda body: Scripted(content=reply)) as server, sequential():
         traj = asyncio.run(topic_localized(ep, s, _judge(server.url)))
         asked = server.calls
-    assert asked == 3  # the first topic, asked again twice with the problem named
+    # One topic after another, the failing first topic ends the pass: its call, asked
+    # again twice with the problem named. (Together, the other topics' calls are spent.)
+    assert asked == 3
     assert traj.failure is not None and "judge failed on repairs" in traj.failure
     assert why in traj.failure
     assert all(math.isnan(x) for x in traj.overall())
@@ -139,7 +142,9 @@ def test_a_judge_asked_again_after_a_bad_label_is_used_when_it_corrects_itself()
     ep = play(s, "none", seed=0, budget=4)
     bad = Scripted(content=json.dumps({"events": [_event(2, 3, tenant="Q", landlord="A")]}))
     good = Scripted(content=json.dumps({"events": [_event(2, 5, tenant="A", landlord="A")]}))
-    with fake_openai(lambda body: good) as server:
+    # The scripted bad reply goes to the first call to arrive: one topic after another,
+    # that is the first topic's, and its retry is the second call.
+    with fake_openai(lambda body: good) as server, sequential():
         server.script(bad)
         traj = asyncio.run(topic_localized(ep, s, _judge(server.url)))
         retry = server.requests[1]["messages"][-1]["content"]

@@ -8,7 +8,6 @@ number: such a thought is never selected, though it can still be voiced as the f
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import math
 from collections.abc import Sequence
@@ -21,6 +20,7 @@ from disputelab.agents.prompts import speaker_label
 from disputelab.agents.thinking import RECENT_EVENTS, Mind, event_tag
 from disputelab.episode import Thought
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message, ModelReplyError
+from disputelab.llm.concurrency import each
 from disputelab.llm.seeds import turn_sampling
 from disputelab.llm.structured import ask_structured
 
@@ -168,7 +168,7 @@ async def llm_thoughts(
             return math.nan, f"rating failed: {str(exc).splitlines()[0]}", exc.responses
         return round(reply.rating, 1), reply.reason, rs
 
-    rated = await asyncio.gather(*(rate(d.text) for d in drafts))
+    rated = await each(rate, [d.text for d in drafts])
     tag = event_tag(dialogue)
     event = dialogue[-1].turn_index if dialogue else -1
     thoughts = []

@@ -35,6 +35,7 @@ from disputelab.evaluation.registry import (
     register_evaluator,
 )
 from disputelab.llm.base import ChatModel, ChatRequest, Message, ModelError
+from disputelab.llm.concurrency import each
 from disputelab.llm.structured import ask_structured, model_schema
 from disputelab.protocols.bilateral.agents.market import Market
 from disputelab.protocols.bilateral.agents.rule import relational_readout
@@ -106,23 +107,29 @@ async def judged_changes(
     judges: Sequence[ChatModel], episode: Episode, scenario: Scenario, buyer: str
 ) -> tuple[int, int, str] | str:
     """(trust, relationship, judge names) by the judges' mean sign, or why not."""
-    trust: list[int] = []
-    relation: list[int] = []
     talk = heard_transcript(episode, scenario, buyer)
-    for judge in judges:
-        request = ChatRequest(
-            (Message("system", JUDGE_SYSTEM), Message("user", f"The negotiation:\n{talk}")),
-            temperature=0.0,
-            max_tokens=300,
-            schema=model_schema(_ChangeReply),
-            schema_name="relational_change",
-        )
+    request = ChatRequest(
+        (Message("system", JUDGE_SYSTEM), Message("user", f"The negotiation:\n{talk}")),
+        temperature=0.0,
+        max_tokens=300,
+        schema=model_schema(_ChangeReply),
+        schema_name="relational_change",
+    )
+
+    async def judged(judge: ChatModel) -> _ChangeReply:
         try:
             reply, _ = await ask_structured(judge, request, _ChangeReply.model_validate)
         except ModelError as exc:
-            return f"judge {judge.name} failed: {str(exc).splitlines()[0]}"
-        trust.append(CHANGE_VALUE[reply.trust])
-        relation.append(CHANGE_VALUE[reply.relationship])
+            raise ModelError(f"judge {judge.name} failed: {str(exc).splitlines()[0]}") from exc
+        return reply
+
+    # The judges read the same transcript apart: they are asked together.
+    try:
+        replies = await each(judged, judges)
+    except ModelError as exc:
+        return str(exc)
+    trust = [CHANGE_VALUE[r.trust] for r in replies]
+    relation = [CHANGE_VALUE[r.relationship] for r in replies]
     return _sign(trust), _sign(relation), ", ".join(j.name for j in judges)
 
 

@@ -14,7 +14,6 @@ prediction's to the `turn-taking` seat.
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -22,7 +21,8 @@ from typing import cast
 
 from disputelab.agents.base import Agent, PartyAgent, TurnContext
 from disputelab.agents.thinking import Deliberates
-from disputelab.episode import Action, Episode, Thought, Turn, TurnChoice
+from disputelab.episode import Action, Episode, Thought, Turn, TurnChoice, Usage
+from disputelab.llm.concurrency import both, each
 from disputelab.protocols.roundtable.agents.predictors import PredictsTurns
 from disputelab.protocols.roundtable.turn_taking import ANYONE, boosted, choose
 from disputelab.protocols.session import Session
@@ -70,33 +70,30 @@ class MotivatedFloor:
         rating = boosted(t.raw, self.silence(t.party))
         return Thought(t.id, t.party, t.text, rating, t.raw, t.reason, t.stimuli)
 
-    async def _think(self, pid: str, ctx: TurnContext) -> tuple[list[Thought], int]:
+    async def _think(self, pid: str, ctx: TurnContext) -> tuple[list[Thought], Usage | None]:
         thoughts = await self.thinkers[pid].think(self.session.view(pid), ctx, self.k)
-        usage = self.by_id[pid].take_usage()
-        if usage is not None:
-            self.session.charge("parties", usage)
-        return [self._boost(t) for t in thoughts], usage.calls if usage else 0
+        return [self._boost(t) for t in thoughts], self.by_id[pid].take_usage()
 
-    async def _predict(self, ctx: TurnContext, eligible: Sequence[str]) -> str:
+    async def _predict(self, ctx: TurnContext, eligible: Sequence[str]) -> tuple[str, Usage | None]:
         guess = await self.predictor.predict(self.session.public, ctx)
-        self.session.charge("turn-taking", self.predictor.take_usage())
         # A prediction for the last speaker, or for nobody at the table, leaves it open.
-        return guess if guess in eligible else ANYONE
+        return guess if guess in eligible else ANYONE, self.predictor.take_usage()
 
     async def next_turn(self, ctx: TurnContext) -> tuple[PartyAgent, Action, TurnChoice]:
         eligible = self.eligible()
-        # A task group, so that one party's failure cancels the others' thinking rather
-        # than leaving it to spend calls for a turn that will not happen.
-        try:
-            async with asyncio.TaskGroup() as tg:
-                predicting = tg.create_task(self._predict(ctx, eligible))
-                thinking = [tg.create_task(self._think(pid, ctx)) for pid in eligible]
-        except ExceptionGroup as group:
-            raise group.exceptions[0] from None  # the episode fails with its own reason
-        predicted = predicting.result()
-        thought_lists = [t.result() for t in thinking]
+        # Each party thinks from the same view, and the prediction reads only the public
+        # dialogue: independent calls, so they go out together. A failure cancels the
+        # thinking after it (`together`), and the episode fails with its own reason.
+        (predicted, predicting), thought_lists = await both(
+            lambda: self._predict(ctx, eligible),
+            lambda: each(lambda pid: self._think(pid, ctx), eligible),
+        )
+        # Charged once all are back, in a fixed order: not in the order they came back.
+        self.session.charge("turn-taking", predicting)
+        for _, used in thought_lists:
+            self.session.charge("parties", used)
         new = {pid: ts for pid, (ts, _) in zip(eligible, thought_lists, strict=True)}
-        calls = sum(c for _, c in thought_lists)
+        calls = sum(u.calls for _, u in thought_lists if u is not None)
         salient: dict[str, Thought | None] = {}
         for pid in eligible:
             best = self.thinkers[pid].most_salient()

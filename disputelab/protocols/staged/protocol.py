@@ -5,7 +5,7 @@
 3. option: the mediator proposes points of contention, legal bases and a solution;
 4. bargaining: up to `rounds` rounds, mediator first, then every party in order;
 5. closure: the mediator's final proposal, then each party's verdict (accept, uncertain
-   or reject) and satisfaction.
+   or reject) and satisfaction, all given at once: none hears another's verdict first.
 
 Bargaining stops early on agreement (every party signals consensus after a round) or on
 confirmed disagreement (a party walks away, or no party moves for 30% of the rounds, and
@@ -23,20 +23,24 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
+from contextlib import nullcontext
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from pydantic import Field, field_validator
 
 from disputelab.agents.base import (
     Agent,
     GivesVerdict,
+    PartyAgent,
     StagedMediator,
     TurnContext,
 )
 from disputelab.agents.registry import PARTY
 from disputelab.agents.settings import ExpertiseUse, VerdictCalls
 from disputelab.episode import Action, Episode, Intervention, Outcome, Signal, Status, Turn
+from disputelab.humans import HumanSeat
+from disputelab.llm.concurrency import each, sequential
 from disputelab.protocols.agent_params import AgentParams
 from disputelab.protocols.base import (
     DisputeProtocol,
@@ -280,15 +284,30 @@ class _Stages:
         return f"bargaining ran all {self.rounds} rounds", None
 
     async def collect_verdicts(self, final: Intervention) -> dict[str, Action]:
-        verdicts: dict[str, Action] = {}
+        """Every party's verdict on `final`, as a ballot: each has heard the talks up to
+        the final proposal and none hears another's verdict before giving its own, so
+        the verdicts are independent calls and go out together."""
         for agent in self.s.parties:
             if not isinstance(agent, GivesVerdict):
                 raise TypeError(f"party {agent.party_id} cannot give a verdict at closure")
+        ctx = self.ctx()
+
+        async def vote(agent: PartyAgent) -> tuple[Action, float]:
             t0 = time.perf_counter()
-            action = await agent.verdict(self.s.view(agent.party_id), final.proposal, self.ctx())
+            seat = cast(GivesVerdict, agent)  # checked above
+            action = await seat.verdict(self.s.view(agent.party_id), final.proposal, ctx)
+            return action, time.perf_counter() - t0
+
+        # People answer one at a time: a terminal asks one question at once, and a resumed
+        # table replays their answers in the order they were asked for.
+        people = any(isinstance(agent, HumanSeat) for agent in self.s.parties)
+        with sequential() if people else nullcontext():
+            votes = await each(vote, self.s.parties)
+        verdicts: dict[str, Action] = {}
+        for agent, (action, latency) in zip(self.s.parties, votes, strict=True):
             if action.verdict is None:
                 raise ValueError(f"party {agent.party_id} gave no verdict at closure")
-            self.s.party_spoke(agent, action, time.perf_counter() - t0, "closure")
+            self.s.party_spoke(agent, action, latency, "closure")
             verdicts[agent.party_id] = action
         return verdicts
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from disputelab.agents.base import PublicTurn, TurnContext
 from disputelab.episode import Episode, Turn
 from disputelab.llm.base import ChatModel
+from disputelab.llm.concurrency import each
 from disputelab.protocols.bilateral.agents.exemplars import (
     SILVER_STYLE_WEIGHTS,
     STYLES,
@@ -98,22 +99,28 @@ async def _candidates(
     scenario: Scenario, episode: Episode, model: ChatModel | None, rng: random.Random
 ) -> list[Exemplar]:
     names = {p.id: p.role or p.id for p in scenario.parties}
-    out = []
+    found = []
     for t in episode.turns:
         label = next((x for x in t.stage.split() if x.startswith(VIOLATION)), None)
-        if label is None:
-            continue
-        category = label.removeprefix(VIOLATION)
-        text, style = await silver(scenario, episode, t, category, model, rng)
-        out.append(
-            Exemplar(
-                f"{scenario.id}-s{episode.seed}-t{t.index}",
-                scenario.id,
-                category,
-                _lines(episode.turns[: t.index], names),
-                t.text,
-                text,
-                style,
-            )
+        if label is not None:
+            found.append((t, label.removeprefix(VIOLATION)))
+
+    async def rewritten(item: tuple[Turn, str]) -> tuple[str, str]:
+        return await silver(scenario, episode, item[0], item[1], model, rng)
+
+    if model is None:  # the template styles draw from `rng`, in the turns' order
+        silvers = [await rewritten(item) for item in found]
+    else:  # a model's rewrites are independent calls: they go out together
+        silvers = await each(rewritten, found)
+    return [
+        Exemplar(
+            f"{scenario.id}-s{episode.seed}-t{t.index}",
+            scenario.id,
+            category,
+            _lines(episode.turns[: t.index], names),
+            t.text,
+            text,
+            style,
         )
-    return out
+        for (t, category), (text, style) in zip(found, silvers, strict=True)
+    ]

@@ -20,6 +20,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
+from disputelab.llm.concurrency import each
+
 SetValue = Callable[[tuple[str, ...]], Awaitable[float]]
 
 
@@ -33,7 +35,9 @@ class Ranked:
 
 async def rank_singles(candidates: Sequence[str], value: SetValue) -> Ranked:
     """Each candidate's value impact on its own, best first (ties by id)."""
-    values = {c: await value((c,)) for c in candidates}
+    # Each candidate is valued on its own, over the same fixed rollouts: all together.
+    singles = await each(lambda c: value((c,)), candidates)
+    values = dict(zip(candidates, singles, strict=True))
     order = sorted(values, key=lambda c: (-values[c], c))
     return Ranked(order, values)
 

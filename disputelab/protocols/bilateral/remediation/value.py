@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from disputelab.episode import Episode
 from disputelab.evaluation.registry import EpisodeToScore, ScoringContext
 from disputelab.llm.base import ChatModel
+from disputelab.llm.concurrency import each
 from disputelab.protocols.bilateral.agents.exemplars import Exemplar
 from disputelab.protocols.bilateral.evaluation import score
 from disputelab.protocols.bilateral.remediation.simulate import Cast, Method, exactly, play_once
@@ -82,11 +83,19 @@ class ValueImpact:
 
     async def __call__(self, ids: tuple[str, ...]) -> float:
         arm: Method = exactly([self.by_id[i] for i in ids])
-        gains = []
-        for (scenario, seed), base in zip(self.rollouts.items, self.rollouts.baseline, strict=True):
+
+        async def reward(item: tuple[Scenario, int]) -> float:
+            scenario, seed = item
             episode = await play_once(scenario, seed, arm, self.cast, ONE_POINT)
             self.episodes += 1
-            r = await episode_reward(episode, scenario, self.judges)
-            if not (math.isnan(r) or math.isnan(base)):
-                gains.append(r - base)
+            return await episode_reward(episode, scenario, self.judges)
+
+        # The rollouts are episodes of their own, each seeded apart: they are played
+        # together, and their gains summed in the rollouts' order.
+        rewards = await each(reward, self.rollouts.items)
+        gains = [
+            r - base
+            for r, base in zip(rewards, self.rollouts.baseline, strict=True)
+            if not (math.isnan(r) or math.isnan(base))
+        ]
         return sum(gains) / len(gains) if gains else math.nan

@@ -21,6 +21,7 @@ from typing import Any
 from disputelab.episode import Episode
 from disputelab.evaluation.promediate import Judged, table_lines
 from disputelab.llm.base import ChatModel, ChatRequest, Message, ModelError
+from disputelab.llm.concurrency import both, each
 from disputelab.llm.structured import ask_structured
 from disputelab.scenario.schema import Scenario
 
@@ -58,11 +59,12 @@ async def _ask(
         schema=schema,
         schema_name=name,
     )
-    replies = []
-    for judge in judges:
+
+    async def one(judge: ChatModel) -> dict[str, Any]:
         reply, _ = await ask_structured(judge, request, _object)
-        replies.append(reply)
-    return replies
+        return reply
+
+    return await each(one, judges)
 
 
 def _object(data: Any) -> dict[str, Any]:
@@ -82,15 +84,22 @@ async def judged_mentions(
         "required": ids,
         "additionalProperties": False,
     }
-    out: dict[str, list[int]] = {t: [] for t in ids}
-    for line, turn in enumerate(table_lines(episode), start=1):
-        if turn.role not in ("party", "mediator") or not turn.text.strip():
-            continue
+    lines = [
+        line
+        for line, turn in enumerate(table_lines(episode), start=1)
+        if turn.role in ("party", "mediator") and turn.text.strip()
+    ]
+
+    async def judged(line: int) -> list[dict[str, Any]]:
         prompt = (
             f"Issues:\n{_issues(scenario)}\n\nLine:\n{_speaker(episode, scenario, line - 1)}"
             f"\n\n{MENTION_ASK}"
         )
-        replies = await _ask(judges, prompt, schema, "topic_mentions")
+        return await _ask(judges, prompt, schema, "topic_mentions")
+
+    # Each line is judged on its own: every line's calls go out together.
+    out: dict[str, list[int]] = {t: [] for t in ids}
+    for line, replies in zip(lines, await each(judged, lines), strict=True):
         for t in ids:
             if 2 * sum(r.get(t) is True for r in replies) > len(replies):
                 out[t].append(line)
@@ -115,30 +124,38 @@ async def judged_targets(
         "required": ["topics"],
         "additionalProperties": False,
     }
-    out: list[tuple[int, list[str]]] = []
-    for line, turn in enumerate(table_lines(episode), start=1):
-        if turn.role != "mediator":
-            continue
+    lines = [
+        line for line, turn in enumerate(table_lines(episode), start=1) if turn.role == "mediator"
+    ]
+
+    async def judged(line: int) -> list[dict[str, Any]]:
         prompt = (
             f"Issues:\n{_issues(scenario)}\n\nIntervention:\n"
             f"{_speaker(episode, scenario, line - 1)}\n\n{TARGET_ASK}"
         )
-        replies = await _ask(judges, prompt, schema, "targeted_topics")
+        return await _ask(judges, prompt, schema, "targeted_topics")
+
+    out: list[tuple[int, list[str]]] = []
+    for line, replies in zip(lines, await each(judged, lines), strict=True):
         votes = [set(r.get("topics") or []) & set(ids) for r in replies]
         out.append((line - 1, [t for t in ids if 2 * sum(t in v for v in votes) > len(votes)]))
     return out
 
 
 async def judge_events(judges: Sequence[ChatModel], episode: Episode, scenario: Scenario) -> Judged:
-    """Mentions and targets from the judges; each is the reason instead if it failed."""
-    mentions: dict[str, list[int]] | str
-    targets: list[tuple[int, list[str]]] | str
-    try:
-        mentions = await judged_mentions(judges, episode, scenario)
-    except ModelError as exc:
-        mentions = f"topic-mention judge failed: {str(exc).splitlines()[0]}"
-    try:
-        targets = await judged_targets(judges, episode, scenario)
-    except ModelError as exc:
-        targets = f"targeted-topic judge failed: {str(exc).splitlines()[0]}"
-    return Judged(mentions, targets)
+    """Mentions and targets from the judges; each is the reason instead if it failed.
+    The two read the episode only, so they are asked together."""
+
+    async def mentions() -> dict[str, list[int]] | str:
+        try:
+            return await judged_mentions(judges, episode, scenario)
+        except ModelError as exc:
+            return f"topic-mention judge failed: {str(exc).splitlines()[0]}"
+
+    async def targets() -> list[tuple[int, list[str]]] | str:
+        try:
+            return await judged_targets(judges, episode, scenario)
+        except ModelError as exc:
+            return f"targeted-topic judge failed: {str(exc).splitlines()[0]}"
+
+    return Judged(*await both(mentions, targets))

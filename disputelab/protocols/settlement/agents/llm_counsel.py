@@ -19,7 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from disputelab.agents.base import PublicTurn, TurnContext
 from disputelab.agents.parties.llm import usage_of
 from disputelab.episode import Action, Usage
-from disputelab.llm.base import ChatModel, ChatRequest, Message, ModelReplyError
+from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message, ModelReplyError
+from disputelab.llm.concurrency import each
 from disputelab.llm.seeds import turn_sampling
 from disputelab.llm.structured import ask_structured
 from disputelab.protocols.settlement.agents.brief import Brief, read
@@ -202,10 +203,9 @@ class ModelProposer:
     ) -> tuple[list[Move], Usage | None]:
         calls = max(1, min(max_calls, k))
         per_call = math.ceil(k / calls)
-        x = _ASK[_lang(brief.language)]
-        moves: list[Move] = []
-        responses = []
-        for repeat in range(calls):
+        ask = _ASK[_lang(brief.language)]
+
+        async def one(repeat: int) -> tuple[list[Move], list[ChatResponse]]:
             request = ChatRequest(
                 messages(
                     brief,
@@ -213,7 +213,7 @@ class ModelProposer:
                     dialogue,
                     memories,
                     turn,
-                    _ask(x, per_call, repeat, calls),
+                    _ask(ask, per_call, repeat, calls),
                 ),
                 temperature=self.temperature,
                 max_tokens=MAX_TOKENS * per_call,
@@ -227,13 +227,17 @@ class ModelProposer:
                 return usable_moves(reply.candidates[:per_call], brief, dialogue)
 
             try:
-                got, rs = await ask_structured(self.model, request, parse)
+                return await ask_structured(self.model, request, parse)
             except ModelReplyError as exc:
                 # The planner still has the curve's candidates: a model that keeps
                 # replying unusably costs its calls, not the episode.
-                got, rs = [], exc.responses
-            moves += got
-            responses += rs
+                return [], exc.responses
+
+        # Each call names its place in the set and none reads another's reply: they go
+        # out together, and their candidates are kept in the calls' order.
+        replies = await each(one, range(calls))
+        moves = [m for got, _ in replies for m in got]
+        responses = [r for _, rs in replies for r in rs]
         return moves[:k], usage_of(responses)
 
 

@@ -15,6 +15,7 @@ from disputelab.episode import Episode
 from disputelab.evaluation.judges import level_judgement
 from disputelab.evaluation.metrics import MetricResult
 from disputelab.llm.base import ChatModel
+from disputelab.llm.concurrency import each
 from disputelab.scenario.schema import Scenario
 
 VERSION = "1"
@@ -92,7 +93,9 @@ async def legal_judge_scores(
         return {CONSENSUS: why, LITIGATION_RISK: why}
     material = judge_material(episode, scenario)
     title = f"Dispute: {scenario.title}"
-    return {
-        CONSENSUS: await level_judgement(judges, CONSENSUS_RUBRIC, material, title),
-        LITIGATION_RISK: await level_judgement(judges, LITIGATION_RISK_RUBRIC, material, title),
-    }
+    # Two rubrics on one material: asked together (each judge's failure is its NaN).
+    consensus, risk = await each(
+        lambda rubric: level_judgement(judges, rubric, material, title),
+        (CONSENSUS_RUBRIC, LITIGATION_RISK_RUBRIC),
+    )
+    return {CONSENSUS: consensus, LITIGATION_RISK: risk}
