@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import fields
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import Field, field_validator
+from pydantic import BeforeValidator, Field
 
 from disputelab.agents.settings import (
     PARTY_TEMPERATURE,
@@ -28,6 +28,23 @@ from disputelab.protocols.base import ProtocolParams
 from disputelab.scenario.behaviour import Behaviour, BehaviourError, check_overrides
 
 MAX_TEMPERATURE = 2.0
+
+
+def checked_behaviour(v: Any) -> Any:
+    """A `behaviour` parameter's value, checked: known names, numbers in range. Every
+    protocol whose rule agents read the behaviour table declares its `behaviour` field
+    as `BehaviourOverrides`, which runs this check and is what lets worlds, ablation
+    and sensitivity reach them."""
+    if not isinstance(v, dict):
+        raise ValueError("behaviour takes a mapping of parameter name to number")
+    try:
+        return check_overrides(v)
+    except BehaviourError as exc:
+        raise ValueError(str(exc)) from None
+
+
+# The type of a protocol's `behaviour` parameter, checked as it is read.
+BehaviourOverrides = Annotated[dict[str, float], BeforeValidator(checked_behaviour)]
 
 
 class AgentParams(ProtocolParams):
@@ -74,28 +91,11 @@ class AgentParams(ProtocolParams):
         "whole acceptable set every turn, as rule parties did before they negotiated; kept "
         "for comparison).",
     )
-    behaviour: dict[str, float] = Field(
+    behaviour: BehaviourOverrides = Field(
         default_factory=dict,
         description="Rule-policy behaviour parameters set away from their defaults, by name "
         "(`disputelab conditions parameters`; `run --behaviour NAME=VALUE`).",
     )
-
-    @field_validator("behaviour", mode="before")
-    @classmethod
-    def _known_behaviour(cls, v: Any) -> Any:
-        return checked_behaviour(v)
-
-
-def checked_behaviour(v: Any) -> Any:
-    """A `behaviour` parameter's value, checked: known names, numbers in range. Every
-    protocol whose rule agents read the behaviour table declares a `behaviour` field
-    with this check, which is what lets worlds, ablation and sensitivity reach them."""
-    if not isinstance(v, dict):
-        raise ValueError("behaviour takes a mapping of parameter name to number")
-    try:
-        return check_overrides(v)
-    except BehaviourError as exc:
-        raise ValueError(str(exc)) from None
 
 
 # Parameter names that differ from the settings' field names.

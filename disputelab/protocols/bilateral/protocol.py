@@ -26,11 +26,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from disputelab.agents.base import Agent, PartyAgent, PublicTurn, TurnContext
 from disputelab.episode import Action, Episode, Outcome, Signal, Status, Turn
-from disputelab.protocols.agent_params import checked_behaviour
+from disputelab.protocols.agent_params import BehaviourOverrides
 from disputelab.protocols.base import (
     NONE,
     DisputeProtocol,
@@ -88,17 +88,12 @@ class BilateralParams(ProtocolParams):
         default="semantic",
         description="Retrieval's embedding: the MiniLM model when installed, or lexical.",
     )
-    behaviour: dict[str, float] = Field(
+    behaviour: BehaviourOverrides = Field(
         default_factory=dict,
         description="Behaviour parameters of the rule bargainers set away from their "
         "defaults, by name (bilateral.*, beta.MODE; `disputelab conditions parameters`; "
         "`run --behaviour NAME=VALUE`).",
     )
-
-    @field_validator("behaviour", mode="before")
-    @classmethod
-    def _known_behaviour(cls, v: Any) -> Any:
-        return checked_behaviour(v)
 
 
 def _context(party_turn: int, rounds: int) -> TurnContext:

@@ -3,11 +3,11 @@ documented default here, with its source (a spec section or 'assumption')."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
 from pydantic import Field, field_validator, model_validator
 
-from disputelab.protocols.agent_params import checked_behaviour
+from disputelab.protocols.agent_params import BehaviourOverrides
 from disputelab.protocols.base import ProtocolParams
 from disputelab.protocols.settlement.agents.model import Side, Weights
 from disputelab.protocols.settlement.agents.redteam import LEVELS, MODES
@@ -149,17 +149,12 @@ class SettlementParams(ProtocolParams):
         description="The red team's starting intensity (assumption; spec 8.4 escalates).",
     )
 
-    behaviour: dict[str, float] = Field(
+    behaviour: BehaviourOverrides = Field(
         default_factory=dict,
         description="Behaviour parameters of the rule counsel set away from their defaults, "
         "by name (settlement.eagerness.MODE; `disputelab conditions parameters`; "
         "`run --behaviour NAME=VALUE`).",
     )
-
-    @field_validator("behaviour", mode="before")
-    @classmethod
-    def _known_behaviour(cls, v: Any) -> Any:
-        return checked_behaviour(v)
 
     @field_validator("red_team_modes")
     @classmethod
