@@ -85,7 +85,7 @@ def host(
         bind=bind,
         port=port,
         links=invite_links(bind, port, "s", tokens),
-        finished=lambda: table.all_answered() or bool(table.failed and table.ended is None),
+        finished=table.finished,
         poll_s=0.2,
         on_ready=on_ready,
     )

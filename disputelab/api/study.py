@@ -190,10 +190,6 @@ def new_study(spec: StudySpec, *, store: Any = None) -> tuple[list[Table], dict[
     return tables, tokens
 
 
-def _finished(tables: Sequence[Table]) -> bool:
-    return all(t.all_answered() or bool(t.failed and t.ended is None) for t in tables)
-
-
 def host_study(
     tables: Sequence[Table],
     tokens: Mapping[str, str],
@@ -209,7 +205,7 @@ def host_study(
         bind=bind,
         port=port,
         links=invite_links(bind, port, "s", tokens),
-        finished=lambda: _finished(tables),
+        finished=lambda: all(t.finished() for t in tables),
         poll_s=0.2,
         on_ready=on_ready,
     )

@@ -138,6 +138,17 @@ def write_out_data(data: str | bytes, out_path: Path) -> None:
     err.print(f"wrote {out_path}")
 
 
+def given_options(ctx: typer.Context, names: Iterable[str]) -> list[str]:
+    """The options among `names` (parameter names) that the command line set, as typed
+    (`--voice-model`), in the order of `names`: for a command to refuse those that do
+    not apply rather than ignore them."""
+    return [
+        f"--{name.replace('_', '-')}"
+        for name in names
+        if (source := ctx.get_parameter_source(name)) is not None and source.name != "DEFAULT"
+    ]
+
+
 def fail(message: str) -> NoReturn:
     """One line on stderr, exit status 2: the contract for every bad input."""
     line = clip(as_cli_advice(redact(message.splitlines()[0]) if message else ""), MAX_LINE_CHARS)

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from disputelab.api.host import Table, host, new_table
-from disputelab.cli.common import fail, open_store, out
+from disputelab.cli.common import fail, given_options, open_store, out
 from disputelab.cli.play import AgentModelOption, seated_options
 from disputelab.cli.run import (
     BehaviourOption,
@@ -86,14 +86,15 @@ def host_command(
     _serve(table, tokens, bind, port)
 
 
+def _print_links(links: dict[str, str]) -> None:
+    """Each invite link on a line of its own, once the server listens."""
+    for key, link in links.items():
+        out.print(f"{key}: {link}", highlight=False, soft_wrap=True)
+
+
 def _serve(table: Table, tokens: dict[str, str], bind: str, port: int) -> None:
     """Serve one table until everyone has answered; say where its episode is stored."""
-
-    def ready(links: dict[str, str]) -> None:
-        for key, link in links.items():
-            out.print(f"{key}: {link}", highlight=False, soft_wrap=True)
-
-    ended = host(table, tokens, bind=bind, port=port, on_ready=ready).ended
+    ended = host(table, tokens, bind=bind, port=port, on_ready=_print_links).ended
     if ended:
         out.print(f"stored as run {ended.run_id}: {ended.stop_reason}", highlight=False)
     elif table.failed:
@@ -136,11 +137,7 @@ RUN_OPTIONS = (
 
 
 def _refuse_run_options(ctx: typer.Context) -> None:
-    given = [
-        f"--{name.replace('_', '-')}"
-        for name in RUN_OPTIONS
-        if (source := ctx.get_parameter_source(name)) is not None and source.name != "DEFAULT"
-    ]
+    given = given_options(ctx, RUN_OPTIONS)
     if given:
         fail(f"{', '.join(given)}: a study file sets these; give them in the file")
 
@@ -157,11 +154,7 @@ def _host_study(path: str, bind: str, port: int) -> None:
     except (DisputelabError, OSError, ValueError) as exc:
         fail(str(exc).splitlines()[0])
 
-    def ready(links: dict[str, str]) -> None:
-        for key, link in links.items():
-            out.print(f"{key}: {link}", highlight=False, soft_wrap=True)
-
-    host_study(tables, tokens, bind=bind, port=port, on_ready=ready)
+    host_study(tables, tokens, bind=bind, port=port, on_ready=_print_links)
     ended = [t.ended for t in tables if t.ended is not None]
     out.print(
         f"study {spec.study}: {len(ended)} of {len(tables)} episodes stored "

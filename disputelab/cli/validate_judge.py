@@ -16,6 +16,7 @@ from disputelab.cli.common import (
     fail,
     fail_if_judges_silent,
     fail_scenario,
+    given_options,
     open_models,
     open_store,
     out,
@@ -131,11 +132,7 @@ SIMULATION_OPTIONS = ("scenario", "episodes", "budget", "mediator", "voice", "vo
 
 
 def _refuse_simulation_options(ctx: typer.Context) -> None:
-    given = [
-        f"--{name.replace('_', '-')}"
-        for name in SIMULATION_OPTIONS
-        if (source := ctx.get_parameter_source(name)) is not None and source.name != "DEFAULT"
-    ]
+    given = given_options(ctx, SIMULATION_OPTIONS)
     if given:
         fail(
             f"{', '.join(given)}: not used with --against, which scores the stored run's "

@@ -108,6 +108,10 @@ class Table:
             i.answered or i.withdrawn for i in self.invites.values()
         )
 
+    def finished(self) -> bool:
+        """Nothing more to serve: everyone has answered, or the episode failed to end."""
+        return self.all_answered() or bool(self.failed and self.ended is None)
+
 
 def page(title: str, body: str, status: int = 200, **extra: Any) -> HTMLResponse:
     """The one page every seat and annotator sees, `body` already rendered (escaped)."""
