@@ -185,9 +185,11 @@ def test_an_episode_played_with_calls_together_is_stored_as_the_sequential_one(
 class Rendezvous(FakeOpenAI):
     """Holds the first call of a step that should overlap until a second call is in
     flight beside it, so that overlap never hangs on how fast the first one is served
-    (the hold gives up after `patience` seconds: calls sent one by one never meet)."""
+    (the hold gives up after `patience` seconds: calls sent one by one never meet). A
+    minute, not seconds: at load 10 a second call sent together may take a while to be
+    read, and only a step that does not overlap waits that long."""
 
-    def __init__(self, held: set[str], patience: float = 10.0) -> None:
+    def __init__(self, held: set[str], patience: float = 60.0) -> None:
         super().__init__(answer)
         self.held = held
         self.patience = patience
