@@ -13,8 +13,6 @@ import krippendorff
 import numpy as np
 import numpy.typing as npt
 from scipy import stats
-from statsmodels.stats.contingency_tables import mcnemar as _sm_mcnemar
-from statsmodels.stats.inter_rater import cohens_kappa as _sm_kappa
 
 
 @dataclass(frozen=True)
@@ -183,7 +181,11 @@ def mcnemar_test(xs: Sequence[float], ys: Sequence[float]) -> TestResult:
     table = [[int(np.sum(x & y)), int(np.sum(x & ~y))], [int(np.sum(~x & y)), int(np.sum(~x & ~y))]]
     discordant = table[0][1] + table[1][0]
     exact = discordant < MCNEMAR_EXACT_BELOW
-    r = _sm_mcnemar(table, exact=exact, correction=True)
+    # Imported here: statsmodels brings pandas, some 60 MB and half a second that the
+    # reports which never run this test (the HTML report among them) need not pay.
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    r = mcnemar(table, exact=exact, correction=True)
     test = "McNemar (exact)" if exact else "McNemar (chi-squared, continuity-corrected)"
     return TestResult(float(r.statistic), float(r.pvalue), test, len(a))
 
@@ -282,7 +284,9 @@ def cohens_kappa(rater_a: Sequence[str], rater_b: Sequence[str]) -> float:
         table[index[x], index[y]] += 1
     if table.sum() == 0:
         return math.nan
-    return float(_sm_kappa(table).kappa)
+    from statsmodels.stats.inter_rater import cohens_kappa as kappa  # see `mcnemar`
+
+    return float(kappa(table).kappa)
 
 
 def krippendorff_alpha(

@@ -37,7 +37,6 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats as sps
 from scipy.optimize import isotonic_regression
-from statsmodels.stats.inter_rater import cohens_kappa
 
 from disputelab.evaluation.stats import krippendorff_alpha
 from disputelab.evaluation.trackers import Trajectory
@@ -208,6 +207,9 @@ def weighted_kappa(xs: Sequence[float], ys: Sequence[float]) -> Stat:
     ):
         # Both raters always chose the same single level: chance agreement is total.
         return Stat.undefined("oracle and tracker use one and the same level: kappa undefined")
+    # Imported here: statsmodels brings pandas, which the rest of this module does not need.
+    from statsmodels.stats.inter_rater import cohens_kappa
+
     with np.errstate(invalid="ignore", divide="ignore"):  # its z-test, unused here
         return Stat(float(cohens_kappa(table, wt="quadratic").kappa))
 
