@@ -32,7 +32,7 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from disputelab.episode import Action, Intervention, Turn
+from disputelab.episode import Action, Intervention, Turn, TurnChoice, Usage
 from disputelab.redact import mask_secrets
 from disputelab.store.rows import consensus_text, said, shared_json
 
@@ -146,37 +146,93 @@ def decode_turns(data: bytes) -> list[Turn]:
     """The turns of a record `encode_turns` made; ValueError (or TypeError, KeyError,
     IndexError) when it does not decode: the store reports that as damage."""
     values, rows = unpack(data)
-
-    def move(i: int | None, own: dict[str, Any] | None, text: str) -> dict[str, Any] | None:
-        if i is None:
-            return None
-        return said({**_parsed(values[i]), **(own or {})}, text)
-
     turns = []
     for r in rows:
         if not (isinstance(r, list) and len(r) == _WIDTH):
             raise ValueError("a turn of a chunk with fields missing")
         text = values[r[4]]
         turns.append(
-            Turn.from_dict(
-                {
-                    "index": r[0],
-                    "party_turn": r[1],
-                    "speaker": values[r[2]],
-                    "role": r[3],
-                    "text": text,
-                    "action": move(r[5], r[6], text),
-                    "intervention": move(r[7], r[8], text),
-                    "consensus": None if r[9] is None else dict(_parsed(values[r[9]])),
-                    "latency_s": r[10],
-                    "usage": r[11],
-                    "stage": r[12],
-                    "delivered": r[13],
-                    "turn_taking": r[14],
-                }
+            Turn(
+                index=r[0],
+                party_turn=r[1],
+                speaker=values[r[2]],
+                role=r[3],
+                text=text,
+                action=None if r[5] is None else _action(values[r[5]], r[6], text),
+                intervention=None if r[7] is None else _intervention(values[r[7]], r[8], text),
+                consensus=None if r[9] is None else dict(_parsed(values[r[9]])),
+                latency_s=r[10],
+                usage=Usage(**r[11]) if r[11] else None,
+                stage=r[12] or "",
+                delivered=r[13] or None,
+                choice=TurnChoice.from_dict(r[14]) if r[14] else None,
             )
         )
     return turns
+
+
+# A move's repeating part, built once as the object it reads back as, by its JSON, with
+# whether it holds its own utterance. A rule run repeats a few hundred moves over
+# hundreds of thousands of turns, and building each from its dict again (stances,
+# signal, verdict) was most of the time a report took to read a run. Each turn gets a
+# copy of the mutable parts; the memo starts over when full.
+_ACTIONS: dict[str, tuple[Action, bool]] = {}
+_INTERVENTIONS: dict[str, tuple[Intervention, bool]] = {}
+_MOVES_LIMIT = 20_000
+
+
+def _action(value: str, own: dict[str, Any] | None, text: str) -> Action:
+    if own and not own.keys() <= {"thought", "utterance"}:  # a layout of another version
+        return Action.from_dict(_read({**_parsed(value), **own}, text))
+    found = _ACTIONS.get(value)
+    if found is None:
+        parsed = _parsed(value)
+        found = (Action.from_dict(_read(dict(parsed), "")), "utterance" in parsed)
+        _remember(_ACTIONS, value, found)
+    p, spoken = found
+    own = own or {}
+    return Action(
+        own.get("utterance", p.utterance if spoken else text),
+        dict(p.stances),
+        p.signal,
+        own.get("thought", p.thought),
+        p.tone,
+        p.verdict,
+        dict(p.offer),
+        p.clauses,
+        p.strategy,
+    )
+
+
+def _intervention(value: str, own: dict[str, Any] | None, text: str) -> Intervention:
+    if own and not own.keys() <= {"utterance"}:
+        return Intervention.from_dict(_read({**_parsed(value), **own}, text))
+    found = _INTERVENTIONS.get(value)
+    if found is None:
+        parsed = _parsed(value)
+        found = (Intervention.from_dict(_read(dict(parsed), "")), "utterance" in parsed)
+        _remember(_INTERVENTIONS, value, found)
+    p, spoken = found
+    return Intervention(
+        (own or {}).get("utterance", p.utterance if spoken else text),
+        dict(p.proposal),
+        p.thought,
+        p.points,
+        p.bases,
+        dict(p.offer),
+    )
+
+
+def _read(move: dict[str, Any], text: str) -> dict[str, Any]:
+    """`move` as `from_dict` reads it (`said` fills it in where it is)."""
+    said(move, text)
+    return move
+
+
+def _remember(memo: dict[str, Any], key: str, value: Any) -> None:
+    if len(memo) >= _MOVES_LIMIT:
+        memo.clear()
+    memo[key] = value
 
 
 # The repeating parts of moves and consensus vectors, parsed, by their JSON: they repeat

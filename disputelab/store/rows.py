@@ -48,7 +48,7 @@ def shared_json(move: Action | Intervention, text: str, own: tuple[str, ...]) ->
 # The fields of an Action as `_action_key` knows them; another layout takes `_move_key`.
 _ACTION_LAYOUT = (
     *("utterance", "stances", "signal", "thought"),
-    *("tone", "verdict", "offer", "clauses"),
+    *("tone", "verdict", "offer", "clauses", "strategy"),
 )
 _ACTION_KNOWN = tuple(f.name for f in fields(Action)) == _ACTION_LAYOUT
 
@@ -56,10 +56,10 @@ _ACTION_KNOWN = tuple(f.name for f in fields(Action)) == _ACTION_LAYOUT
 def _action_key(move: Action | Intervention) -> tuple[Any, ...] | None:
     """`_move_key(move, ("thought",))` for a party's move, in a third of the time: stances
     (options and acceptable sets: text), signal, tone, verdict (text) and clauses hold no
-    numbers; an offer does, so a move with one is not memoised."""
+    numbers; an offer and a strategy do, so a move with either is not memoised."""
     if not (_ACTION_KNOWN and type(move) is Action):
         return _move_key(move, ("thought",))
-    if move.offer:
+    if move.offer or move.strategy is not None:
         return None
     return (Action, tuple(move.stances.items()), move.signal, move.tone, move.verdict, move.clauses)
 

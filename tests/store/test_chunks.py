@@ -28,6 +28,7 @@ from disputelab.episode import (
     Verdict,
 )
 from disputelab.scenario.io import scenario_to_data
+from disputelab.store import rows
 from disputelab.store.chunks import decode_turns, encode_turns, unpack
 from disputelab.store.sqlite import Store
 from tests.helpers import play, scenario, stored_turns
@@ -146,6 +147,44 @@ def test_numbers_that_compare_equal_keep_their_own_encoding() -> None:
     assert [math.copysign(1, x) for x in offers] == [-1, 1]
     assert [t.usage.cost_usd for t in turns[5:] if t.usage] == [1, 1.0]
     assert [type(t.usage.cost_usd) for t in turns[5:] if t.usage] == [int, float]
+
+
+def test_turns_that_share_a_move_read_back_with_their_own_stances_and_offer() -> None:
+    # The reader builds a repeated move once; every turn must still get its own copy.
+    turns = decode_turns(encode_turns(every_field()))
+    first, second = turns[1].action, turns[2].action
+    assert first is not None and second is not None
+    assert first == second and first is not second
+    first.stances["rent"] = Stance("B")
+    first.offer["price"] = 1.0
+    assert second.stances["rent"] == Stance("A", ("A", "B"))
+    assert second.offer == {"price": 1200.0}
+    again = decode_turns(encode_turns(every_field()))[1].action
+    assert again is not None and again.stances["rent"] == Stance("A", ("A", "B"))
+
+
+def test_moves_that_differ_only_in_their_strategy_read_back_their_own() -> None:
+    stances = {"rent": Stance("A", ("A",))}
+    strategies = [(3.0, 7.0), (3.0, 7.5), None, (3.0, 7.0)]
+    turns = [
+        Turn(
+            i,
+            i,
+            "tenant",
+            "party",
+            "Same words.",
+            action=Action("Same words.", stances, strategy=s),
+        )
+        for i, s in enumerate(strategies)
+    ]
+    back = decode_turns(encode_turns(turns))
+    assert [t.action.strategy for t in back if t.action] == strategies
+
+
+def test_the_writers_memo_of_moves_knows_every_field_of_an_action() -> None:
+    # Its fast key lists the fields by hand: a field added to Action and not to the key
+    # would quietly send every move through the slow one.
+    assert rows._ACTION_KNOWN
 
 
 def test_a_chunk_holds_each_distinct_value_once() -> None:
