@@ -13,6 +13,7 @@ message names `store check` and `store recover` (see `disputelab.store.integrity
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import secrets
@@ -622,18 +623,27 @@ class Store:
 
     def run_scores(self, run_id: str) -> dict[str, list[StoredScore]]:
         """The scores of every episode of a run, by episode, in one query."""
+        return dict(self.each_episodes_scores(run_id))
+
+    def each_episodes_scores(
+        self, run_id: str, evaluators: Sequence[str] | None = None
+    ) -> Iterator[tuple[str, list[StoredScore]]]:
+        """Each scored episode of a run with its scores (of `evaluators` alone, if
+        given), in episode id order, from one query read as it goes: a run's scores
+        are never all in memory at once."""
+        only = ""
+        if evaluators is not None:
+            only = f" AND evaluator IN ({','.join('?' * len(evaluators))})"
         with self._decoding(f"scores of run {run_id}"):
             rows = self.db.execute(
                 "SELECT s.episode_id, evaluator, version, judge_model, metric, value,"
                 " explanation, detail FROM scores s JOIN episodes e"
-                " ON e.episode_id = s.episode_id WHERE e.run_id=?"
+                f" ON e.episode_id = s.episode_id WHERE e.run_id=?{only}"
                 " ORDER BY s.episode_id, evaluator, version, metric",
-                (run_id,),
-            ).fetchall()
-            out: dict[str, list[StoredScore]] = {}
-            for r in rows:
-                out.setdefault(str(r[0]), []).append(stored_score(r[1:]))
-            return out
+                (run_id, *(evaluators or ())),
+            )
+            for eid, group in itertools.groupby(rows, key=lambda r: str(r[0])):
+                yield eid, [stored_score(r[1:]) for r in group]
 
     def _load_episode(self, episode_id: str) -> EpisodeRecord:
         row = self.db.execute(

@@ -81,11 +81,18 @@ def experiment_grids(store: Store, run_id: str, evaluators: tuple[str, ...]) -> 
 def experiment_scores(store: Store, run_id: str, evaluators: tuple[str, ...]) -> dict[str, Scores]:
     """Every complete episode's scores by evaluator, with the reason for each NaN."""
     out = {e: Scores() for e in evaluators}
+    # One query for the run, read alongside the episodes in the same order: asking
+    # episode by episode took a tenth of an HTML report.
+    scored = store.each_episodes_scores(run_id, evaluators)
+    next_scored = next(scored, None)
     for eid in sorted(store.complete_episode_ids(run_id)):
+        while next_scored is not None and next_scored[0] < eid:
+            next_scored = next(scored, None)
+        mine = next_scored[1] if next_scored is not None and next_scored[0] == eid else []
         _, sid, cond, med, rep = eid.split("/")
         key = (sid, int(rep.removeprefix("r")))
         values: dict[str, dict[str, float]] = {e: {} for e in evaluators}
-        for s in store.scores(eid):
+        for s in mine:
             if s.evaluator not in values:
                 continue
             value, why = averaged_value(s)
