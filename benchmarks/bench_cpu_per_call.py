@@ -16,6 +16,12 @@ Each run has enough episodes for `--calls` model calls (at least `--episodes`), 
 what a run costs once (a new store and response cache, the plan) is a small part of
 each call's share.
 
+Beside them, in the same rounds, the peer every row is read against: the bare openai
+SDK's `chat.completions.create`, `--calls` calls at the same concurrency against the
+same server, with a request shaped like a party's (a system and a user message, a JSON
+schema to answer in): what a script that calls the SDK directly pays per call, before
+it does anything with the reply.
+
 Usage: python benchmarks/bench_cpu_per_call.py [--calls 600] [--repeats 5]
        [--only promediate] [--profile promediate]   (cProfile of one run, top 30)
 """
@@ -152,6 +158,49 @@ def measure(url: str, spec: ExperimentSpec, root: Path) -> tuple[float, int]:
     return cpu, hub.ledger.calls
 
 
+BARE_SDK = "bare openai SDK create"
+_REQUEST: dict[str, Any] = {
+    "model": "m",
+    "messages": [
+        {"role": "system", "content": "You are the tenant of a damp flat. " * 20},
+        {"role": "user", "content": "The landlord asks about the arrears. Your move?"},
+    ],
+    "response_format": {
+        "type": "json_schema",
+        "json_schema": {
+            "name": "move",
+            "schema": {
+                "type": "object",
+                "properties": {"utterance": {"type": "string"}, "signal": {"type": "string"}},
+                "required": ["utterance", "signal"],
+            },
+        },
+    },
+}
+
+
+def measure_bare_sdk(url: str, calls: int) -> tuple[float, int]:
+    """CPU seconds of `calls` bare SDK calls, 8 in flight, and the calls made."""
+    import openai
+
+    async def go() -> None:
+        client = openai.AsyncOpenAI(api_key="no-key", base_url=url, max_retries=0)
+        gate = asyncio.Semaphore(8)
+
+        async def one(i: int) -> None:
+            async with gate:
+                await client.chat.completions.create(**_REQUEST, seed=i)
+
+        try:
+            await asyncio.gather(*(one(i) for i in range(calls)))
+        finally:
+            await client.close()
+
+    cpu0 = time.process_time()
+    asyncio.run(go())
+    return time.process_time() - cpu0, calls
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=8, help="fewest mediated episodes a run")
@@ -177,7 +226,10 @@ def main() -> None:
             # Enough episodes for `--calls` calls: a run's fixed costs (a new store and
             # cache, the plan) are then a small part of each call's share.
             episodes[s.name] = max(args.episodes, math.ceil(args.calls * 2 / max(1, calls)))
+        measure_bare_sdk(url, 32)
+        episodes[BARE_SDK] = 0
         for r in range(args.repeats):
+            results.setdefault(BARE_SDK, []).append(measure_bare_sdk(url, args.calls))
             for s in chosen:
                 root = Path(tmp) / f"{s.name}-{r}"
                 spec = spec_of(s, episodes[s.name], r * 1000, args.budget)
@@ -189,7 +241,7 @@ def main() -> None:
         rows[name] = statistics.median(per_call)
         calls = statistics.median(c for _, c in runs)
         print(
-            f"{name:24s} {episodes[name]:8d} {calls:9.0f} {statistics.median(per_call):16.2f}  "
+            f"{name:24s} {episodes[name] or '-':>8} {calls:9.0f} {rows[name]:16.2f}  "
             f"{min(per_call):.2f}-{max(per_call):.2f}"
         )
     print("# load average at the end " + " ".join(f"{x:.2f}" for x in os.getloadavg()))

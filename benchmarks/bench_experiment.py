@@ -9,18 +9,25 @@
 2. *Play alone*: the same grid's episodes (same cells, seeds 0..R-1, twin and rule
    mediator) played in memory through `play`, with no store, no scoring and no runner: the
    ceiling the runner and store work under. CPU seconds; the median.
-3. *Store writes*: `Store.start_episode` / `append_turn` / `finish_episode`, called the
+3. *Through the command line* (`--command-line`): the same grid as `disputelab
+   experiment SPEC.yaml` in a fresh process and a fresh store, start-up, imports and
+   exit included: the child's CPU seconds (user + system) and episodes per CPU-second,
+   the median over repeats.
+4. *Store writes*: `Store.start_episode` / `append_turn` / `finish_episode`, called the
    way the runner calls them, on turns taken from a real rule episode (so the JSON
    payloads have realistic sizes), into a fresh store. Turns per second; the median.
 
-Usage: python benchmarks/bench_experiment.py [--repeats R] [--quick]
+Usage: python benchmarks/bench_experiment.py [--repeats R] [--quick] [--command-line]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -44,6 +51,7 @@ from disputelab.store.sqlite import DB_NAME, Store
 SCENARIOS = ["tenancy", "workplace"]
 CONDITIONS = list(SOCRATES_CONDITIONS[:5])
 BUDGET = 100
+Row = tuple[str, str, str]  # measure, median, range or note
 
 
 def grid(replicates: int) -> ExperimentSpec:
@@ -74,6 +82,47 @@ def time_experiment(spec: ExperimentSpec) -> tuple[float, float, int, int]:
     if summary.failed:
         raise SystemExit(f"benchmark run had {summary.failed} failed episodes: {summary.errors[0]}")
     return seconds, cpu, summary.done, turns
+
+
+def time_command_line(spec: ExperimentSpec, episodes: int) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (user + system) of `disputelab experiment SPEC.yaml`
+    as a whole process, in a fresh folder and store; it must store `episodes`."""
+    import yaml
+
+    with tempfile.TemporaryDirectory(prefix="bench-exp-cli-") as tmp:
+        path = Path(tmp) / "grid.yaml"
+        path.write_text(yaml.safe_dump(spec.model_dump(mode="json", exclude_defaults=True)))
+        command = [sys.executable, "-m", "disputelab", "--store", str(Path(tmp) / "runs")]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        done = subprocess.run(
+            [*command, "experiment", str(path)], cwd=tmp, capture_output=True, text=True
+        )
+        seconds = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode != 0:
+            raise SystemExit(f"disputelab experiment failed: {done.stderr.strip()[-400:]}")
+        store = Store(Path(tmp) / "runs", writable=False)
+        stored = store.db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
+        store.close()
+    if stored != episodes:
+        raise SystemExit(f"disputelab experiment stored {stored} episodes, not {episodes}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return seconds, cpu
+
+
+def command_line_rows(spec: ExperimentSpec, episodes: int, repeats: int) -> list[Row]:
+    runs = [time_command_line(spec, episodes) for _ in range(repeats)]
+    cpus = [c for _, c in runs]
+    walls = [w for w, _ in runs]
+    return [
+        (
+            "command line episodes/CPU-s",
+            f"{episodes / statistics.median(cpus):.0f}",
+            f"{episodes / max(cpus):.0f}-{episodes / min(cpus):.0f}; `disputelab experiment`,"
+            f" start-up included, {statistics.median(walls):.2f} s wall",
+        )
+    ]
 
 
 def sample_turns() -> tuple[Episode, list[Turn]]:
@@ -135,6 +184,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="100 episodes and 2,000 turns")
+    ap.add_argument(
+        "--command-line",
+        action="store_true",
+        help="also run the grid as `disputelab experiment SPEC.yaml`, start-up included",
+    )
     args = ap.parse_args()
     if args.repeats < 1:
         ap.error("--repeats must be at least 1")
@@ -152,7 +206,7 @@ def main() -> None:
     rates = [time_store_writes(n_turns, ep, sample) for _ in range(args.repeats)]
 
     wall = statistics.median(seconds)
-    rows = [
+    rows: list[Row] = [
         ("experiment wall time", f"{wall:.2f} s", f"{min(seconds):.2f}-{max(seconds):.2f} s"),
         ("experiment episodes/s", f"{episodes / wall:.0f}", f"{episodes} episodes"),
         (
@@ -172,6 +226,8 @@ def main() -> None:
             f"{min(rates):.0f}-{max(rates):.0f}; {n_turns} turns, {len(sample)}/episode",
         ),
     ]
+    if args.command_line:
+        rows += command_line_rows(spec, episodes, args.repeats)
     print(
         f"{len(SCENARIOS)} scenarios x {len(CONDITIONS)} conditions x {replicates} replicates"
         f" x (twin + rule), budget {BUDGET}; median of {args.repeats} repeats"
