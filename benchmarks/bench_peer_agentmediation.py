@@ -215,9 +215,7 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp, peer_stub("agentmediation", args.latency) as s:
             rows = measure(args, Path(tmp), s)
-    except PeerMismatch as e:
-        refuse(str(e))
-    except RunFailed as e:
+    except (PeerMismatch, RunFailed) as e:
         refuse(str(e))
     print("\n".join(table(rows)))
     if "peer" in rows:
