@@ -45,6 +45,7 @@ from peer_patch import (
     CopyIfMissing,
     PeerMismatch,
     Replace,
+    ReplacePattern,
     Step,
     describe,
     guarded_import,
@@ -61,11 +62,11 @@ PEER_MODEL = "gpt-stub"  # the peer routes model names containing "gpt" to its O
 def peer_steps(cases: int) -> list[Step]:
     return [
         CopyIfMissing("src/chat-no-key.py", "src/chat.py", "the README's setup: copy the template"),
-        Replace(
+        ReplacePattern(
             "src/chat.py",
-            'base_url="your_base_url"',
+            r"""base_url\s*=\s*(["'])[^"'\n]*\1""",
             'base_url=__import__("os").environ["OPENAI_BASE_URL"]',
-            "point the client at the stub endpoint",
+            "point the client at the stub endpoint (whatever URL the template or user put)",
         ),
         Replace(
             "src/chat.py",

@@ -11,6 +11,7 @@ syntax, for one), and are skipped when their anchor is gone.
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 from collections.abc import Sequence
@@ -47,6 +48,28 @@ class Replace:
 
 
 @dataclass(frozen=True)
+class ReplacePattern:
+    """Replace every match of the regular expression `pattern` in `path` by `text`: for a
+    line whose exact text the benchmark cannot know (a value a user fills in)."""
+
+    path: str
+    pattern: str
+    text: str
+    why: str
+
+    def apply(self, root: Path) -> bool:
+        source = _read(root, self.path)
+        patched, count = re.subn(self.pattern, lambda _: self.text, source)
+        if count == 0:
+            raise PeerMismatch(
+                f"{self.path}: nothing matches {self.pattern!r} (step: {self.why}); "
+                "is this the peer's clone, and at the version the benchmark knows?"
+            )
+        (root / self.path).write_text(patched, encoding="utf-8")
+        return True
+
+
+@dataclass(frozen=True)
 class CopyIfMissing:
     """Copy `source` to `path` unless `path` exists (a template the peer asks users to copy)."""
 
@@ -76,7 +99,7 @@ class AddFile:
         return True
 
 
-Step = Replace | CopyIfMissing | AddFile
+Step = Replace | ReplacePattern | CopyIfMissing | AddFile
 
 
 def guarded_import(line: str, names: str, why: str) -> str:

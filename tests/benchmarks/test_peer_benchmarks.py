@@ -63,7 +63,7 @@ def test_a_peer_that_moved_on_is_refused_naming_the_missing_anchor(tmp_path: Pat
     (tmp_path / "src" / "chat-no-key.py").write_text("client = make(url=SETTINGS.url)\n")
     done = run_script("agentmediation", "--peer", str(tmp_path), "--rounds", "1")
     assert done.returncode == 2
-    assert "src/chat.py" in done.stderr and "your_base_url" in done.stderr
+    assert "src/chat.py" in done.stderr and "base_url" in done.stderr
 
 
 def test_patching_writes_only_to_the_copy(bench: dict[str, ModuleType], tmp_path: Path) -> None:
