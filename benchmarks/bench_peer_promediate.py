@@ -22,8 +22,9 @@ What each side does per conversation. The peer, before its first turn, embeds ev
 sentence of each participant's role text one call at a time (most of its calls); then
 every utterance is interpreted (a call), embedded with its interpretation (two calls), and
 followed by a next-speaker prediction; after a human's line, its online consensus tracker
-(a call) and the social mediator's when-call (a call), which at the stub's top rating
-always steps in: two thoughts, each rated and embedded, and a spoken line (six calls);
+(a call) and the social mediator's when-call (a call, and its note embedded), which at
+the stub's top rating always steps in: two thoughts, each embedded and rated, and a spoken
+line (six calls);
 after the mediator's line each of the three humans thinks: two thoughts, two ratings, and
 embeddings of the line and the thoughts. The stub's top ratings make both sides' mediators
 step in at every chance. disputelab plays the preset's motivated turn-taking and social
