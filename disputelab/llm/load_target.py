@@ -2,8 +2,9 @@
 habits, run in its own process on 127.0.0.1.
 
 It answers every chat completion with a schema-valid instance of the requested schema
-after a latency drawn from a fixed value or a distribution, and injects a provider's
-faults at chosen rates: 429 with Retry-After, 500, a reply that takes longer than the
+(and every embeddings request with `disputelab.llm.testing`'s hashed vectors) after a
+latency drawn from a fixed value or a distribution, and injects a provider's faults at
+chosen rates: 429 with Retry-After, 500, a reply that takes longer than the
 client waits (a timeout), and a malformed body. A hidden concurrency limit refuses the
 calls past it with a 429. `GET /stats` reports what it saw, including how much of each
 prompt repeats the start of an earlier one (what a provider's prefix cache could reuse)
@@ -34,7 +35,13 @@ from typing import Any
 from aiohttp import web
 
 from disputelab.llm.load_settings import LatencyShape, TargetSettings
-from disputelab.llm.testing import Scripted, fill, reply_payload, requested_schema
+from disputelab.llm.testing import (
+    Scripted,
+    embeddings_payload,
+    fill,
+    reply_payload,
+    requested_schema,
+)
 
 __all__ = ["LatencyShape", "LoadTarget", "TargetSettings", "serve"]
 
@@ -134,11 +141,18 @@ class LoadTarget:
             return Scripted(content="{}", delay_s=s.hang_s)
         if fault == "malformed":
             return Scripted(raw=b'{"choices": [{"message": ', delay_s=latency)
+        if "messages" not in body and "input" in body:  # an /embeddings request
+            return Scripted(raw=embeddings_payload(body), delay_s=latency)
+        return Scripted(content=self.content(body, number), delay_s=latency)
+
+    def content(self, body: dict[str, Any], number: int) -> str:
+        """The text of a good reply to the chat request `body`: a valid instance of the
+        schema it asks for. A subclass may answer requests that name no schema the way
+        another program parses them (benchmarks/peer_stub.py does, for the peers)."""
         schema = requested_schema(body)
         # Every reply says something new, so that dialogues (and prompts) diverge as
         # they would with a real model, rather than repeating one another exactly.
-        content = json.dumps(fill(schema, text=f"Shall we meet halfway on point {number}?"))
-        return Scripted(content=content, delay_s=latency)
+        return json.dumps(fill(schema, text=f"Shall we meet halfway on point {number}?"))
 
     def stats(self, server: _Server) -> dict[str, Any]:
         with self.lock:
@@ -255,8 +269,8 @@ class _Counted(asyncio.Protocol):
         self.inner.resume_writing()
 
 
-async def _serve(settings: TargetSettings) -> None:
-    server = _Server(LoadTarget(settings), settings.hidden_limit)
+async def _serve(settings: TargetSettings, target: LoadTarget | None) -> None:
+    server = _Server(target or LoadTarget(settings), settings.hidden_limit)
     app = web.Application(client_max_size=64 * 1024 * 1024)
     app.router.add_get("/stats", server.stats)
     app.router.add_post("/{path:.*}", server.chat)
@@ -277,9 +291,10 @@ async def _serve(settings: TargetSettings) -> None:
         await runner.cleanup()
 
 
-def serve(settings: TargetSettings) -> None:
-    """Serve until standard input closes; the URL goes to standard output first."""
-    asyncio.run(_serve(settings))
+def serve(settings: TargetSettings, target: LoadTarget | None = None) -> None:
+    """Serve until standard input closes; the URL goes to standard output first.
+    `target` answers in place of a plain `LoadTarget(settings)`."""
+    asyncio.run(_serve(settings, target))
 
 
 if __name__ == "__main__":

@@ -122,6 +122,22 @@ def test_the_target_answers_with_an_instance_of_the_requested_schema() -> None:
     assert stats["sample_request"] == BODY
 
 
+def test_the_target_answers_embeddings_with_one_vector_per_input() -> None:
+    body = {"model": "e", "input": ["rent arrears", "repairs first"]}
+    with load_target(TargetSettings(latency_s=0)) as url:
+        request = urllib.request.Request(
+            url + "/embeddings",
+            data=json.dumps(body).encode(),
+            headers={"content-type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            data = json.loads(reply.read())["data"]
+        stats = target_stats(url)
+    assert [d["index"] for d in data] == [0, 1]
+    assert data[0]["embedding"] != data[1]["embedding"]
+    assert stats["requests"] == 1
+
+
 def test_the_target_counts_a_repeated_request_once_among_the_distinct() -> None:
     other = {**BODY, "messages": [{"role": "user", "content": "hello again"}]}
     with load_target(TargetSettings(latency_s=0)) as url:
