@@ -22,25 +22,27 @@ REVISED = "We can pay 6000 for the repairs."
 TERMS = "We bear half the repair cost, 6000 at most."
 
 
-def _answer(body: dict[str, Any]) -> Scripted:
+def _answer(body: dict[str, Any], first: str = FIRST) -> Scripted:
     schema = requested_schema(body)
     reply = fill(schema, text="Let us look at the repairs.")
     name = requested_name(body)
     prompt = body["messages"][-1]["content"]
     if name == "party_action":
-        reply["utterance"] = FIRST
+        reply["utterance"] = first
     elif name == "self_check":
         # The first line has a fault (its demand went the wrong way); the revision has none.
         wrong = f"Your line:\n{FIRST}" in prompt
         reply.update(serious_problem=wrong, revised=REVISED if wrong else "")
-    elif name == "terms_note":
-        reply["terms"] = TERMS
+    elif name == "terms_note":  # says which line it was asked about
+        reply["terms"] = f"{TERMS} [{'revised' if REVISED in prompt else 'first'}]"
     return Scripted(content=json.dumps(reply))
 
 
-def _run(tmp_path: Path, reflect: bool) -> tuple[Store, str, list[dict[str, Any]]]:
+def _run(
+    tmp_path: Path, reflect: bool, first: str = FIRST
+) -> tuple[Store, str, list[dict[str, Any]]]:
     store = Store(tmp_path / "runs")
-    with fake_openai(_answer) as server:
+    with fake_openai(lambda body: _answer(body, first)) as server:
         model = f"openai:m@{server.url}"
         spec = ExperimentSpec(
             name="reflect",
@@ -76,14 +78,26 @@ def test_a_faulty_line_is_revised_and_the_terms_note_reaches_the_next_prompt(
     assert all("revised by self-check, 1x" in (t.action.thought if t.action else "") for t in turns)
     names = [requested_name(r) for r in requests]
     acts = names.count("party_action")
-    # Per turn: a check that finds the fault, one that passes the revision, a note.
-    assert names.count("self_check") == 2 * acts and names.count("terms_note") == acts
+    # Per turn: a check that finds the fault, one that passes the revision, and a note
+    # asked beside the first check about the first line, then again about the revision.
+    assert names.count("self_check") == 2 * acts and names.count("terms_note") == 2 * acts
     prompts = [
         r["messages"][-1]["content"] for r in requests if requested_name(r) == "party_action"
     ]
-    # Two parties: each one's first turn has no note yet, its second shows it.
-    assert sum(TERMS in p for p in prompts) == acts - 2
+    # Two parties: each one's first turn has no note yet, its second shows it; the note
+    # kept is always the one about the revised line.
+    assert sum(f"{TERMS} [revised]" in p for p in prompts) == acts - 2
     assert TERMS not in prompts[0] and TERMS in prompts[-1]
+    assert not any("[first]" in p for p in prompts)
+
+
+def test_a_line_that_passes_its_check_has_one_note_asked_beside_the_check(
+    tmp_path: Path,
+) -> None:
+    _, _, requests = _run(tmp_path, reflect=True, first=REVISED)  # every line passes
+    names = [requested_name(r) for r in requests]
+    acts = names.count("party_action")
+    assert names.count("self_check") == acts and names.count("terms_note") == acts
 
 
 def test_off_by_default_no_check_or_note_is_asked(tmp_path: Path) -> None:
@@ -96,4 +110,5 @@ def test_the_dry_run_bound_counts_the_extra_calls() -> None:
     proto = get_protocol("staged")
     plain = proto.max_calls(proto.Params(rounds=2), 2)["parties"]
     reflecting = proto.max_calls(proto.Params(rounds=2, party_reflection=True), 2)["parties"]
-    assert reflecting - plain == 2 * 3 * 4  # 2 parties x 3 turns x (3 checks + 1 note)
+    # 2 parties x 3 turns x (3 checks + a note, asked again after a revision)
+    assert reflecting - plain == 2 * 3 * 5

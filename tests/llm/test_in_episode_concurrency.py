@@ -140,6 +140,12 @@ PROTOCOLS: dict[str, Play] = {
     "staged": _player(
         "staged", lambda: scenario("tenancy"), {"parties": "llm", "mediator": "llm"}, {"rounds": 2}
     ),
+    "staged-reflection": _player(
+        "staged",
+        lambda: scenario("tenancy"),
+        {"parties": "llm", "mediator": "llm"},
+        {"rounds": 2, "party_reflection": True},
+    ),
     "settlement-tree-search": _player(
         "settlement",
         lambda: builtin_scenarios()["settle-unpaid-overtime"],
@@ -219,15 +225,16 @@ def rendezvous(*held: str) -> Iterator[Rendezvous]:
 OVERLAPPING = {
     "roundtable-motivated": "thoughts",
     "staged": "verdict",
+    "staged-reflection": "terms_note",
     "settlement-tree-search": "settlement_candidates",
 }
 
 
 @pytest.mark.parametrize("name", list(OVERLAPPING))
 def test_a_step_with_independent_calls_sends_them_together(tmp_path: Path, name: str) -> None:
-    """The parties' thinking, the closure's verdicts and the planner's candidate calls
-    reach the server side by side (a protocol whose every call waits on the last, as the
-    bilateral one's do, has nothing to overlap)."""
+    """The parties' thinking, the closure's verdicts, a party's self-check and terms note
+    and the planner's candidate calls reach the server side by side (a protocol whose
+    every call waits on the last, as the bilateral one's do, has nothing to overlap)."""
     with rendezvous(OVERLAPPING[name]) as server:
         _, _, most = _played(PROTOCOLS[name], tmp_path, server, nullcontext())
     assert most >= 2

@@ -20,6 +20,7 @@ from disputelab.agents.settings import DEFAULT_SETTINGS, AgentSettings
 from disputelab.agents.thinking import Mind, brief_sentences, event_text
 from disputelab.episode import SATISFACTION, Action, Signal, Stance, Thought, Usage, Verdict
 from disputelab.llm.base import ChatModel, ChatRequest, ChatResponse, Message
+from disputelab.llm.concurrency import both
 from disputelab.llm.embedding import Embedder, Embeds
 from disputelab.llm.seeds import turn_sampling
 from disputelab.llm.structured import ask_structured
@@ -245,21 +246,29 @@ class LLMParty(UsageReporter):
 
     async def _reflect(self, talk: str, action: Action, ctx: TurnContext) -> list[ChatResponse]:
         """AgentMediation's party: check the line just produced (revising its words if a
-        serious fault is found), then note the terms it now stands on for the next turn."""
+        serious fault is found), then note the terms it now stands on for the next turn.
+
+        The note is asked about the line as spoken, which the check keeps unless it finds
+        a fault, so it goes out beside the check rather than after it: one round trip
+        less per turn. Only a revised line has its note asked again, about the revision;
+        the first note is then a call spent for nothing, and counted."""
         call = {
             "temperature": self.temperature,
             **turn_sampling(self.seed, ctx.party_turn)._asdict(),
         }
-        line, revisions, checked = await self_check(
-            self.model, self.system, self.public, talk, action.utterance, self.terms, call
+        spoken, terms = action.utterance, self.terms
+        (line, revisions, checked), (self.terms, noted) = await both(
+            lambda: self_check(self.model, self.system, self.public, talk, spoken, terms, call),
+            lambda: note_terms(self.model, self.system, self.public, spoken, terms, call),
         )
         if revisions:
             action.utterance = line
             note = f"(words revised by self-check, {revisions}x)"
             action.thought = f"{action.thought} {note}".strip()
-        self.terms, noted = await note_terms(
-            self.model, self.system, self.public, line, self.terms, call
-        )
+            self.terms, renoted = await note_terms(
+                self.model, self.system, self.public, line, terms, call
+            )
+            noted = [*noted, *renoted]
         return [*checked, *noted]
 
     async def verdict(

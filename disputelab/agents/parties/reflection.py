@@ -13,7 +13,9 @@ each statement or bargaining turn, as AgentMediation's parties do:
    the party took stay its decision.
 2. **Terms note.** One more call sums up, in one sentence, the terms the party now
    stands on (how it splits responsibility, the key amount, what it has conceded). The
-   note goes into the party's next prompt, so it can stay consistent with itself.
+   note goes into the party's next prompt, so it can stay consistent with itself. It
+   is asked beside the first check, about the line as spoken; a revised line has it
+   asked again.
 
 The prompts are disputelab's own.
 """

@@ -151,8 +151,9 @@ class Staged(DisputeProtocol):
         # Statements, one turn per bargaining round and a verdict; the mediator opens,
         # proposes, guides each round and closes.
         verdict = 2 if params.verdict_calls == "two" else 1
-        # Under party_reflection each turn adds up to 3 checks and a terms note.
-        per_turn = 1 + (4 if params.party_reflection else 0)
+        # Under party_reflection each turn adds up to 3 checks and a terms note, asked
+        # again when a check revised the line.
+        per_turn = 1 + (5 if params.party_reflection else 0)
         return {
             "parties": n_parties * ((params.rounds + 1) * per_turn + verdict),
             "mediator": params.rounds + 3,
