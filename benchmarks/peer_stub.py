@@ -2,7 +2,8 @@
 each peer the way its code parses replies.
 
 disputelab's requests name a JSON schema, and get the load target's usual reply (a valid
-instance of it, every number at the top of its range). The peers ask for free text or
+instance of it, every number at the top of its range), except that a self-check finds no
+serious problem, as the peer's does. The peers ask for free text or
 for JSON described in the prompt; `PeerTarget` answers those:
 
 - AgentMediation (https://github.com/cjj826/AgentMediation) shows a fenced JSON example
@@ -95,8 +96,20 @@ class PeerTarget(LoadTarget):
 
     def content(self, body: dict[str, Any], number: int) -> str:
         if (body.get("response_format") or {}).get("type") == "json_schema":
-            return super().content(body, number)
+            return passed_check(super().content(body, number))
         return REPLIES[self.style](prompt_text(body), number)
+
+
+def passed_check(content: str) -> str:
+    """disputelab's reply with a self-check's verdict set to "no serious problem": the
+    load target fills every boolean true, which would have disputelab's parties revise
+    every line three times while the peer's, answered with its example's last choice,
+    pass theirs. So both sides check each line once."""
+    reply = json.loads(content)
+    if isinstance(reply, dict) and "serious_problem" in reply:
+        reply.update(serious_problem=False, revised="")
+        return json.dumps(reply)
+    return content
 
 
 @dataclass(frozen=True)

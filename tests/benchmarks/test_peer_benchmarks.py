@@ -15,6 +15,7 @@ from types import ModuleType
 
 import pytest
 
+from disputelab.llm.load_settings import TargetSettings
 from tests.data_location import expected_folder
 
 CLONE = Path(__file__).resolve().parents[2]
@@ -114,6 +115,38 @@ def test_the_promediate_stub_answers_the_keys_each_prompt_names(
     assert "articulation" in json.loads(reply('{"articulation": "text"}', 1))
     assert reply('Name the next speaker, or "anyone".', 1) == "anyone"
     assert not reply("Interpret this line.", 1).startswith("{")
+
+
+def test_disputelabs_self_checks_pass_as_the_peers_do(bench: dict[str, ModuleType]) -> None:
+    check = {
+        "type": "object",
+        "properties": {"serious_problem": {"type": "boolean"}, "revised": {"type": "string"}},
+        "required": ["serious_problem", "revised"],
+    }
+    body = {
+        "messages": [{"role": "user", "content": "Check your line."}],
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": "self_check", "schema": check},
+        },
+    }
+    target = bench["stub"].PeerTarget(TargetSettings(), "agentmediation")
+    assert json.loads(target.content(body, 1)) == {"serious_problem": False, "revised": ""}
+    other = {
+        **body,
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {
+                "name": "move",
+                "schema": {
+                    "type": "object",
+                    "properties": {"ok": {"type": "boolean"}},
+                    "required": ["ok"],
+                },
+            },
+        },
+    }
+    assert json.loads(target.content(other, 1)) == {"ok": True}  # other booleans as filled
 
 
 @pytest.mark.data("agentmediation")
