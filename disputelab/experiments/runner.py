@@ -88,16 +88,26 @@ async def run_experiment(
     summary = Summary(plan.name, len(plan.episodes))
     if on_plan is not None:
         on_plan(len(plan.episodes))
-    # Scorers' slow set-up (rouge-score imports nltk) runs off the loop, before any
-    # episode is in flight for it to stall.
+    # Scorers' slow set-up (rouge-score imports nltk, jieba builds its dictionary: some
+    # seconds) runs in a thread. Where episodes call models, it runs while the first ones
+    # wait on their calls, and scoring waits for it (a scorer imported on the loop would
+    # stall every episode in flight). Rule episodes wait on nothing to overlap with, and
+    # would pile up unscored in memory meanwhile: they start once it is done.
     extra = [ev.name for ev in plan.evaluators]
-    await asyncio.to_thread(warm_up, [*plan.protocol.evaluators, *extra])
-    extras = extra_scoring(plan)
-    grid = _Grid(store, plan, hub, conditioned, retrieved, executor, extras)
-    await _play_grid(grid, summary, concurrency or plan.concurrency, progress, stop)
-    if summary.interrupted:
-        return summary
-    await _score_after_play(grid, plan, hub, summary, stop or threading.Event())
+    names = [*plan.protocol.evaluators, *extra]
+    warming = asyncio.ensure_future(asyncio.to_thread(warm_up, names))
+    if not plan.models:
+        await warming
+    grid = _Grid(store, plan, hub, conditioned, retrieved, executor, extra_scoring(plan))
+    grid.warming = warming
+    try:
+        await _play_grid(grid, summary, concurrency or plan.concurrency, progress, stop)
+        if summary.interrupted:
+            return summary
+        await _score_after_play(grid, plan, hub, summary, stop or threading.Event())
+    finally:
+        await asyncio.wait([warming])  # a thread is not cancelled: it finishes first
+        warming.exception()  # raised where a score needed it; unneeded, not a fault
     hub.flush()
     return summary
 
@@ -226,6 +236,8 @@ class _Grid:
     ) -> None:
         self.store, self.name, self.hub = store, plan.name, hub
         self.extras = extras
+        # The scorers' set-up under way in a thread, which scoring waits for.
+        self.warming: asyncio.Future[None] | None = None
         self.executor: Executor = executor or LocalExecutor()
         self.protocol = plan.protocol
         self.params = plan.params
@@ -435,6 +447,8 @@ class _Grid:
         await self.score(rest, self.store.complete_episode_ids(self.name))
 
     async def score(self, episodes: list[PlannedEpisode], complete: set[str]) -> None:
+        if self.warming is not None:
+            await self.warming
         loaded: dict[str, Episode] = {}
 
         def get(eid: str) -> Episode:

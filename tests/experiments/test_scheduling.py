@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import sqlite3
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,6 +29,7 @@ from disputelab.evaluation.registry import (
 from disputelab.experiments.collector import YOUNG_GC_THRESHOLD, heap_set_aside
 from disputelab.experiments.runner import longest_first, run_experiment, scheduling_window
 from disputelab.llm.models import ModelHub
+from disputelab.llm.testing import Scripted, fake_openai, fill, requested_schema
 from disputelab.plan.experiment import plan_experiment
 from disputelab.plan.spec import ExperimentSpec, grid_episodes
 from disputelab.store.sqlite import Store
@@ -90,28 +94,65 @@ def test_warming_the_rouge_scorers_builds_them_once_for_every_style() -> None:
     assert outcomes._rouge.cache_info().currsize >= 2  # char and jieba
 
 
-def test_an_evaluators_warm_up_runs_in_a_thread_before_the_first_episode(
-    tmp_path: Path,
-) -> None:
+def _answer(body: dict[str, Any]) -> Scripted:
+    return Scripted(content=json.dumps(fill(requested_schema(body), text="Let us talk.")))
+
+
+def _warm_run(tmp_path: Path, llm: bool) -> dict[str, object]:
+    """A run with a probe evaluator whose warm-up waits (a minute at most) until an
+    episode is stored, noting what it saw, and whose score notes whether it came first."""
     seen: dict[str, object] = {}
     store = Store(tmp_path / "runs")
+    warmed = threading.Event()
 
     def warm() -> None:
         seen["thread"] = threading.current_thread() is threading.main_thread()
         with sqlite3.connect(store.path) as db:  # its own connection: another thread
-            seen["episodes"] = db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
+            for _ in range(1 if not llm else 600):
+                seen["episodes"] = db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
+                if seen["episodes"]:
+                    break
+                time.sleep(0.1)
+        warmed.set()
 
     async def score(item: EpisodeToScore, ctx: ScoringContext) -> dict[str, MetricResult]:
+        seen.setdefault("scored before warmed", not warmed.is_set())
         return {"turns": MetricResult(float(len(item.episode.turns)), "counted")}
 
     name = "probe-warm-up"
     register_evaluator(Evaluator(name, "1", "counts turns", score, warm_up=warm))
     try:
-        spec = ExperimentSpec(name="w", scenarios=["tenancy"], evaluators=[name], replicates=1)
-        asyncio.run(run_experiment(store, plan_experiment(spec, base=tmp_path), ModelHub(None)))
+        with fake_openai(_answer) as server:
+            model = {"parties": f"openai:m@{server.url}"} if llm else {}
+            spec = ExperimentSpec(
+                name="w",
+                scenarios=["tenancy"],
+                evaluators=[name],
+                replicates=1,
+                budget=4,
+                parties="llm" if llm else "rule",
+                models=model,
+            )
+            hub = ModelHub(None)
+            asyncio.run(run_experiment(store, plan_experiment(spec, base=tmp_path), hub))
     finally:
         EVALUATORS.unregister(name)  # leave the registry as the other tests expect it
-    assert seen == {"thread": False, "episodes": 0}
+    return seen
+
+
+def test_with_model_calls_episodes_play_while_a_scorer_warms_up_and_scores_wait(
+    tmp_path: Path,
+) -> None:
+    seen = _warm_run(tmp_path, llm=True)
+    assert seen["thread"] is False
+    assert isinstance(seen["episodes"], int) and seen["episodes"] > 0
+    assert seen["scored before warmed"] is False
+
+
+def test_rule_episodes_start_once_the_scorers_warm_up_is_done(tmp_path: Path) -> None:
+    # Nothing to overlap with: played episodes would pile up unscored in memory.
+    seen = _warm_run(tmp_path, llm=False)
+    assert seen == {"thread": False, "episodes": 0, "scored before warmed": False}
 
 
 def test_the_collector_is_tuned_for_a_run_and_restored_after_it() -> None:
