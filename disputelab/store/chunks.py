@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from disputelab.episode import Action, Intervention, Turn, TurnChoice, Usage
 from disputelab.redact import mask_secrets
 from disputelab.store.rows import consensus_text, said, shared_json
 
+Move = TypeVar("Move", Action, Intervention)
 _MAGIC = b"DLT1"  # disputelab turns, layout 1
 _VERSION = 1
 _WIDTH = 15  # fields per turn
@@ -184,12 +185,7 @@ _MOVES_LIMIT = 20_000
 def _action(value: str, own: dict[str, Any] | None, text: str) -> Action:
     if own and not own.keys() <= {"thought", "utterance"}:  # a layout of another version
         return Action.from_dict(_read({**_parsed(value), **own}, text))
-    found = _ACTIONS.get(value)
-    if found is None:
-        parsed = _parsed(value)
-        found = (Action.from_dict(_read(dict(parsed), "")), "utterance" in parsed)
-        _remember(_ACTIONS, value, found)
-    p, spoken = found
+    p, spoken = _built(_ACTIONS, value, Action.from_dict)
     own = own or {}
     return Action(
         own.get("utterance", p.utterance if spoken else text),
@@ -207,12 +203,7 @@ def _action(value: str, own: dict[str, Any] | None, text: str) -> Action:
 def _intervention(value: str, own: dict[str, Any] | None, text: str) -> Intervention:
     if own and not own.keys() <= {"utterance"}:
         return Intervention.from_dict(_read({**_parsed(value), **own}, text))
-    found = _INTERVENTIONS.get(value)
-    if found is None:
-        parsed = _parsed(value)
-        found = (Intervention.from_dict(_read(dict(parsed), "")), "utterance" in parsed)
-        _remember(_INTERVENTIONS, value, found)
-    p, spoken = found
+    p, spoken = _built(_INTERVENTIONS, value, Intervention.from_dict)
     return Intervention(
         (own or {}).get("utterance", p.utterance if spoken else text),
         dict(p.proposal),
@@ -221,6 +212,19 @@ def _intervention(value: str, own: dict[str, Any] | None, text: str) -> Interven
         p.bases,
         dict(p.offer),
     )
+
+
+def _built(
+    memo: dict[str, tuple[Move, bool]], value: str, build: Callable[[dict[str, Any]], Move]
+) -> tuple[Move, bool]:
+    """The move `value` reads as (built once, from then on from `memo`), and whether it
+    holds its own utterance."""
+    found = memo.get(value)
+    if found is None:
+        parsed = _parsed(value)
+        found = (build(_read(dict(parsed), "")), "utterance" in parsed)
+        _remember(memo, value, found)
+    return found
 
 
 def _read(move: dict[str, Any], text: str) -> dict[str, Any]:
