@@ -107,7 +107,8 @@ async def run_experiment(
         await _score_after_play(grid, plan, hub, summary, stop or threading.Event())
     finally:
         await asyncio.wait([warming])  # a thread is not cancelled: it finishes first
-        warming.exception()  # raised where a score needed it; unneeded, not a fault
+        if not warming.cancelled():  # the run itself cancelled: nothing to read
+            warming.exception()  # raised where a score needed it; unneeded, not a fault
     hub.flush()
     return summary
 
